@@ -1,0 +1,63 @@
+/* The on-the-fly bijection of the gather ceilings: i -> (a*i + c) mod n with
+ * a coprime to n. Its cost is two adds per item when stepped, so the gather
+ * it drives measures the memory system, not arithmetic. The multiplier sits
+ * near n/phi, whose multiples spread most evenly modulo n (the three-distance
+ * theorem): consecutive outputs read items about n/phi apart, so every read
+ * lands in a different cache line and page, as in a random gather. */
+#ifndef PB_AFFINE_H
+#define PB_AFFINE_H
+
+#include <stdint.h>
+
+#include "harness/rng.h"
+
+#ifdef __CUDACC__
+#define PB_AFFINE_HD __host__ __device__
+#else
+#define PB_AFFINE_HD
+#endif
+
+typedef struct pb_affine {
+    uint64_t n, a, c;
+} pb_affine;
+
+PB_AFFINE_HD static inline uint64_t pb_mulmod(uint64_t x, uint64_t y, uint64_t n)
+{
+    __extension__ typedef unsigned __int128 u128;
+    return (uint64_t)((u128)x * y % n);
+}
+
+PB_AFFINE_HD static inline uint64_t pb_affine_apply(const pb_affine *f, uint64_t i)
+{
+    uint64_t p = pb_mulmod(f->a, i, f->n) + f->c;
+    return p >= f->n ? p - f->n : p;
+}
+
+static inline uint64_t pb_gcd(uint64_t x, uint64_t y)
+{
+    while (y) {
+        uint64_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return x;
+}
+
+/* A fresh bijection on [0, n) for (seed, sample); n >= 1. */
+static inline pb_affine pb_affine_make(uint64_t n, uint64_t seed, uint64_t sample)
+{
+    pb_rng r;
+    pb_rng_init(&r, seed, sample);
+    pb_affine f = {n, 0, 0};
+    if (n <= 1) return f;
+    /* n/phi plus a seed-dependent jitter of up to n/1024. */
+    uint64_t a = (uint64_t)((double)n * 0.6180339887498949);
+    a += pb_rng_below64(&r, n / 1024 + 1);
+    a %= n;
+    while (a == 0 || pb_gcd(a, n) != 1) a = a + 1 == n ? 1 : a + 1;
+    f.a = a;
+    f.c = pb_rng_below64(&r, n);
+    return f;
+}
+
+#endif

@@ -1,0 +1,40 @@
+/* cpu-copy: contiguous copy of the input, one slice per OpenMP thread; the
+ * host's bandwidth ceiling that the CPU rows are compared with. */
+#include <omp.h>
+#include <string.h>
+
+#include "harness/module.h"
+#include "harness/shuffle_buffers.h"
+
+static const pb_param_spec params[] = {PB_PARAM_THREADS};
+
+static int run(void *state, uint64_t sample, pb_err *err)
+{
+    (void)sample, (void)err;
+    pb_shuffle_buffers *b = state;
+    size_t bytes = (size_t)b->pt.n * b->pt.item_bytes;
+    const char *in = b->in;
+    char *out = b->out;
+#pragma omp parallel num_threads(b->pt.threads)
+    {
+        size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+        /* Slices start on 64-byte boundaries so no two threads share a line. */
+        size_t lo = (bytes * t / nt) & ~(size_t)63, hi = t + 1 == nt ? bytes : (bytes * (t + 1) / nt) & ~(size_t)63;
+        if (hi > lo) memcpy(out + lo, in + lo, hi - lo);
+    }
+    return 0;
+}
+
+const pb_module pb_module_cpu_copy = {
+    .name = "cpu-copy",
+    .family = PB_FAMILY_SHUFFLE,
+    .device = PB_DEVICE_CPU,
+    .flags = PB_MOD_CEILING,
+    .summary = "contiguous parallel copy (OpenMP): the host's bandwidth ceiling",
+    .params = PB_PARAMS(params),
+    .footprint = pb_shuffle_footprint_outofplace,
+    .prepare = pb_shuffle_prepare_outofplace,
+    .run = run,
+    .result = pb_shuffle_result,
+    .release = pb_shuffle_release,
+};

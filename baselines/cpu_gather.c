@@ -1,0 +1,54 @@
+/* cpu-gather: out[i] = in[f(i)] through the affine bijection of affine.h,
+ * a fresh one per sample (OpenMP): the host's random-gather ceiling. Each
+ * thread steps f along its own slice, so the index costs two adds. */
+#include <omp.h>
+
+#include "baselines/affine.h"
+#include "harness/module.h"
+#include "harness/shuffle_buffers.h"
+
+static const pb_param_spec params[] = {PB_PARAM_THREADS};
+
+#define GATHER(T)                                                                                  \
+    static void gather_##T(const T *restrict in, T *restrict out, const pb_affine *f, int threads)  \
+    {                                                                                              \
+        _Pragma("omp parallel num_threads(threads)")                                               \
+        {                                                                                          \
+            uint64_t t = (uint64_t)omp_get_thread_num(), nt = (uint64_t)omp_get_num_threads();     \
+            uint64_t lo = f->n * t / nt, hi = f->n * (t + 1) / nt;                                 \
+            if (lo < hi) {                                                                         \
+                uint64_t p = pb_affine_apply(f, lo);                                               \
+                for (uint64_t i = lo; i < hi; i++) {                                               \
+                    out[i] = in[p];                                                                \
+                    p += f->a;                                                                     \
+                    if (p >= f->n) p -= f->n;                                                      \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+GATHER(uint32_t)
+GATHER(uint64_t)
+
+static int run(void *state, uint64_t sample, pb_err *err)
+{
+    (void)err;
+    pb_shuffle_buffers *b = state;
+    pb_affine f = pb_affine_make(b->pt.n, b->pt.seed, sample);
+    if (b->pt.item_bytes == 4) gather_uint32_t(b->in, b->out, &f, b->pt.threads);
+    else gather_uint64_t(b->in, b->out, &f, b->pt.threads);
+    return 0;
+}
+
+const pb_module pb_module_cpu_gather = {
+    .name = "cpu-gather",
+    .family = PB_FAMILY_SHUFFLE,
+    .device = PB_DEVICE_CPU,
+    .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
+    .summary = "random gather through an on-the-fly bijection (OpenMP): the host's gather ceiling",
+    .params = PB_PARAMS(params),
+    .footprint = pb_shuffle_footprint_outofplace,
+    .prepare = pb_shuffle_prepare_outofplace,
+    .run = run,
+    .result = pb_shuffle_result,
+    .release = pb_shuffle_release,
+};

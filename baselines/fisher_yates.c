@@ -1,0 +1,46 @@
+/* fisher-yates: the sequential in-place shuffle (Durstenfeld's form of
+ * Fisher-Yates), the role std::shuffle plays in the papers' tables. Swaps
+ * position i with a uniform j in [0, i], drawn from Philox by Lemire's
+ * unbiased method. */
+#include "harness/module.h"
+#include "harness/rng.h"
+#include "harness/shuffle_buffers.h"
+
+/* One loop per item width, so the inner loop moves whole items. */
+#define FISHER_YATES(T)                                                                            \
+    static void fisher_yates_##T(T *a, uint64_t n, pb_rng *r)                                      \
+    {                                                                                              \
+        for (uint64_t i = n; i > 1; i--) {                                                         \
+            uint64_t j = pb_rng_below64(r, i);                                                     \
+            T t = a[i - 1];                                                                        \
+            a[i - 1] = a[j];                                                                       \
+            a[j] = t;                                                                              \
+        }                                                                                          \
+    }
+FISHER_YATES(uint32_t)
+FISHER_YATES(uint64_t)
+
+static int run(void *state, uint64_t sample, pb_err *err)
+{
+    (void)err;
+    pb_shuffle_buffers *b = state;
+    pb_rng r;
+    pb_rng_init(&r, b->pt.seed, sample);
+    if (b->pt.item_bytes == 4) fisher_yates_uint32_t(b->out, b->pt.n, &r);
+    else fisher_yates_uint64_t(b->out, b->pt.n, &r);
+    return 0;
+}
+
+const pb_module pb_module_fisher_yates = {
+    .name = "fisher-yates",
+    .family = PB_FAMILY_SHUFFLE,
+    .device = PB_DEVICE_CPU,
+    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
+    .summary = "sequential in-place Fisher-Yates (std::shuffle's role), Philox + Lemire",
+    .params = PB_NO_PARAMS,
+    .footprint = pb_shuffle_footprint_inplace,
+    .prepare = pb_shuffle_prepare_inplace,
+    .run = run,
+    .result = pb_shuffle_result,
+    .release = pb_shuffle_release,
+};

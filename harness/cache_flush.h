@@ -1,0 +1,14 @@
+/* Evicting the CPU caches between samples, so a repeat does not find its
+ * data still cached by the previous one (the CPU twin of the GPU's L2 flush). */
+#ifndef PB_CACHE_FLUSH_H
+#define PB_CACHE_FLUSH_H
+
+#include <stdint.h>
+
+/* Writes, from every thread, a buffer twice the size of the last-level cache
+ * plus all cores' private L2s. The first call allocates it. */
+void pb_cpu_flush_cache(void);
+uint64_t pb_cpu_flush_bytes(void);
+void pb_cpu_flush_release(void);
+
+#endif

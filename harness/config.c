@@ -1,0 +1,504 @@
+#include "harness/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/params.h"
+#include "harness/registry.h"
+
+/* Keys of a module section, kept raw until the section's module is known
+ * (the `module` key may come after the parameters). */
+#define MAX_KEYS 24
+
+typedef struct raw_key {
+    char name[48];
+    char value[200];
+    int line;
+} raw_key;
+
+typedef struct raw_section {
+    char name[PB_LABEL_MAX];
+    int line;
+    raw_key keys[MAX_KEYS];
+    int nkeys;
+} raw_section;
+
+typedef struct parse_state {
+    pb_config *cfg;
+    pb_err *err;
+    const char *path;
+    /* The reader hands inih one line at a time, so it knows the line
+     * number of every callback and sees section headers even when the
+     * section has no keys (inih reports only keys). */
+    const char *cursor;
+    int line;
+    bool failed;
+    int sweep_line;
+    bool seen_sweep;
+    char sweep_keys[16][24];
+    int nsweep_keys;
+    raw_section sec[PB_MAX_INSTANCES];
+    int nsec;
+    char family_text[32];
+} parse_state;
+
+static int fail_at(parse_state *st, int line, const char *fmt, ...) PB_PRINTF(3, 4);
+
+/* Records the first error only (inih goes on calling back after one) and
+ * returns 0, which tells inih the line was bad. */
+static int fail_at(parse_state *st, int line, const char *fmt, ...)
+{
+    if (!st->failed) {
+        char msg[400];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        pb_err_set(st->err, "%s:%d: %s", st->path, line, msg);
+        st->failed = true;
+    }
+    return 0;
+}
+
+static bool valid_label(const char *s)
+{
+    if (!*s || strlen(s) >= PB_LABEL_MAX) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("._+-", *s)) return false;
+    return true;
+}
+
+static char *reader(char *str, int num, void *stream)
+{
+    parse_state *st = stream;
+    if (!*st->cursor) return NULL;
+    const char *nl = strchr(st->cursor, '\n');
+    size_t len = nl ? (size_t)(nl - st->cursor + 1) : strlen(st->cursor);
+    st->line++;
+    if (len >= (size_t)num) {
+        fail_at(st, st->line, "line longer than 199 characters");
+        len = (size_t)num - 1;
+    }
+    memcpy(str, st->cursor, len);
+    str[len] = '\0';
+    st->cursor += nl ? (size_t)(nl - st->cursor + 1) : len;
+
+    const char *p = str;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '[') {
+        const char *end = strchr(p, ']');
+        if (!end) return str; /* inih reports the malformed header */
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
+        if (strcmp(name, "sweep") == 0) {
+            if (st->seen_sweep) fail_at(st, st->line, "section [%s] appears twice", name);
+            st->seen_sweep = true;
+            st->sweep_line = st->line;
+        } else if (!valid_label(name)) {
+            fail_at(st, st->line,
+                    "bad section name [%s]: a label is 1-47 letters, digits, '.', '_', '+' or "
+                    "'-'",
+                    name);
+        } else {
+            for (int i = 0; i < st->nsec; i++)
+                if (strcmp(st->sec[i].name, name) == 0)
+                    fail_at(st, st->line, "section [%s] appears twice", name);
+            if (st->nsec == PB_MAX_INSTANCES)
+                fail_at(st, st->line, "too many module sections (at most %d)", PB_MAX_INSTANCES);
+            else {
+                raw_section *s = &st->sec[st->nsec++];
+                snprintf(s->name, sizeof s->name, "%s", name);
+                s->line = st->line;
+            }
+        }
+    }
+    return str;
+}
+
+static const char *const sweep_keys[] = {
+    "family",  "sizes",   "item",        "seed",     "warmup",           "min_samples",
+    "max_samples", "min_time", "timeout", "flush_cache", "skip_unavailable", "ceilings",
+    "plot",    "title",
+};
+
+static int sweep_key(parse_state *st, const char *name, const char *value)
+{
+    pb_config *c = st->cfg;
+    pb_err e;
+    bool known = false;
+    for (size_t i = 0; i < sizeof sweep_keys / sizeof sweep_keys[0]; i++)
+        known |= strcmp(name, sweep_keys[i]) == 0;
+    if (!known)
+        return fail_at(st, st->line,
+                       "unknown key '%s' in [sweep] (known: family, sizes, item, seed, warmup, "
+                       "min_samples, max_samples, min_time, timeout, flush_cache, "
+                       "skip_unavailable, ceilings, plot, title)",
+                       name);
+    /* A repeated key is a mistake, except `sizes`, which inih also hands over
+     * again for each continuation line of a long list. */
+    if (strcmp(name, "sizes") != 0) {
+        for (int i = 0; i < st->nsweep_keys; i++)
+            if (strcmp(st->sweep_keys[i], name) == 0)
+                return fail_at(st, st->line, "key '%s' given twice in [sweep]", name);
+        if (st->nsweep_keys < 16) snprintf(st->sweep_keys[st->nsweep_keys++], 24, "%s", name);
+    }
+
+    long long v;
+    bool b;
+    char *end;
+    if (strcmp(name, "family") == 0) {
+        if (strcmp(value, "shuffle") == 0) c->family = PB_FAMILY_SHUFFLE;
+        else if (strcmp(value, "multisplit") == 0) c->family = PB_FAMILY_MULTISPLIT;
+        else if (strcmp(value, "topk") == 0) c->family = PB_FAMILY_TOPK;
+        else return fail_at(st, st->line, "family '%s' is not shuffle, multisplit or topk", value);
+        snprintf(st->family_text, sizeof st->family_text, "%s", value);
+    } else if (strcmp(name, "sizes") == 0) {
+        if (pb_sizes_parse(value, c->sizes, &c->nsizes, PB_MAX_SIZES, &e))
+            return fail_at(st, st->line, "%s", e.msg);
+    } else if (strcmp(name, "item") == 0) {
+        char buf[200];
+        snprintf(buf, sizeof buf, "%s", value);
+        c->nitems = 0;
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+            unsigned bytes = strcmp(t, "u32") == 0 ? 4 : strcmp(t, "u64") == 0 ? 8 : 0;
+            if (!bytes) return fail_at(st, st->line, "item type '%s' is not u32 or u64", t);
+            if (c->nitems == 2 || (c->nitems == 1 && c->items[0] == bytes))
+                return fail_at(st, st->line, "item list '%s': give u32 and/or u64 once each", value);
+            c->items[c->nitems++] = bytes;
+        }
+        if (!c->nitems) return fail_at(st, st->line, "empty item list");
+    } else if (strcmp(name, "seed") == 0) {
+        errno = 0;
+        unsigned long long s = strtoull(value, &end, 0);
+        if (errno || end == value || *end || value[0] == '-')
+            return fail_at(st, st->line, "seed '%s' is not an unsigned 64-bit integer", value);
+        c->seed = s;
+    } else if (strcmp(name, "warmup") == 0 || strcmp(name, "min_samples") == 0 ||
+               strcmp(name, "max_samples") == 0) {
+        long long lo = strcmp(name, "warmup") == 0 ? 0 : 1;
+        if (!pb_parse_ll(value, &v) || v < lo || v > 1000000)
+            return fail_at(st, st->line, "%s '%s' is not an integer in range", name, value);
+        if (strcmp(name, "warmup") == 0) c->warmup = (int)v;
+        else if (strcmp(name, "min_samples") == 0) c->min_samples = (int)v;
+        else c->max_samples = (int)v;
+    } else if (strcmp(name, "min_time") == 0 || strcmp(name, "timeout") == 0) {
+        errno = 0;
+        double d = strtod(value, &end);
+        while (*end == ' ') end++;
+        if (errno || end == value || (*end && strcmp(end, "s") != 0) || !(d >= 0) || d > 86400)
+            return fail_at(st, st->line, "%s '%s' is not a time in seconds", name, value);
+        if (strcmp(name, "min_time") == 0) c->min_time = d;
+        else c->timeout = d;
+    } else if (strcmp(name, "flush_cache") == 0 || strcmp(name, "skip_unavailable") == 0) {
+        if (!pb_parse_bool(value, &b))
+            return fail_at(st, st->line, "%s '%s' is not yes or no", name, value);
+        if (strcmp(name, "flush_cache") == 0) c->flush_cache = b;
+        else c->skip_unavailable = b;
+    } else if (strcmp(name, "ceilings") == 0) {
+        if (strcmp(value, "auto") == 0) c->ceilings_auto = true;
+        else if (strcmp(value, "none") == 0) c->ceilings_auto = false;
+        else return fail_at(st, st->line, "ceilings '%s' is not auto or none", value);
+    } else if (strcmp(name, "plot") == 0) {
+        char buf[200];
+        snprintf(buf, sizeof buf, "%s", value);
+        c->nplots = 0;
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+            if (strcmp(t, "none") == 0) continue;
+            if (strcmp(t, "throughput") != 0 && strcmp(t, "pct-copy") != 0)
+                return fail_at(st, st->line,
+                               "plot kind '%s' is not throughput, pct-copy or none", t);
+            if (c->nplots == PB_MAX_PLOTS)
+                return fail_at(st, st->line, "too many plot kinds in '%s'", value);
+            snprintf(c->plots[c->nplots++], 32, "%s", t);
+        }
+    } else if (strcmp(name, "title") == 0) {
+        snprintf(c->title, sizeof c->title, "%s", value);
+    }
+    return 1;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    parse_state *st = user;
+    if (st->failed) return 1;
+    if (section[0] == '\0')
+        return fail_at(st, st->line, "key '%s' outside any section (start with [sweep])", name);
+    if (strcmp(section, "sweep") == 0) return sweep_key(st, name, value);
+    raw_section *s = NULL;
+    for (int i = 0; i < st->nsec; i++)
+        if (strcmp(st->sec[i].name, section) == 0) s = &st->sec[i];
+    if (!s) return 1; /* a bad header, already reported */
+    for (int i = 0; i < s->nkeys; i++)
+        if (strcmp(s->keys[i].name, name) == 0)
+            return fail_at(st, st->line, "key '%s' given twice in [%s]", name, section);
+    if (s->nkeys == MAX_KEYS)
+        return fail_at(st, st->line, "too many keys in [%s]", section);
+    raw_key *k = &s->keys[s->nkeys++];
+    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->value, sizeof k->value, "%s", value);
+    k->line = st->line;
+    return 1;
+}
+
+/* Turns a raw section into an instance: finds its module and sets its
+ * parameters, each error naming the line of the offending key. */
+static int resolve_section(parse_state *st, const raw_section *s, pb_instance *in)
+{
+    pb_err e;
+    const char *modname = s->name;
+    int modline = s->line;
+    for (int i = 0; i < s->nkeys; i++)
+        if (strcmp(s->keys[i].name, "module") == 0) {
+            modname = s->keys[i].value;
+            modline = s->keys[i].line;
+        }
+    const pb_module *m = pb_module_find(modname);
+    if (!m)
+        return fail_at(st, modline, "unknown module '%s' in [%s] (see 'permbench list')", modname,
+                       s->name), -1;
+    memset(in, 0, sizeof *in);
+    snprintf(in->label, sizeof in->label, "%s", s->name);
+    in->mod = m;
+    in->line = s->line;
+    pb_params_defaults(m, &in->params);
+    for (int i = 0; i < s->nkeys; i++) {
+        const raw_key *k = &s->keys[i];
+        if (strcmp(k->name, "module") == 0) continue;
+        if (pb_params_set(m, &in->params, k->name, k->value, &e))
+            return fail_at(st, k->line, "%s", e.msg), -1;
+        in->given |= 1u << pb_module_param_index(m, k->name);
+    }
+    return 0;
+}
+
+uint64_t pb_fnv1a64(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+int pb_config_load_text(const char *path, const char *name, const char *text, pb_config *cfg,
+                        pb_err *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    parse_state *st = calloc(1, sizeof *st);
+    if (!st) return pb_err_set(err, "out of memory");
+    st->cfg = cfg;
+    st->err = err;
+    st->path = path;
+    st->cursor = text;
+    snprintf(cfg->path, sizeof cfg->path, "%s", path);
+    snprintf(cfg->name, sizeof cfg->name, "%s", name);
+    cfg->seed = 1;
+    cfg->warmup = 1;
+    cfg->min_samples = 10;
+    cfg->max_samples = 1000;
+    cfg->min_time = 0.5;
+    cfg->timeout = 60;
+    cfg->flush_cache = true;
+    cfg->ceilings_auto = true;
+    snprintf(cfg->plots[0], 32, "throughput");
+    cfg->nplots = 1;
+
+    int rc = ini_parse_stream(reader, st, handler, st);
+    if (!st->failed && rc > 0) {
+        pb_err_set(err, "%s:%d: malformed line (expected [section], key = value, or a comment)",
+                   path, rc);
+        st->failed = true;
+    } else if (!st->failed && rc < 0) {
+        pb_err_set(err, "%s: cannot parse (inih error %d)", path, rc);
+        st->failed = true;
+    }
+    if (!st->failed && !st->seen_sweep) {
+        pb_err_set(err, "%s: missing [sweep] section", path);
+        st->failed = true;
+    }
+    if (!st->failed && cfg->nsizes == 0) {
+        pb_err_set(err, "%s:%d: [sweep] has no 'sizes'", path, st->sweep_line);
+        st->failed = true;
+    }
+    if (!st->failed && st->nsec == 0) {
+        pb_err_set(err, "%s: no module sections (add one per module instance, e.g. [fisher-yates])",
+                   path);
+        st->failed = true;
+    }
+    for (int i = 0; !st->failed && i < st->nsec; i++)
+        if (resolve_section(st, &st->sec[i], &cfg->inst[cfg->ninst]) == 0) cfg->ninst++;
+
+    /* The family: given, or that of the first algorithm (ceilings serve all). */
+    if (!st->failed && !st->family_text[0]) {
+        cfg->family = cfg->inst[0].mod->family;
+        for (size_t i = 0; i < cfg->ninst; i++)
+            if (!(cfg->inst[i].mod->flags & PB_MOD_CEILING)) {
+                cfg->family = cfg->inst[i].mod->family;
+                break;
+            }
+    }
+    for (size_t i = 0; !st->failed && i < cfg->ninst; i++) {
+        const pb_instance *in = &cfg->inst[i];
+        if (in->mod->family != cfg->family && !(in->mod->flags & PB_MOD_CEILING)) {
+            pb_err_set(err, "%s:%d: module '%s' in [%s] is a %s module; this sweep's family is %s",
+                       path, in->line, in->mod->name, in->label, pb_family_name(in->mod->family),
+                       pb_family_name(cfg->family));
+            st->failed = true;
+        }
+    }
+    for (size_t i = 0; !st->failed && i < cfg->nsizes; i++)
+        if (cfg->sizes[i] == 0) {
+            pb_err_set(err, "%s: size 0 cannot be timed; sweep sizes start at 1", path);
+            st->failed = true;
+        }
+    if (!st->failed && cfg->max_samples < cfg->min_samples) {
+        pb_err_set(err, "%s: max_samples (%d) is below min_samples (%d)", path, cfg->max_samples,
+                   cfg->min_samples);
+        st->failed = true;
+    }
+    if (!st->failed && cfg->nitems == 0) {
+        /* The papers' shuffles move 8-byte items; multisplit and top-k keys are 32-bit. */
+        cfg->items[0] = cfg->family == PB_FAMILY_SHUFFLE ? 8 : 4;
+        cfg->nitems = 1;
+    }
+    bool failed = st->failed;
+    free(st);
+    if (failed) return -1;
+    cfg->text = strdup(text);
+    if (!cfg->text) return pb_err_set(err, "out of memory");
+    cfg->hash = pb_fnv1a64(text, strlen(text));
+    return 0;
+}
+
+int pb_config_load_file(const char *path, pb_config *cfg, pb_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return pb_err_set(err, "%s: cannot open config: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            if (cap > (1u << 24)) {
+                fclose(f);
+                free(text);
+                return pb_err_set(err, "%s: config larger than 16 MiB", path);
+            }
+            char *t = realloc(text, cap);
+            if (!t) {
+                fclose(f);
+                free(text);
+                return pb_err_set(err, "out of memory");
+            }
+            text = t;
+        }
+        size_t got = fread(text + len, 1, 4096, f);
+        len += got;
+        if (got < 4096) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(text);
+        return pb_err_set(err, "%s: cannot read config", path);
+    }
+    text[len] = '\0';
+    if (memchr(text, '\0', len)) {
+        free(text);
+        return pb_err_set(err, "%s: not a text file", path);
+    }
+    /* results/<name>/: the file name without directory or .ini */
+    char name[128];
+    const char *base = strrchr(path, '/');
+    snprintf(name, sizeof name, "%s", base ? base + 1 : path);
+    char *dot = strrchr(name, '.');
+    if (dot && strcmp(dot, ".ini") == 0) *dot = '\0';
+    int rc = pb_config_load_text(path, name, text, cfg, err);
+    free(text);
+    return rc;
+}
+
+void pb_config_free(pb_config *cfg)
+{
+    free(cfg->text);
+    cfg->text = NULL;
+}
+
+int pb_config_only(pb_config *cfg, const char *list, pb_err *err)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    bool keep[PB_MAX_INSTANCES] = {0};
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ') t++;
+        bool hit = false;
+        for (size_t i = 0; i < cfg->ninst; i++)
+            if (strcmp(cfg->inst[i].label, t) == 0 || strcmp(cfg->inst[i].mod->name, t) == 0)
+                keep[i] = hit = true;
+        if (!hit) {
+            if (pb_module_find(t))
+                return pb_err_set(err, "--only: module '%s' is not in %s", t, cfg->path);
+            return pb_err_set(err, "--only: unknown module or label '%s' (see 'permbench list')",
+                              t);
+        }
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < cfg->ninst; i++)
+        if (keep[i]) cfg->inst[o++] = cfg->inst[i];
+    cfg->ninst = o;
+    if (o == 0) return pb_err_set(err, "--only: empty list");
+    return 0;
+}
+
+static void add_ceiling(pb_config *cfg, const char *modname)
+{
+    const pb_module *m = pb_module_find(modname);
+    if (!m || cfg->ninst == PB_MAX_INSTANCES) return;
+    for (size_t i = 0; i < cfg->ninst; i++)
+        if (cfg->inst[i].mod == m || strcmp(cfg->inst[i].label, modname) == 0) return;
+    /* Ceilings run first, so every later row can show its ratio at once. */
+    memmove(&cfg->inst[1], &cfg->inst[0], cfg->ninst * sizeof cfg->inst[0]);
+    pb_instance *in = &cfg->inst[0];
+    memset(in, 0, sizeof *in);
+    snprintf(in->label, sizeof in->label, "%s", modname);
+    in->mod = m;
+    in->automatic = true;
+    pb_params_defaults(m, &in->params);
+    cfg->ninst++;
+}
+
+void pb_config_add_ceilings(pb_config *cfg)
+{
+    if (!cfg->ceilings_auto) return;
+    bool dev[2] = {false, false};
+    for (size_t i = 0; i < cfg->ninst; i++) dev[cfg->inst[i].mod->device] = true;
+    /* Added in reverse, each at the front: copy ends up first. */
+    if (dev[PB_DEVICE_GPU]) {
+        if (cfg->family == PB_FAMILY_SHUFFLE) add_ceiling(cfg, "gather");
+        add_ceiling(cfg, "copy");
+    }
+    if (dev[PB_DEVICE_CPU]) {
+        if (cfg->family == PB_FAMILY_SHUFFLE) add_ceiling(cfg, "cpu-gather");
+        add_ceiling(cfg, "cpu-copy");
+    }
+}
+
+const char *pb_instance_params_text(const pb_instance *in, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < in->mod->nparams && off < len; i++) {
+        char v[64];
+        const pb_param_spec *s = &in->mod->params[i];
+        off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? " " : "", s->name,
+                                pb_param_format(s, in->params.v[i], v, sizeof v));
+    }
+    return buf;
+}

@@ -1,0 +1,102 @@
+/* The module descriptor: what every algorithm or baseline gives the harness.
+ *
+ * A module is one file (or folder) that defines a `const pb_module
+ * pb_module_<id>` and is named once in harness/module_list.h. The harness only
+ * ever talks to it through this table, so CPU and GPU modules, sequential and
+ * parallel ones, are measured by the same loop. */
+#ifndef PB_MODULE_H
+#define PB_MODULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pb_family { PB_FAMILY_SHUFFLE, PB_FAMILY_MULTISPLIT, PB_FAMILY_TOPK } pb_family;
+typedef enum pb_device { PB_DEVICE_CPU, PB_DEVICE_GPU } pb_device;
+
+enum pb_module_flags {
+    /* Output depends on the seed (a shuffle); copy-like ceilings do not. */
+    PB_MOD_SEEDED = 1u << 0,
+    /* A bandwidth ceiling the sweep measures beside the algorithms. */
+    PB_MOD_CEILING = 1u << 1,
+    /* Works on its input buffer in place. */
+    PB_MOD_INPLACE = 1u << 2,
+};
+
+typedef enum pb_param_type { PB_PARAM_INT, PB_PARAM_ENUM, PB_PARAM_BOOL } pb_param_type;
+
+/* One parameter a module accepts. Integers carry their valid range; enums a
+ * '|'-separated list of choices, their value being the choice's index. */
+typedef struct pb_param_spec {
+    const char *name;
+    pb_param_type type;
+    long long def;
+    long long min, max;
+    const char *choices;
+    const char *help;
+} pb_param_spec;
+
+#define PB_MAX_PARAMS 16
+
+/* Resolved values, indexed like the module's spec array. */
+typedef struct pb_params {
+    long long v[PB_MAX_PARAMS];
+} pb_params;
+
+/* One problem point: everything prepare() needs to build the input. */
+typedef struct pb_point {
+    uint64_t n;            /* items */
+    unsigned item_bytes;   /* 4 or 8 */
+    uint64_t seed;         /* the sweep's seed; run() derives per-sample keys from it */
+    const pb_params *params;
+    int threads;           /* CPU modules: threads to use (the 'threads' parameter, resolved) */
+} pb_point;
+
+typedef struct pb_module {
+    const char *name;
+    pb_family family;
+    pb_device device;
+    unsigned flags;
+    const char *summary;
+    const pb_param_spec *params;
+    size_t nparams;
+    uint64_t max_n; /* largest n it supports; 0 = limited only by memory */
+
+    /* Bytes it will allocate on its device for this point (host memory for
+     * CPU modules), so a sweep that cannot fit is refused before it starts. */
+    uint64_t (*footprint)(const pb_point *pt);
+    /* Allocate and generate the input. Untimed. */
+    int (*prepare)(const pb_point *pt, void **state, pb_err *err);
+    /* The timed part. `sample` numbers the repeat: a module draws its
+     * randomness from (seed, sample), so every repeat shuffles afresh and the
+     * whole run is reproducible. GPU modules launch on the default stream and
+     * return without synchronising; the harness's events bracket the call. */
+    int (*run)(void *state, uint64_t sample, pb_err *err);
+    /* A host view of the output of the last run (GPU modules copy it back). */
+    int (*result)(void *state, const void **out, pb_err *err);
+    /* Checks the output against the family contract; NULL means the
+     * family's own check on result(). Untimed. */
+    int (*verify)(void *state, pb_err *err);
+    void (*release)(void *state);
+} pb_module;
+
+#define PB_PARAMS(specs) (specs), (sizeof(specs) / sizeof((specs)[0]))
+#define PB_NO_PARAMS NULL, 0
+
+/* The common `threads` parameter of CPU-parallel modules (0: all cores). */
+#define PB_PARAM_THREADS                                                                           \
+    {"threads", PB_PARAM_INT, 0, 0, 4096, NULL, "worker threads (0: all cores)"}
+
+const char *pb_family_name(pb_family f);
+const char *pb_device_name(pb_device d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

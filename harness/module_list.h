@@ -1,0 +1,22 @@
+/* The module registry, one line per module (the libuv test-list.h pattern).
+ *
+ * Adding a module is writing its file, which defines
+ * `const pb_module pb_module_<id>`, and adding one PB_MODULE(<id>) line here.
+ * GPU modules stand inside the PB_HAVE_CUDA block: a build without nvcc does
+ * not contain them at all. This file is included with PB_MODULE defined to
+ * whatever the includer needs (a declaration, a table entry). */
+
+/* Shuffle family: sequential references */
+PB_MODULE(fisher_yates)
+PB_MODULE(gsl_shuffle)
+
+/* Ceilings on the CPU */
+PB_MODULE(cpu_copy)
+PB_MODULE(cpu_gather)
+
+#ifdef PB_HAVE_CUDA
+/* Ceilings on the GPU */
+PB_MODULE(cuda_memcpy)
+PB_MODULE(gpu_copy)
+PB_MODULE(gpu_gather)
+#endif

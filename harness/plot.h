@@ -1,0 +1,27 @@
+/* Drawing a result directory's figures with gnuplot, found at run time. */
+#ifndef PB_PLOT_H
+#define PB_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "harness/err.h"
+
+/* The gnuplot to use: $PERMBENCH_GNUPLOT, else the first on PATH. */
+bool pb_gnuplot_find(char *path, size_t len);
+
+typedef struct pb_plot_request {
+    const char *dir;    /* holds results.csv; figures are written beside it */
+    const char *kind;   /* plots/<kind>.gp */
+    const char *title;
+    const char *labels; /* space-separated */
+    const char *items;  /* space-separated item widths in bytes, e.g. "8" */
+} pb_plot_request;
+
+/* Writes <dir>/<kind>.png and <dir>/<kind>.svg. */
+int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err);
+
+/* Redraws every figure a result directory's results.json asks for. */
+int pb_plot_dir(const char *dir, bool quiet, pb_err *err);
+
+#endif

@@ -1,0 +1,27 @@
+/* Where a result came from: the build (commit, compilers) and the machine
+ * (CPU, GPU, driver), recorded in every results.json. */
+#ifndef PB_PROVENANCE_H
+#define PB_PROVENANCE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pb_build_info {
+    const char *version;
+    const char *commit;
+    const char *dirty; /* "yes", "no" or "unknown" */
+    const char *build_type;
+    const char *c_compiler;
+    const char *cxx_compiler;
+    const char *cuda_compiler; /* " " when built without CUDA */
+    const char *cuda_archs;
+} pb_build_info;
+
+extern const pb_build_info pb_build;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
