@@ -36,7 +36,8 @@ static int run(void *state, uint64_t sample, pb_err *err)
     /* MT19937 takes a 32-bit seed; mixing (seed, sample) gives each repeat
      * its own. */
     gsl_rng_set(r, (unsigned long)(pb_mix64(b->pt.seed ^ pb_mix64(sample)) & 0xffffffffu));
-    gsl_ran_shuffle(r, b->out, b->pt.n, b->pt.item_bytes);
+    /* gsl_ran_shuffle counts down from n - 1 in a size_t: n = 0 wraps. */
+    if (b->pt.n > 1) gsl_ran_shuffle(r, b->out, b->pt.n, b->pt.item_bytes);
     return 0;
 }
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# One bad input per call: the command must exit with status 2, print exactly
+# one line on stderr matching the expected text, and write nothing.
+#   cli_errors.sh PERMBENCH SOURCE_DIR CASE
+set -u
+pb=$1 src=$2 case=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+ini() { printf '%b' "$1" >"$work/c.ini"; echo "$work/c.ini"; }
+
+case $case in
+unknown_command) args=(frobnicate); want="unknown command 'frobnicate'" ;;
+unknown_option) args=(run --bogus); want="run: unknown option '--bogus'" ;;
+unknown_top_option) args=(--bogus); want="unknown option '--bogus'" ;;
+unknown_short_option) args=(list -z); want="list: unknown option '-z'" ;;
+missing_value) args=(run --out); want="run: option '--out' needs a value" ;;
+extra_argument) args=(run a.ini b.ini); want="expected at most one CONFIG.ini" ;;
+missing_config) args=(run "$work/none.ini"); want="none.ini: cannot open config: No such file" ;;
+missing_section) args=(run "$(ini '[fisher-yates]\n')"); want="c.ini: missing [sweep] section" ;;
+bad_size) args=(run "$(ini '[sweep]\nsizes = 2^^8\n[fisher-yates]\n')"); want="c.ini:2: bad size expression '2^^8'" ;;
+unknown_key) args=(run "$(ini '[sweep]\nsizes = 10\nspeed = 3\n[fisher-yates]\n')"); want="c.ini:3: unknown key 'speed' in [sweep]" ;;
+unknown_module) args=(run "$(ini '[sweep]\nsizes = 10\n[nope]\n')"); want="c.ini:3: unknown module 'nope'" ;;
+unknown_param) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\nrounds = 2\n')"); want="c.ini:4: module 'fisher-yates' has no parameter 'rounds'" ;;
+bad_param) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-copy]\nthreads = lots\n')"); want="c.ini:4: parameter 'threads' of 'cpu-copy': 'lots' is not an integer" ;;
+malformed_line) args=(run "$(ini '[sweep]\nsizes\n[fisher-yates]\n')"); want="c.ini:2: malformed line" ;;
+only_unknown) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
+too_large) args=(run "$(ini '[sweep]\nsizes = 2^50\nceilings = none\n[fisher-yates]\n')"); want="[fisher-yates] at n = 2^50 needs 8.1 PiB of host memory" ;;
+u32_overflow) args=(run "$(ini '[sweep]\nsizes = 2^33\nitem = u32\n[fisher-yates]\n')"); want="more items than u32 can number" ;;
+beyond_max_n) args=(run "$(ini '[sweep]\nsizes = 2^33\nceilings = none\n[gsl-shuffle]\n')"); want="module 'gsl-shuffle' supports n up to 4294967295" ;;
+gpu_without_device)
+    # Only meaningful where no CUDA device is usable.
+    if "$pb" list --brief | grep -q '^copy .* yes '; then echo "skipped: a GPU is present"; exit 77; fi
+    args=(run "$(ini '[sweep]\nsizes = 1000\n[copy]\n')"); want="module 'copy' cannot run here" ;;
+plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
+plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
+*) echo "unknown case $case"; exit 1 ;;
+esac
+
+"$pb" "${args[@]}" >"$work/out" 2>"$work/err"
+rc=$?
+lines=$(wc -l <"$work/err")
+fail() { echo "FAIL: $*"; echo "--- stderr:"; cat "$work/err"; exit 1; }
+[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
+[ "$lines" -eq 1 ] || fail "$lines lines on stderr, expected 1"
+grep -qF -- "$want" "$work/err" || fail "stderr does not contain: $want"
+grep -q '^permbench: ' "$work/err" || fail "stderr line does not start with 'permbench: '"
+[ ! -e "$work/results" ] || fail "a results directory was written"
+echo "ok: $(cat "$work/err")"

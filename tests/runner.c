@@ -1,0 +1,57 @@
+/* Runs one test by name (as ctest does), or all of them. */
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/test.h"
+
+#define PB_TEST(name) int pb_test_##name(void);
+#include "tests/test_list.h"
+#undef PB_TEST
+
+static const struct {
+    const char *name;
+    int (*fn)(void);
+} tests[] = {
+#define PB_TEST(name) {#name, pb_test_##name},
+#include "tests/test_list.h"
+#undef PB_TEST
+};
+
+const char *pb_test_tmpfile(const char *text, char *path, size_t len)
+{
+    snprintf(path, len, "%s/pbtest-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) return NULL;
+    size_t n = strlen(text);
+    if (write(fd, text, n) != (ssize_t)n) path[0] = '\0';
+    close(fd);
+    return path;
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    size_t count = sizeof tests / sizeof tests[0];
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (size_t i = 0; i < count; i++) puts(tests[i].name);
+        return 0;
+    }
+    int failed = 0, ran = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (argc == 2 && strcmp(argv[1], tests[i].name) != 0) continue;
+        int rc = tests[i].fn();
+        ran++;
+        if (rc == PB_TEST_SKIP) printf("SKIP %s\n", tests[i].name);
+        else if (rc) printf("FAIL %s\n", tests[i].name), failed++;
+        else printf("ok   %s\n", tests[i].name);
+        if (argc == 2) return rc;
+    }
+    if (!ran) {
+        fprintf(stderr, "no test named '%s'\n", argc == 2 ? argv[1] : "");
+        return 2;
+    }
+    return failed ? 1 : 0;
+}

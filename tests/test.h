@@ -1,0 +1,49 @@
+/* A small test harness in the libuv style: each test is a function
+ * `int pb_test_<name>(void)` listed once in test_list.h; ctest runs each as
+ * `pb_tests <name>`. A test returns 0 to pass, PB_TEST_SKIP (77, ctest's
+ * SKIP_RETURN_CODE) when it cannot run here, anything else to fail. */
+#ifndef PB_TEST_H
+#define PB_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PB_TEST_SKIP 77
+
+#define TEST_IMPL(name) int pb_test_##name(void)
+
+#define ASSERT(expr)                                                                               \
+    do {                                                                                           \
+        if (!(expr)) {                                                                             \
+            fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #expr);          \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+#define ASSERT_EQ_U64(a, b)                                                                        \
+    do {                                                                                           \
+        uint64_t a_ = (a), b_ = (b);                                                               \
+        if (a_ != b_) {                                                                            \
+            fprintf(stderr, "%s:%d: %s == %" PRIu64 ", expected %s == %" PRIu64 "\n", __FILE__,    \
+                    __LINE__, #a, a_, #b, b_);                                                     \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* `hay` contains `needle`; prints both when not. */
+#define ASSERT_CONTAINS(hay, needle)                                                               \
+    do {                                                                                           \
+        const char *h_ = (hay), *n_ = (needle);                                                    \
+        if (!h_ || !strstr(h_, n_)) {                                                              \
+            fprintf(stderr, "%s:%d: '%s' does not contain '%s'\n", __FILE__, __LINE__,             \
+                    h_ ? h_ : "(null)", n_);                                                       \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Writes `text` to a fresh temporary file; returns its path (static buffer
+ * per call site is not needed: the caller copies it). */
+const char *pb_test_tmpfile(const char *text, char *path, size_t len);
+
+#endif

@@ -1,0 +1,154 @@
+/* INI sweep configs: a good file read back field by field, and every kind of
+ * malformed file rejected with its file, line and problem. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "harness/config.h"
+#include "harness/registry.h"
+#include "tests/test.h"
+
+static int load(const char *text, pb_config *cfg, pb_err *err, char *path, size_t len)
+{
+    if (!pb_test_tmpfile(text, path, len)) return -2;
+    int rc = pb_config_load_file(path, cfg, err);
+    unlink(path);
+    return rc;
+}
+
+TEST_IMPL(config_good)
+{
+    static pb_config cfg;
+    pb_err err;
+    char path[256];
+    const char *text = "; a comment\n"
+                       "[sweep]\n"
+                       "title = two gathers\n"
+                       "family = shuffle\n"
+                       "sizes = 2^8+1 .. 2^14+1 *8, 1000\n"
+                       "item = u32, u64\n"
+                       "seed = 0x2a\n"
+                       "min_samples = 3\n"
+                       "max_samples = 7\n"
+                       "min_time = 0.25s\n"
+                       "timeout = 5\n"
+                       "flush_cache = no\n"
+                       "plot = pct-copy\n"
+                       "\n"
+                       "[fisher-yates]\n"
+                       "\n"
+                       "[gather-1t]\n"
+                       "module = cpu-gather\n"
+                       "threads = 1\n"
+                       "[gather-2t]\n"
+                       "threads = 2\n"
+                       "module = cpu-gather\n";
+    ASSERT(load(text, &cfg, &err, path, sizeof path) == 0);
+    ASSERT(strcmp(cfg.title, "two gathers") == 0);
+    ASSERT(cfg.family == PB_FAMILY_SHUFFLE);
+    ASSERT_EQ_U64(cfg.nsizes, 4);
+    ASSERT_EQ_U64(cfg.sizes[0], 257); ASSERT_EQ_U64(cfg.sizes[2], 16385); ASSERT_EQ_U64(cfg.sizes[3], 1000);
+    ASSERT_EQ_U64(cfg.nitems, 2); ASSERT_EQ_U64(cfg.items[0], 4); ASSERT_EQ_U64(cfg.items[1], 8);
+    ASSERT_EQ_U64(cfg.seed, 42);
+    ASSERT(cfg.min_samples == 3 && cfg.max_samples == 7);
+    ASSERT(cfg.min_time == 0.25 && cfg.timeout == 5);
+    ASSERT(!cfg.flush_cache);
+    ASSERT(cfg.nplots == 1 && strcmp(cfg.plots[0], "pct-copy") == 0);
+    ASSERT_EQ_U64(cfg.ninst, 3);
+    ASSERT(strcmp(cfg.inst[0].label, "fisher-yates") == 0 && cfg.inst[0].mod == pb_module_find("fisher-yates"));
+    ASSERT_EQ_U64(cfg.inst[0].line, 15);
+    /* The same module twice, with different parameters. */
+    ASSERT(cfg.inst[1].mod == pb_module_find("cpu-gather") && cfg.inst[2].mod == cfg.inst[1].mod);
+    ASSERT(cfg.inst[1].params.v[0] == 1 && cfg.inst[2].params.v[0] == 2);
+    ASSERT(cfg.inst[1].given == 1);
+    ASSERT(cfg.hash == pb_fnv1a64(text, strlen(text)));
+
+    /* Ceilings come first, once per device, only if not already present. */
+    pb_config_add_ceilings(&cfg);
+    ASSERT_EQ_U64(cfg.ninst, 4);
+    ASSERT(strcmp(cfg.inst[0].label, "cpu-copy") == 0 && cfg.inst[0].automatic);
+    ASSERT(strcmp(cfg.inst[1].label, "fisher-yates") == 0);
+    pb_config_free(&cfg);
+
+    /* Defaults: 8-byte items for shuffles, ten samples, flushing on. */
+    ASSERT(load("[sweep]\nsizes = 10\n[fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
+    ASSERT(cfg.nitems == 1 && cfg.items[0] == 8);
+    ASSERT(cfg.min_samples == 10 && cfg.flush_cache && cfg.ceilings_auto);
+    pb_config_add_ceilings(&cfg);
+    ASSERT_EQ_U64(cfg.ninst, 3); /* cpu-copy, cpu-gather, fisher-yates */
+    pb_config_free(&cfg);
+    return 0;
+}
+
+/* Each malformed config and the message it must produce (after the path). */
+static const struct {
+    const char *text;
+    const char *expect;
+} bad[] = {
+    {"[fisher-yates]\n", ": missing [sweep] section"},
+    {"[sweep]\nsizes = 2^^8\n[fisher-yates]\n", ":2: bad size expression '2^^8': expected a number at '^8'"},
+    {"[sweep]\nsizes = 10\ncolour = red\n[fisher-yates]\n", ":3: unknown key 'colour' in [sweep]"},
+    {"[sweep]\nsizes = 10\n[frobnicate]\n", ":3: unknown module 'frobnicate' in [frobnicate]"},
+    {"[sweep]\nsizes = 10\n[x]\n\nmodule = nope\n", ":5: unknown module 'nope' in [x]"},
+    {"[sweep]\nsizes = 10\n[fy]\nmodule = fisher-yates\nrounds = 3\n",
+     ":5: module 'fisher-yates' has no parameter 'rounds' (it accepts: none)"},
+    {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = many\n", ":4: parameter 'threads' of 'cpu-gather': 'many' is not an integer"},
+    {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 99999\n", ":4: parameter 'threads' of 'cpu-gather': 99999 is outside 0..4096"},
+    {"sizes = 10\n[sweep]\n", ":1: key 'sizes' outside any section"},
+    {"[sweep]\nsizes 10\n[fisher-yates]\n", ":2: malformed line"},
+    {"[sweep]\nsizes = 10\n[fisher-yates]\n[fisher-yates]\n", ":4: section [fisher-yates] appears twice"},
+    {"[sweep]\nsizes = 10\nseed = 1\nseed = 2\n[fisher-yates]\n", ":4: key 'seed' given twice in [sweep]"},
+    {"[sweep]\nseed = 1\n[fisher-yates]\n", ":1: [sweep] has no 'sizes'"},
+    {"[sweep]\nsizes = 10\n", ": no module sections"},
+    {"[sweep]\nsizes = 10\n[a b]\n", ":3: bad section name [a b]"},
+    {"[sweep]\nsizes = 10\nitem = u16\n[fisher-yates]\n", ":3: item type 'u16' is not u32 or u64"},
+    {"[sweep]\nsizes = 10\nfamily = sorting\n[fisher-yates]\n", ":3: family 'sorting' is not shuffle, multisplit or topk"},
+    {"[sweep]\nsizes = 10\nseed = -4\n[fisher-yates]\n", ":3: seed '-4' is not an unsigned 64-bit integer"},
+    {"[sweep]\nsizes = 10\nmin_time = soon\n[fisher-yates]\n", ":3: min_time 'soon' is not a time in seconds"},
+    {"[sweep]\nsizes = 10\nplot = pie\n[fisher-yates]\n", ":3: plot kind 'pie' is not throughput, pct-copy or none"},
+    {"[sweep]\nsizes = 10\nmin_samples = 9\nmax_samples = 3\n[fisher-yates]\n", ": max_samples (3) is below min_samples (9)"},
+    {"[sweep]\nsizes = 0\n[fisher-yates]\n", ": size 0 cannot be timed"},
+};
+
+TEST_IMPL(config_errors)
+{
+    static pb_config cfg;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pb_err err = {{0}};
+        char path[256], want[512];
+        ASSERT(load(bad[i].text, &cfg, &err, path, sizeof path) == -1);
+        /* The message starts with the file's path, then line and problem. */
+        snprintf(want, sizeof want, "%s%s", path, bad[i].expect);
+        if (strncmp(err.msg, want, strlen(want)) != 0) {
+            fprintf(stderr, "config %zu:\n  got:  %s\n  want: %s...\n", i, err.msg, want);
+            return 1;
+        }
+        ASSERT(strchr(err.msg, '\n') == NULL); /* one line */
+    }
+    pb_err err;
+    ASSERT(pb_config_load_file("/nonexistent/x.ini", &cfg, &err) == -1);
+    ASSERT_CONTAINS(err.msg, "/nonexistent/x.ini: cannot open config: No such file");
+    return 0;
+}
+
+TEST_IMPL(config_only)
+{
+    static pb_config cfg;
+    pb_err err;
+    char path[256];
+    const char *text = "[sweep]\nsizes = 10\n[fisher-yates]\n[g1]\nmodule = cpu-gather\n[g2]\nmodule = cpu-gather\n";
+    ASSERT(load(text, &cfg, &err, path, sizeof path) == 0);
+    ASSERT(pb_config_only(&cfg, "g2,fisher-yates", &err) == 0);
+    ASSERT_EQ_U64(cfg.ninst, 2);
+    ASSERT(strcmp(cfg.inst[0].label, "fisher-yates") == 0 && strcmp(cfg.inst[1].label, "g2") == 0);
+    pb_config_free(&cfg);
+
+    ASSERT(load(text, &cfg, &err, path, sizeof path) == 0);
+    ASSERT(pb_config_only(&cfg, "cpu-gather", &err) == 0); /* a module name keeps all its instances */
+    ASSERT_EQ_U64(cfg.ninst, 2);
+    ASSERT(pb_config_only(&cfg, "nosuch", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "unknown module or label 'nosuch'");
+    ASSERT(pb_config_only(&cfg, "gsl-shuffle", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "module 'gsl-shuffle' is not in");
+    pb_config_free(&cfg);
+    return 0;
+}

@@ -1,0 +1,71 @@
+/* The registry: unique names, complete descriptors, sane parameter specs,
+ * GPU modules present exactly when CUDA was built. */
+#include "harness/params.h"
+#include "harness/registry.h"
+#include "tests/test.h"
+
+TEST_IMPL(registry_descriptors)
+{
+    ASSERT(pb_module_count() >= 4);
+    int gpu = 0;
+    for (size_t i = 0; i < pb_module_count(); i++) {
+        const pb_module *m = pb_module_at(i);
+        ASSERT(m && m->name && m->name[0] && m->summary && m->summary[0]);
+        ASSERT(pb_module_find(m->name) == m);
+        for (size_t j = 0; j < i; j++) ASSERT(strcmp(pb_module_at(j)->name, m->name) != 0);
+        ASSERT(m->family <= PB_FAMILY_TOPK && m->device <= PB_DEVICE_GPU);
+        ASSERT(m->footprint && m->prepare && m->run && m->result && m->release);
+        ASSERT(m->nparams <= PB_MAX_PARAMS);
+        for (size_t p = 0; p < m->nparams; p++) {
+            const pb_param_spec *s = &m->params[p];
+            ASSERT(s->name && s->help && pb_module_param_index(m, s->name) == (int)p);
+            if (s->type == PB_PARAM_INT) ASSERT(s->min <= s->def && s->def <= s->max);
+            if (s->type == PB_PARAM_ENUM) {
+                char buf[64];
+                ASSERT(s->choices && pb_choice_index(s->choices, pb_choice_name(s->choices, s->def, buf, sizeof buf)) == s->def);
+            }
+        }
+        gpu += m->device == PB_DEVICE_GPU;
+    }
+    for (const char *const *n = (const char *const[]){"fisher-yates", "gsl-shuffle", "cpu-copy", "cpu-gather", NULL}; *n; n++)
+        ASSERT(pb_module_find(*n) != NULL);
+#ifdef PB_HAVE_CUDA
+    ASSERT(pb_module_find("copy") && pb_module_find("gather") && pb_module_find("cuda-memcpy"));
+#else
+    ASSERT(gpu == 0);
+#endif
+    ASSERT(pb_module_find("no-such-module") == NULL);
+    return 0;
+}
+
+TEST_IMPL(registry_params)
+{
+    const pb_module *g = pb_module_find("cpu-gather");
+    pb_params p;
+    pb_err err;
+    pb_params_defaults(g, &p);
+    ASSERT(p.v[0] == 0);
+    ASSERT(pb_params_set(g, &p, "threads", "3", &err) == 0 && p.v[0] == 3);
+    ASSERT(pb_params_set(g, &p, "threads", "2^4", &err) == 0 && p.v[0] == 16);
+    ASSERT(pb_params_set(g, &p, "threads", "-1", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "-1 is outside 0..4096");
+    ASSERT(pb_params_set(g, &p, "threads", "3x", &err) != 0);
+    ASSERT(pb_params_set(g, &p, "colour", "3", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "has no parameter 'colour' (it accepts: threads)");
+    ASSERT(pb_choice_index("varphilox|lcg", "lcg") == 1);
+    ASSERT(pb_choice_index("varphilox|lcg", "lc") == -1);
+    return 0;
+}
+
+TEST_IMPL(registry_cpu_available)
+{
+    /* CPU modules always run; GPU modules say why when they cannot. */
+    for (size_t i = 0; i < pb_module_count(); i++) {
+        const pb_module *m = pb_module_at(i);
+        char why[256] = "";
+        bool ok = pb_module_available(m, why, sizeof why);
+        if (m->device == PB_DEVICE_CPU) ASSERT(ok);
+        else if (!ok) ASSERT(why[0] != '\0');
+    }
+    return 0;
+}
