@@ -4,8 +4,12 @@
 # unpacked there by scripts/gpu-node-build.sh.
 set -Eeuo pipefail
 
-# Packages the project needs. Add new build/run dependencies here.
-PACKAGES="libgsl-dev libtbb-dev librandom123-dev libinih-dev libjansson-dev gnuplot-nox pkgconf"
+# Packages the project needs: scripts/packages.txt, less the toolchain the GPU
+# node already has (cmake, compilers, make, git), plus pkgconf in case the
+# node has no pkg-config. Add new dependencies to packages.txt.
+TOOLCHAIN="cmake g++ gcc git make pkg-config"
+PACKAGES="$(grep -v -E '^(#|$)' "$(dirname "${BASH_SOURCE[0]}")/packages.txt" \
+  | grep -v -x -F -f <(tr ' ' '\n' <<<"$TOOLCHAIN") | tr '\n' ' ')pkgconf"
 
 # Never bundle these: the node's own base system / toolchain must provide them.
 # Unpacking Debian 12 copies of the C runtime, the compiler runtime or other
@@ -39,7 +43,7 @@ usage() {
   cat <<EOF
 Usage: $PROG [OUTDIR]
 
-Download the Debian packages listed in PACKAGES (top of this script) plus their
+Download the Debian packages of scripts/packages.txt (less the toolchain) plus their
 full runtime dependency closure, minus base-system packages, into OUTDIR/debs/
 and write OUTDIR/MANIFEST.txt (package version file sha256 source).
 OUTDIR defaults to .bundle at the repository root. Re-running refreshes it.

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what permbench needs and is missing (Debian/Ubuntu packages), builds
+# it into build/, and runs the default job.
+#
+#   scripts/setup.sh            install, build, run the default job
+#   scripts/setup.sh --no-run   install and build only
+#
+# CUDA is not installed from packages: if nvcc is on PATH or under
+# /usr/local/cuda, the GPU modules are built too; otherwise a CPU-only build.
+set -Eeuo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+run_default=1
+case "${1:-}" in
+--no-run) run_default=0 ;;
+-h | --help) sed -n '2,9p' "$0"; exit 0 ;;
+"") ;;
+*) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+esac
+
+want=$(grep -v '^#' "$root/scripts/packages.txt" | grep -v '^$')
+missing=()
+for p in $want; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup.sh: installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$root/build" -j"$(nproc)"
+if [ "$run_default" -eq 1 ]; then
+    cd "$root"
+    exec "$root/build/permbench" run
+fi
