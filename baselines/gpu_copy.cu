@@ -1,24 +1,18 @@
 /* copy: contiguous device copy by a kernel, the GPU bandwidth ceiling that
- * GPU rows are compared with. 16-byte loads and stores, several in flight
- * per thread before the first store, a grid sized to fill every SM. */
+ * GPU rows are compared with. One 16-byte load and store per thread over a
+ * grid that covers the whole buffer: on an H200 this matched
+ * cudaMemcpyAsync (4.21 vs 4.15 TB/s at 512 MiB), where a persistent grid-stride
+ * loop with four loads in flight reached 94% and streaming cache hints 90%. */
 #include "harness/cuda_check.h"
 #include "harness/gpu_shuffle_buffers.h"
 
-enum { THREADS = 256, UNROLL = 4 };
+enum { THREADS = 256 };
 
 __global__ void __launch_bounds__(THREADS) copy16(const uint4 *__restrict__ in,
                                                   uint4 *__restrict__ out, uint64_t n16)
 {
-    uint64_t stride = (uint64_t)gridDim.x * THREADS;
     uint64_t i = blockIdx.x * (uint64_t)THREADS + threadIdx.x;
-    for (; i + (UNROLL - 1) * stride < n16; i += UNROLL * stride) {
-        uint4 v[UNROLL];
-#pragma unroll
-        for (int k = 0; k < UNROLL; k++) v[k] = __ldcs(in + i + k * stride);
-#pragma unroll
-        for (int k = 0; k < UNROLL; k++) __stcs(out + i + k * stride, v[k]);
-    }
-    for (; i < n16; i += stride) __stcs(out + i, __ldcs(in + i));
+    if (i < n16) out[i] = in[i];
 }
 
 /* The bytes past the last whole 16 (at most 15). */
@@ -35,18 +29,9 @@ static int run(void *state, uint64_t sample, pb_err *err)
     pb_gpu_shuffle_buffers *b = (pb_gpu_shuffle_buffers *)state;
     uint64_t bytes = b->pt.n * b->pt.item_bytes, n16 = bytes / 16;
     if (n16) {
-        static int max_blocks;
-        if (!max_blocks) {
-            int dev, sms, per_sm;
-            PB_CUDA_TRY(cudaGetDevice(&dev), err);
-            PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
-            PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy16, THREADS, 0),
-                        err);
-            max_blocks = sms * per_sm;
-        }
-        uint64_t want = (n16 + THREADS * UNROLL - 1) / (THREADS * UNROLL);
-        unsigned blocks = (unsigned)(want < (uint64_t)max_blocks ? want : (uint64_t)max_blocks);
-        copy16<<<blocks, THREADS>>>((const uint4 *)b->d_in, (uint4 *)b->d_out, n16);
+        uint64_t blocks = (n16 + THREADS - 1) / THREADS;
+        if (blocks > INT32_MAX) return pb_err_set(err, "copy: %llu bytes exceed one launch", (unsigned long long)bytes);
+        copy16<<<(unsigned)blocks, THREADS>>>((const uint4 *)b->d_in, (uint4 *)b->d_out, n16);
         PB_CUDA_LAUNCHED(err);
     }
     if (bytes % 16) {

@@ -218,22 +218,41 @@ static void measure_point(const pb_config *cfg, const pb_instance *in, pb_row *r
     m->release(state);
 }
 
+/* Seconds a point not yet measured should take, from those already done:
+ * the instance's latest point scaled up by size (time grows at least
+ * linearly with the data once past the fixed cost), else the mean of other
+ * instances at this size, else the mean of all. Negative: no basis yet. */
+static double predict(const pb_run *run, const double *wall, const pb_instance *in, uint64_t n,
+                      unsigned bytes)
+{
+    const pb_row *last = NULL;
+    double same = 0, all = 0;
+    size_t nsame = 0;
+    for (size_t r = 0; r < run->nrows; r++) {
+        const pb_row *row = &run->rows[r];
+        if (row->inst == in) last = row;
+        if (row->n == n && row->item_bytes == bytes) same += wall[r], nsame++;
+        all += wall[r];
+    }
+    if (last) {
+        double grow = (double)n * bytes / ((double)last->n * last->item_bytes);
+        return wall[last - run->rows] * (grow > 1 ? grow : 1);
+    }
+    if (nsame) return same / (double)nsame;
+    return run->nrows ? all / (double)run->nrows : -1;
+}
+
 int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err)
 {
     memset(run, 0, sizeof *run);
     size_t total = cfg->ninst * cfg->nitems * cfg->nsizes;
     run->rows = calloc(total ? total : 1, sizeof *run->rows);
-    if (!run->rows) return pb_err_set(err, "out of memory");
+    double *wall = calloc(total ? total : 1, sizeof *wall);
+    if (!run->rows || !wall) {
+        free(wall);
+        return pb_err_set(err, "out of memory");
+    }
     double t0 = now_s();
-    /* The estimate weighs each point by its size, with a floor for the fixed
-     * cost of small points (min_samples runs, min_time, flushes). */
-    double done_weight = 0, total_weight = 0;
-    double floor_n = 1 << 16;
-    for (size_t i = 0; i < cfg->ninst; i++)
-        for (size_t it = 0; it < cfg->nitems; it++)
-            for (size_t s = 0; s < cfg->nsizes; s++)
-                total_weight += fmax((double)cfg->sizes[s], floor_n) * cfg->items[it];
-
     for (size_t i = 0; i < cfg->ninst; i++) {
         const pb_instance *in = &cfg->inst[i];
         for (size_t it = 0; it < cfg->nitems; it++)
@@ -244,14 +263,18 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
                 row->item_bytes = cfg->items[it];
                 row->threads = pb_instance_threads(in);
                 if (hooks && hooks->progress) {
-                    double el = now_s() - t0;
-                    double eta = done_weight > 0 ? el * (total_weight - done_weight) / done_weight : -1;
+                    double eta = run->nrows ? 0 : -1;
+                    for (size_t j = i; j < cfg->ninst && eta >= 0; j++)
+                        for (size_t jt = j == i ? it : 0; jt < cfg->nitems && eta >= 0; jt++)
+                            for (size_t js = j == i && jt == it ? s : 0; js < cfg->nsizes; js++)
+                                eta += predict(run, wall, &cfg->inst[j], cfg->sizes[js], cfg->items[jt]);
                     hooks->progress(run->nrows, total, eta, in, row->n, hooks->user);
                 }
+                double p0 = now_s();
                 measure_point(cfg, in, row);
+                wall[run->nrows] = now_s() - p0;
                 run->nrows++;
                 if (row->status != PB_ROW_ERROR) fill_pct_copy(run, row);
-                done_weight += fmax((double)row->n, floor_n) * row->item_bytes;
                 if (hooks && hooks->row_done) hooks->row_done(run, row, hooks->user);
             }
     }
@@ -260,6 +283,7 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
         if (run->rows[r].status != PB_ROW_ERROR && isnan(run->rows[r].pct_copy))
             fill_pct_copy(run, &run->rows[r]);
     run->wall_s = now_s() - t0;
+    free(wall);
     return 0;
 }
 

@@ -30,7 +30,8 @@ too_large) args=(run "$(ini '[sweep]\nsizes = 2^50\nceilings = none\n[fisher-yat
 u32_overflow) args=(run "$(ini '[sweep]\nsizes = 2^33\nitem = u32\n[fisher-yates]\n')"); want="more items than u32 can number" ;;
 beyond_max_n) args=(run "$(ini '[sweep]\nsizes = 2^33\nceilings = none\n[gsl-shuffle]\n')"); want="module 'gsl-shuffle' supports n up to 4294967295" ;;
 gpu_without_device)
-    # Only meaningful where no CUDA device is usable.
+    # Only meaningful in a CUDA build on a machine without a usable device.
+    if ! "$pb" list --brief | grep -q '^copy '; then echo "skipped: built without CUDA"; exit 77; fi
     if "$pb" list --brief | grep -q '^copy .* yes '; then echo "skipped: a GPU is present"; exit 77; fi
     args=(run "$(ini '[sweep]\nsizes = 1000\n[copy]\n')"); want="module 'copy' cannot run here" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
