@@ -218,25 +218,34 @@ static void measure_point(const pb_config *cfg, const pb_instance *in, pb_row *r
     m->release(state);
 }
 
-/* Seconds a point not yet measured should take, from those already done:
- * the instance's latest point scaled up by size (time grows at least
- * linearly with the data once past the fixed cost), else the mean of other
- * instances at this size, else the mean of all. Negative: no basis yet. */
-static double predict(const pb_run *run, const double *wall, const pb_instance *in, uint64_t n,
-                      unsigned bytes)
+/* Seconds a point not yet measured should take, from those already done.
+ * From the instance's latest point: its sample time scaled by size, its
+ * per-sample overhead (cache flush, launch) as it was, and the sample count
+ * the sweep's rules give at that time (min_samples, min_time, max_samples,
+ * timeout). Without one: the mean of other instances at this point, else of
+ * all points. Negative: no basis yet. */
+static double predict(const pb_config *cfg, const pb_run *run, const double *wall,
+                      const pb_instance *in, uint64_t n, unsigned bytes)
 {
     const pb_row *last = NULL;
     double same = 0, all = 0;
     size_t nsame = 0;
     for (size_t r = 0; r < run->nrows; r++) {
         const pb_row *row = &run->rows[r];
-        if (row->inst == in) last = row;
+        if (row->inst == in && row->nsamples) last = row;
         if (row->n == n && row->item_bytes == bytes) same += wall[r], nsame++;
         all += wall[r];
     }
     if (last) {
-        double grow = (double)n * bytes / ((double)last->n * last->item_bytes);
-        return wall[last - run->rows] * (grow > 1 ? grow : 1);
+        double measured = 0;
+        for (size_t i = 0; i < last->nsamples; i++) measured += last->samples_ms[i] * 1e-3;
+        double runs = (double)(last->nsamples + (size_t)cfg->warmup);
+        double overhead = (wall[last - run->rows] - measured) / runs;
+        double t = last->ms.median * 1e-3 * ((double)n * bytes) / ((double)last->n * last->item_bytes);
+        double samples = t > 0 ? ceil(cfg->min_time / t) : cfg->max_samples;
+        samples = fmin(fmax(samples, cfg->min_samples), cfg->max_samples);
+        double total = (samples + cfg->warmup) * (t + fmax(overhead, 0));
+        return fmin(total, cfg->timeout + (1 + cfg->warmup) * (t + fmax(overhead, 0)));
     }
     if (nsame) return same / (double)nsame;
     return run->nrows ? all / (double)run->nrows : -1;
@@ -267,7 +276,7 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
                     for (size_t j = i; j < cfg->ninst && eta >= 0; j++)
                         for (size_t jt = j == i ? it : 0; jt < cfg->nitems && eta >= 0; jt++)
                             for (size_t js = j == i && jt == it ? s : 0; js < cfg->nsizes; js++)
-                                eta += predict(run, wall, &cfg->inst[j], cfg->sizes[js], cfg->items[jt]);
+                                eta += predict(cfg, run, wall, &cfg->inst[j], cfg->sizes[js], cfg->items[jt]);
                     hooks->progress(run->nrows, total, eta, in, row->n, hooks->user);
                 }
                 double p0 = now_s();
