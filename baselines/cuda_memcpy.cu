@@ -27,4 +27,5 @@ extern "C" const pb_module pb_module_cuda_memcpy = {
     .result = pb_gpu_shuffle_result,
     .verify = NULL,
     .release = pb_gpu_shuffle_release,
+    .sample_perms = NULL,
 };

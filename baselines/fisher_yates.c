@@ -31,6 +31,23 @@ static int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
+/* Permutation j is the shuffle of the identity for sample first + j: the
+ * same stream run() uses for that sample. */
+static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
+                        uint64_t count, uint32_t *out, pb_err *err)
+{
+    (void)params, (void)err;
+#pragma omp parallel for schedule(static)
+    for (uint64_t j = 0; j < count; j++) {
+        uint32_t *p = out + j * n;
+        for (uint32_t i = 0; i < n; i++) p[i] = i;
+        pb_rng r;
+        pb_rng_init(&r, seed, first + j);
+        fisher_yates_uint32_t(p, n, &r);
+    }
+    return 0;
+}
+
 const pb_module pb_module_fisher_yates = {
     .name = "fisher-yates",
     .family = PB_FAMILY_SHUFFLE,
@@ -43,4 +60,5 @@ const pb_module pb_module_fisher_yates = {
     .run = run,
     .result = pb_shuffle_result,
     .release = pb_shuffle_release,
+    .sample_perms = sample_perms,
 };

@@ -56,4 +56,5 @@ extern "C" const pb_module pb_module_gpu_copy = {
     .result = pb_gpu_shuffle_result,
     .verify = NULL,
     .release = pb_gpu_shuffle_release,
+    .sample_perms = NULL,
 };

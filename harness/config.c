@@ -112,7 +112,7 @@ static char *reader(char *str, int num, void *stream)
                 fail_at(st, st->line, "too many module sections (at most %d)", PB_MAX_INSTANCES);
             else {
                 raw_section *s = &st->sec[st->nsec++];
-                snprintf(s->name, sizeof s->name, "%s", name);
+                memcpy(s->name, name, strlen(name) + 1); /* valid_label: shorter than s->name */
                 s->line = st->line;
             }
         }

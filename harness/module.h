@@ -83,6 +83,16 @@ typedef struct pb_module {
      * family's own check on result(). Untimed. */
     int (*verify)(void *state, pb_err *err);
     void (*release)(void *state);
+
+    /* Optional, shuffle family: sample permutations for the statistics.
+     * Writes `count` permutations of [0, n) to out[count * n], permutation
+     * j drawn for sample index first + j of `seed`, each independent of the
+     * others, by the module's own code path (its kernels on a GPU), so the
+     * statistics test what run() times. `params` are resolved (threads > 0).
+     * The caller batches: `first` lets a long series come in several calls
+     * and stay the same series. */
+    int (*sample_perms)(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
+                        uint64_t count, uint32_t *out, pb_err *err);
 } pb_module;
 
 #define PB_PARAMS(specs) (specs), (sizeof(specs) / sizeof((specs)[0]))

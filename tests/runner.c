@@ -8,7 +8,7 @@
 #include "tests/test.h"
 
 #define PB_TEST(name) int pb_test_##name(void);
-#include "tests/test_list.h"
+#include "tests/test_list.h" /* generated into the build tree */
 #undef PB_TEST
 
 static const struct {
@@ -16,7 +16,7 @@ static const struct {
     int (*fn)(void);
 } tests[] = {
 #define PB_TEST(name) {#name, pb_test_##name},
-#include "tests/test_list.h"
+#include "tests/test_list.h" /* generated into the build tree */
 #undef PB_TEST
 };
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "harness/family_shuffle.h"
+#include "harness/params.h"
 #include "harness/registry.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"
@@ -130,4 +131,43 @@ TEST_IMPL(modules_sequential_uniform)
         }
     }
     return 0;
+}
+
+/* The sample-permutation path: valid permutations, the same series however
+ * it is batched, independent permutations differ. */
+TEST_IMPL(modules_sample_perms)
+{
+    enum { N = 50, COUNT = 10000 };
+    int tried = 0;
+    uint32_t *all = malloc(sizeof(uint32_t) * N * COUNT), *part = malloc(sizeof(uint32_t) * N * COUNT);
+    ASSERT(all && part);
+    for (size_t i = 0; i < pb_module_count(); i++) {
+        const pb_module *m = pb_module_at(i);
+        if (!m->sample_perms || m->device != PB_DEVICE_CPU) continue;
+        pb_params params;
+        pb_err err;
+        pb_params_defaults(m, &params);
+        ASSERT(m->sample_perms(&params, N, 9, 0, COUNT, all, &err) == 0);
+        /* In three uneven batches. */
+        ASSERT(m->sample_perms(&params, N, 9, 0, 1234, part, &err) == 0);
+        ASSERT(m->sample_perms(&params, N, 9, 1234, 4096, part + 1234 * N, &err) == 0);
+        ASSERT(m->sample_perms(&params, N, 9, 1234 + 4096, COUNT - 1234 - 4096, part + (1234 + 4096) * N, &err) == 0);
+        ASSERT(memcmp(all, part, sizeof(uint32_t) * N * COUNT) == 0);
+        for (int k = 0; k < COUNT; k++) {
+            unsigned char seen[N] = {0};
+            for (int j = 0; j < N; j++) {
+                uint32_t v = all[k * N + j];
+                ASSERT(v < N && !seen[v]);
+                seen[v] = 1;
+            }
+        }
+        int same = 0;
+        for (int k = 1; k < COUNT; k++) same += memcmp(all + k * N, all + (k - 1) * N, N * 4) == 0;
+        ASSERT(same == 0);
+        ASSERT(m->sample_perms(&params, N, 10, 0, 1, part, &err) == 0);
+        ASSERT(memcmp(all, part, N * 4) != 0);
+        tried++;
+    }
+    free(all), free(part);
+    return tried >= 2 ? 0 : 1;
 }
