@@ -10,11 +10,16 @@
 PB_MODULE(fisher_yates)
 PB_MODULE(gsl_shuffle)
 
+/* Shuffle family: CPU shuffles */
+PB_MODULE(bijective_twin)
+
 /* Ceilings on the CPU */
 PB_MODULE(cpu_copy)
 PB_MODULE(cpu_gather)
 
 #ifdef PB_HAVE_CUDA
+/* Shuffle family: GPU shuffles */
+
 /* Ceilings on the GPU */
 PB_MODULE(cuda_memcpy)
 PB_MODULE(gpu_copy)
