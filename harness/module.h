@@ -26,6 +26,9 @@ enum pb_module_flags {
     PB_MOD_CEILING = 1u << 1,
     /* Works on its input buffer in place. */
     PB_MOD_INPLACE = 1u << 2,
+    /* The same seed may give different outputs (atomics decide, as in dart
+     * throwing): outputs are still valid, but not reproducible. */
+    PB_MOD_NONDETERMINISTIC = 1u << 3,
 };
 
 typedef enum pb_param_type { PB_PARAM_INT, PB_PARAM_ENUM, PB_PARAM_BOOL } pb_param_type;
@@ -90,7 +93,7 @@ typedef struct pb_module {
      * others, by the module's own code path (its kernels on a GPU), so the
      * statistics test what run() times. `params` are resolved (threads > 0).
      * The caller batches: `first` lets a long series come in several calls
-     * and stay the same series. */
+     * and stay the same series (for deterministic modules). */
     int (*sample_perms)(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
                         uint64_t count, uint32_t *out, pb_err *err);
 } pb_module;

@@ -75,3 +75,47 @@ int pb_drive_all_valid(pb_device dev, const uint64_t *extra)
     }
     return tried ? 0 : PB_TEST_SKIP;
 }
+
+int pb_check_seeds(pb_device dev)
+{
+    enum { N = 1000 };
+    int tried = 0;
+    for (size_t i = 0; i < pb_module_count(); i++) {
+        const pb_module *m = pb_module_at(i);
+        if (m->device != dev) continue;
+        for (unsigned bytes = 4; bytes <= 8; bytes += 4) {
+            void *a, *b, *c, *d;
+            pb_err err;
+            size_t sz = (size_t)N * bytes;
+            if (pb_drive_module(m, N, bytes, 1, 1, 0, &a, &err) ||
+                pb_drive_module(m, N, bytes, 1, 1, 0, &b, &err) ||
+                pb_drive_module(m, N, bytes, 2, 1, 0, &c, &err) ||
+                pb_drive_module(m, N, bytes, 1, 2, 0, &d, &err)) {
+                fprintf(stderr, "%s: %s\n", m->name, err.msg);
+                return 1;
+            }
+            if (!(m->flags & PB_MOD_NONDETERMINISTIC) && memcmp(a, b, sz) != 0) {
+                fprintf(stderr, "%s: the same seed gave different outputs\n", m->name);
+                return 1;
+            }
+            if (m->flags & PB_MOD_SEEDED) {
+                if (memcmp(a, c, sz) == 0 || memcmp(a, d, sz) == 0) {
+                    fprintf(stderr, "%s: output does not change with the seed or sample\n", m->name);
+                    return 1;
+                }
+            } else {
+                void *in = malloc(sz);
+                pb_shuffle_fill(in, N, bytes);
+                int same = memcmp(a, in, sz) == 0 && memcmp(c, in, sz) == 0;
+                free(in);
+                if (!same) {
+                    fprintf(stderr, "%s: an unseeded module changed its input's order\n", m->name);
+                    return 1;
+                }
+            }
+            free(a), free(b), free(c), free(d);
+            tried++;
+        }
+    }
+    return tried ? 0 : PB_TEST_SKIP;
+}

@@ -17,6 +17,11 @@ int pb_drive_module(const pb_module *m, uint64_t n, unsigned item_bytes, uint64_
  * first failure. Returns 0, 1 on failure, or PB_TEST_SKIP if no module. */
 int pb_drive_all_valid(pb_device dev, const uint64_t *extra);
 
+/* For every module of `dev`: the same seed gives the same output (unless
+ * the module is nondeterministic), another seed or sample another output
+ * (seeded modules), unseeded ones reproduce their input. */
+int pb_check_seeds(pb_device dev);
+
 /* The awkward sizes every module is tried at, ending with 0. */
 extern const uint64_t pb_awkward_sizes[];
 

@@ -25,6 +25,12 @@ TEST_IMPL(gpu_modules_valid)
     return rc ? rc : pb_drive_all_valid(PB_DEVICE_GPU, large);
 }
 
+TEST_IMPL(gpu_modules_seeds)
+{
+    int rc = need_gpu();
+    return rc ? rc : pb_check_seeds(PB_DEVICE_GPU);
+}
+
 TEST_IMPL(gpu_copy_exact)
 {
     int rc = need_gpu();

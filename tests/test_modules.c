@@ -13,37 +13,7 @@ TEST_IMPL(modules_cpu_valid) { return pb_drive_all_valid(PB_DEVICE_CPU, NULL); }
 
 /* Same seed, same output; another seed or another sample, another output.
  * Unseeded ceilings (copy) reproduce their input exactly. */
-TEST_IMPL(modules_cpu_seeds)
-{
-    enum { N = 1000 };
-    for (size_t i = 0; i < pb_module_count(); i++) {
-        const pb_module *m = pb_module_at(i);
-        if (m->device != PB_DEVICE_CPU) continue;
-        for (unsigned bytes = 4; bytes <= 8; bytes += 4) {
-            void *a, *b, *c, *d;
-            pb_err err;
-            size_t sz = (size_t)N * bytes;
-            ASSERT(pb_drive_module(m, N, bytes, 1, 1, 0, &a, &err) == 0);
-            ASSERT(pb_drive_module(m, N, bytes, 1, 1, 0, &b, &err) == 0);
-            ASSERT(pb_drive_module(m, N, bytes, 2, 1, 0, &c, &err) == 0);
-            ASSERT(pb_drive_module(m, N, bytes, 1, 2, 0, &d, &err) == 0);
-            ASSERT(memcmp(a, b, sz) == 0);
-            if (m->flags & PB_MOD_SEEDED) {
-                if (memcmp(a, c, sz) == 0 || memcmp(a, d, sz) == 0) {
-                    fprintf(stderr, "%s: output does not change with the seed or sample\n", m->name);
-                    return 1;
-                }
-            } else {
-                void *in = malloc(sz);
-                pb_shuffle_fill(in, N, bytes);
-                ASSERT(memcmp(a, in, sz) == 0 && memcmp(c, in, sz) == 0);
-                free(in);
-            }
-            free(a), free(b), free(c), free(d);
-        }
-    }
-    return 0;
-}
+TEST_IMPL(modules_cpu_seeds) { return pb_check_seeds(PB_DEVICE_CPU); }
 
 /* Parallel ceilings give the same output whatever the thread count. */
 TEST_IMPL(modules_cpu_thread_independent)

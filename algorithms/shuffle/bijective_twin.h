@@ -23,8 +23,10 @@ typedef enum pb_bij_kind { PB_BIJ_VARPHILOX, PB_BIJ_LCG } pb_bij_kind;
 
 /* The padded domain never has fewer than 2^PB_BIJ_MIN_BITS values: on a
  * 1-bit domain VariablePhilox's left half is empty and every key gives the
- * identity, so m = 2 would never be shuffled. */
-#define PB_BIJ_MIN_BITS 2
+ * identity, so m = 2 would never be shuffled, and very small Feistel
+ * domains mix poorly. 4 bits is thrust::shuffle's choice too (its Feistel
+ * bijection is the same VariablePhilox). */
+#define PB_BIJ_MIN_BITS 4
 
 /* One bijection of the padded domain for permutation `stream` of `seed`. */
 typedef struct pb_bij {
