@@ -211,9 +211,10 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
         char *save = NULL;
         for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
             if (strcmp(t, "none") == 0) continue;
-            if (strcmp(t, "throughput") != 0 && strcmp(t, "pct-copy") != 0)
+            if (strcmp(t, "throughput") != 0 && strcmp(t, "throughput-pow2") != 0 &&
+                strcmp(t, "pct-copy") != 0)
                 return fail_at(st, st->line,
-                               "plot kind '%s' is not throughput, pct-copy or none", t);
+                               "plot kind '%s' is not throughput, throughput-pow2, pct-copy or none", t);
             if (c->nplots == PB_MAX_PLOTS)
                 return fail_at(st, st->line, "too many plot kinds in '%s'", value);
             snprintf(c->plots[c->nplots++], 32, "%s", t);

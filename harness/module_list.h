@@ -19,6 +19,12 @@ PB_MODULE(cpu_gather)
 
 #ifdef PB_HAVE_CUDA
 /* Shuffle family: GPU shuffles */
+PB_MODULE(bijective0)
+PB_MODULE(bijective1)
+PB_MODULE(bijective2)
+PB_MODULE(dart_throwing)
+PB_MODULE(sort_shuffle)
+PB_MODULE(thrust_shuffle)
 
 /* Ceilings on the GPU */
 PB_MODULE(cuda_memcpy)

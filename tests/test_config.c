@@ -104,7 +104,7 @@ static const struct {
     {"[sweep]\nsizes = 10\nfamily = sorting\n[fisher-yates]\n", ":3: family 'sorting' is not shuffle, multisplit or topk"},
     {"[sweep]\nsizes = 10\nseed = -4\n[fisher-yates]\n", ":3: seed '-4' is not an unsigned 64-bit integer"},
     {"[sweep]\nsizes = 10\nmin_time = soon\n[fisher-yates]\n", ":3: min_time 'soon' is not a time in seconds"},
-    {"[sweep]\nsizes = 10\nplot = pie\n[fisher-yates]\n", ":3: plot kind 'pie' is not throughput, pct-copy or none"},
+    {"[sweep]\nsizes = 10\nplot = pie\n[fisher-yates]\n", ":3: plot kind 'pie' is not throughput, throughput-pow2, pct-copy or none"},
     {"[sweep]\nsizes = 10\nmin_samples = 9\nmax_samples = 3\n[fisher-yates]\n", ": max_samples (3) is below min_samples (9)"},
     {"[sweep]\nsizes = 0\n[fisher-yates]\n", ": size 0 cannot be timed"},
 };

@@ -1,0 +1,197 @@
+/* Host side of the GPU bijective shuffles: buffers, the per-sample
+ * bijection, and the launches of each fusion level. */
+#include <stdlib.h>
+
+#include "algorithms/shuffle/gpu_bijective.cuh"
+
+using namespace pb_bijective;
+
+enum { P_BIJECTION, P_ROUNDS };
+
+const pb_param_spec pb_bijective_params[2] = {
+    {"bijection", PB_PARAM_ENUM, PB_BIJ_VARPHILOX, 0, 1, PB_BIJ_CHOICES,
+     "the bijection: VariablePhilox (Feistel) or LCG"},
+    {"rounds", PB_PARAM_INT, PB_BIJ_DEFAULT_ROUNDS, 1, PB_VARPHILOX_MAX_ROUNDS, NULL,
+     "VariablePhilox rounds"},
+};
+
+namespace {
+
+struct state {
+    void *bufs; /* pb_gpu_shuffle_buffers: input, output, host copy */
+    int variant;
+    pb_bij_kind kind;
+    int rounds;
+    uint64_t m, domain, seed;
+    unsigned item_bytes;
+    bool wide;  /* 64-bit offsets: the padded domain exceeds 2^32 */
+    int tiles;
+    void *tile_state; /* bijective2: decoupled look-back descriptors */
+    void *counts, *offsets; /* bijective1: per-tile counts and their scan */
+    void *values, *selected, *num_selected; /* bijective0: f over the domain, the kept */
+    void *temp; /* CUB temporary storage */
+    size_t temp_bytes, tile_state_bytes;
+};
+
+uint64_t domain_of(uint64_t m) { return m ? UINT64_C(1) << pb_bij_bits(m) : 0; }
+int tiles_of(uint64_t domain) { return (int)((domain + TILE - 1) / TILE); }
+size_t offset_bytes(uint64_t domain) { return domain > (UINT64_C(1) << 32) ? 8 : 4; }
+
+template <typename Offset> int prepare_typed(state *s, pb_err *err)
+{
+    if (s->variant == PB_BIJECTIVE2) {
+        cub::ScanTileState<Offset>::AllocationSize(s->tiles, s->tile_state_bytes);
+        PB_CUDA_TRY(cudaMalloc(&s->tile_state, s->tile_state_bytes), err);
+    } else if (s->variant == PB_BIJECTIVE1) {
+        PB_CUDA_TRY(cudaMalloc(&s->counts, s->tiles * sizeof(Offset)), err);
+        PB_CUDA_TRY(cudaMalloc(&s->offsets, s->tiles * sizeof(Offset)), err);
+        PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, s->temp_bytes, (Offset *)s->counts,
+                                                  (Offset *)s->offsets, s->tiles),
+                    err);
+    } else {
+        PB_CUDA_TRY(cudaMalloc(&s->values, s->domain * sizeof(Offset)), err);
+        PB_CUDA_TRY(cudaMalloc(&s->selected, s->m * sizeof(Offset)), err);
+        PB_CUDA_TRY(cudaMalloc(&s->num_selected, sizeof(Offset)), err);
+        PB_CUDA_TRY(cub::DeviceSelect::If(nullptr, s->temp_bytes, (Offset *)s->values,
+                                          (Offset *)s->selected, (Offset *)s->num_selected,
+                                          (int64_t)s->domain, below<Offset>{s->m}),
+                    err);
+    }
+    if (s->temp_bytes) PB_CUDA_TRY(cudaMalloc(&s->temp, s->temp_bytes), err);
+    return 0;
+}
+
+unsigned grid_for(uint64_t work)
+{
+    uint64_t blocks = (work + BLOCK - 1) / BLOCK;
+    return (unsigned)(blocks < 65536 * 4 ? blocks : 65536 * 4);
+}
+
+template <int KIND, typename T, typename Offset>
+int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
+{
+    auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
+    const T *in = (const T *)b->d_in;
+    T *out = (T *)b->d_out;
+    if (s->variant == PB_BIJECTIVE2) {
+        cub::ScanTileState<Offset> ts;
+        PB_CUDA_TRY(ts.Init(s->tiles, s->tile_state, s->tile_state_bytes), err);
+        init_tile_state<<<(s->tiles + 32 + 127) / 128, 128>>>(ts, s->tiles);
+        PB_CUDA_LAUNCHED(err);
+        single_pass<KIND, T, Offset><<<s->tiles, BLOCK>>>(in, out, s->m, s->domain, f, ts);
+        PB_CUDA_LAUNCHED(err);
+    } else if (s->variant == PB_BIJECTIVE1) {
+        count_tiles<KIND, Offset><<<s->tiles, BLOCK>>>(s->m, s->domain, f, (Offset *)s->counts);
+        PB_CUDA_LAUNCHED(err);
+        PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->temp, s->temp_bytes, (Offset *)s->counts,
+                                                  (Offset *)s->offsets, s->tiles),
+                    err);
+        scan_gather<KIND, T, Offset>
+            <<<s->tiles, BLOCK>>>(in, out, s->m, s->domain, f, (const Offset *)s->offsets);
+        PB_CUDA_LAUNCHED(err);
+    } else {
+        evaluate_all<KIND, Offset><<<grid_for(s->domain), BLOCK>>>(s->domain, f, (Offset *)s->values);
+        PB_CUDA_LAUNCHED(err);
+        PB_CUDA_TRY(cub::DeviceSelect::If(s->temp, s->temp_bytes, (Offset *)s->values,
+                                          (Offset *)s->selected, (Offset *)s->num_selected,
+                                          (int64_t)s->domain, below<Offset>{s->m}),
+                    err);
+        gather_all<T, Offset><<<grid_for(s->m), BLOCK>>>(in, out, (const Offset *)s->selected, s->m);
+        PB_CUDA_LAUNCHED(err);
+    }
+    return 0;
+}
+
+template <int KIND> int run_kind(state *s, const pb_bij &fb, pb_err *err)
+{
+    bijection<KIND> f{fb};
+    if (s->item_bytes == 4)
+        return s->wide ? run_typed<KIND, uint32_t, uint64_t>(s, f, err)
+                       : run_typed<KIND, uint32_t, uint32_t>(s, f, err);
+    return s->wide ? run_typed<KIND, uint64_t, uint64_t>(s, f, err)
+                   : run_typed<KIND, uint64_t, uint32_t>(s, f, err);
+}
+
+} // namespace
+
+int pb_bijective_prepare(int variant, const pb_point *pt, void **out_state, pb_err *err)
+{
+    state *s = (state *)calloc(1, sizeof *s);
+    if (!s) return pb_err_set(err, "out of memory");
+    *out_state = s;
+    s->variant = variant;
+    s->kind = (pb_bij_kind)pt->params->v[P_BIJECTION];
+    s->rounds = (int)pt->params->v[P_ROUNDS];
+    s->m = pt->n;
+    s->domain = domain_of(pt->n);
+    s->seed = pt->seed;
+    s->item_bytes = pt->item_bytes;
+    s->wide = offset_bytes(s->domain) == 8;
+    s->tiles = tiles_of(s->domain);
+    if (pb_gpu_shuffle_prepare(pt, &s->bufs, err)) return -1;
+    if (s->m == 0) return 0;
+    return s->wide ? prepare_typed<uint64_t>(s, err) : prepare_typed<uint32_t>(s, err);
+}
+
+int pb_bijective_run(void *st, uint64_t sample, pb_err *err)
+{
+    state *s = (state *)st;
+    if (s->m == 0) return 0;
+    /* A fresh bijection per sample: its keys are part of the launch set-up. */
+    pb_bij f;
+    pb_bij_init(&f, s->kind, s->rounds, s->m, s->seed, sample);
+    return s->kind == PB_BIJ_LCG ? run_kind<PB_BIJ_LCG>(s, f, err)
+                                 : run_kind<PB_BIJ_VARPHILOX>(s, f, err);
+}
+
+int pb_bijective_result(void *st, const void **out, pb_err *err)
+{
+    return pb_gpu_shuffle_result(((state *)st)->bufs, out, err);
+}
+
+void pb_bijective_release(void *st)
+{
+    state *s = (state *)st;
+    if (!s) return;
+    void *dev[] = {s->tile_state, s->counts, s->offsets, s->values, s->selected, s->num_selected, s->temp};
+    for (void *p : dev) cudaFree(p);
+    pb_gpu_shuffle_release(s->bufs);
+    free(s);
+}
+
+uint64_t pb_bijective_footprint2(const pb_point *pt)
+{
+    return pb_gpu_shuffle_footprint(pt) + 16 * (uint64_t)(tiles_of(domain_of(pt->n)) + 64);
+}
+
+uint64_t pb_bijective_footprint1(const pb_point *pt)
+{
+    uint64_t d = domain_of(pt->n);
+    return pb_gpu_shuffle_footprint(pt) + 2 * offset_bytes(d) * tiles_of(d) + (1u << 20);
+}
+
+uint64_t pb_bijective_footprint0(const pb_point *pt)
+{
+    uint64_t d = domain_of(pt->n);
+    return pb_gpu_shuffle_footprint(pt) + offset_bytes(d) * (d + pt->n) + (16u << 20);
+}
+
+int pb_bijective_sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
+                              uint64_t count, uint32_t *out, pb_err *err)
+{
+    if (count == 0 || n == 0) return 0;
+    if (count > INT32_MAX) return pb_err_set(err, "sample_perms: batch of %llu permutations is too large", (unsigned long long)count);
+    uint32_t *d = nullptr;
+    size_t bytes = (size_t)count * n * sizeof(uint32_t);
+    PB_CUDA_TRY(cudaMalloc(&d, bytes), err);
+    int rounds = (int)params->v[P_ROUNDS];
+    if (params->v[P_BIJECTION] == PB_BIJ_LCG)
+        sample_permutations<PB_BIJ_LCG><<<(unsigned)count, BLOCK>>>(n, rounds, seed, first, d);
+    else
+        sample_permutations<PB_BIJ_VARPHILOX><<<(unsigned)count, BLOCK>>>(n, rounds, seed, first, d);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaMemcpy(out, d, bytes, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    if (e != cudaSuccess) return pb_err_set(err, "sample_perms: %s", cudaGetErrorString(e));
+    return 0;
+}

@@ -1,0 +1,26 @@
+/* bijective0: the GPU bijective shuffle, separate passes: evaluate the bijection over the padded domain, compact with CUB DeviceSelect, gather
+ * (Mitchell et al. 2024, section 6). Kernels in gpu_bijective.cuh. */
+#include "algorithms/shuffle/gpu_bijective.cuh"
+
+static int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    return pb_bijective_prepare(PB_BIJECTIVE0, pt, state, err);
+}
+
+extern "C" const pb_module pb_module_bijective0 = {
+    .name = "bijective0",
+    .family = PB_FAMILY_SHUFFLE,
+    .device = PB_DEVICE_GPU,
+    .flags = PB_MOD_SEEDED,
+    .summary = "bijective shuffle, separate passes (evaluate, CUB compaction, gather)",
+    .params = pb_bijective_params,
+    .nparams = 2,
+    .max_n = 0,
+    .footprint = pb_bijective_footprint0,
+    .prepare = prepare,
+    .run = pb_bijective_run,
+    .result = pb_bijective_result,
+    .verify = NULL,
+    .release = pb_bijective_release,
+    .sample_perms = pb_bijective_sample_perms,
+};

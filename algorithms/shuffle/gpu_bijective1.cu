@@ -1,0 +1,26 @@
+/* bijective1: the GPU bijective shuffle, bijection, compaction and gather fused into a two-pass scan (per-tile counts, a scan of them, then scan and gather)
+ * (Mitchell et al. 2024, section 6). Kernels in gpu_bijective.cuh. */
+#include "algorithms/shuffle/gpu_bijective.cuh"
+
+static int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    return pb_bijective_prepare(PB_BIJECTIVE1, pt, state, err);
+}
+
+extern "C" const pb_module pb_module_bijective1 = {
+    .name = "bijective1",
+    .family = PB_FAMILY_SHUFFLE,
+    .device = PB_DEVICE_GPU,
+    .flags = PB_MOD_SEEDED,
+    .summary = "bijective shuffle fused into a two-pass scan",
+    .params = pb_bijective_params,
+    .nparams = 2,
+    .max_n = 0,
+    .footprint = pb_bijective_footprint1,
+    .prepare = prepare,
+    .run = pb_bijective_run,
+    .result = pb_bijective_result,
+    .verify = NULL,
+    .release = pb_bijective_release,
+    .sample_perms = pb_bijective_sample_perms,
+};

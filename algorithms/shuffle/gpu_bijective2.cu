@@ -1,0 +1,26 @@
+/* bijective2: the GPU bijective shuffle, bijection, compaction and gather fused into one pass with decoupled look-back: one global read and one write per item
+ * (Mitchell et al. 2024, section 6). Kernels in gpu_bijective.cuh. */
+#include "algorithms/shuffle/gpu_bijective.cuh"
+
+static int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    return pb_bijective_prepare(PB_BIJECTIVE2, pt, state, err);
+}
+
+extern "C" const pb_module pb_module_bijective2 = {
+    .name = "bijective2",
+    .family = PB_FAMILY_SHUFFLE,
+    .device = PB_DEVICE_GPU,
+    .flags = PB_MOD_SEEDED,
+    .summary = "bijective shuffle fused into one pass with decoupled look-back",
+    .params = pb_bijective_params,
+    .nparams = 2,
+    .max_n = 0,
+    .footprint = pb_bijective_footprint2,
+    .prepare = prepare,
+    .run = pb_bijective_run,
+    .result = pb_bijective_result,
+    .verify = NULL,
+    .release = pb_bijective_release,
+    .sample_perms = pb_bijective_sample_perms,
+};

@@ -1,0 +1,211 @@
+/* dart-throwing: every item throws its index at a random one of 2n slots,
+ * claiming it with an atomic compare-and-swap and throwing again on a
+ * collision; the occupied slots, compacted in slot order (CUB
+ * DeviceSelect), say where each item goes. Which item wins a contested slot
+ * is decided by the hardware, so the result is valid but not reproducible. */
+#include <stdlib.h>
+
+#include <cub/cub.cuh>
+
+#include "harness/cuda_check.h"
+#include "harness/gpu_shuffle_buffers.h"
+#include "harness/rng.h"
+
+namespace {
+
+constexpr int BLOCK = 256;
+
+/* 2n slots of 32-bit indices while 2n fits, else 64-bit. */
+template <typename Slot> struct empty_slot {
+    static constexpr Slot value = ~Slot(0);
+};
+
+template <typename Slot> struct occupied {
+    __device__ __forceinline__ bool operator()(Slot s) const { return s != empty_slot<Slot>::value; }
+};
+
+/* Item i of permutation `stream` throws at random slots of slots[0, 2n),
+ * attempt a drawing Philox(seed; i, stream, a). Slot numbers come from the
+ * high half of a 64x64-bit product (Lemire's multiply-shift), which is
+ * unbiased to within 2n / 2^64. */
+template <typename Slot>
+__device__ __forceinline__ void throw_dart(Slot *slots, uint64_t n, uint64_t i, uint64_t seed,
+                                           uint64_t stream, Slot value)
+{
+    philox4x32_key_t key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+    for (uint32_t a = 0;; a++) {
+        philox4x32_ctr_t c = {{(uint32_t)i, (uint32_t)(i >> 32), (uint32_t)stream, a}};
+        philox4x32_ctr_t w = philox4x32(c, key);
+        uint64_t r = (uint64_t)w.v[0] << 32 | w.v[1];
+        uint64_t slot = __umul64hi(r, 2 * n);
+        if (atomicCAS(slots + slot, empty_slot<Slot>::value, value) == empty_slot<Slot>::value) return;
+    }
+}
+
+template <typename Slot>
+__global__ void throw_all(Slot *slots, uint64_t n, uint64_t seed, uint64_t stream)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)BLOCK + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * BLOCK)
+        throw_dart(slots, n, i, seed, stream, (Slot)i);
+}
+
+template <typename T, typename Slot>
+__global__ void gather_all(const T *__restrict__ in, T *__restrict__ out,
+                           const Slot *__restrict__ src, uint64_t n)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)BLOCK + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * BLOCK)
+        out[i] = in[src[i]];
+}
+
+/* Sample permutations: permutation j has its own 2n slots; all throw in one
+ * launch, and one compaction of the whole slot array leaves each
+ * permutation's n indices in its own n-long stretch. */
+__global__ void throw_batch(uint32_t *slots, uint32_t n, uint64_t count, uint64_t seed,
+                            uint64_t first)
+{
+    uint64_t total = count * n;
+    for (uint64_t g = blockIdx.x * (uint64_t)BLOCK + threadIdx.x; g < total;
+         g += (uint64_t)gridDim.x * BLOCK) {
+        uint64_t j = g / n, i = g % n;
+        throw_dart(slots + j * 2 * n, n, i, seed, first + j, (uint32_t)i);
+    }
+}
+
+unsigned grid_for(uint64_t work)
+{
+    uint64_t blocks = (work + BLOCK - 1) / BLOCK;
+    return (unsigned)(blocks < 65536 * 4 ? blocks : 65536 * 4);
+}
+
+struct state {
+    void *bufs;
+    uint64_t n, seed;
+    unsigned item_bytes;
+    bool wide;
+    void *slots, *selected, *num_selected, *temp;
+    size_t temp_bytes;
+};
+
+template <typename Slot> int prepare_typed(state *s, pb_err *err)
+{
+    PB_CUDA_TRY(cudaMalloc(&s->slots, 2 * s->n * sizeof(Slot)), err);
+    PB_CUDA_TRY(cudaMalloc(&s->selected, s->n * sizeof(Slot)), err);
+    PB_CUDA_TRY(cudaMalloc(&s->num_selected, sizeof(Slot)), err);
+    PB_CUDA_TRY(cub::DeviceSelect::If(nullptr, s->temp_bytes, (Slot *)s->slots, (Slot *)s->selected,
+                                      (Slot *)s->num_selected, (int64_t)(2 * s->n), occupied<Slot>()),
+                err);
+    PB_CUDA_TRY(cudaMalloc(&s->temp, s->temp_bytes), err);
+    return 0;
+}
+
+int prepare(const pb_point *pt, void **out_state, pb_err *err)
+{
+    state *s = (state *)calloc(1, sizeof *s);
+    if (!s) return pb_err_set(err, "out of memory");
+    *out_state = s;
+    s->n = pt->n;
+    s->seed = pt->seed;
+    s->item_bytes = pt->item_bytes;
+    s->wide = 2 * pt->n >= UINT32_MAX;
+    if (pb_gpu_shuffle_prepare(pt, &s->bufs, err)) return -1;
+    if (s->n == 0) return 0;
+    return s->wide ? prepare_typed<unsigned long long>(s, err) : prepare_typed<uint32_t>(s, err);
+}
+
+template <typename T, typename Slot> int run_typed(state *s, uint64_t sample, pb_err *err)
+{
+    auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
+    PB_CUDA_TRY(cudaMemsetAsync(s->slots, 0xff, 2 * s->n * sizeof(Slot)), err);
+    throw_all<Slot><<<grid_for(s->n), BLOCK>>>((Slot *)s->slots, s->n, s->seed, sample);
+    PB_CUDA_LAUNCHED(err);
+    PB_CUDA_TRY(cub::DeviceSelect::If(s->temp, s->temp_bytes, (Slot *)s->slots, (Slot *)s->selected,
+                                      (Slot *)s->num_selected, (int64_t)(2 * s->n), occupied<Slot>()),
+                err);
+    gather_all<T, Slot><<<grid_for(s->n), BLOCK>>>((const T *)b->d_in, (T *)b->d_out,
+                                                   (const Slot *)s->selected, s->n);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+int run(void *st, uint64_t sample, pb_err *err)
+{
+    state *s = (state *)st;
+    if (s->n == 0) return 0;
+    if (s->item_bytes == 4)
+        return s->wide ? run_typed<uint32_t, unsigned long long>(s, sample, err)
+                       : run_typed<uint32_t, uint32_t>(s, sample, err);
+    return s->wide ? run_typed<uint64_t, unsigned long long>(s, sample, err)
+                   : run_typed<uint64_t, uint32_t>(s, sample, err);
+}
+
+int result(void *st, const void **out, pb_err *err)
+{
+    return pb_gpu_shuffle_result(((state *)st)->bufs, out, err);
+}
+
+void release(void *st)
+{
+    state *s = (state *)st;
+    if (!s) return;
+    void *dev[] = {s->slots, s->selected, s->num_selected, s->temp};
+    for (void *p : dev) cudaFree(p);
+    pb_gpu_shuffle_release(s->bufs);
+    free(s);
+}
+
+uint64_t footprint(const pb_point *pt)
+{
+    uint64_t slot = 2 * pt->n >= UINT32_MAX ? 8 : 4;
+    return pb_gpu_shuffle_footprint(pt) + 3 * pt->n * slot + (16u << 20);
+}
+
+int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
+                 uint64_t count, uint32_t *out, pb_err *err)
+{
+    (void)params;
+    if (count == 0 || n == 0) return 0;
+    uint64_t slots_n = 2 * count * n;
+    if (slots_n >= UINT32_MAX) return pb_err_set(err, "sample_perms: batch too large (2 * count * n >= 2^32)");
+    uint32_t *slots = nullptr, *sel = nullptr, *num = nullptr;
+    void *temp = nullptr;
+    size_t temp_bytes = 0;
+    cudaError_t e = cudaMalloc(&slots, slots_n * 4);
+    if (e == cudaSuccess) e = cudaMalloc(&sel, count * n * 4);
+    if (e == cudaSuccess) e = cudaMalloc(&num, 4);
+    if (e == cudaSuccess)
+        e = cub::DeviceSelect::If(nullptr, temp_bytes, slots, sel, num, (int64_t)slots_n, occupied<uint32_t>());
+    if (e == cudaSuccess) e = cudaMalloc(&temp, temp_bytes);
+    if (e == cudaSuccess) e = cudaMemsetAsync(slots, 0xff, slots_n * 4);
+    if (e == cudaSuccess) {
+        throw_batch<<<grid_for(count * n), BLOCK>>>(slots, n, count, seed, first);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+        e = cub::DeviceSelect::If(temp, temp_bytes, slots, sel, num, (int64_t)slots_n, occupied<uint32_t>());
+    if (e == cudaSuccess) e = cudaMemcpy(out, sel, count * n * 4, cudaMemcpyDeviceToHost);
+    cudaFree(slots), cudaFree(sel), cudaFree(num), cudaFree(temp);
+    if (e != cudaSuccess) return pb_err_set(err, "dart-throwing sample_perms: %s", cudaGetErrorString(e));
+    return 0;
+}
+
+} // namespace
+
+extern "C" const pb_module pb_module_dart_throwing = {
+    .name = "dart-throwing",
+    .family = PB_FAMILY_SHUFFLE,
+    .device = PB_DEVICE_GPU,
+    .flags = PB_MOD_SEEDED | PB_MOD_NONDETERMINISTIC,
+    .summary = "dart throwing: atomic claims of random slots among 2n, then CUB compaction",
+    .params = NULL,
+    .nparams = 0,
+    .max_n = 0,
+    .footprint = footprint,
+    .prepare = prepare,
+    .run = run,
+    .result = result,
+    .verify = NULL,
+    .release = release,
+    .sample_perms = sample_perms,
+};
