@@ -1,0 +1,26 @@
+# A quality statistic against a swept module parameter (rounds, say), one
+# line per swept group, a dashed line per group drawn at one setting (a
+# reference module), and the acceptance thresholds as black lines: Figures
+# 6-9 of Mitchell et al. (2024).
+#
+# Set by permbench before this script: datafile (quality.csv), title, n,
+# test (the rows whose statistic is drawn), xlabel, ylabel, series (swept
+# groups, space-separated), nh with h<i>, h<i>_title (horizontal lines of
+# unswept groups), nt with t<i>, t<i>_title (thresholds).
+set datafile separator ','
+set title title noenhanced
+set xlabel xlabel noenhanced
+set ylabel ylabel noenhanced
+set logscale y
+set format y '10^{%L}'
+set grid xtics ytics mytics lc rgb '#dddddd'
+set key outside right top noenhanced
+set xtics nomirror
+set mxtics
+set offsets graph 0.02, graph 0.02, 0, 0
+plot for [i=1:words(series)] datafile \
+        using ((strcol(2) eq word(series, i) && $7 == n && strcol(8) eq test) ? $6 : NaN):10 \
+        with linespoints pt 7 ps 0.8 lw 2 title word(series, i), \
+     for [i=1:nh] value(sprintf('h%d', i)) with lines dt 2 lw 2 title value(sprintf('h%d_title', i)), \
+     for [i=1:nt] value(sprintf('t%d', i)) with lines dt i+2 lw 2 lc rgb 'black' \
+        title value(sprintf('t%d_title', i))
