@@ -12,6 +12,12 @@ PB_MODULE(gsl_shuffle)
 
 /* Shuffle family: CPU shuffles */
 PB_MODULE(bijective_twin)
+PB_MODULE(rao_sandelius)
+PB_MODULE(merge_shuffle)
+PB_MODULE(cpu_dart_throwing)
+PB_MODULE(tbb_bijective)
+PB_MODULE(tbb_sort_shuffle)
+PB_MODULE(tbb_gather) /* the paper's TBB gather ceiling */
 
 /* Ceilings on the CPU */
 PB_MODULE(cpu_copy)
