@@ -66,3 +66,8 @@ extern "C" uint64_t pb_gpu_shuffle_footprint(const pb_point *pt)
 {
     return 2 * pt->n * pt->item_bytes;
 }
+
+extern "C" int pb_gpu_shuffle_result_via(void *state, const void **out, pb_err *err)
+{
+    return pb_gpu_shuffle_result(*(void **)state, out, err);
+}

@@ -23,6 +23,10 @@ int pb_gpu_shuffle_result(void *state, const void **out, pb_err *err);
 void pb_gpu_shuffle_release(void *state);
 uint64_t pb_gpu_shuffle_footprint(const pb_point *pt);
 
+/* result() for modules whose own state struct begins with a pointer to
+ * their pb_gpu_shuffle_buffers (the GPU shuffles keep scratch beside it). */
+int pb_gpu_shuffle_result_via(void *state, const void **out, pb_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,12 +61,6 @@ template <typename Offset> int prepare_typed(state *s, pb_err *err)
     return 0;
 }
 
-unsigned grid_for(uint64_t work)
-{
-    uint64_t blocks = (work + BLOCK - 1) / BLOCK;
-    return (unsigned)(blocks < 65536 * 4 ? blocks : 65536 * 4);
-}
-
 template <int KIND, typename T, typename Offset>
 int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
 {
@@ -90,13 +84,13 @@ int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
             <<<s->tiles, BLOCK>>>(in, out, s->m, s->domain, f, (const Offset *)s->offsets);
         PB_CUDA_LAUNCHED(err);
     } else {
-        evaluate_all<KIND, Offset><<<grid_for(s->domain), BLOCK>>>(s->domain, f, (Offset *)s->values);
+        evaluate_all<KIND, Offset><<<pb_grid_for(s->domain, BLOCK), BLOCK>>>(s->domain, f, (Offset *)s->values);
         PB_CUDA_LAUNCHED(err);
         PB_CUDA_TRY(cub::DeviceSelect::If(s->temp, s->temp_bytes, (Offset *)s->values,
                                           (Offset *)s->selected, (Offset *)s->num_selected,
                                           (int64_t)s->domain, below<Offset>{s->m}),
                     err);
-        gather_all<T, Offset><<<grid_for(s->m), BLOCK>>>(in, out, (const Offset *)s->selected, s->m);
+        pb_gather_by_index<T, Offset><<<pb_grid_for(s->m, BLOCK), BLOCK>>>(in, out, (const Offset *)s->selected, s->m);
         PB_CUDA_LAUNCHED(err);
     }
     return 0;
@@ -142,11 +136,6 @@ int pb_bijective_run(void *st, uint64_t sample, pb_err *err)
     pb_bij_init(&f, s->kind, s->rounds, s->m, s->seed, sample);
     return s->kind == PB_BIJ_LCG ? run_kind<PB_BIJ_LCG>(s, f, err)
                                  : run_kind<PB_BIJ_VARPHILOX>(s, f, err);
-}
-
-int pb_bijective_result(void *st, const void **out, pb_err *err)
-{
-    return pb_gpu_shuffle_result(((state *)st)->bufs, out, err);
 }
 
 void pb_bijective_release(void *st)

@@ -16,6 +16,7 @@
 
 #include "algorithms/shuffle/bijective_twin.h"
 #include "harness/cuda_check.h"
+#include "harness/gpu_launch.cuh"
 #include "harness/gpu_shuffle_buffers.h"
 
 namespace pb_bijective {
@@ -195,15 +196,6 @@ template <typename Offset> struct below {
     __device__ __forceinline__ bool operator()(Offset v) const { return v < m; }
 };
 
-template <typename T, typename Offset>
-__global__ void gather_all(const T *__restrict__ in, T *__restrict__ out,
-                           const Offset *__restrict__ src, uint64_t m)
-{
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < m;
-         i += (uint64_t)gridDim.x * blockDim.x)
-        out[i] = in[src[i]];
-}
-
 /* ---- sample permutations: one block per permutation ---- */
 
 /* Permutation j of the batch is the shuffle of [0, n) for sample first + j:
@@ -241,7 +233,6 @@ enum pb_bijective_variant { PB_BIJECTIVE0, PB_BIJECTIVE1, PB_BIJECTIVE2 };
 
 int pb_bijective_prepare(int variant, const pb_point *pt, void **state, pb_err *err);
 int pb_bijective_run(void *state, uint64_t sample, pb_err *err);
-int pb_bijective_result(void *state, const void **out, pb_err *err);
 void pb_bijective_release(void *state);
 uint64_t pb_bijective_footprint0(const pb_point *pt);
 uint64_t pb_bijective_footprint1(const pb_point *pt);

@@ -8,6 +8,7 @@
 #include <cub/cub.cuh>
 
 #include "harness/cuda_check.h"
+#include "harness/gpu_launch.cuh"
 #include "harness/gpu_shuffle_buffers.h"
 #include "harness/rng.h"
 
@@ -50,15 +51,6 @@ __global__ void throw_all(Slot *slots, uint64_t n, uint64_t seed, uint64_t strea
         throw_dart(slots, n, i, seed, stream, (Slot)i);
 }
 
-template <typename T, typename Slot>
-__global__ void gather_all(const T *__restrict__ in, T *__restrict__ out,
-                           const Slot *__restrict__ src, uint64_t n)
-{
-    for (uint64_t i = blockIdx.x * (uint64_t)BLOCK + threadIdx.x; i < n;
-         i += (uint64_t)gridDim.x * BLOCK)
-        out[i] = in[src[i]];
-}
-
 /* Sample permutations: permutation j has its own 2n slots; all throw in one
  * launch, and one compaction of the whole slot array leaves each
  * permutation's n indices in its own n-long stretch. */
@@ -71,12 +63,6 @@ __global__ void throw_batch(uint32_t *slots, uint32_t n, uint64_t count, uint64_
         uint64_t j = g / n, i = g % n;
         throw_dart(slots + j * 2 * n, n, i, seed, first + j, (uint32_t)i);
     }
-}
-
-unsigned grid_for(uint64_t work)
-{
-    uint64_t blocks = (work + BLOCK - 1) / BLOCK;
-    return (unsigned)(blocks < 65536 * 4 ? blocks : 65536 * 4);
 }
 
 struct state {
@@ -118,12 +104,12 @@ template <typename T, typename Slot> int run_typed(state *s, uint64_t sample, pb
 {
     auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
     PB_CUDA_TRY(cudaMemsetAsync(s->slots, 0xff, 2 * s->n * sizeof(Slot)), err);
-    throw_all<Slot><<<grid_for(s->n), BLOCK>>>((Slot *)s->slots, s->n, s->seed, sample);
+    throw_all<Slot><<<pb_grid_for(s->n, BLOCK), BLOCK>>>((Slot *)s->slots, s->n, s->seed, sample);
     PB_CUDA_LAUNCHED(err);
     PB_CUDA_TRY(cub::DeviceSelect::If(s->temp, s->temp_bytes, (Slot *)s->slots, (Slot *)s->selected,
                                       (Slot *)s->num_selected, (int64_t)(2 * s->n), occupied<Slot>()),
                 err);
-    gather_all<T, Slot><<<grid_for(s->n), BLOCK>>>((const T *)b->d_in, (T *)b->d_out,
+    pb_gather_by_index<T, Slot><<<pb_grid_for(s->n, BLOCK), BLOCK>>>((const T *)b->d_in, (T *)b->d_out,
                                                    (const Slot *)s->selected, s->n);
     PB_CUDA_LAUNCHED(err);
     return 0;
@@ -138,11 +124,6 @@ int run(void *st, uint64_t sample, pb_err *err)
                        : run_typed<uint32_t, uint32_t>(s, sample, err);
     return s->wide ? run_typed<uint64_t, unsigned long long>(s, sample, err)
                    : run_typed<uint64_t, uint32_t>(s, sample, err);
-}
-
-int result(void *st, const void **out, pb_err *err)
-{
-    return pb_gpu_shuffle_result(((state *)st)->bufs, out, err);
 }
 
 void release(void *st)
@@ -179,7 +160,7 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
     if (e == cudaSuccess) e = cudaMalloc(&temp, temp_bytes);
     if (e == cudaSuccess) e = cudaMemsetAsync(slots, 0xff, slots_n * 4);
     if (e == cudaSuccess) {
-        throw_batch<<<grid_for(count * n), BLOCK>>>(slots, n, count, seed, first);
+        throw_batch<<<pb_grid_for(count * n, BLOCK), BLOCK>>>(slots, n, count, seed, first);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)
@@ -204,7 +185,7 @@ extern "C" const pb_module pb_module_dart_throwing = {
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
-    .result = result,
+    .result = pb_gpu_shuffle_result_via,
     .verify = NULL,
     .release = release,
     .sample_perms = sample_perms,

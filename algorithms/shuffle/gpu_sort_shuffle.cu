@@ -10,6 +10,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "harness/cuda_check.h"
+#include "harness/gpu_launch.cuh"
 #include "harness/gpu_shuffle_buffers.h"
 #include "harness/rng.h"
 
@@ -50,12 +51,6 @@ struct segment_start {
     __host__ __device__ int64_t operator()(int64_t j) const { return j * n; }
 };
 
-unsigned grid_for(uint64_t work)
-{
-    uint64_t blocks = (work + BLOCK - 1) / BLOCK;
-    return (unsigned)(blocks < 65536 * 4 ? blocks : 65536 * 4);
-}
-
 struct state {
     void *bufs;
     uint64_t n, seed;
@@ -95,17 +90,12 @@ int run(void *st, uint64_t sample, pb_err *err)
 {
     state *s = (state *)st;
     if (s->n == 0) return 0;
-    make_keys<<<grid_for(s->n), BLOCK>>>(s->keys_in, s->n, s->seed, sample);
+    make_keys<<<pb_grid_for(s->n, BLOCK), BLOCK>>>(s->keys_in, s->n, s->seed, sample);
     PB_CUDA_LAUNCHED(err);
     PB_CUDA_TRY(s->item_bytes == 4 ? sort<uint32_t>(s, s->temp, s->temp_bytes)
                                    : sort<uint64_t>(s, s->temp, s->temp_bytes),
                 err);
     return 0;
-}
-
-int result(void *st, const void **out, pb_err *err)
-{
-    return pb_gpu_shuffle_result(((state *)st)->bufs, out, err);
 }
 
 void release(void *st)
@@ -147,7 +137,7 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
                                                       (int64_t)total, (int64_t)count, offsets, offsets + 1);
     if (e == cudaSuccess) e = cudaMalloc(&temp, temp_bytes);
     if (e == cudaSuccess) {
-        make_batch<<<grid_for(total), BLOCK>>>(k_in, v_in, n, count, seed, first);
+        make_batch<<<pb_grid_for(total, BLOCK), BLOCK>>>(k_in, v_in, n, count, seed, first);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)
@@ -173,7 +163,7 @@ extern "C" const pb_module pb_module_sort_shuffle = {
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
-    .result = result,
+    .result = pb_gpu_shuffle_result_via,
     .verify = NULL,
     .release = release,
     .sample_perms = sample_perms,

@@ -73,11 +73,6 @@ int run(void *st, uint64_t sample, pb_err *err)
     return s->item_bytes == 4 ? shuffle<uint32_t>(s, sample, err) : shuffle<uint64_t>(s, sample, err);
 }
 
-int result(void *st, const void **out, pb_err *err)
-{
-    return pb_gpu_shuffle_result(((state *)st)->bufs, out, err);
-}
-
 void release(void *st)
 {
     state *s = (state *)st;
@@ -106,7 +101,7 @@ extern "C" const pb_module pb_module_thrust_shuffle = {
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
-    .result = result,
+    .result = pb_gpu_shuffle_result_via,
     .verify = NULL,
     .release = release,
     .sample_perms = NULL,
