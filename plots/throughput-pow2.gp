@@ -13,9 +13,9 @@ set key outside right top noenhanced
 set title title noenhanced
 pow2(n) = (int(n) & (int(n) - 1)) == 0
 sel(L, I, want) = strcol("label") eq L && strcol("item_bytes") eq I && strcol("status") eq "ok" && pow2(column("n")) == want
-plot for [L in labels] for [I in items] datafile \
-     using (sel(L, I, 0) ? column("n") : NaN):(column("items_per_s") / 1e9) \
-     with linespoints pt 7 ps 0.6 lw 1.5 title sprintf("%s (n = 2^w+1)", L), \
-     for [L in labels] for [I in items] datafile \
-     using (sel(L, I, 1) ? column("n") : NaN):(column("items_per_s") / 1e9) \
-     with linespoints pt 6 ps 0.6 lw 1.5 dt 2 title sprintf("%s (n = 2^w)", L)
+plot for [i=1:words(labels)] for [I in items] datafile \
+     using (sel(word(labels, i), I, 0) ? column("n") : NaN):(column("items_per_s") / 1e9) \
+     with linespoints pt 7 ps 0.6 lw 1.5 lc i title sprintf("%s (n = 2^w+1)", word(labels, i)), \
+     for [i=1:words(labels)] for [I in items] datafile \
+     using (sel(word(labels, i), I, 1) ? column("n") : NaN):(column("items_per_s") / 1e9) \
+     with linespoints pt 6 ps 0.6 lw 1.5 dt 2 lc i title sprintf("%s (n = 2^w)", word(labels, i))
