@@ -285,6 +285,28 @@ static int add_instance(parse_state *st, int line, pb_qinstance **out)
     return 0;
 }
 
+/* `module = a | b | ...`: the first of these that this build has and this
+ * machine can run, else the first this build has (whose unavailability is
+ * then reported as for any module), else NULL. So a figure config can name
+ * a GPU module and its CPU twin, and run wherever it is. */
+static const pb_module *find_module(const char *names)
+{
+    char buf[200];
+    snprintf(buf, sizeof buf, "%s", names);
+    const pb_module *first = NULL;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+        while (*t == ' ' || *t == '\t') t++;
+        for (size_t l = strlen(t); l && (t[l - 1] == ' ' || t[l - 1] == '\t');) t[--l] = '\0';
+        const pb_module *m = pb_module_find(t);
+        if (!m) continue;
+        char why[256];
+        if (pb_module_available(m, why, sizeof why)) return m;
+        if (!first) first = m;
+    }
+    return first;
+}
+
 /* A section becomes one instance, or one per value of the parameter it
  * gives a list for. */
 static int resolve_section(parse_state *st, const raw_section *s)
@@ -307,7 +329,7 @@ static int resolve_section(parse_state *st, const raw_section *s)
             list = k;
         }
     }
-    const pb_module *m = pb_module_find(modname);
+    const pb_module *m = find_module(modname);
     if (!m)
         return fail_at(st, modline, "unknown module '%s' in [%s] (see 'permbench list')", modname,
                        s->name), -1;

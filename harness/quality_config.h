@@ -14,7 +14,7 @@
  *   modules = all               ; every shuffle module with sample permutations
  *
  *   [varphilox]                 ; the section name is the instance's label
- *   module = bijective-twin
+ *   module = bijective2 | bijective-twin   ; the first this machine can run
  *   bijection = varphilox
  *   rounds = 1 .. 32 +1         ; a list: one instance per value, varphilox-1 ...
  *

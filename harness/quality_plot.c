@@ -26,6 +26,20 @@ typedef struct figure {
     uint64_t samples;
 } figure;
 
+/* 1000000 -> "10^6", 250000 -> "2.5x10^5", 1234 -> "1234". */
+static const char *samples_text(uint64_t v, char *buf, size_t len)
+{
+    int e = 0;
+    uint64_t m = v;
+    while (m >= 10 && m % 10 == 0) m /= 10, e++;
+    if (e < 3) snprintf(buf, len, "%llu", (unsigned long long)v);
+    else if (m == 1) snprintf(buf, len, "10^%d", e);
+    else if (m < 10) snprintf(buf, len, "%llux10^%d", (unsigned long long)m, e);
+    else if (m < 100) snprintf(buf, len, "%.1fx10^%d", (double)m / 10, e + 1);
+    else snprintf(buf, len, "%llu", (unsigned long long)v);
+    return buf;
+}
+
 /* The first row of (group or label, n, test), or NULL. */
 static const pb_qrow *find(const pb_qrun *run, const char *label, uint32_t n, const char *test)
 {
@@ -92,8 +106,9 @@ static int draw(const char *gnuplot, const char *dir, const pb_quality_config *c
         }
     }
     char title[320];
-    snprintf(title, sizeof title, "%s%sn = %u, %llu samples each", cfg->title,
-             cfg->title[0] ? ": " : "", fig->n, (unsigned long long)fig->samples);
+    char sb[32];
+    snprintf(title, sizeof title, "%s (n = %u, %s samples each)", cfg->title, fig->n,
+             samples_text(fig->samples, sb, sizeof sb));
     if (!quotable(dir) || !quotable(title))
         return pb_err_set(err, "cannot plot: a quote character in the directory or title");
 

@@ -14,9 +14,10 @@ set ylabel ylabel noenhanced
 set logscale y
 set format y '10^{%L}'
 set grid xtics ytics mytics lc rgb '#dddddd'
-set key outside right top noenhanced
+set key inside right top noenhanced box opaque
 set xtics nomirror
 set mxtics
+set autoscale xfix
 set offsets graph 0.02, graph 0.02, 0, 0
 plot for [i=1:words(series)] datafile \
         using ((strcol(2) eq word(series, i) && $7 == n && strcol(8) eq test) ? $6 : NaN):10 \

@@ -36,6 +36,25 @@ gpu_without_device)
     args=(run "$(ini '[sweep]\nsizes = 1000\n[copy]\n')"); want="module 'copy' cannot run here" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
 plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
+quality_extra_argument) args=(quality a.ini b.ini); want="quality: expected at most one CONFIG.ini" ;;
+quality_unknown_option) args=(quality --bogus); want="quality: unknown option '--bogus'" ;;
+quality_missing_config) args=(quality "$work/none.ini"); want="none.ini: cannot open config: No such file" ;;
+quality_missing_section) args=(quality "$(ini '[fisher-yates]\n')"); want="c.ini: missing [quality] section" ;;
+quality_unknown_key) args=(quality "$(ini '[quality]\nspeed = 3\n[fisher-yates]\n')"); want="c.ini:2: unknown key 'speed' in [quality]" ;;
+quality_no_test) args=(quality "$(ini '[quality]\nseed = 3\n[fisher-yates]\n')"); want="c.ini:1: [quality] names no test" ;;
+quality_no_samples) args=(quality "$(ini '[quality]\nmmd = 100\n[fisher-yates]\n')"); want="c.ini:2: 'mmd' needs 'mmd_samples'" ;;
+quality_chisq_n) args=(quality "$(ini '[quality]\nchisq = 9\nchisq_samples = 10^7\n[fisher-yates]\n')"); want="c.ini:2: chisq at n = 9: the test counts all n! permutations" ;;
+quality_chisq_few) args=(quality "$(ini '[quality]\nchisq = 5\nchisq_samples = 100\n[fisher-yates]\n')"); want="c.ini:3: chisq at n = 5 needs at least 600 samples" ;;
+quality_dup_dense) args=(quality "$(ini '[quality]\nduplicates = 5\nduplicates_samples = 100\n[fisher-yates]\n')"); want="c.ini:2: duplicates at n = 5: the duplicate test needs n! >= 64 x samples" ;;
+quality_bad_alpha) args=(quality "$(ini '[quality]\nalpha = 0\nmmd = 5\nmmd_samples = 10\n[fisher-yates]\n')"); want="c.ini:2: alpha '0' is not a level" ;;
+quality_no_sample_perms) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[cpu-copy]\n')"); want="c.ini:4: module 'cpu-copy' in [cpu-copy] cannot draw sample permutations" ;;
+quality_unknown_module) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[nope]\n')"); want="c.ini:4: unknown module 'nope'" ;;
+quality_bad_param) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nrounds = 0 .. 4 +1\n')"); want="c.ini:6: parameter 'rounds' of 'bijective-twin': 0 is outside 1..64" ;;
+quality_only_unknown) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
+quality_gpu_without_device)
+    if ! "$pb" list --brief | grep -q '^bijective2 '; then echo "skipped: built without CUDA"; exit 77; fi
+    if "$pb" list --brief | grep -q '^bijective2 .* yes '; then echo "skipped: a GPU is present"; exit 77; fi
+    args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[bijective2]\n')"); want="module 'bijective2' cannot run here" ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac
 

@@ -12,6 +12,7 @@
 #include "stats/chisq.h"
 #include "stats/duplicates.h"
 #include "stats/inversions.h"
+#include "stats/ks.h"
 #include "stats/lehmer.h"
 #include "stats/mmd.h"
 #include "tests/test.h"
@@ -382,6 +383,15 @@ TEST_IMPL(stats_verdict)
     unsigned lo, hi;
     pb_binomial_interval(200, 0.01, 0.999, &lo, &hi);
     ASSERT(lo == 0 && hi == 8);
+    /* Kolmogorov-Smirnov against U(0, 1): an even grid fits, a point mass does not. */
+    double x[1000];
+    for (int i = 0; i < 1000; i++) x[999 - i] = (i + 0.5) / 1000;
+    ASSERT_CLOSE(pb_ks_uniform_d(x, 1000), 0.0005, 1e-12);
+    ASSERT(pb_ks_p(0.0005, 1000) == 1 && x[0] < x[1]);
+    for (int i = 0; i < 1000; i++) x[i] = 0.25;
+    ASSERT(pb_ks_uniform_d(x, 1000) == 0.75 && pb_ks_p(0.75, 1000) < 1e-300);
+    /* Kolmogorov's distribution: P(sqrt(n) D >= 1.3581) = 0.05 in the limit */
+    ASSERT_CLOSE(pb_ks_p(1.3580986 / (sqrt(1e8) + 0.12), 100000000), 0.05, 1e-4);
     pb_binomial_interval(1000, 0.01, 0.999, &lo, &hi);
     ASSERT(gsl_cdf_binomial_P(lo - 1, 0.01, 1000) <= 0.0005 && gsl_cdf_binomial_P(lo, 0.01, 1000) > 0.0005);
     ASSERT(gsl_cdf_binomial_Q(hi, 0.01, 1000) <= 0.0005 && gsl_cdf_binomial_Q(hi - 1, 0.01, 1000) > 0.0005);
