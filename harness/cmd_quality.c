@@ -108,6 +108,24 @@ static int check_available(pb_quality_config *cfg, bool quiet, json_t *skipped)
     return 0;
 }
 
+/* With modules = all|cpu|gpu, the shuffle modules left out because they
+ * cannot hand over sample permutations are named, not silently dropped. */
+static void note_untestable(const pb_quality_config *cfg, bool quiet, json_t *skipped)
+{
+    if (cfg->modules == PB_QMOD_NONE) return;
+    for (size_t i = 0; i < pb_module_count(); i++) {
+        const pb_module *m = pb_module_at(i);
+        if (m->family != PB_FAMILY_SHUFFLE || (m->flags & PB_MOD_CEILING) || m->sample_perms) continue;
+        if ((cfg->modules == PB_QMOD_CPU && m->device != PB_DEVICE_CPU) ||
+            (cfg->modules == PB_QMOD_GPU && m->device != PB_DEVICE_GPU))
+            continue;
+        if (!quiet)
+            fprintf(stderr, "permbench: note: %s has no sample-permutation path; not tested\n", m->name);
+        json_array_append_new(skipped, json_pack("{s:s, s:s, s:s}", "label", m->name, "module",
+                                                 m->name, "reason", "no sample-permutation path"));
+    }
+}
+
 /* ---- terminal output ---------------------------------------------------- */
 
 typedef struct ui {
@@ -232,6 +250,7 @@ int pb_cmd_quality(int argc, char **argv)
         goto out;
     }
     if (check_available(&cfg, quiet, skipped)) goto out;
+    note_untestable(&cfg, quiet, skipped);
 
     /* Only now, with the whole battery known to be runnable, is anything written. */
     if (out_opt) {
@@ -306,7 +325,8 @@ int pb_cmd_quality(int argc, char **argv)
                         run.rows[i].n, run.rows[i].test);
                 shown++;
             }
-        fprintf(stderr, "%s\n", fails > 8 ? ", ..." : "");
+        fprintf(stderr, "%s%s\n", fails > 8 ? ", ..." : "",
+                cfg.gate ? "" : " (gate = no: exit status 0)");
     } else if (!quiet) {
         printf("quality: all %zu tests passed%s\n", run.nrows, suspects ? " (some SUSPECT)" : "");
     }
