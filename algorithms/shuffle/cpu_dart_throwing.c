@@ -88,19 +88,62 @@ static uint32_t dt_dart(uint64_t seed, uint64_t sample, uint64_t i, unsigned rou
 DT_COMPACT(uint32_t)
 DT_COMPACT(uint64_t)
 
+/* The compaction, inside the parallel region: count the occupied slots of
+ * each chunk, a prefix over the chunks, then each chunk writes its items in
+ * slot order. */
+static void dt_compact(const void *in, void *out, unsigned item_bytes, dt_scratch *s,
+                       uint64_t nslots, int nchunks)
+{
+    _Atomic uint32_t *slots = s->slots;
+#pragma omp for schedule(static)
+    for (int ch = 0; ch < nchunks; ch++) {
+        uint64_t lo = nslots * (uint64_t)ch / (uint64_t)nchunks;
+        uint64_t hi = nslots * (uint64_t)(ch + 1) / (uint64_t)nchunks, c = 0;
+        for (uint64_t k = lo; k < hi; k++)
+            c += atomic_load_explicit(&slots[k], memory_order_relaxed) != DT_EMPTY;
+        s->chunk[ch] = c;
+    }
+#pragma omp single
+    {
+        uint64_t run = 0;
+        for (int ch = 0; ch < nchunks; ch++) {
+            uint64_t c = s->chunk[ch];
+            s->chunk[ch] = run;
+            run += c;
+        }
+    }
+#pragma omp for schedule(static)
+    for (int ch = 0; ch < nchunks; ch++) {
+        uint64_t lo = nslots * (uint64_t)ch / (uint64_t)nchunks;
+        uint64_t hi = nslots * (uint64_t)(ch + 1) / (uint64_t)nchunks, o = s->chunk[ch];
+        if (!in) {
+            uint32_t *idx = out;
+            for (uint64_t k = lo; k < hi; k++) {
+                uint32_t v = atomic_load_explicit(&slots[k], memory_order_relaxed);
+                if (v != DT_EMPTY) idx[o++] = v;
+            }
+        } else if (item_bytes == 4) {
+            dt_compact_uint32_t(in, out, slots, lo, hi, o);
+        } else {
+            dt_compact_uint64_t(in, out, slots, lo, hi, o);
+        }
+    }
+}
+
 /* out[0, n) = a uniform shuffle of in[0, n); `dart` is n 32-bit words of
  * scratch (may alias out when items are at least 4 bytes: it is read
  * before the compaction writes). in == NULL shuffles the indices (writes
- * out[k] = the index that lands at k, 32-bit). */
-static void dt_shuffle(const void *in, void *out, uint32_t *dart, uint64_t n, unsigned item_bytes,
-                       dt_scratch *s, int threads, uint64_t seed, uint64_t sample)
+ * out[k] = the index that lands at k, 32-bit). Returns -1 if the darts
+ * never settle (they would only if they repeated). */
+static int dt_shuffle(const void *in, void *out, uint32_t *dart, uint64_t n, unsigned item_bytes,
+                      dt_scratch *s, int threads, uint64_t seed, uint64_t sample)
 {
-    if (n == 0) return;
+    if (n == 0) return 0;
     uint64_t nslots = 2 * n, words = dt_words(n);
     _Atomic uint32_t *slots = s->slots;
     uint64_t *placed = s->placed;
-    int nchunks = threads * 4;
     uint64_t left = 0;
+    int settled = 0;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
 #pragma omp for schedule(static)
@@ -109,7 +152,11 @@ static void dt_shuffle(const void *in, void *out, uint32_t *dart, uint64_t n, un
 #pragma omp for schedule(static)
         for (uint64_t w = 0; w < words; w++)
             placed[w] = w + 1 < words || n % 64 == 0 ? 0 : ~UINT64_C(0) << (n % 64);
-        for (unsigned round = 0;; round++) {
+        /* Each round places an item with probability above 1/4: 2^16
+         * rounds never happen unless the darts repeat (and they would run
+         * into the next item's blocks). */
+        unsigned round;
+        for (round = 0; round < 1u << DT_ROUND_BITS; round++) {
             /* Throw: every unplaced item claims a slot. */
 #pragma omp for schedule(static)
             for (uint64_t w = 0; w < words; w++) {
@@ -146,43 +193,17 @@ static void dt_shuffle(const void *in, void *out, uint32_t *dart, uint64_t n, un
                 }
                 placed[w] |= won;
             }
-            if (left == 0) break; /* the same value on every thread: no write until next round */
+            /* `left` is the same on every thread, and not written again
+             * before the next round's first barrier. */
+            if (left == 0) break;
         }
-        /* Compaction: count per chunk, prefix, write in slot order. */
-#pragma omp for schedule(static)
-        for (int ch = 0; ch < nchunks; ch++) {
-            uint64_t lo = nslots * (uint64_t)ch / (uint64_t)nchunks;
-            uint64_t hi = nslots * (uint64_t)(ch + 1) / (uint64_t)nchunks, c = 0;
-            for (uint64_t k = lo; k < hi; k++)
-                c += atomic_load_explicit(&slots[k], memory_order_relaxed) != DT_EMPTY;
-            s->chunk[ch] = c;
-        }
-#pragma omp single
-        {
-            uint64_t run = 0;
-            for (int ch = 0; ch < nchunks; ch++) {
-                uint64_t c = s->chunk[ch];
-                s->chunk[ch] = run;
-                run += c;
-            }
-        }
-#pragma omp for schedule(static)
-        for (int ch = 0; ch < nchunks; ch++) {
-            uint64_t lo = nslots * (uint64_t)ch / (uint64_t)nchunks;
-            uint64_t hi = nslots * (uint64_t)(ch + 1) / (uint64_t)nchunks, o = s->chunk[ch];
-            if (!in) {
-                uint32_t *idx = out;
-                for (uint64_t k = lo; k < hi; k++) {
-                    uint32_t v = atomic_load_explicit(&slots[k], memory_order_relaxed);
-                    if (v != DT_EMPTY) idx[o++] = v;
-                }
-            } else if (item_bytes == 4) {
-                dt_compact_uint32_t(in, out, slots, lo, hi, o);
-            } else {
-                dt_compact_uint64_t(in, out, slots, lo, hi, o);
-            }
+        if (round < 1u << DT_ROUND_BITS) {
+            dt_compact(in, out, item_bytes, s, nslots, threads * 4);
+#pragma omp master
+            settled = 1;
         }
     }
+    return settled ? 0 : -1;
 }
 
 /* ---- module ---- */
@@ -229,11 +250,11 @@ static int prepare(const pb_point *pt, void **state, pb_err *err)
 
 static int run(void *state, uint64_t sample, pb_err *err)
 {
-    (void)err;
     dt_state *st = state;
     pb_shuffle_buffers *b = st->b;
-    dt_shuffle(b->in, b->out, b->out, b->pt.n, b->pt.item_bytes, &st->s, b->pt.threads,
-               b->pt.seed, sample);
+    if (dt_shuffle(b->in, b->out, b->out, b->pt.n, b->pt.item_bytes, &st->s, b->pt.threads,
+                   b->pt.seed, sample))
+        return pb_err_set(err, "darts did not settle in 2^%d rounds", DT_ROUND_BITS);
     return 0;
 }
 
@@ -255,10 +276,12 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
         if (dt_scratch_new(&s, n, 1) || !dart) failed = 1;
 #pragma omp for schedule(dynamic, 16)
         for (uint64_t j = 0; j < count; j++)
-            if (!failed) dt_shuffle(NULL, out + j * n, dart, n, 4, &s, 1, seed, first + j);
+            if (!failed && dt_shuffle(NULL, out + j * n, dart, n, 4, &s, 1, seed, first + j))
+                failed = 2;
         dt_scratch_free(&s);
         free(dart);
     }
+    if (failed & 2) return pb_err_set(err, "darts did not settle in 2^%d rounds", DT_ROUND_BITS);
     return failed ? pb_err_set(err, "out of memory") : 0;
 }
 

@@ -99,7 +99,7 @@ static void rs_digits(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t t0,
     uint8_t *restrict d = c->dig + lo;
     const uint32_t mask = (1u << c->bits) - 1;
     const unsigned bits = c->bits, dpw = c->dpw;
-    uint64_t first = pb_cs_pos(PB_CS_DIGITS, level, lo + t0 / c->dpb), pos = first;
+    uint64_t pos = pb_cs_pos(PB_CS_DIGITS, level, lo + t0 / c->dpb);
     uint64_t t = t0;
     for (; t + c->dpb <= t1; pos++) {
         philox4x32_ctr_t w = pb_cs_block(c->seed, c->sample, pos);
@@ -123,7 +123,6 @@ static void rs_digits(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t t0,
             }
         }
     }
-    pb_cs_note(c->sample, first, pos);
 }
 
 static void rs_scatter(const rs_ctx *c, const void *src, void *dst, uint64_t lo, uint64_t t0,

@@ -28,8 +28,9 @@
  * Role 0 is left to the plain streams of harness/rng.h and the bijections'
  * parameters (position 0, 1, ... of the sample's stream).
  *
- * Tests see every range of blocks a module consumed through pb_cs_trace:
- * ranges of one run must never overlap, which is the check that a recursion
+ * Tests see every block a module consumes through pb_cs_trace (pb_cs_block
+ * reports each block, pb_cs_close the range a stream's counter went
+ * through): ranges of one sample must never overlap, which is the check that a recursion
  * level, a merge, a thread or a call never re-draws bits another drew (the
  * copied generator state bug). */
 #ifndef PB_CPU_STREAMS_H
@@ -77,9 +78,11 @@ static inline void pb_cs_note(uint64_t sample, uint64_t first, uint64_t end)
     if (f && end > first) f(sample, first, end);
 }
 
-/* One block: 128 random bits at `pos` of `sample`'s stream. */
+/* One block: 128 random bits at `pos` of `sample`'s stream (reported to
+ * the trace as it is drawn). */
 static inline philox4x32_ctr_t pb_cs_block(uint64_t seed, uint64_t sample, uint64_t pos)
 {
+    pb_cs_note(sample, pos, pos + 1);
     philox4x32_key_t k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
     philox4x32_ctr_t c = {{(uint32_t)pos, (uint32_t)(pos >> 32), (uint32_t)sample,
                            (uint32_t)(sample >> 32)}};
@@ -97,7 +100,8 @@ static inline void pb_cs_open(pb_rng *r, uint64_t seed, uint64_t sample, uint64_
 /* The next block position the stream would draw. */
 static inline uint64_t pb_cs_tell(const pb_rng *r) { return (uint64_t)r->ctr.v[1] << 32 | r->ctr.v[0]; }
 
-/* Reports the blocks a stream opened at `pos` consumed. */
+/* Reports the blocks a stream opened at `pos` consumed (its counter says
+ * how far it went, so the report is what was drawn, not what was meant). */
 static inline void pb_cs_close(const pb_rng *r, uint64_t sample, uint64_t pos)
 {
     pb_cs_note(sample, pos, pb_cs_tell(r));

@@ -33,6 +33,47 @@ const pb_param_spec params[] = {
 
 constexpr uint64_t GRAIN = 1 << 12;
 
+/* The bijection on W consecutive values x0, x0 + 1, ...: `apply` for one
+ * value, `apply_w` for W at once (the same arithmetic, interleaved so that
+ * their dependency chains overlap). */
+constexpr int W = 8;
+
+struct lcg_fn {
+    const pb_lcg *f;
+    uint64_t operator()(uint64_t x) const { return pb_lcg_apply(f, x); }
+    void many(uint64_t x0, uint64_t *y) const
+    {
+        for (int k = 0; k < W; k++) y[k] = pb_lcg_apply(f, x0 + k);
+    }
+};
+
+/* VariablePhilox as pb_varphilox_apply (bijection.h), W values in lockstep. */
+struct varphilox_fn {
+    const pb_varphilox *f;
+    uint64_t operator()(uint64_t x) const { return pb_varphilox_apply(f, x); }
+    void many(uint64_t x0, uint64_t *y) const
+    {
+        const uint32_t rb = f->right_bits, lb = f->left_bits, shift = rb - lb;
+        const uint32_t lm = f->left_mask, rm = f->right_mask;
+        uint32_t l[W], r[W];
+        for (int k = 0; k < W; k++) {
+            l[k] = static_cast<uint32_t>((x0 + k) >> rb);
+            r[k] = static_cast<uint32_t>((x0 + k) & rm);
+        }
+        for (int i = 0; i < f->rounds; i++) {
+            const uint32_t key = f->key[i];
+            for (int k = 0; k < W; k++) {
+                uint64_t p = PB_VARPHILOX_M0 * l[k];
+                uint32_t hi = static_cast<uint32_t>(p >> 32), lo = static_cast<uint32_t>(p);
+                lo = (lo << shift) | (r[k] >> lb);
+                l[k] = (hi ^ key ^ r[k]) & lm;
+                r[k] = lo & rm;
+            }
+        }
+        for (int k = 0; k < W; k++) y[k] = uint64_t(l[k]) << rb | r[k];
+    }
+};
+
 /* out[k] = load(the k-th value of f below m over [0, domain)). */
 template <class F, class Load, class T>
 void scan(const F &f, uint64_t domain, uint64_t m, const Load &load, T *out)
@@ -40,13 +81,22 @@ void scan(const F &f, uint64_t domain, uint64_t m, const Load &load, T *out)
     tbb::parallel_scan(
         tbb::blocked_range<uint64_t>(0, domain, GRAIN), uint64_t(0),
         [&](const tbb::blocked_range<uint64_t> &r, uint64_t sum, bool is_final) {
-            if (is_final) {
-                for (uint64_t x = r.begin(); x != r.end(); ++x) {
-                    uint64_t src = f(x);
-                    if (src < m) out[sum++] = load(src);
+            uint64_t x = r.begin(), y[W];
+            for (; x + W <= r.end(); x += W) {
+                f.many(x, y);
+                if (is_final) {
+                    for (int k = 0; k < W; k++)
+                        if (y[k] < m) out[sum++] = load(y[k]);
+                } else {
+                    for (int k = 0; k < W; k++) sum += y[k] < m;
                 }
-            } else {
-                for (uint64_t x = r.begin(); x != r.end(); ++x) sum += f(x) < m;
+            }
+            for (; x != r.end(); ++x) {
+                uint64_t src = f(x);
+                if (src < m) {
+                    if (is_final) out[sum] = load(src);
+                    ++sum;
+                }
             }
             return sum;
         },
@@ -63,9 +113,8 @@ void bijective(const pb_params &p, uint64_t m, uint64_t seed, uint64_t stream, c
     pb_bij_init(&f, static_cast<pb_bij_kind>(p.v[P_BIJECTION]), static_cast<int>(p.v[P_ROUNDS]), m,
                 seed, stream);
     uint64_t domain = uint64_t(1) << f.bits;
-    if (f.kind == PB_BIJ_LCG)
-        scan([&](uint64_t x) { return pb_lcg_apply(&f.lcg, x); }, domain, m, load, out);
-    else scan([&](uint64_t x) { return pb_varphilox_apply(&f.vp, x); }, domain, m, load, out);
+    if (f.kind == PB_BIJ_LCG) scan(lcg_fn{&f.lcg}, domain, m, load, out);
+    else scan(varphilox_fn{&f.vp}, domain, m, load, out);
 }
 
 int run(void *state, uint64_t sample, pb_err *)
@@ -93,15 +142,17 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
 
 /* Permutation j: the indices for sample first + j, by the same scan. */
 int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, uint64_t count,
-                 uint32_t *out, pb_err *)
+                 uint32_t *out, pb_err *err)
 {
-    tbb::task_arena arena(pb_tbb_threads(p->v[P_THREADS]));
-    arena.execute([&] {
+    tbb::task_arena *arena = pb_tbb_arena(pb_tbb_threads(p->v[P_THREADS]));
+    if (!arena) return pb_err_set(err, "out of memory");
+    arena->execute([&] {
         tbb::parallel_for(uint64_t(0), count, [&](uint64_t j) {
             bijective(*p, n, seed, first + j, [](uint64_t k) { return static_cast<uint32_t>(k); },
                       out + j * n);
         });
     });
+    delete arena;
     return 0;
 }
 

@@ -44,7 +44,6 @@ void sort_shuffle(uint64_t n, pair *pairs, uint64_t seed, uint64_t sample, const
     uint64_t blocks = (n + 1) / 2;
     tbb::parallel_for(tbb::blocked_range<uint64_t>(0, blocks, GRAIN),
                       [&](const tbb::blocked_range<uint64_t> &r) {
-                          uint64_t first = pb_cs_pos(PB_CS_KEYS, 0, r.begin());
                           for (uint64_t blk = r.begin(); blk != r.end(); ++blk) {
                               philox4x32_ctr_t w =
                                   pb_cs_block(seed, sample, pb_cs_pos(PB_CS_KEYS, 0, blk));
@@ -52,7 +51,6 @@ void sort_shuffle(uint64_t n, pair *pairs, uint64_t seed, uint64_t sample, const
                               pairs[i] = {uint64_t(w.v[0]) << 32 | w.v[1], load(i)};
                               if (i + 1 < n) pairs[i + 1] = {uint64_t(w.v[2]) << 32 | w.v[3], load(i + 1)};
                           }
-                          pb_cs_note(sample, first, first + (r.end() - r.begin()));
                       });
     tbb::parallel_sort(pairs, pairs + n);
     tbb::parallel_for(tbb::blocked_range<uint64_t>(0, n, GRAIN),
@@ -101,9 +99,10 @@ int run(void *state, uint64_t sample, pb_err *)
 int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, uint64_t count,
                  uint32_t *out, pb_err *err)
 {
-    tbb::task_arena arena(pb_tbb_threads(p->v[P_THREADS]));
+    tbb::task_arena *arena = pb_tbb_arena(pb_tbb_threads(p->v[P_THREADS]));
+    if (!arena) return pb_err_set(err, "out of memory");
     std::atomic<bool> failed{false};
-    arena.execute([&] {
+    arena->execute([&] {
         tbb::parallel_for(tbb::blocked_range<uint64_t>(0, count, 16),
                           [&](const tbb::blocked_range<uint64_t> &r) {
                               pair *pairs = static_cast<pair *>(std::malloc((n + 1) * sizeof(pair)));
@@ -120,6 +119,7 @@ int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, 
                               std::free(pairs);
                           });
     });
+    delete arena;
     return failed ? pb_err_set(err, "out of memory") : 0;
 }
 

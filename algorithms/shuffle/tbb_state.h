@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <new>
 
+#include <tbb/info.h>
 #include <tbb/task_arena.h>
 
 #include "harness/module.h"
@@ -28,8 +29,16 @@ static inline void pb_tbb_release(void *state)
     delete st;
 }
 
+/* An arena of `threads` threads; oneTBB never runs more workers than
+ * cores, so a larger request gets the cores (and no warning). */
+static inline tbb::task_arena *pb_tbb_arena(int threads)
+{
+    int cores = tbb::info::default_concurrency();
+    return new (std::nothrow) tbb::task_arena(threads < 1 ? 1 : threads < cores ? threads : cores);
+}
+
 /* Buffers (in place or not), an arena of pt->threads, and scratch_bytes of
- * scratch (first touched by the arena's threads). */
+ * scratch. */
 static inline int pb_tbb_prepare(const pb_point *pt, bool out_of_place, size_t scratch_bytes,
                                  void **state, pb_err *err)
 {
@@ -39,7 +48,7 @@ static inline int pb_tbb_prepare(const pb_point *pt, bool out_of_place, size_t s
         delete st;
         return -1;
     }
-    st->arena = new (std::nothrow) tbb::task_arena(pt->threads > 0 ? pt->threads : 1);
+    st->arena = pb_tbb_arena(pt->threads);
     if (scratch_bytes) st->scratch = std::malloc(scratch_bytes);
     if (!st->arena || (scratch_bytes && !st->scratch)) {
         pb_tbb_release(st);
@@ -57,7 +66,7 @@ static inline int pb_tbb_result(void *state, const void **out, pb_err *err)
 /* Threads for a `threads` parameter value: 0 means all cores. */
 static inline int pb_tbb_threads(long long param)
 {
-    return param > 0 ? static_cast<int>(param) : tbb::this_task_arena::max_concurrency();
+    return param > 0 ? static_cast<int>(param) : tbb::info::default_concurrency();
 }
 
 #endif

@@ -1,0 +1,506 @@
+/* The multicore CPU shuffles (issue 4): rao-sandelius, merge-shuffle,
+ * cpu-dart-throwing, tbb-bijective, tbb-sort-shuffle and the tbb-gather
+ * ceiling.
+ *
+ *  - valid permutations at sizes 0, 1, 2, 2^k +- 1 and large, both item
+ *    widths, with parameters that drive the recursion deep (cutoff 1,
+ *    one-bit digits, blocks of one item);
+ *  - the same output for the same seed and thread count, and, since every
+ *    one of them is built to allow it, for any thread count (1, 2, 3, 5);
+ *  - run() and sample_perms() give the same permutation for a sample;
+ *  - no random bit drawn twice: every range of Philox blocks a run consumes
+ *    is reported through pb_cs_trace, and no two ranges of one sample may
+ *    overlap (two recursion levels, two merges, two threads or two calls
+ *    drawing the same stream would);
+ *  - uniformity: chi-square over all 24 permutations of 4 items and all
+ *    720 of 6, and the joint orders of four disjoint pairs of 8 items
+ *    (where merges or levels that shared bits would make correlated
+ *    decisions);
+ *  - tbb-bijective equals the C twin bit for bit, tbb-gather cpu-gather. */
+#include <gsl/gsl_cdf.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "algorithms/shuffle/bijective_twin.h"
+#include "algorithms/shuffle/cpu_streams.h"
+#include "harness/family_shuffle.h"
+#include "harness/params.h"
+#include "harness/registry.h"
+#include "tests/module_driver.h"
+#include "tests/test.h"
+
+/* A module with parameters ("name=value,name=value"). */
+typedef struct variant {
+    const char *module;
+    const char *params;
+} variant;
+
+/* Every configuration that changes the algorithm's shape. */
+static const variant all_variants[] = {
+    {"rao-sandelius", ""},
+    {"rao-sandelius", "radix_bits=1,cutoff=1"},
+    {"rao-sandelius", "radix_bits=3,cutoff=5"},
+    {"merge-shuffle", ""},
+    {"merge-shuffle", "block=1"},
+    {"merge-shuffle", "block=3"},
+    {"cpu-dart-throwing", ""},
+    {"tbb-sort-shuffle", ""},
+    {"tbb-bijective", ""},
+    {"tbb-bijective", "bijection=lcg"},
+    {"tbb-gather", ""},
+};
+#define NVARIANTS (sizeof all_variants / sizeof all_variants[0])
+
+/* The shuffles whose permutations must be uniform (the bijective shuffle
+ * is tested through its twin and the quality battery; gather is a
+ * ceiling). */
+static const variant uniform_variants[] = {
+    {"rao-sandelius", ""},
+    {"rao-sandelius", "radix_bits=1,cutoff=1"},
+    {"rao-sandelius", "radix_bits=2,cutoff=2"},
+    {"rao-sandelius", "radix_bits=3,cutoff=1"},
+    {"merge-shuffle", ""},
+    {"merge-shuffle", "block=1"},
+    {"merge-shuffle", "block=2"},
+    {"cpu-dart-throwing", ""},
+    {"tbb-sort-shuffle", ""},
+};
+#define NUNIFORM (sizeof uniform_variants / sizeof uniform_variants[0])
+
+static int set_params(const variant *v, const pb_module *m, pb_params *p, int threads)
+{
+    pb_params_defaults(m, p);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v->params);
+    for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        pb_err err;
+        if (!eq) return -1;
+        *eq = '\0';
+        if (pb_params_set(m, p, kv, eq + 1, &err)) {
+            fprintf(stderr, "%s\n", err.msg);
+            return -1;
+        }
+    }
+    int ti = pb_module_param_index(m, "threads");
+    if (ti >= 0) p->v[ti] = threads;
+    return 0;
+}
+
+static const pb_module *find(const variant *v)
+{
+    const pb_module *m = pb_module_find(v->module);
+    if (!m) fprintf(stderr, "no module %s\n", v->module);
+    return m;
+}
+
+/* Runs variant v once (sample `sample`) on n fresh items; checks the
+ * output; returns in *perm (malloc'd) the input index at each position. */
+static int drive(const variant *v, uint64_t n, unsigned bytes, uint64_t seed, uint64_t sample,
+                 int threads, uint32_t **perm)
+{
+    const pb_module *m = find(v);
+    pb_params p;
+    pb_err err;
+    if (!m || set_params(v, m, &p, threads)) return -1;
+    pb_point pt = {n, bytes, seed, &p, threads};
+    void *state = NULL;
+    if (m->prepare(&pt, &state, &err)) {
+        fprintf(stderr, "%s (%s) n=%llu: %s\n", v->module, v->params, (unsigned long long)n, err.msg);
+        return -1;
+    }
+    const void *out = NULL;
+    int rc = m->run(state, sample, &err);
+    if (!rc) rc = m->result(state, &out, &err);
+    if (!rc && m->verify) rc = m->verify(state, &err);
+    if (!rc) rc = pb_shuffle_check(out, n, bytes, &err);
+    if (rc) {
+        fprintf(stderr, "%s (%s) n=%llu item=%u threads=%d: %s\n", v->module, v->params,
+                (unsigned long long)n, bytes, threads, err.msg);
+    } else if (perm) {
+        *perm = malloc((n ? n : 1) * sizeof **perm);
+        if (!*perm) rc = -1;
+        for (uint64_t i = 0; !rc && i < n; i++) {
+            uint64_t item = bytes == 4 ? ((const uint32_t *)out)[i] : ((const uint64_t *)out)[i];
+            (*perm)[i] = (uint32_t)pb_shuffle_item_index(item, bytes);
+        }
+    }
+    m->release(state);
+    return rc;
+}
+
+static const uint64_t sizes[] = {
+    0, 1, 2, 3, 4, 5, (1 << 4) - 1, (1 << 4) + 1, (1 << 10) - 1, (1 << 10) + 1,
+    (1 << 14) - 1, (1 << 14) + 1, (1 << 17) - 1, (1 << 17) + 1, (1 << 20) + 1,
+};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+/* Valid at every size, and the same permutation for threads 1, 2, 3 and 5
+ * (the same for 2 twice: deterministic), for both item widths. */
+TEST_IMPL(cpu_shuffles_thread_independent)
+{
+    static const int threads[] = {2, 1, 3, 5, 2};
+    for (size_t vi = 0; vi < NVARIANTS; vi++) {
+        const variant *v = &all_variants[vi];
+        for (size_t si = 0; si < NSIZES; si++) {
+            uint64_t n = sizes[si];
+            for (unsigned bytes = 4; bytes <= 8; bytes += 4) {
+                /* One width at the largest size keeps the suite fast. */
+                if (n > (1 << 17) && bytes == 4) continue;
+                uint32_t *first = NULL;
+                for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+                    uint32_t *perm;
+                    ASSERT(drive(v, n, bytes, 77, 3, threads[t], &perm) == 0);
+                    if (!first) {
+                        first = perm;
+                        continue;
+                    }
+                    if (memcmp(first, perm, n * sizeof *perm) != 0) {
+                        fprintf(stderr, "%s (%s) n=%llu item=%u: threads=%d differs from threads=2\n",
+                                v->module, v->params, (unsigned long long)n, bytes, threads[t]);
+                        return 1;
+                    }
+                    free(perm);
+                }
+                free(first);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Another sample or another seed gives another permutation. */
+TEST_IMPL(cpu_shuffles_seed_and_sample)
+{
+    enum { N = 4097 };
+    for (size_t vi = 0; vi < NVARIANTS; vi++) {
+        uint32_t *a, *b, *c;
+        ASSERT(drive(&all_variants[vi], N, 8, 5, 0, 2, &a) == 0);
+        ASSERT(drive(&all_variants[vi], N, 8, 5, 1, 2, &b) == 0);
+        ASSERT(drive(&all_variants[vi], N, 8, 6, 0, 2, &c) == 0);
+        ASSERT(memcmp(a, b, sizeof(uint32_t) * N) != 0 && memcmp(a, c, sizeof(uint32_t) * N) != 0);
+        free(a), free(b), free(c);
+    }
+    return 0;
+}
+
+/* sample_perms(first = s) is the permutation run(sample = s) applies. */
+TEST_IMPL(cpu_shuffles_sample_perms_match_run)
+{
+    static const uint32_t ns[] = {1, 2, 7, 1000, 70001};
+    for (size_t vi = 0; vi < NVARIANTS; vi++) {
+        const variant *v = &all_variants[vi];
+        const pb_module *m = find(v);
+        ASSERT(m);
+        if (!m->sample_perms) continue;
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+            uint32_t n = ns[k];
+            pb_params p;
+            pb_err err;
+            ASSERT(set_params(v, m, &p, 3) == 0);
+            uint32_t *perms = malloc(sizeof(uint32_t) * n * 3);
+            ASSERT(perms && m->sample_perms(&p, n, 11, 40, 3, perms, &err) == 0);
+            for (int j = 0; j < 3; j++) {
+                uint32_t *perm;
+                ASSERT(drive(v, n, j == 1 ? 4 : 8, 11, 40 + (uint64_t)j, 2, &perm) == 0);
+                if (memcmp(perm, perms + (size_t)j * n, sizeof(uint32_t) * n) != 0) {
+                    fprintf(stderr, "%s (%s) n=%u: sample_perms differs from run for sample %d\n",
+                            v->module, v->params, n, 40 + j);
+                    return 1;
+                }
+                free(perm);
+            }
+            free(perms);
+        }
+    }
+    return 0;
+}
+
+/* ---- random-bit reuse ---- */
+
+typedef struct trace_range {
+    uint64_t sample, first, end;
+} trace_range;
+
+static struct {
+    pthread_mutex_t lock;
+    trace_range *r;
+    size_t n, cap;
+    int overflow;
+} rec = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
+
+static void record(uint64_t sample, uint64_t first, uint64_t end)
+{
+    pthread_mutex_lock(&rec.lock);
+    if (rec.n == rec.cap) {
+        size_t cap = rec.cap ? 2 * rec.cap : 4096;
+        trace_range *r = realloc(rec.r, cap * sizeof *r);
+        if (!r) rec.overflow = 1;
+        else rec.r = r, rec.cap = cap;
+    }
+    if (rec.n < rec.cap) rec.r[rec.n++] = (trace_range){sample, first, end};
+    pthread_mutex_unlock(&rec.lock);
+}
+
+static int cmp_range(const void *x, const void *y)
+{
+    const trace_range *a = x, *b = y;
+    if (a->sample != b->sample) return a->sample < b->sample ? -1 : 1;
+    if (a->first != b->first) return a->first < b->first ? -1 : 1;
+    return (a->end > b->end) - (a->end < b->end);
+}
+
+/* 0 if no two recorded ranges of one sample share a block; prints the
+ * first pair that does. */
+static int ranges_disjoint(const char *what)
+{
+    qsort(rec.r, rec.n, sizeof *rec.r, cmp_range);
+    for (size_t i = 1; i < rec.n; i++) {
+        const trace_range *a = &rec.r[i - 1], *b = &rec.r[i];
+        if (a->sample == b->sample && b->first < a->end) {
+            fprintf(stderr,
+                    "%s: sample %llu draws blocks [%#llx, %#llx) and [%#llx, %#llx): bits reused\n",
+                    what, (unsigned long long)a->sample, (unsigned long long)a->first,
+                    (unsigned long long)a->end, (unsigned long long)b->first,
+                    (unsigned long long)b->end);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The checker itself: overlapping ranges of one sample are caught, the
+ * same range in two samples is not a reuse. */
+TEST_IMPL(cpu_shuffles_trace_checker)
+{
+    rec.n = 0;
+    record(1, 10, 20);
+    record(2, 10, 20);
+    record(1, 20, 30);
+    ASSERT(!rec.overflow && ranges_disjoint("self-test") == 0);
+    record(1, 29, 31);
+    fprintf(stderr, "(an overlap is expected next)\n");
+    ASSERT(ranges_disjoint("self-test") != 0);
+    free(rec.r);
+    rec.r = NULL, rec.n = rec.cap = 0;
+    return 0;
+}
+
+/* Every module that draws through cpu_streams.h, over several samples,
+ * thread counts and both of its paths (run and sample_perms): no block of
+ * Philox output is consumed twice within a sample. The sizes take every
+ * path: parallel splits (2^18), deep recursion (cutoff 1, one-bit digits),
+ * many small merges (block 1), many rounds of darts. */
+TEST_IMPL(cpu_shuffles_no_bit_reuse)
+{
+    static const variant traced[] = {
+        {"rao-sandelius", ""},
+        {"rao-sandelius", "radix_bits=1,cutoff=1"},
+        {"rao-sandelius", "radix_bits=5,cutoff=3"},
+        {"merge-shuffle", ""},
+        {"merge-shuffle", "block=1"},
+        {"merge-shuffle", "block=5"},
+        {"cpu-dart-throwing", ""},
+        {"tbb-sort-shuffle", ""},
+    };
+    static const uint64_t ns[] = {2, 3, 100, 4097, (1 << 18) + 3};
+    for (size_t vi = 0; vi < sizeof traced / sizeof traced[0]; vi++) {
+        const variant *v = &traced[vi];
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+            rec.n = 0;
+            pb_cs_trace = record;
+            int rc = 0;
+            /* Three consecutive samples, one run each, with 1 and 3 threads:
+             * the 3-thread runs are recorded for samples 0..2, the 1-thread
+             * ones for 10..12. */
+            for (uint64_t s = 0; s < 3 && !rc; s++) {
+                rc = drive(v, ns[k], 8, 99, s, 3, NULL);
+                if (!rc) rc = drive(v, ns[k], 8, 99, 10 + s, 1, NULL);
+            }
+            /* sample_perms for samples 20..23 in one batch. */
+            const pb_module *m = find(v);
+            if (!rc && m && m->sample_perms && ns[k] <= 5000) {
+                pb_params p;
+                pb_err err;
+                uint32_t *perms = malloc(sizeof(uint32_t) * ns[k] * 4);
+                rc = !perms || set_params(v, m, &p, 2) ||
+                     m->sample_perms(&p, (uint32_t)ns[k], 99, 20, 4, perms, &err);
+                free(perms);
+            }
+            pb_cs_trace = NULL;
+            ASSERT(rc == 0 && !rec.overflow);
+            char what[128];
+            snprintf(what, sizeof what, "%s (%s) n=%llu", v->module, v->params,
+                     (unsigned long long)ns[k]);
+            ASSERT(ranges_disjoint(what) == 0);
+            /* The hook is wired: a shuffle of 100 or more items draws. */
+            if (ns[k] >= 100 && rec.n == 0) {
+                fprintf(stderr, "%s: no random draws were reported\n", what);
+                return 1;
+            }
+        }
+    }
+    free(rec.r);
+    rec.r = NULL, rec.n = rec.cap = 0;
+    return 0;
+}
+
+/* ---- uniformity ---- */
+
+/* Lehmer rank of a permutation of 0..n-1 (n small). */
+static unsigned rank_perm(const uint32_t *p, int n)
+{
+    unsigned r = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned smaller = 0;
+        for (int j = i + 1; j < n; j++) smaller += p[j] < p[i];
+        r = r * (unsigned)(n - i) + smaller;
+    }
+    return r;
+}
+
+/* Chi-square of counts against equal cells; fails below p = 1e-6. */
+static int chi_square(const char *what, const unsigned *count, unsigned cells, unsigned draws)
+{
+    double chi2 = 0, e = (double)draws / cells;
+    for (unsigned c = 0; c < cells; c++) chi2 += (count[c] - e) * (count[c] - e) / e;
+    double p = gsl_cdf_chisq_Q(chi2, cells - 1);
+    if (p < 1e-6) {
+        fprintf(stderr, "%s: chi-square %.1f over %u cells, p = %.3g\n", what, chi2, cells, p);
+        return 1;
+    }
+    return 0;
+}
+
+static uint32_t *sample(const variant *v, uint32_t n, uint64_t seed, uint64_t count)
+{
+    const pb_module *m = find(v);
+    pb_params p;
+    pb_err err;
+    uint32_t *perms = malloc(sizeof(uint32_t) * n * count);
+    if (!m || !perms || set_params(v, m, &p, 0) ||
+        m->sample_perms(&p, n, seed, 0, count, perms, &err)) {
+        free(perms);
+        return NULL;
+    }
+    return perms;
+}
+
+/* All 4! and 6! permutations equally often (sample_perms, which equals
+ * run: see cpu_shuffles_sample_perms_match_run). */
+TEST_IMPL(cpu_shuffles_uniform)
+{
+    static const struct {
+        uint32_t n;
+        unsigned cells, draws;
+    } cases[] = {{4, 24, 48000}, {5, 120, 120000}, {6, 720, 216000}};
+    unsigned *count = malloc(sizeof(unsigned) * 720);
+    ASSERT(count);
+    for (size_t vi = 0; vi < NUNIFORM; vi++) {
+        const variant *v = &uniform_variants[vi];
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            uint32_t n = cases[c].n;
+            uint32_t *perms = sample(v, n, 2026 + c, cases[c].draws);
+            ASSERT(perms);
+            memset(count, 0, sizeof(unsigned) * cases[c].cells);
+            for (unsigned d = 0; d < cases[c].draws; d++) count[rank_perm(perms + (size_t)d * n, (int)n)]++;
+            free(perms);
+            char what[128];
+            snprintf(what, sizeof what, "%s (%s) n=%u", v->module, v->params, n);
+            ASSERT(chi_square(what, count, cases[c].cells, cases[c].draws) == 0);
+        }
+    }
+    free(count);
+    return 0;
+}
+
+/* The relative orders of four disjoint pairs of 8 items, (0,1) (2,3) (4,5)
+ * (6,7), are independent fair coins: 16 equal cells. Merges of one level
+ * that shared a bit stream, or recursion levels that re-drew their parent's
+ * digits, would order the pairs alike. Also the first and last positions'
+ * items (64 cells). */
+TEST_IMPL(cpu_shuffles_independent_decisions)
+{
+    enum { N = 8, DRAWS = 64000 };
+    for (size_t vi = 0; vi < NUNIFORM; vi++) {
+        const variant *v = &uniform_variants[vi];
+        uint32_t *perms = sample(v, N, 4242, DRAWS);
+        ASSERT(perms);
+        unsigned pairs[16] = {0}, ends[64] = {0};
+        for (unsigned d = 0; d < DRAWS; d++) {
+            const uint32_t *p = perms + (size_t)d * N;
+            uint32_t pos[N];
+            for (int i = 0; i < N; i++) pos[p[i]] = (uint32_t)i;
+            unsigned cell = 0;
+            for (int k = 0; k < 4; k++) cell = cell << 1 | (pos[2 * k] < pos[2 * k + 1]);
+            pairs[cell]++;
+            ends[p[0] * N + p[N - 1]]++;
+        }
+        free(perms);
+        /* p[0] == p[N-1] never happens: 56 reachable cells. */
+        unsigned reach[56], r = 0;
+        for (int c = 0; c < 64; c++)
+            if (c / N != c % N) reach[r++] = ends[c];
+        char what[128];
+        snprintf(what, sizeof what, "%s (%s) pair orders", v->module, v->params);
+        ASSERT(chi_square(what, pairs, 16, DRAWS) == 0);
+        snprintf(what, sizeof what, "%s (%s) first and last items", v->module, v->params);
+        ASSERT(chi_square(what, reach, 56, DRAWS) == 0);
+    }
+    return 0;
+}
+
+/* ---- the oneTBB modules against their references ---- */
+
+/* tbb-bijective's output is the C twin's, bit for bit, for any thread
+ * count: the compaction keeps the padded positions' order. */
+TEST_IMPL(cpu_shuffles_tbb_bijective_twin)
+{
+    static const uint64_t ns[] = {1, 2, 3, 17, 1000, (1 << 16) + 1, 1000003};
+    const pb_module *m = pb_module_find("tbb-bijective");
+    ASSERT(m);
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+        for (unsigned bytes = 4; bytes <= 8; bytes += 4)
+            for (int kind = 0; kind < 2; kind++)
+                for (int threads = 1; threads <= 3; threads += 2) {
+                    uint64_t n = ns[k];
+                    pb_params p;
+                    pb_err err;
+                    pb_params_defaults(m, &p);
+                    p.v[0] = threads;
+                    p.v[1] = kind;
+                    pb_point pt = {n, bytes, 31337, &p, threads};
+                    void *state;
+                    const void *out;
+                    ASSERT(m->prepare(&pt, &state, &err) == 0);
+                    ASSERT(m->run(state, 6, &err) == 0 && m->result(state, &out, &err) == 0);
+                    void *in = malloc(n * bytes), *twin = malloc(n * bytes);
+                    ASSERT(in && twin);
+                    pb_shuffle_fill(in, n, bytes);
+                    pb_bijective_twin_shuffle(in, twin, n, bytes, (pb_bij_kind)kind,
+                                              PB_BIJ_DEFAULT_ROUNDS, 31337, 6);
+                    if (memcmp(out, twin, n * bytes) != 0) {
+                        fprintf(stderr, "tbb-bijective n=%llu item=%u %s threads=%d differs from the twin\n",
+                                (unsigned long long)n, bytes, kind ? "lcg" : "varphilox", threads);
+                        return 1;
+                    }
+                    free(in), free(twin);
+                    m->release(state);
+                }
+    return 0;
+}
+
+/* tbb-gather reads through the same bijection as cpu-gather. */
+TEST_IMPL(cpu_shuffles_tbb_gather_equals_cpu_gather)
+{
+    static const uint64_t ns[] = {1, 2, 1025, (1 << 20) + 1};
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        void *a, *b;
+        pb_err err;
+        ASSERT(pb_drive_module(pb_module_find("tbb-gather"), ns[k], 8, 3, 2, 3, &a, &err) == 0);
+        ASSERT(pb_drive_module(pb_module_find("cpu-gather"), ns[k], 8, 3, 2, 2, &b, &err) == 0);
+        ASSERT(memcmp(a, b, ns[k] * 8) == 0);
+        free(a), free(b);
+    }
+    return 0;
+}
