@@ -40,6 +40,7 @@ static const pb_param_spec params[] = {PB_PARAM_THREADS};
 #define DT_EMPTY UINT32_C(0xffffffff)
 #define DT_MAX_N ((UINT64_C(1) << 31) - 1)
 #define DT_ROUND_BITS 16
+#define DT_AHEAD 32 /* the compaction prefetches the item of the slot this far ahead */
 
 typedef struct dt_scratch {
     _Atomic uint32_t *slots; /* 2n */
@@ -81,12 +82,39 @@ static uint32_t dt_dart(uint64_t seed, uint64_t sample, uint64_t i, unsigned rou
                                uint64_t o)                                                         \
     {                                                                                              \
         for (uint64_t k = lo; k < hi; k++) {                                                       \
+            if (k + DT_AHEAD < hi) {                                                               \
+                uint32_t u = atomic_load_explicit(&slots[k + DT_AHEAD], memory_order_relaxed);     \
+                if (u != DT_EMPTY) __builtin_prefetch(&in[u]);                                     \
+            }                                                                                      \
             uint32_t v = atomic_load_explicit(&slots[k], memory_order_relaxed);                    \
             if (v != DT_EMPTY) out[o++] = in[v];                                                   \
         }                                                                                          \
     }
 DT_COMPACT(uint32_t)
 DT_COMPACT(uint64_t)
+
+/* The check of word w's unplaced items: the winners of their slots commit
+ * and are marked placed; returns how many lost. */
+static uint64_t dt_check(_Atomic uint32_t *slots, uint64_t *placed, const uint32_t *dart,
+                         uint64_t w)
+{
+    uint64_t won = 0, lost = 0;
+    for (uint64_t open = ~placed[w]; open; open &= open - 1)
+        __builtin_prefetch((const void *)&slots[dart[w * 64 + (uint64_t)__builtin_ctzll(open)]]);
+    for (uint64_t open = ~placed[w]; open; open &= open - 1) {
+        unsigned b = (unsigned)__builtin_ctzll(open);
+        uint64_t i = w * 64 + b;
+        uint32_t d = dart[i];
+        if (atomic_load_explicit(&slots[d], memory_order_relaxed) == (DT_TENTATIVE | (uint32_t)i)) {
+            atomic_store_explicit(&slots[d], (uint32_t)i, memory_order_relaxed);
+            won |= UINT64_C(1) << b;
+        } else {
+            lost++;
+        }
+    }
+    placed[w] |= won;
+    return lost;
+}
 
 /* The compaction, inside the parallel region: count the occupied slots of
  * each chunk, a prefix over the chunks, then each chunk writes its items in
@@ -139,10 +167,11 @@ static int dt_shuffle(const void *in, void *out, uint32_t *dart, uint64_t n, uns
                       dt_scratch *s, int threads, uint64_t seed, uint64_t sample)
 {
     if (n == 0) return 0;
+    threads = pb_cs_team(threads, n);
     uint64_t nslots = 2 * n, words = dt_words(n);
     _Atomic uint32_t *slots = s->slots;
     uint64_t *placed = s->placed;
-    uint64_t left = 0;
+    uint64_t left0 = 0, left1 = 0; /* unplaced after the check of an even, odd round */
     int settled = 0;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -157,14 +186,25 @@ static int dt_shuffle(const void *in, void *out, uint32_t *dart, uint64_t n, uns
          * into the next item's blocks). */
         unsigned round;
         for (round = 0; round < 1u << DT_ROUND_BITS; round++) {
-            /* Throw: every unplaced item claims a slot. */
+            /* Every thread read this parity's count two rounds ago; the
+             * throw's barrier orders the reset before the check adds to it. */
+#pragma omp master
+            *(round & 1 ? &left1 : &left0) = 0;
+            /* Throw: every unplaced item claims a slot. The darts of a
+             * word's 64 items are drawn (and their slots prefetched) before
+             * any is claimed, so the cache misses overlap. */
 #pragma omp for schedule(static)
             for (uint64_t w = 0; w < words; w++) {
                 for (uint64_t open = ~placed[w]; open; open &= open - 1) {
                     uint64_t i = w * 64 + (uint64_t)__builtin_ctzll(open);
                     uint32_t d = dt_dart(seed, sample, i, round, nslots);
-                    uint32_t claim = DT_TENTATIVE | (uint32_t)i;
                     dart[i] = d;
+                    __builtin_prefetch((const void *)&slots[d], 1);
+                }
+                for (uint64_t open = ~placed[w]; open; open &= open - 1) {
+                    uint64_t i = w * 64 + (uint64_t)__builtin_ctzll(open);
+                    uint32_t d = dart[i];
+                    uint32_t claim = DT_TENTATIVE | (uint32_t)i;
                     uint32_t cur = atomic_load_explicit(&slots[d], memory_order_relaxed);
                     while (claim < cur &&
                            !atomic_compare_exchange_weak_explicit(&slots[d], &cur, claim,
@@ -173,29 +213,17 @@ static int dt_shuffle(const void *in, void *out, uint32_t *dart, uint64_t n, uns
                     }
                 }
             }
-#pragma omp single
-            left = 0;
             /* Check: winners commit, the others stay unplaced. */
-#pragma omp for schedule(static) reduction(+ : left)
-            for (uint64_t w = 0; w < words; w++) {
-                uint64_t won = 0;
-                for (uint64_t open = ~placed[w]; open; open &= open - 1) {
-                    unsigned b = (unsigned)__builtin_ctzll(open);
-                    uint64_t i = w * 64 + b;
-                    uint32_t d = dart[i];
-                    if (atomic_load_explicit(&slots[d], memory_order_relaxed) ==
-                        (DT_TENTATIVE | (uint32_t)i)) {
-                        atomic_store_explicit(&slots[d], (uint32_t)i, memory_order_relaxed);
-                        won |= UINT64_C(1) << b;
-                    } else {
-                        left++;
-                    }
-                }
-                placed[w] |= won;
+            if (round & 1) {
+#pragma omp for schedule(static) reduction(+ : left1)
+                for (uint64_t w = 0; w < words; w++) left1 += dt_check(slots, placed, dart, w);
+            } else {
+#pragma omp for schedule(static) reduction(+ : left0)
+                for (uint64_t w = 0; w < words; w++) left0 += dt_check(slots, placed, dart, w);
             }
-            /* `left` is the same on every thread, and not written again
-             * before the next round's first barrier. */
-            if (left == 0) break;
+            /* The same on every thread, and not written before the end of
+             * the next round's throw. */
+            if ((round & 1 ? left1 : left0) == 0) break;
         }
         if (round < 1u << DT_ROUND_BITS) {
             dt_compact(in, out, item_bytes, s, nslots, threads * 4);

@@ -143,6 +143,7 @@ static void ms_shuffle(void *a, uint64_t n, unsigned item_bytes, const pb_params
                        uint64_t seed, uint64_t sample)
 {
     if (n <= 1) return;
+    threads = pb_cs_team(threads, n);
     ms_ctx c = {.seed = seed, .sample = sample, .n = n, .k = 0, .item_bytes = item_bytes,
                 .a = a, .threads = threads};
     uint64_t block = (uint64_t)p->v[P_BLOCK];

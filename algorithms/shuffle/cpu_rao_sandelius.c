@@ -14,9 +14,10 @@
  * Fisher-Yates, so the result always ends in the array (in place, with n
  * items of scratch and n digit bytes).
  *
- * Nodes of at least 2^17 elements split with every thread (counts per
- * chunk, a prefix over (digit, chunk), a parallel stable scatter); children
- * of at least 2^12 elements become tasks.
+ * Nodes of at least 2^17 elements that hold more than a 2T-th of the array
+ * (T threads) split with every thread (counts per chunk, a prefix over
+ * (digit, chunk), a parallel stable scatter); the others split sequentially
+ * in their own task: children of at least 2^12 elements become tasks.
  *
  * Randomness (algorithms/shuffle/cpu_streams.h): the digit of the t-th
  * element of node [lo, hi) of level L is digit t of blocks lo, lo + 1, ...
@@ -50,6 +51,7 @@ typedef struct rs_ctx {
     uint64_t seed, sample;
     unsigned bits, dpw, dpb; /* digit bits; digits per 32-bit word, per block */
     uint64_t cutoff;
+    uint64_t par_min; /* nodes this large split with all threads */
     unsigned item_bytes;
     void *a, *b; /* the array (holds the result) and the scratch */
     uint8_t *dig;
@@ -198,7 +200,7 @@ static void rs_node(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi)
     const void *src = level & 1 ? c->b : c->a;
     void *dst = level & 1 ? c->a : c->b;
     uint64_t start[RS_MAX_RADIX + 1];
-    if (c->threads > 1 && size >= RS_PAR_MIN &&
+    if (c->threads > 1 && size >= c->par_min &&
         rs_split_parallel(c, level, lo, hi, src, dst, start) == 0) {
         /* split */
     } else {
@@ -238,10 +240,17 @@ static void rs_shuffle(void *a, void *b, uint8_t *dig, uint64_t n, unsigned item
         .a = a,
         .b = b,
         .dig = dig,
-        .threads = threads,
+        .threads = pb_cs_team(threads, n),
     };
+    threads = c.threads;
     c.dpw = 32 / c.bits;
     c.dpb = 4 * c.dpw;
+    /* A node splits with every thread when it is large and holds more than
+     * a 2T-th of the array (there are too few of its size to keep the
+     * threads busy as separate tasks); the others split sequentially, in
+     * their own task. */
+    c.par_min = n / (2 * (uint64_t)threads);
+    if (c.par_min < RS_PAR_MIN) c.par_min = RS_PAR_MIN;
     if (n <= 1) return;
     if (threads > 1 && n > c.cutoff) {
 #pragma omp parallel num_threads(threads)

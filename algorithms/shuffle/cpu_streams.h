@@ -128,6 +128,14 @@ static inline uint64_t pb_cs_below64_wide(pb_rng *r, uint64_t range)
 /* Threads for a `threads` parameter value: 0 means all cores. */
 int pb_cs_threads(long long param);
 
+/* Below this many items the OpenMP shuffles run on the calling thread: a
+ * team's wake-up (tens of microseconds, milliseconds on a busy host) costs
+ * more than it saves. Their output does not depend on the thread count, so
+ * this changes only the time. */
+#define PB_CS_PAR_MIN (UINT64_C(1) << 15)
+
+static inline int pb_cs_team(int threads, uint64_t n) { return n < PB_CS_PAR_MIN ? 1 : threads; }
+
 #ifdef __cplusplus
 }
 #endif
