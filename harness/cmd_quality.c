@@ -20,6 +20,7 @@
 
 static const char help[] =
     "usage: permbench quality [CONFIG.ini] [--out DIR] [--only NAME,...] [--quiet]\n"
+    "       permbench quality --replot RESULT_DIR\n"
     "\n"
     "Draws sample permutations through each shuffle module's own code path (its\n"
     "GPU kernels on a GPU), in batches, and runs the statistical tests of\n"
@@ -37,6 +38,7 @@ static const char help[] =
     "  --out DIR         write the results to DIR (created; must not hold results)\n"
     "  --only NAME,...   test only the instances with these labels, sections or modules\n"
     "  --quiet           no table and no progress line\n"
+    "  --replot DIR      redraw the figures of a finished quality run\n"
     "\n"
     "Exit status: 0 no test failed, 1 a test failed (or a module could not draw\n"
     "its samples), 2 bad input (nothing is written then). With gate = no in\n"
@@ -214,8 +216,9 @@ int pb_cmd_quality(int argc, char **argv)
                                          {"out", required_argument, NULL, 'o'},
                                          {"only", required_argument, NULL, 'n'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"replot", required_argument, NULL, 'r'},
                                          {NULL, 0, NULL, 0}};
-    const char *out_opt = NULL, *only = NULL;
+    const char *out_opt = NULL, *only = NULL, *replot = NULL;
     bool quiet = false;
     int c;
     while ((c = pb_cli_getopt("quality", argc, argv, opts)) != -1) {
@@ -224,9 +227,17 @@ int pb_cmd_quality(int argc, char **argv)
         if (c == 'o') out_opt = optarg;
         if (c == 'n') only = optarg;
         if (c == 'q') quiet = true;
+        if (c == 'r') replot = optarg;
     }
     if (argc - optind > 1)
         return pb_cli_fail("quality: expected at most one CONFIG.ini, got '%s' too", argv[optind + 1]);
+    if (replot) {
+        if (optind < argc || out_opt || only)
+            return pb_cli_fail("quality: --replot takes a result directory and nothing else");
+        pb_err err;
+        if (pb_quality_replot(replot, quiet, &err)) return pb_cli_fail("quality: %s", err.msg);
+        return PB_EXIT_OK;
+    }
 
     pb_quality_config cfg;
     pb_err err;

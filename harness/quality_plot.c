@@ -1,11 +1,14 @@
 #include "harness/quality_plot.h"
 
+#include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "harness/embedded.h"
+#include "harness/plot.h"
 
 static bool quotable(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
 
@@ -156,4 +159,112 @@ int pb_quality_plot(const char *gnuplot, const char *dir, const pb_quality_confi
         }
     }
     return 0;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static double jnum(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The test names of rows, as the runner spells them (rows point at these). */
+static const char *test_name(const char *s)
+{
+    static const char *const names[] = {"chisq", "mmd-hoeffding", "mmd-clt", "duplicates"};
+    for (size_t i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) return names[i];
+    return NULL;
+}
+
+int pb_quality_replot(const char *dir, bool quiet, pb_err *err)
+{
+    char path[1100], gnuplot[1024];
+    snprintf(path, sizeof path, "%s/quality.json", dir);
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) return pb_err_set(err, "%s: %s", path, je.text);
+    int rc = -1;
+    pb_quality_config cfg;
+    pb_qrun run;
+    memset(&cfg, 0, sizeof cfg);
+    memset(&run, 0, sizeof run);
+    json_t *q = json_object_get(root, "quality"), *inst = json_object_get(root, "instances"),
+           *rows = json_object_get(root, "rows");
+    if (!json_is_object(q) || !json_is_array(inst) || !json_is_array(rows)) {
+        pb_err_set(err, "%s: not a permbench quality results file", path);
+        goto out;
+    }
+    if (!json_is_true(json_object_get(q, "plot"))) {
+        rc = 0; /* the run drew no figures */
+        goto out;
+    }
+    snprintf(cfg.title, sizeof cfg.title, "%s", jstr(q, "title"));
+    cfg.alpha = jnum(q, "alpha");
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(q, "mmd_bounds"), i, v)
+    {
+        if (strcmp(json_string_value(v) ? json_string_value(v) : "", "hoeffding") == 0) cfg.hoeffding = true;
+        if (strcmp(json_string_value(v) ? json_string_value(v) : "", "clt") == 0) cfg.clt = true;
+    }
+    json_t *tests = json_object_get(q, "tests");
+    for (int k = 0; k < PB_QT_KINDS; k++) {
+        json_t *t = json_object_get(tests, pb_qtest_key[k]);
+        if (!t) continue;
+        cfg.test[k].samples = (uint64_t)json_integer_value(json_object_get(t, "samples"));
+        json_array_foreach(json_object_get(t, "n"), i, v) if (cfg.test[k].nn < PB_Q_MAX_N)
+            cfg.test[k].ns[cfg.test[k].nn++] = (uint64_t)json_integer_value(v);
+    }
+    cfg.ninst = json_array_size(inst);
+    cfg.inst = calloc(cfg.ninst ? cfg.ninst : 1, sizeof *cfg.inst);
+    run.nrows = run.cap = json_array_size(rows);
+    run.rows = calloc(run.nrows ? run.nrows : 1, sizeof *run.rows);
+    if (!cfg.inst || !run.rows) {
+        pb_err_set(err, "out of memory");
+        goto out;
+    }
+    json_array_foreach(inst, i, v)
+    {
+        pb_qinstance *qi = &cfg.inst[i];
+        snprintf(qi->in.label, sizeof qi->in.label, "%s", jstr(v, "label"));
+        snprintf(qi->group, sizeof qi->group, "%s", jstr(v, "group"));
+        snprintf(qi->param, sizeof qi->param, "%s", jstr(v, "swept_param"));
+        qi->value = (long long)json_integer_value(json_object_get(v, "value"));
+    }
+    json_array_foreach(rows, i, v)
+    {
+        pb_qrow *r = &run.rows[i];
+        for (size_t k = 0; k < cfg.ninst; k++)
+            if (strcmp(cfg.inst[k].in.label, jstr(v, "label")) == 0) r->qi = &cfg.inst[k];
+        r->test = test_name(jstr(v, "test"));
+        if (!r->qi || !r->test) {
+            pb_err_set(err, "%s: row %zu names an unknown instance or test", path, i);
+            goto out;
+        }
+        r->n = (uint32_t)json_integer_value(json_object_get(v, "n"));
+        r->r.samples = (uint64_t)json_integer_value(json_object_get(v, "samples"));
+        r->r.statistic = jnum(v, "statistic");
+        r->r.threshold = jnum(v, "threshold");
+        r->r.p_value = jnum(v, "p_value");
+        const char *verdict = jstr(v, "verdict");
+        r->r.verdict = strcmp(verdict, "PASS") == 0      ? PB_VERDICT_PASS
+                       : strcmp(verdict, "SUSPECT") == 0 ? PB_VERDICT_SUSPECT
+                                                         : PB_VERDICT_FAIL;
+    }
+    if (!pb_gnuplot_find(gnuplot, sizeof gnuplot)) {
+        pb_err_set(err, "gnuplot not found on PATH (install gnuplot-nox, or set PERMBENCH_GNUPLOT)");
+        goto out;
+    }
+    rc = pb_quality_plot(gnuplot, dir, &cfg, &run, quiet, err);
+out:
+    free(cfg.inst);
+    free(run.rows);
+    json_decref(root);
+    return rc;
 }

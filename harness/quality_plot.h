@@ -12,4 +12,8 @@
 int pb_quality_plot(const char *gnuplot, const char *dir, const pb_quality_config *cfg,
                     const pb_qrun *run, bool quiet, pb_err *err);
 
+/* Redraws the figures of a finished quality run from its quality.json (and
+ * quality.csv, which the script reads). */
+int pb_quality_replot(const char *dir, bool quiet, pb_err *err);
+
 #endif

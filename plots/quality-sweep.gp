@@ -19,8 +19,22 @@ set xtics nomirror
 set mxtics
 set autoscale xfix
 set offsets graph 0.02, graph 0.02, 0, 0
-plot for [i=1:words(series)] datafile \
-        using ((strcol(2) eq word(series, i) && $7 == n && strcol(8) eq test) ? $6 : NaN):10 \
+# Each swept group's rows at this n and test, gathered into one datablock
+# (an index per group), so its points join into one line.
+set print $sweep
+unset print
+do for [i=1:words(series)] {
+    set table $sweep append
+    plot datafile using 6:10 with table \
+        if (strcol(2) eq word(series, i) && strcol(7) eq sprintf('%d', n) && strcol(8) eq test)
+    unset table
+    set print $sweep append
+    print ''
+    print ''
+    unset print
+}
+set datafile separator whitespace
+plot for [i=1:words(series)] $sweep index (i - 1) using 1:2 \
         with linespoints pt 7 ps 0.8 lw 2 title word(series, i), \
      for [i=1:nh] value(sprintf('h%d', i)) with lines dt 2 lw 2 title value(sprintf('h%d_title', i)), \
      for [i=1:nt] value(sprintf('t%d', i)) with lines dt i+2 lw 2 lc rgb 'black' \

@@ -51,6 +51,8 @@ quality_no_sample_perms) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples =
 quality_unknown_module) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[nope]\n')"); want="c.ini:4: unknown module 'nope'" ;;
 quality_bad_param) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nrounds = 0 .. 4 +1\n')"); want="c.ini:6: parameter 'rounds' of 'bijective-twin': 0 is outside 1..64" ;;
 quality_only_unknown) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
+quality_replot_missing) args=(quality --replot "$work/none"); want="quality: $work/none/quality.json: unable to open" ;;
+quality_replot_extra) args=(quality --replot "$work" c.ini); want="quality: --replot takes a result directory and nothing else" ;;
 quality_gpu_without_device)
     if ! "$pb" list --brief | grep -q '^bijective2 '; then echo "skipped: built without CUDA"; exit 77; fi
     if "$pb" list --brief | grep -q '^bijective2 .* yes '; then echo "skipped: a GPU is present"; exit 77; fi
