@@ -32,7 +32,7 @@ enum { P_THREADS, P_BLOCK };
 
 static const pb_param_spec params[] = {
     PB_PARAM_THREADS,
-    {"block", PB_PARAM_INT, 1 << 14, 1, 1 << 30, NULL,
+    {"block", PB_PARAM_INT, 1 << 16, 1, 1 << 30, NULL,
      "largest block shuffled by Fisher-Yates before the merges"},
 };
 
