@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "harness/outdir.h"
 #include "harness/embedded.h"
 #include "harness/plot.h"
 #include "harness/progress.h"
@@ -43,41 +44,6 @@ static const char help[] =
     "Exit status: 0 no test failed, 1 a test failed (or a module could not draw\n"
     "its samples), 2 bad input (nothing is written then). With gate = no in\n"
     "[quality], failures are reported but the status stays 0.\n";
-
-static int mkdir_p(const char *path)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static bool exists(const char *dir, const char *file)
-{
-    char p[1200];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return access(p, F_OK) == 0;
-}
-
-static int default_out_dir(const pb_quality_config *cfg, char *out, size_t len)
-{
-    char stamp[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H-%M-%SZ", &tm);
-    for (int k = 1; k < 100; k++) {
-        if (k == 1) snprintf(out, len, "results/quality-%s/%s", cfg->name, stamp);
-        else snprintf(out, len, "results/quality-%s/%s-%d", cfg->name, stamp, k);
-        if (access(out, F_OK) != 0) return 0;
-    }
-    return -1;
-}
 
 /* Drops (skip_unavailable) or refuses instances this machine cannot run,
  * as 'permbench run' does; the skipped ones are listed in the JSON. */
@@ -266,15 +232,15 @@ int pb_cmd_quality(int argc, char **argv)
     /* Only now, with the whole battery known to be runnable, is anything written. */
     if (out_opt) {
         snprintf(dir, sizeof dir, "%s", out_opt);
-        if (exists(dir, "quality.csv") || exists(dir, "quality.json")) {
+        if (pb_dir_has(dir, "quality.csv") || pb_dir_has(dir, "quality.json")) {
             pb_cli_fail("quality: %s already holds results; choose another --out", dir);
             goto out;
         }
-    } else if (default_out_dir(&cfg, dir, sizeof dir)) {
+    } else if (pb_results_dir("quality-", cfg.name, dir, sizeof dir)) {
         pb_cli_fail("quality: cannot choose a results directory under results/quality-%s", cfg.name);
         goto out;
     }
-    if (mkdir_p(dir) != 0) {
+    if (pb_mkdir_p(dir) != 0) {
         pb_cli_fail("quality: cannot create %s: %s", dir, strerror(errno));
         goto out;
     }

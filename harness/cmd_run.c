@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "harness/outdir.h"
 #include "harness/config.h"
 #include "harness/embedded.h"
 #include "harness/plot.h"
@@ -38,42 +39,6 @@ static const char help[] =
     "\n"
     "Exit status: 0 all rows verified, 1 a row failed or could not run, 2 bad input\n"
     "(nothing is written then).\n";
-
-static int mkdir_p(const char *path)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static bool exists(const char *dir, const char *file)
-{
-    char p[1200];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return access(p, F_OK) == 0;
-}
-
-/* results/<config>/<timestamp>, made unique if two runs share a second. */
-static int default_out_dir(const pb_config *cfg, char *out, size_t len)
-{
-    char stamp[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H-%M-%SZ", &tm);
-    for (int k = 1; k < 100; k++) {
-        if (k == 1) snprintf(out, len, "results/%s/%s", cfg->name, stamp);
-        else snprintf(out, len, "results/%s/%s-%d", cfg->name, stamp, k);
-        if (access(out, F_OK) != 0) return 0;
-    }
-    return -1;
-}
 
 typedef struct run_ui {
     bool quiet;
@@ -171,15 +136,15 @@ int pb_cmd_run(int argc, char **argv)
     /* Only now, with the whole sweep known to be runnable, is anything written. */
     if (out_opt) {
         snprintf(dir, sizeof dir, "%s", out_opt);
-        if (exists(dir, "results.csv") || exists(dir, "results.json")) {
+        if (pb_dir_has(dir, "results.csv") || pb_dir_has(dir, "results.json")) {
             pb_cli_fail("run: %s already holds results; choose another --out", dir);
             goto out;
         }
-    } else if (default_out_dir(cfg, dir, sizeof dir)) {
+    } else if (pb_results_dir("", cfg->name, dir, sizeof dir)) {
         pb_cli_fail("run: cannot choose a results directory under results/%s", cfg->name);
         goto out;
     }
-    if (mkdir_p(dir) != 0) {
+    if (pb_mkdir_p(dir) != 0) {
         pb_cli_fail("run: cannot create %s: %s", dir, strerror(errno));
         goto out;
     }

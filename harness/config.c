@@ -1,6 +1,5 @@
 #include "harness/config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdarg.h>
@@ -8,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/ini_lines.h"
 #include "harness/params.h"
 #include "harness/registry.h"
 
@@ -32,11 +32,7 @@ typedef struct parse_state {
     pb_config *cfg;
     pb_err *err;
     const char *path;
-    /* The reader hands inih one line at a time, so it knows the line
-     * number of every callback and sees section headers even when the
-     * section has no keys (inih reports only keys). */
-    const char *cursor;
-    int line;
+    pb_ini_lines lines; /* the reader's position: the line of every callback */
     bool failed;
     int sweep_line;
     bool seen_sweep;
@@ -65,56 +61,32 @@ static int fail_at(parse_state *st, int line, const char *fmt, ...)
     return 0;
 }
 
-static bool valid_label(const char *s)
-{
-    if (!*s || strlen(s) >= PB_LABEL_MAX) return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && !strchr("._+-", *s)) return false;
-    return true;
-}
-
 static char *reader(char *str, int num, void *stream)
 {
     parse_state *st = stream;
-    if (!*st->cursor) return NULL;
-    const char *nl = strchr(st->cursor, '\n');
-    size_t len = nl ? (size_t)(nl - st->cursor + 1) : strlen(st->cursor);
-    st->line++;
-    if (len >= (size_t)num) {
-        fail_at(st, st->line, "line longer than 199 characters");
-        len = (size_t)num - 1;
-    }
-    memcpy(str, st->cursor, len);
-    str[len] = '\0';
-    st->cursor += nl ? (size_t)(nl - st->cursor + 1) : len;
-
-    const char *p = str;
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p == '[') {
-        const char *end = strchr(p, ']');
-        if (!end) return str; /* inih reports the malformed header */
-        char name[128];
-        snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
-        if (strcmp(name, "sweep") == 0) {
-            if (st->seen_sweep) fail_at(st, st->line, "section [%s] appears twice", name);
-            st->seen_sweep = true;
-            st->sweep_line = st->line;
-        } else if (!valid_label(name)) {
-            fail_at(st, st->line,
-                    "bad section name [%s]: a label is 1-47 letters, digits, '.', '_', '+' or "
-                    "'-'",
-                    name);
+    bool too_long;
+    if (!pb_ini_next_line(&st->lines, str, num, &too_long)) return NULL;
+    if (too_long) fail_at(st, st->lines.line, "line longer than 199 characters");
+    char name[128];
+    if (!pb_ini_section_name(str, name, sizeof name)) return str;
+    if (strcmp(name, "sweep") == 0) {
+        if (st->seen_sweep) fail_at(st, st->lines.line, "section [%s] appears twice", name);
+        st->seen_sweep = true;
+        st->sweep_line = st->lines.line;
+    } else if (!pb_label_valid(name)) {
+        fail_at(st, st->lines.line,
+                "bad section name [%s]: a label is 1-47 letters, digits, '.', '_', '+' or '-'",
+                name);
+    } else {
+        for (int i = 0; i < st->nsec; i++)
+            if (strcmp(st->sec[i].name, name) == 0)
+                fail_at(st, st->lines.line, "section [%s] appears twice", name);
+        if (st->nsec == PB_MAX_INSTANCES) {
+            fail_at(st, st->lines.line, "too many module sections (at most %d)", PB_MAX_INSTANCES);
         } else {
-            for (int i = 0; i < st->nsec; i++)
-                if (strcmp(st->sec[i].name, name) == 0)
-                    fail_at(st, st->line, "section [%s] appears twice", name);
-            if (st->nsec == PB_MAX_INSTANCES)
-                fail_at(st, st->line, "too many module sections (at most %d)", PB_MAX_INSTANCES);
-            else {
-                raw_section *s = &st->sec[st->nsec++];
-                memcpy(s->name, name, strlen(name) + 1); /* valid_label: shorter than s->name */
-                s->line = st->line;
-            }
+            raw_section *s = &st->sec[st->nsec++];
+            memcpy(s->name, name, strlen(name) + 1); /* a valid label is shorter than s->name */
+            s->line = st->lines.line;
         }
     }
     return str;
@@ -134,7 +106,7 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
     for (size_t i = 0; i < sizeof sweep_keys / sizeof sweep_keys[0]; i++)
         known |= strcmp(name, sweep_keys[i]) == 0;
     if (!known)
-        return fail_at(st, st->line,
+        return fail_at(st, st->lines.line,
                        "unknown key '%s' in [sweep] (known: family, sizes, item, seed, warmup, "
                        "min_samples, max_samples, min_time, timeout, flush_cache, "
                        "skip_unavailable, ceilings, plot, title)",
@@ -144,7 +116,7 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
     if (strcmp(name, "sizes") != 0) {
         for (int i = 0; i < st->nsweep_keys; i++)
             if (strcmp(st->sweep_keys[i], name) == 0)
-                return fail_at(st, st->line, "key '%s' given twice in [sweep]", name);
+                return fail_at(st, st->lines.line, "key '%s' given twice in [sweep]", name);
         if (st->nsweep_keys < 16) snprintf(st->sweep_keys[st->nsweep_keys++], 24, "%s", name);
     }
 
@@ -155,11 +127,11 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
         if (strcmp(value, "shuffle") == 0) c->family = PB_FAMILY_SHUFFLE;
         else if (strcmp(value, "multisplit") == 0) c->family = PB_FAMILY_MULTISPLIT;
         else if (strcmp(value, "topk") == 0) c->family = PB_FAMILY_TOPK;
-        else return fail_at(st, st->line, "family '%s' is not shuffle, multisplit or topk", value);
+        else return fail_at(st, st->lines.line, "family '%s' is not shuffle, multisplit or topk", value);
         snprintf(st->family_text, sizeof st->family_text, "%s", value);
     } else if (strcmp(name, "sizes") == 0) {
         if (pb_sizes_parse(value, c->sizes, &c->nsizes, PB_MAX_SIZES, &e))
-            return fail_at(st, st->line, "%s", e.msg);
+            return fail_at(st, st->lines.line, "%s", e.msg);
     } else if (strcmp(name, "item") == 0) {
         char buf[200];
         snprintf(buf, sizeof buf, "%s", value);
@@ -167,23 +139,23 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
         char *save = NULL;
         for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
             unsigned bytes = strcmp(t, "u32") == 0 ? 4 : strcmp(t, "u64") == 0 ? 8 : 0;
-            if (!bytes) return fail_at(st, st->line, "item type '%s' is not u32 or u64", t);
+            if (!bytes) return fail_at(st, st->lines.line, "item type '%s' is not u32 or u64", t);
             if (c->nitems == 2 || (c->nitems == 1 && c->items[0] == bytes))
-                return fail_at(st, st->line, "item list '%s': give u32 and/or u64 once each", value);
+                return fail_at(st, st->lines.line, "item list '%s': give u32 and/or u64 once each", value);
             c->items[c->nitems++] = bytes;
         }
-        if (!c->nitems) return fail_at(st, st->line, "empty item list");
+        if (!c->nitems) return fail_at(st, st->lines.line, "empty item list");
     } else if (strcmp(name, "seed") == 0) {
         errno = 0;
         unsigned long long s = strtoull(value, &end, 0);
         if (errno || end == value || *end || value[0] == '-')
-            return fail_at(st, st->line, "seed '%s' is not an unsigned 64-bit integer", value);
+            return fail_at(st, st->lines.line, "seed '%s' is not an unsigned 64-bit integer", value);
         c->seed = s;
     } else if (strcmp(name, "warmup") == 0 || strcmp(name, "min_samples") == 0 ||
                strcmp(name, "max_samples") == 0) {
         long long lo = strcmp(name, "warmup") == 0 ? 0 : 1;
         if (!pb_parse_ll(value, &v) || v < lo || v > 1000000)
-            return fail_at(st, st->line, "%s '%s' is not an integer in range", name, value);
+            return fail_at(st, st->lines.line, "%s '%s' is not an integer in range", name, value);
         if (strcmp(name, "warmup") == 0) c->warmup = (int)v;
         else if (strcmp(name, "min_samples") == 0) c->min_samples = (int)v;
         else c->max_samples = (int)v;
@@ -192,18 +164,18 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
         double d = strtod(value, &end);
         while (*end == ' ') end++;
         if (errno || end == value || (*end && strcmp(end, "s") != 0) || !(d >= 0) || d > 86400)
-            return fail_at(st, st->line, "%s '%s' is not a time in seconds", name, value);
+            return fail_at(st, st->lines.line, "%s '%s' is not a time in seconds", name, value);
         if (strcmp(name, "min_time") == 0) c->min_time = d;
         else c->timeout = d;
     } else if (strcmp(name, "flush_cache") == 0 || strcmp(name, "skip_unavailable") == 0) {
         if (!pb_parse_bool(value, &b))
-            return fail_at(st, st->line, "%s '%s' is not yes or no", name, value);
+            return fail_at(st, st->lines.line, "%s '%s' is not yes or no", name, value);
         if (strcmp(name, "flush_cache") == 0) c->flush_cache = b;
         else c->skip_unavailable = b;
     } else if (strcmp(name, "ceilings") == 0) {
         if (strcmp(value, "auto") == 0) c->ceilings_auto = true;
         else if (strcmp(value, "none") == 0) c->ceilings_auto = false;
-        else return fail_at(st, st->line, "ceilings '%s' is not auto or none", value);
+        else return fail_at(st, st->lines.line, "ceilings '%s' is not auto or none", value);
     } else if (strcmp(name, "plot") == 0) {
         char buf[200];
         snprintf(buf, sizeof buf, "%s", value);
@@ -213,10 +185,10 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
             if (strcmp(t, "none") == 0) continue;
             if (strcmp(t, "throughput") != 0 && strcmp(t, "throughput-pow2") != 0 &&
                 strcmp(t, "pct-copy") != 0)
-                return fail_at(st, st->line,
+                return fail_at(st, st->lines.line,
                                "plot kind '%s' is not throughput, throughput-pow2, pct-copy or none", t);
             if (c->nplots == PB_MAX_PLOTS)
-                return fail_at(st, st->line, "too many plot kinds in '%s'", value);
+                return fail_at(st, st->lines.line, "too many plot kinds in '%s'", value);
             snprintf(c->plots[c->nplots++], 32, "%s", t);
         }
     } else if (strcmp(name, "title") == 0) {
@@ -230,7 +202,7 @@ static int handler(void *user, const char *section, const char *name, const char
     parse_state *st = user;
     if (st->failed) return 1;
     if (section[0] == '\0')
-        return fail_at(st, st->line, "key '%s' outside any section (start with [sweep])", name);
+        return fail_at(st, st->lines.line, "key '%s' outside any section (start with [sweep])", name);
     if (strcmp(section, "sweep") == 0) return sweep_key(st, name, value);
     raw_section *s = NULL;
     for (int i = 0; i < st->nsec; i++)
@@ -238,13 +210,13 @@ static int handler(void *user, const char *section, const char *name, const char
     if (!s) return 1; /* a bad header, already reported */
     for (int i = 0; i < s->nkeys; i++)
         if (strcmp(s->keys[i].name, name) == 0)
-            return fail_at(st, st->line, "key '%s' given twice in [%s]", name, section);
+            return fail_at(st, st->lines.line, "key '%s' given twice in [%s]", name, section);
     if (s->nkeys == MAX_KEYS)
-        return fail_at(st, st->line, "too many keys in [%s]", section);
+        return fail_at(st, st->lines.line, "too many keys in [%s]", section);
     raw_key *k = &s->keys[s->nkeys++];
     snprintf(k->name, sizeof k->name, "%s", name);
     snprintf(k->value, sizeof k->value, "%s", value);
-    k->line = st->line;
+    k->line = st->lines.line;
     return 1;
 }
 
@@ -296,7 +268,7 @@ int pb_config_load_text(const char *path, const char *name, const char *text, pb
     st->cfg = cfg;
     st->err = err;
     st->path = path;
-    st->cursor = text;
+    st->lines.cursor = text;
     snprintf(cfg->path, sizeof cfg->path, "%s", path);
     snprintf(cfg->name, sizeof cfg->name, "%s", name);
     cfg->seed = 1;

@@ -1,6 +1,5 @@
 #include "harness/quality_config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -9,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/ini_lines.h"
 #include "harness/params.h"
 #include "harness/registry.h"
 #include "stats/chisq.h"
@@ -39,8 +39,7 @@ typedef struct parse_state {
     pb_quality_config *cfg;
     pb_err *err;
     const char *path;
-    const char *cursor;
-    int line;
+    pb_ini_lines lines; /* the reader's position: the line of every callback */
     bool failed;
     bool seen_quality;
     int quality_line;
@@ -69,59 +68,37 @@ static int fail_at(parse_state *st, int line, const char *fmt, ...)
     return 0;
 }
 
-static bool valid_label(const char *s)
-{
-    if (!*s || strlen(s) >= PB_LABEL_MAX) return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && !strchr("._+-", *s)) return false;
-    return true;
-}
-
-/* Hands inih one line at a time, so every callback knows its line, and sees
- * section headers even of sections without keys. */
+/* Hands inih one line at a time (harness/ini_lines.h), so every callback
+ * knows its line, and sees section headers even of sections without keys. */
 static char *reader(char *str, int num, void *stream)
 {
     parse_state *st = stream;
-    if (!*st->cursor) return NULL;
-    const char *nl = strchr(st->cursor, '\n');
-    size_t len = nl ? (size_t)(nl - st->cursor + 1) : strlen(st->cursor);
-    st->line++;
-    if (len >= (size_t)num) {
-        fail_at(st, st->line, "line longer than 199 characters");
-        len = (size_t)num - 1;
-    }
-    memcpy(str, st->cursor, len);
-    str[len] = '\0';
-    st->cursor += nl ? (size_t)(nl - st->cursor + 1) : len;
-
-    const char *p = str;
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p != '[') return str;
-    const char *end = strchr(p, ']');
-    if (!end) return str; /* inih reports the malformed header */
+    bool too_long;
+    if (!pb_ini_next_line(&st->lines, str, num, &too_long)) return NULL;
+    if (too_long) fail_at(st, st->lines.line, "line longer than 199 characters");
     char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
+    if (!pb_ini_section_name(str, name, sizeof name)) return str;
     if (strcmp(name, "quality") == 0) {
-        if (st->seen_quality) fail_at(st, st->line, "section [quality] appears twice");
+        if (st->seen_quality) fail_at(st, st->lines.line, "section [quality] appears twice");
         st->seen_quality = true;
-        st->quality_line = st->line;
+        st->quality_line = st->lines.line;
     } else if (strcmp(name, "sweep") == 0) {
-        fail_at(st, st->line, "[sweep] belongs to 'permbench run' configs; a quality config "
+        fail_at(st, st->lines.line, "[sweep] belongs to 'permbench run' configs; a quality config "
                               "has a [quality] section");
-    } else if (!valid_label(name)) {
-        fail_at(st, st->line,
+    } else if (!pb_label_valid(name)) {
+        fail_at(st, st->lines.line,
                 "bad section name [%s]: a label is 1-47 letters, digits, '.', '_', '+' or '-'",
                 name);
     } else {
         for (int i = 0; i < st->nsec; i++)
             if (strcmp(st->sec[i].name, name) == 0)
-                fail_at(st, st->line, "section [%s] appears twice", name);
+                fail_at(st, st->lines.line, "section [%s] appears twice", name);
         if (st->nsec == MAX_SECTIONS) {
-            fail_at(st, st->line, "too many module sections (at most %d)", MAX_SECTIONS);
+            fail_at(st, st->lines.line, "too many module sections (at most %d)", MAX_SECTIONS);
         } else {
             raw_section *s = &st->sec[st->nsec++];
             memcpy(s->name, name, strlen(name) + 1);
-            s->line = st->line;
+            s->line = st->lines.line;
         }
     }
     return str;
@@ -164,14 +141,14 @@ static int quality_key(parse_state *st, const char *name, const char *value)
                                          "mmd_bounds"};
     bool known = kind >= 0;
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) known |= strcmp(name, simple[i]) == 0;
-    if (!known) return fail_at(st, st->line, "unknown key '%s' in [quality] (known: %s)", name, known_keys);
+    if (!known) return fail_at(st, st->lines.line, "unknown key '%s' in [quality] (known: %s)", name, known_keys);
 
     /* A test's n list may continue on indented lines (inih hands each over
      * again under the same key); any other key given twice is a mistake. */
     if (!(kind >= 0 && !is_samples)) {
         for (int i = 0; i < st->nseen; i++)
             if (strcmp(st->seen_keys[i], name) == 0)
-                return fail_at(st, st->line, "key '%s' given twice in [quality]", name);
+                return fail_at(st, st->lines.line, "key '%s' given twice in [quality]", name);
         if (st->nseen < 24) snprintf(st->seen_keys[st->nseen++], 24, "%s", name);
     }
 
@@ -180,24 +157,24 @@ static int quality_key(parse_state *st, const char *name, const char *value)
         uint64_t v[PB_Q_MAX_N + 1];
         size_t nv = 0;
         if (pb_sizes_parse(value, v, &nv, PB_Q_MAX_N + 1, &e))
-            return fail_at(st, st->line, "%s: %s", name, e.msg);
+            return fail_at(st, st->lines.line, "%s: %s", name, e.msg);
         for (size_t i = 0; i < nv; i++) {
             bool dup = false;
             for (size_t j = 0; j < t->nn; j++) dup |= t->ns[j] == v[i];
             if (dup) continue;
             if (t->nn == PB_Q_MAX_N)
-                return fail_at(st, st->line, "%s: at most %d values of n", name, PB_Q_MAX_N);
+                return fail_at(st, st->lines.line, "%s: at most %d values of n", name, PB_Q_MAX_N);
             t->ns[t->nn++] = v[i];
         }
-        if (!t->line) t->line = st->line;
+        if (!t->line) t->line = st->lines.line;
     } else if (kind >= 0) {
         uint64_t v;
-        if (pb_size_expr(value, &v, &e)) return fail_at(st, st->line, "%s: %s", name, e.msg);
+        if (pb_size_expr(value, &v, &e)) return fail_at(st, st->lines.line, "%s: %s", name, e.msg);
         if (v < 1 || v > MAX_SAMPLES)
-            return fail_at(st, st->line, "%s = %llu: samples must be 1 .. 2^40", name,
+            return fail_at(st, st->lines.line, "%s = %llu: samples must be 1 .. 2^40", name,
                            (unsigned long long)v);
         c->test[kind].samples = v;
-        st->samples_line[kind] = st->line;
+        st->samples_line[kind] = st->lines.line;
     } else if (strcmp(name, "title") == 0) {
         snprintf(c->title, sizeof c->title, "%s", value);
     } else if (strcmp(name, "seed") == 0) {
@@ -205,27 +182,27 @@ static int quality_key(parse_state *st, const char *name, const char *value)
         errno = 0;
         unsigned long long s = strtoull(value, &end, 0);
         if (errno || end == value || *end || value[0] == '-')
-            return fail_at(st, st->line, "seed '%s' is not an unsigned 64-bit integer", value);
+            return fail_at(st, st->lines.line, "seed '%s' is not an unsigned 64-bit integer", value);
         c->seed = s;
     } else if (strcmp(name, "alpha") == 0) {
         double a;
         if (parse_double(value, &a) || !(a > 0 && a <= 0.5))
-            return fail_at(st, st->line, "alpha '%s' is not a level in (0, 0.5]", value);
+            return fail_at(st, st->lines.line, "alpha '%s' is not a level in (0, 0.5]", value);
         c->alpha = a;
     } else if (strcmp(name, "lambda") == 0) {
         double l;
         if (parse_double(value, &l) || !(l > 0 && l <= 1000))
-            return fail_at(st, st->line, "lambda '%s' is not a number in (0, 1000]", value);
+            return fail_at(st, st->lines.line, "lambda '%s' is not a number in (0, 1000]", value);
         c->lambda = l;
     } else if (strcmp(name, "batch") == 0) {
         uint64_t v;
         if (pb_size_expr(value, &v, &e) || v < 1 || v > (UINT64_C(1) << 24))
-            return fail_at(st, st->line, "batch '%s' is not a count of permutations in 1 .. 2^24",
+            return fail_at(st, st->lines.line, "batch '%s' is not a count of permutations in 1 .. 2^24",
                            value);
         c->batch = v;
     } else if (strcmp(name, "gate") == 0 || strcmp(name, "skip_unavailable") == 0) {
         bool b;
-        if (!pb_parse_bool(value, &b)) return fail_at(st, st->line, "%s '%s' is not yes or no", name, value);
+        if (!pb_parse_bool(value, &b)) return fail_at(st, st->lines.line, "%s '%s' is not yes or no", name, value);
         if (name[0] == 'g') c->gate = b;
         else c->skip_unavailable = b;
     } else if (strcmp(name, "modules") == 0) {
@@ -233,11 +210,11 @@ static int quality_key(parse_state *st, const char *name, const char *value)
         else if (strcmp(value, "all") == 0) c->modules = PB_QMOD_ALL;
         else if (strcmp(value, "cpu") == 0) c->modules = PB_QMOD_CPU;
         else if (strcmp(value, "gpu") == 0) c->modules = PB_QMOD_GPU;
-        else return fail_at(st, st->line, "modules '%s' is not none, all, cpu or gpu", value);
+        else return fail_at(st, st->lines.line, "modules '%s' is not none, all, cpu or gpu", value);
     } else if (strcmp(name, "plot") == 0) {
         if (strcmp(value, "none") == 0) c->plot = false;
         else if (strcmp(value, "sweep") == 0) c->plot = true;
-        else return fail_at(st, st->line, "plot '%s' is not sweep or none", value);
+        else return fail_at(st, st->lines.line, "plot '%s' is not sweep or none", value);
     } else if (strcmp(name, "mmd_bounds") == 0) {
         char buf[200];
         snprintf(buf, sizeof buf, "%s", value);
@@ -246,9 +223,9 @@ static int quality_key(parse_state *st, const char *name, const char *value)
         for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
             if (strcmp(t, "hoeffding") == 0) c->hoeffding = true;
             else if (strcmp(t, "clt") == 0) c->clt = true;
-            else return fail_at(st, st->line, "mmd bound '%s' is not hoeffding or clt", t);
+            else return fail_at(st, st->lines.line, "mmd bound '%s' is not hoeffding or clt", t);
         }
-        if (!c->hoeffding && !c->clt) return fail_at(st, st->line, "mmd_bounds is empty");
+        if (!c->hoeffding && !c->clt) return fail_at(st, st->lines.line, "mmd_bounds is empty");
     }
     return 1;
 }
@@ -258,7 +235,7 @@ static int handler(void *user, const char *section, const char *name, const char
     parse_state *st = user;
     if (st->failed) return 1;
     if (section[0] == '\0')
-        return fail_at(st, st->line, "key '%s' outside any section (start with [quality])", name);
+        return fail_at(st, st->lines.line, "key '%s' outside any section (start with [quality])", name);
     if (strcmp(section, "quality") == 0) return quality_key(st, name, value);
     raw_section *s = NULL;
     for (int i = 0; i < st->nsec; i++)
@@ -266,12 +243,12 @@ static int handler(void *user, const char *section, const char *name, const char
     if (!s) return 1; /* a bad header, already reported */
     for (int i = 0; i < s->nkeys; i++)
         if (strcmp(s->keys[i].name, name) == 0)
-            return fail_at(st, st->line, "key '%s' given twice in [%s]", name, section);
-    if (s->nkeys == MAX_KEYS) return fail_at(st, st->line, "too many keys in [%s]", section);
+            return fail_at(st, st->lines.line, "key '%s' given twice in [%s]", name, section);
+    if (s->nkeys == MAX_KEYS) return fail_at(st, st->lines.line, "too many keys in [%s]", section);
     raw_key *k = &s->keys[s->nkeys++];
     snprintf(k->name, sizeof k->name, "%s", name);
     snprintf(k->value, sizeof k->value, "%s", value);
-    k->line = st->line;
+    k->line = st->lines.line;
     return 1;
 }
 
@@ -522,7 +499,7 @@ int pb_quality_config_load_text(const char *path, const char *name, const char *
     st->cfg = cfg;
     st->err = err;
     st->path = path;
-    st->cursor = text;
+    st->lines.cursor = text;
     snprintf(cfg->path, sizeof cfg->path, "%s", path);
     snprintf(cfg->name, sizeof cfg->name, "%s", name);
     cfg->seed = 1;
