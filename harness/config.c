@@ -351,47 +351,8 @@ int pb_config_load_text(const char *path, const char *name, const char *text, pb
 
 int pb_config_load_file(const char *path, pb_config *cfg, pb_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return pb_err_set(err, "%s: cannot open config: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            if (cap > (1u << 24)) {
-                fclose(f);
-                free(text);
-                return pb_err_set(err, "%s: config larger than 16 MiB", path);
-            }
-            char *t = realloc(text, cap);
-            if (!t) {
-                fclose(f);
-                free(text);
-                return pb_err_set(err, "out of memory");
-            }
-            text = t;
-        }
-        size_t got = fread(text + len, 1, 4096, f);
-        len += got;
-        if (got < 4096) break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        return pb_err_set(err, "%s: cannot read config", path);
-    }
-    text[len] = '\0';
-    if (memchr(text, '\0', len)) {
-        free(text);
-        return pb_err_set(err, "%s: not a text file", path);
-    }
-    /* results/<name>/: the file name without directory or .ini */
-    char name[128];
-    const char *base = strrchr(path, '/');
-    snprintf(name, sizeof name, "%s", base ? base + 1 : path);
-    char *dot = strrchr(name, '.');
-    if (dot && strcmp(dot, ".ini") == 0) *dot = '\0';
+    char *text, name[128];
+    if (pb_ini_read_file(path, &text, name, sizeof name, err)) return -1;
     int rc = pb_config_load_text(path, name, text, cfg, err);
     free(text);
     return rc;

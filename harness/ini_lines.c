@@ -1,7 +1,9 @@
 #include "harness/ini_lines.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/config.h"
@@ -38,4 +40,44 @@ bool pb_label_valid(const char *s)
     for (; *s; s++)
         if (!isalnum((unsigned char)*s) && !strchr("._+-", *s)) return false;
     return true;
+}
+
+int pb_ini_read_file(const char *path, char **out, char *name, size_t namelen, pb_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return pb_err_set(err, "%s: cannot open config: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            char *t = cap > (1u << 24) ? NULL : realloc(text, cap);
+            if (!t) {
+                fclose(f);
+                free(text);
+                return pb_err_set(err, "%s: config larger than 16 MiB or out of memory", path);
+            }
+            text = t;
+        }
+        size_t got = fread(text + len, 1, 4096, f);
+        len += got;
+        if (got < 4096) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(text);
+        return pb_err_set(err, "%s: cannot read config", path);
+    }
+    text[len] = '\0';
+    if (memchr(text, '\0', len)) {
+        free(text);
+        return pb_err_set(err, "%s: not a text file", path);
+    }
+    const char *base = strrchr(path, '/');
+    snprintf(name, namelen, "%s", base ? base + 1 : path);
+    char *dot = strrchr(name, '.');
+    if (dot && strcmp(dot, ".ini") == 0) *dot = '\0';
+    *out = text;
+    return 0;
 }

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "harness/err.h"
+
 typedef struct pb_ini_lines {
     const char *cursor; /* the rest of the text */
     int line;           /* number of the line last handed out */
@@ -20,6 +22,11 @@ char *pb_ini_next_line(pb_ini_lines *in, char *str, int num, bool *too_long);
 /* If `line` is a section header, "[name]" after optional blanks, copies the
  * name and returns true (a header without ']' is left to inih to report). */
 bool pb_ini_section_name(const char *line, char *name, size_t len);
+
+/* Reads a config file whole (at most 16 MiB of text) into *text (free()
+ * it), and names it: the file name without directory or ".ini", the
+ * <name> of results/<name>/. */
+int pb_ini_read_file(const char *path, char **text, char *name, size_t namelen, pb_err *err);
 
 /* A section label: 1-47 letters, digits, '.', '_', '+' or '-'. */
 bool pb_label_valid(const char *s);
