@@ -27,5 +27,6 @@ extern "C" const pb_module pb_module_cuda_memcpy = {
     .result = pb_gpu_shuffle_result,
     .verify = NULL,
     .release = pb_gpu_shuffle_release,
+    .work = NULL,
     .sample_perms = NULL,
 };

@@ -73,5 +73,6 @@ extern "C" const pb_module pb_module_gpu_gather = {
     .result = pb_gpu_shuffle_result,
     .verify = NULL,
     .release = pb_gpu_shuffle_release,
+    .work = NULL,
     .sample_perms = NULL,
 };

@@ -38,9 +38,10 @@ typedef struct parse_state {
     bool seen_sweep;
     char sweep_keys[16][24];
     int nsweep_keys;
-    raw_section sec[PB_MAX_INSTANCES];
+    raw_section sec[PB_MAX_SECTIONS];
     int nsec;
     char family_text[32];
+    int reference_line;
 } parse_state;
 
 static int fail_at(parse_state *st, int line, const char *fmt, ...) PB_PRINTF(3, 4);
@@ -81,8 +82,8 @@ static char *reader(char *str, int num, void *stream)
         for (int i = 0; i < st->nsec; i++)
             if (strcmp(st->sec[i].name, name) == 0)
                 fail_at(st, st->lines.line, "section [%s] appears twice", name);
-        if (st->nsec == PB_MAX_INSTANCES) {
-            fail_at(st, st->lines.line, "too many module sections (at most %d)", PB_MAX_INSTANCES);
+        if (st->nsec == PB_MAX_SECTIONS) {
+            fail_at(st, st->lines.line, "too many module sections (at most %d)", PB_MAX_SECTIONS);
         } else {
             raw_section *s = &st->sec[st->nsec++];
             memcpy(s->name, name, strlen(name) + 1); /* a valid label is shorter than s->name */
@@ -95,7 +96,7 @@ static char *reader(char *str, int num, void *stream)
 static const char *const sweep_keys[] = {
     "family",  "sizes",   "item",        "seed",     "warmup",           "min_samples",
     "max_samples", "min_time", "timeout", "flush_cache", "skip_unavailable", "ceilings",
-    "plot",    "title",
+    "plot",    "title",   "reference",
 };
 
 static int sweep_key(parse_state *st, const char *name, const char *value)
@@ -109,7 +110,7 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
         return fail_at(st, st->lines.line,
                        "unknown key '%s' in [sweep] (known: family, sizes, item, seed, warmup, "
                        "min_samples, max_samples, min_time, timeout, flush_cache, "
-                       "skip_unavailable, ceilings, plot, title)",
+                       "skip_unavailable, ceilings, plot, title, reference)",
                        name);
     /* A repeated key is a mistake, except `sizes`, which inih also hands over
      * again for each continuation line of a long list. */
@@ -138,10 +139,15 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
         c->nitems = 0;
         char *save = NULL;
         for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-            unsigned bytes = strcmp(t, "u32") == 0 ? 4 : strcmp(t, "u64") == 0 ? 8 : 0;
-            if (!bytes) return fail_at(st, st->lines.line, "item type '%s' is not u32 or u64", t);
+            /* Multisplit names its two widths: 32-bit keys, or key-value pairs. */
+            unsigned bytes = strcmp(t, "u32") == 0 || strcmp(t, "keys") == 0   ? 4
+                             : strcmp(t, "u64") == 0 || strcmp(t, "pairs") == 0 ? 8
+                                                                              : 0;
+            if (!bytes)
+                return fail_at(st, st->lines.line, "item type '%s' is not u32, u64, keys or pairs",
+                               t);
             if (c->nitems == 2 || (c->nitems == 1 && c->items[0] == bytes))
-                return fail_at(st, st->lines.line, "item list '%s': give u32 and/or u64 once each", value);
+                return fail_at(st, st->lines.line, "item list '%s': give each width once", value);
             c->items[c->nitems++] = bytes;
         }
         if (!c->nitems) return fail_at(st, st->lines.line, "empty item list");
@@ -183,16 +189,26 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
         char *save = NULL;
         for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
             if (strcmp(t, "none") == 0) continue;
-            if (strcmp(t, "throughput") != 0 && strcmp(t, "throughput-pow2") != 0 &&
-                strcmp(t, "pct-copy") != 0)
+            static const char *const kinds[] = {"throughput", "throughput-pow2", "pct-copy",
+                                                "axis", "axis-speedup"};
+            bool ok = false;
+            for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) ok |= strcmp(t, kinds[k]) == 0;
+            if (!ok)
                 return fail_at(st, st->lines.line,
-                               "plot kind '%s' is not throughput, throughput-pow2, pct-copy or none", t);
+                               "plot kind '%s' is not throughput, throughput-pow2, pct-copy, axis, "
+                               "axis-speedup or none",
+                               t);
             if (c->nplots == PB_MAX_PLOTS)
                 return fail_at(st, st->lines.line, "too many plot kinds in '%s'", value);
             snprintf(c->plots[c->nplots++], 32, "%s", t);
         }
     } else if (strcmp(name, "title") == 0) {
         snprintf(c->title, sizeof c->title, "%s", value);
+    } else if (strcmp(name, "reference") == 0) {
+        if (!pb_label_valid(value))
+            return fail_at(st, st->lines.line, "reference '%s' is not a label", value);
+        snprintf(c->reference, sizeof c->reference, "%s", value);
+        st->reference_line = st->lines.line;
     }
     return 1;
 }
@@ -220,33 +236,96 @@ static int handler(void *user, const char *section, const char *name, const char
     return 1;
 }
 
-/* Turns a raw section into an instance: finds its module and sets its
- * parameters, each error naming the line of the offending key. */
-static int resolve_section(parse_state *st, const raw_section *s, pb_instance *in)
+/* Splits a comma-separated list in place; returns the number of items. */
+static int split_list(char *buf, char **items, int max)
 {
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ' || *t == '\t') t++;
+        char *e = t + strlen(t);
+        while (e > t && (e[-1] == ' ' || e[-1] == '\t')) *--e = '\0';
+        if (n == max) return max + 1;
+        items[n++] = t;
+    }
+    return n;
+}
+
+/* Turns a raw section into its instances: finds its module and sets its
+ * parameters, each error naming the line of the offending key. A parameter
+ * given as a list makes one instance per value. */
+static int resolve_section(parse_state *st, const raw_section *s)
+{
+    pb_config *cfg = st->cfg;
     pb_err e;
     const char *modname = s->name;
     int modline = s->line;
-    for (int i = 0; i < s->nkeys; i++)
-        if (strcmp(s->keys[i].name, "module") == 0) {
-            modname = s->keys[i].value;
-            modline = s->keys[i].line;
+    const raw_key *axis = NULL;
+    for (int i = 0; i < s->nkeys; i++) {
+        const raw_key *k = &s->keys[i];
+        if (strcmp(k->name, "module") == 0) {
+            modname = k->value;
+            modline = k->line;
+        } else if (strchr(k->value, ',')) {
+            if (axis)
+                return fail_at(st, k->line,
+                               "[%s] already varies '%s'; one list-valued parameter per section",
+                               s->name, axis->name), -1;
+            axis = k;
         }
+    }
     const pb_module *m = pb_module_find(modname);
     if (!m)
         return fail_at(st, modline, "unknown module '%s' in [%s] (see 'permbench list')", modname,
                        s->name), -1;
-    memset(in, 0, sizeof *in);
-    snprintf(in->label, sizeof in->label, "%s", s->name);
-    in->mod = m;
-    in->line = s->line;
-    pb_params_defaults(m, &in->params);
+    pb_instance base;
+    memset(&base, 0, sizeof base);
+    snprintf(base.label, sizeof base.label, "%s", s->name);
+    snprintf(base.series, sizeof base.series, "%s", s->name);
+    base.mod = m;
+    base.line = s->line;
+    pb_params_defaults(m, &base.params);
     for (int i = 0; i < s->nkeys; i++) {
         const raw_key *k = &s->keys[i];
-        if (strcmp(k->name, "module") == 0) continue;
-        if (pb_params_set(m, &in->params, k->name, k->value, &e))
+        if (strcmp(k->name, "module") == 0 || k == axis) continue;
+        if (pb_params_set(m, &base.params, k->name, k->value, &e))
             return fail_at(st, k->line, "%s", e.msg), -1;
-        in->given |= 1u << pb_module_param_index(m, k->name);
+        base.given |= 1u << pb_module_param_index(m, k->name);
+    }
+    char buf[sizeof axis->value], *vals[PB_MAX_INSTANCES];
+    int nv = 1;
+    if (axis) {
+        snprintf(buf, sizeof buf, "%s", axis->value);
+        nv = split_list(buf, vals, PB_MAX_INSTANCES);
+        if (nv > PB_MAX_INSTANCES) nv = PB_MAX_INSTANCES + 1;
+    }
+    for (int j = 0; j < nv; j++) {
+        if (cfg->ninst == PB_MAX_INSTANCES)
+            return fail_at(st, axis ? axis->line : s->line,
+                           "too many module instances (at most %d after expanding lists)",
+                           PB_MAX_INSTANCES), -1;
+        pb_instance *in = &cfg->inst[cfg->ninst];
+        *in = base;
+        if (axis) {
+            const char *v = vals[j];
+            if (!*v) return fail_at(st, axis->line, "empty value in the list '%s'", axis->value), -1;
+            if (pb_params_set(m, &in->params, axis->name, v, &e))
+                return fail_at(st, axis->line, "%s", e.msg), -1;
+            in->given |= 1u << pb_module_param_index(m, axis->name);
+            if (strlen(axis->name) >= sizeof in->axis || strlen(v) >= sizeof in->axis_value)
+                return fail_at(st, axis->line, "list value '%s' is too long", v), -1;
+            memcpy(in->axis, axis->name, strlen(axis->name) + 1);
+            memcpy(in->axis_value, v, strlen(v) + 1);
+            int w = snprintf(in->label, sizeof in->label, "%s/%s=%s", s->name, axis->name, v);
+            if (w < 0 || (size_t)w >= sizeof in->label)
+                return fail_at(st, axis->line, "label '%s/%s=%s' is too long", s->name, axis->name,
+                               v), -1;
+            for (int k = 0; k < j; k++)
+                if (strcmp(vals[k], v) == 0)
+                    return fail_at(st, axis->line, "value '%s' appears twice in '%s'", v,
+                                   axis->name), -1;
+        }
+        cfg->ninst++;
     }
     return 0;
 }
@@ -304,8 +383,18 @@ int pb_config_load_text(const char *path, const char *name, const char *text, pb
                    path);
         st->failed = true;
     }
-    for (int i = 0; !st->failed && i < st->nsec; i++)
-        if (resolve_section(st, &st->sec[i], &cfg->inst[cfg->ninst]) == 0) cfg->ninst++;
+    for (int i = 0; !st->failed && i < st->nsec; i++) resolve_section(st, &st->sec[i]);
+    if (!st->failed && cfg->reference[0]) {
+        bool hit = false;
+        for (size_t i = 0; i < cfg->ninst; i++)
+            hit |= strcmp(cfg->inst[i].label, cfg->reference) == 0 ||
+                   strcmp(cfg->inst[i].series, cfg->reference) == 0;
+        if (!hit) {
+            pb_err_set(err, "%s:%d: reference '%s' is not a section of this file", path,
+                       st->reference_line, cfg->reference);
+            st->failed = true;
+        }
+    }
 
     /* The family: given, or that of the first algorithm (ceilings serve all). */
     if (!st->failed && !st->family_text[0]) {
@@ -374,7 +463,8 @@ int pb_config_only(pb_config *cfg, const char *list, pb_err *err)
         while (*t == ' ') t++;
         bool hit = false;
         for (size_t i = 0; i < cfg->ninst; i++)
-            if (strcmp(cfg->inst[i].label, t) == 0 || strcmp(cfg->inst[i].mod->name, t) == 0)
+            if (strcmp(cfg->inst[i].label, t) == 0 || strcmp(cfg->inst[i].series, t) == 0 ||
+                strcmp(cfg->inst[i].mod->name, t) == 0)
                 keep[i] = hit = true;
         if (!hit) {
             if (pb_module_find(t))
@@ -402,6 +492,7 @@ static void add_ceiling(pb_config *cfg, const char *modname)
     pb_instance *in = &cfg->inst[0];
     memset(in, 0, sizeof *in);
     snprintf(in->label, sizeof in->label, "%s", modname);
+    snprintf(in->series, sizeof in->series, "%s", modname);
     in->mod = m;
     in->automatic = true;
     pb_params_defaults(m, &in->params);

@@ -10,6 +10,11 @@
  *   module = bijective2     ; defaults to the label
  *   bijection = lcg         ; any parameter the module accepts
  *
+ *   [bms]
+ *   buckets = 2, 4, 8, 32   ; a list: one instance per value (an axis, as in
+ *                           ; NVBench), labelled bms/buckets=2, ...; one
+ *                           ; list-valued parameter per section
+ *
  * Every error names the file and line. */
 #ifndef PB_CONFIG_H
 #define PB_CONFIG_H
@@ -24,12 +29,16 @@
 extern "C" {
 #endif
 
-#define PB_MAX_INSTANCES 64
+#define PB_MAX_SECTIONS 64   /* module sections in a file */
+#define PB_MAX_INSTANCES 256 /* after list-valued parameters are expanded */
 #define PB_LABEL_MAX 48
 #define PB_MAX_PLOTS 4
 
 typedef struct pb_instance {
-    char label[PB_LABEL_MAX];
+    char label[PB_LABEL_MAX];   /* unique: <series>/<axis>=<value> when expanded */
+    char series[PB_LABEL_MAX];  /* the section name: the line a figure draws */
+    char axis[32];              /* the list-valued parameter, "" if none */
+    char axis_value[32];        /* its value for this instance, as written */
     const pb_module *mod;
     pb_params params;
     unsigned given;  /* bit i: parameter i was set in the config */
@@ -58,6 +67,10 @@ typedef struct pb_config {
     bool ceilings_auto;
     char plots[PB_MAX_PLOTS][32];
     size_t nplots;
+    /* Label or series every row's speedup_vs_ref is measured against ("" =
+     * none): the row of the same n and item width, and of the same axis
+     * value when the reference has that axis too. */
+    char reference[PB_LABEL_MAX];
 
     pb_instance inst[PB_MAX_INSTANCES];
     size_t ninst;

@@ -87,6 +87,13 @@ typedef struct pb_module {
     int (*verify)(void *state, pb_err *err);
     void (*release)(void *state);
 
+    /* Optional: the items a run processes and the bytes it must move at
+     * least, for throughput and effective bandwidth. NULL: n items and the
+     * family's own count (pb_effective_bytes). Modules whose work is not n
+     * items of the point's width (a batch of top-k rows, a histogram that
+     * only reads) say so here. */
+    void (*work)(const pb_point *pt, double *items, double *bytes);
+
     /* Optional, shuffle family: sample permutations for the statistics.
      * Writes `count` permutations of [0, n) to out[count * n], permutation
      * j drawn for sample index first + j of `seed`, each independent of the

@@ -34,11 +34,19 @@ static bool quotable(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'
 
 int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
 {
-    char script_path[128];
-    snprintf(script_path, sizeof script_path, "plots/%s.gp", req->kind);
+    /* "axis-speedup" draws plots/axis.gp with the speedup column: one
+     * script per figure shape, its y column chosen by `kind`. */
+    char script_path[128], base[64];
+    snprintf(base, sizeof base, "%s", req->kind);
+    char *sp = strstr(base, "-speedup");
+    if (sp) memmove(sp, sp + 8, strlen(sp + 8) + 1);
+    snprintf(script_path, sizeof script_path, "plots/%s.gp", base);
     const pb_embedded_file *script = pb_embedded_find(script_path);
     if (!script) return pb_err_set(err, "no plot script for kind '%s'", req->kind);
-    if (!quotable(req->dir) || !quotable(req->title) || !quotable(req->labels))
+    const char *series = req->series ? req->series : "", *sizes = req->sizes ? req->sizes : "";
+    const char *axis = req->axis ? req->axis : "", *axvals = req->axis_values ? req->axis_values : "";
+    if (!quotable(req->dir) || !quotable(req->title) || !quotable(req->labels) ||
+        !quotable(series) || !quotable(axis) || !quotable(axvals))
         return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels");
 
     static const char *const terms[][2] = {
@@ -52,6 +60,9 @@ int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
         if (!g) return pb_err_set(err, "cannot start %s", gnuplot);
         fprintf(g, "datafile = '%s/results.csv'\nlabels = '%s'\nitems = '%s'\ntitle = '%s'\n",
                 req->dir, req->labels, req->items, req->title);
+        fprintf(g, "kind = '%s'\n", req->kind);
+        fprintf(g, "series = '%s'\nsizes = '%s'\naxis = '%s'\naxis_values = '%s'\n", series, sizes,
+                axis, axvals);
         fprintf(g, "set terminal %s\nset output '%s/%s.%s'\n", terms[t][0], req->dir, req->kind,
                 terms[t][1]);
         fwrite(script->data, 1, script->len, g);
@@ -62,6 +73,15 @@ int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
                               terms[t][1]);
     }
     return 0;
+}
+
+/* `w` is one of the space-separated words of `list`. */
+static bool word_in(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+    return false;
 }
 
 int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
@@ -78,7 +98,8 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
     if (!root) return pb_err_set(err, "%s:%d: %s", path, je.line, je.text);
 
     int rc = -1;
-    char labels[4096] = "", items[32] = "", gnuplot[1024];
+    char labels[16384] = "", items[32] = "", gnuplot[1024];
+    char series[4096] = "", sizes[2048] = "", axis[64] = "", axvals[2048] = "";
     json_t *sweep = json_object_get(root, "sweep");
     json_t *plots = json_object_get(sweep, "plots");
     json_t *inst = json_object_get(root, "instances");
@@ -96,6 +117,28 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
         if (l) off += (size_t)snprintf(labels + off, sizeof labels - off, "%s%s", off ? " " : "", l);
         if (off >= sizeof labels) break;
     }
+    /* Unique series and axis values, in order of first appearance. */
+    size_t so = 0, ao = 0;
+    json_array_foreach(inst, i, v)
+    {
+        const char *sr = json_string_value(json_object_get(v, "series"));
+        const char *ax = json_string_value(json_object_get(v, "axis"));
+        const char *av = json_string_value(json_object_get(v, "axis_value"));
+        if (!sr) sr = json_string_value(json_object_get(v, "label"));
+        if (sr && !word_in(series, sr) && so + strlen(sr) + 2 < sizeof series)
+            so += (size_t)snprintf(series + so, sizeof series - so, "%s%s", so ? " " : "", sr);
+        if (ax && *ax && !axis[0]) snprintf(axis, sizeof axis, "%s", ax);
+        if (av && *av && !word_in(axvals, av) && ao + strlen(av) + 2 < sizeof axvals)
+            ao += (size_t)snprintf(axvals + ao, sizeof axvals - ao, "%s%s", ao ? " " : "", av);
+    }
+    off = 0;
+    json_t *sz = json_object_get(sweep, "sizes");
+    json_array_foreach(sz, i, v)
+    {
+        if (off + 24 >= sizeof sizes) break;
+        off += (size_t)snprintf(sizes + off, sizeof sizes - off, "%s%lld", off ? " " : "",
+                                (long long)json_integer_value(v));
+    }
     off = 0;
     json_array_foreach(ib, i, v) off += (size_t)snprintf(items + off, sizeof items - off, "%s%lld",
                                                          off ? " " : "", json_integer_value(v));
@@ -109,7 +152,8 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
     }
     json_array_foreach(plots, i, v)
     {
-        pb_plot_request req = {dir, json_string_value(v), title ? title : "", labels, items};
+        pb_plot_request req = {dir,    json_string_value(v), title ? title : "", labels, items,
+                               series, sizes,                axis,               axvals};
         if (!req.kind || pb_plot_draw(gnuplot, &req, err)) goto out;
         if (!quiet) printf("figure: %s/%s.png, %s/%s.svg\n", dir, req.kind, dir, req.kind);
     }

@@ -16,6 +16,12 @@ typedef struct pb_plot_request {
     const char *title;
     const char *labels; /* space-separated */
     const char *items;  /* space-separated item widths in bytes, e.g. "8" */
+    /* For the axis plots: the sections (lines), the sizes, the varied
+     * parameter and its values in order of appearance. */
+    const char *series;
+    const char *sizes;
+    const char *axis;
+    const char *axis_values;
 } pb_plot_request;
 
 /* Writes <dir>/<kind>.png and <dir>/<kind>.svg. */

@@ -6,9 +6,10 @@
 #include "harness/results.h"
 
 const char *const pb_csv_columns[] = {
-    "label",     "module",    "family",      "device",      "n",          "item_bytes",
-    "threads",   "samples",   "median_ms",   "min_ms",      "max_ms",     "mean_ms",
-    "stddev_ms", "items_per_s", "effective_gbps", "pct_of_copy", "verified", "status",
+    "label",     "series",      "axis",           "axis_value",  "module",         "family",
+    "device",    "n",           "item_bytes",     "threads",     "samples",        "median_ms",
+    "min_ms",    "max_ms",      "mean_ms",        "stddev_ms",   "items_per_s",    "effective_gbps",
+    "pct_of_copy", "speedup_vs_ref", "verified",  "status",
 };
 const size_t pb_csv_ncolumns = sizeof pb_csv_columns / sizeof pb_csv_columns[0];
 
@@ -33,17 +34,21 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
     for (size_t r = 0; r < run->nrows; r++) {
         const pb_row *row = &run->rows[r];
         const pb_module *m = row->inst->mod;
-        /* Labels are restricted to [A-Za-z0-9._+-]: no quoting needed. */
-        fprintf(f, "%s,%s,%s,%s,%llu,%u,", row->inst->label, m->name, pb_family_name(m->family),
+        /* Labels are [A-Za-z0-9._+-] plus '/' and '=' in expanded ones, and
+         * list values hold no comma: no quoting needed. */
+        fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%llu,%u,", row->inst->label, row->inst->series,
+                row->inst->axis, row->inst->axis_value, m->name, pb_family_name(m->family),
                 pb_device_name(m->device), (unsigned long long)row->n, row->item_bytes);
         if (m->device == PB_DEVICE_CPU) fprintf(f, "%d", row->threads);
         fprintf(f, ",%zu,", row->nsamples);
         if (row->status == PB_ROW_ERROR) {
-            fprintf(f, ",,,,,,,,");
+            fprintf(f, ",,,,,,,,,");
         } else {
             fprintf(f, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", row->ms.median, row->ms.min,
                     row->ms.max, row->ms.mean, row->ms.stddev, row->items_per_s, row->gbps);
             if (!isnan(row->pct_copy)) fprintf(f, "%.2f", row->pct_copy);
+            fputc(',', f);
+            if (!isnan(row->speedup_vs_ref)) fprintf(f, "%.4f", row->speedup_vs_ref);
             fputc(',', f);
         }
         fprintf(f, "%s,%s\n", row->verified ? "yes" : "no", pb_row_status_name(row->status));

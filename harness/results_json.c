@@ -17,8 +17,9 @@ static json_t *instance_json(const pb_instance *in)
         else v = json_string(pb_param_format(s, in->params.v[i], buf, sizeof buf));
         json_object_set_new(params, s->name, v);
     }
-    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:b}", "label", in->label, "module", in->mod->name,
-                     "family", pb_family_name(in->mod->family), "device",
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:b}", "label", in->label, "series",
+                     in->series, "axis", in->axis, "axis_value", in->axis_value, "module",
+                     in->mod->name, "family", pb_family_name(in->mod->family), "device",
                      pb_device_name(in->mod->device), "params", params, "automatic",
                      in->automatic);
 }
@@ -47,6 +48,10 @@ static json_t *row_json(const pb_row *row)
     json_object_set_new(j, "items_per_s", num_or_null(row->items_per_s, ok));
     json_object_set_new(j, "effective_gbps", num_or_null(row->gbps, ok));
     json_object_set_new(j, "pct_of_copy", num_or_null(row->pct_copy, ok));
+    json_object_set_new(j, "speedup_vs_ref", num_or_null(row->speedup_vs_ref, ok));
+    json_object_set_new(j, "series", json_string(row->inst->series));
+    json_object_set_new(j, "axis", json_string(row->inst->axis));
+    json_object_set_new(j, "axis_value", json_string(row->inst->axis_value));
     json_object_set_new(j, "verified", json_boolean(row->verified));
     json_object_set_new(j, "status", json_string(pb_row_status_name(row->status)));
     json_object_set_new(j, "message", row->message[0] ? json_string(row->message) : json_null());
@@ -70,6 +75,7 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
                               "min_time_s", cfg->min_time, "timeout_s", cfg->timeout,
                               "flush_cache", cfg->flush_cache, "ceilings_auto",
                               cfg->ceilings_auto, "plots", plots);
+    json_object_set_new(sweep, "reference", cfg->reference[0] ? json_string(cfg->reference) : json_null());
     json_t *inst = json_array(), *rows = json_array();
     for (size_t i = 0; i < cfg->ninst; i++) json_array_append_new(inst, instance_json(&cfg->inst[i]));
     size_t failed = 0;

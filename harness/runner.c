@@ -23,8 +23,26 @@ static double now_s(void)
 
 double pb_effective_bytes(pb_family family, uint64_t n, unsigned item_bytes)
 {
-    (void)family; /* every family so far reads its input once and writes it once */
-    return 2.0 * (double)n * item_bytes;
+    switch (family) {
+    case PB_FAMILY_MULTISPLIT:
+        /* The multisplit paper's speed of light (Section 6.2.2): keys are read
+         * twice (once to count, once to move) and written once; values of
+         * key-value pairs are read and written once. */
+        return (double)n * (item_bytes == 8 ? 20.0 : 12.0);
+    case PB_FAMILY_TOPK: return 4.0 * (double)n; /* the input read once */
+    default: return 2.0 * (double)n * item_bytes; /* read once, written once */
+    }
+}
+
+void pb_row_work(pb_family family, const pb_instance *in, uint64_t n, unsigned item_bytes,
+                 double *items, double *bytes)
+{
+    *items = (double)n;
+    *bytes = pb_effective_bytes(family, n, item_bytes);
+    if (in->mod->work) {
+        pb_point pt = {n, item_bytes, 0, &in->params, pb_instance_threads(in)};
+        in->mod->work(&pt, items, bytes);
+    }
 }
 
 int pb_instance_threads(const pb_instance *in)
@@ -105,6 +123,26 @@ static void fill_pct_copy(const pb_run *run, pb_row *row)
     }
 }
 
+/* The reference row for `row`: same n and width, and the same axis value
+ * when the reference varies the same axis. */
+static void fill_speedup(const pb_config *cfg, const pb_run *run, pb_row *row)
+{
+    row->speedup_vs_ref = NAN;
+    if (!cfg->reference[0] || row->status == PB_ROW_ERROR) return;
+    for (size_t i = 0; i < run->nrows; i++) {
+        const pb_row *r = &run->rows[i];
+        const pb_instance *ri = r->inst;
+        if (r->status != PB_ROW_OK || r->n != row->n || r->item_bytes != row->item_bytes) continue;
+        if (strcmp(ri->label, cfg->reference) != 0 && strcmp(ri->series, cfg->reference) != 0)
+            continue;
+        if (ri->axis[0] && (strcmp(ri->axis, row->inst->axis) != 0 ||
+                            strcmp(ri->axis_value, row->inst->axis_value) != 0))
+            continue;
+        if (row->ms.median > 0) row->speedup_vs_ref = r->ms.median / row->ms.median;
+        return;
+    }
+}
+
 /* One sample: flush, then time exactly the module's run(). */
 static int time_one(const pb_config *cfg, const pb_module *m, void *state, uint64_t sample,
                     double *ms, pb_err *err)
@@ -156,6 +194,7 @@ static void measure_point(const pb_config *cfg, const pb_instance *in, pb_row *r
     void *state = NULL;
     row->status = PB_ROW_ERROR;
     row->pct_copy = NAN;
+    row->speedup_vs_ref = NAN;
 
     if (m->prepare(&pt, &state, &err)) {
         set_message(row, "prepare: ", &err);
@@ -205,8 +244,10 @@ static void measure_point(const pb_config *cfg, const pb_instance *in, pb_row *r
 
     row->ms = pb_summarise(row->samples_ms, row->nsamples);
     double s = row->ms.median * 1e-3;
-    row->items_per_s = s > 0 ? (double)row->n / s : 0;
-    row->gbps = s > 0 ? pb_effective_bytes(cfg->family, row->n, row->item_bytes) / s / 1e9 : 0;
+    double items, bytes;
+    pb_row_work(cfg->family, in, row->n, row->item_bytes, &items, &bytes);
+    row->items_per_s = s > 0 ? items / s : 0;
+    row->gbps = s > 0 ? bytes / s / 1e9 : 0;
 
     if (verify(cfg, m, state, &pt, &err)) {
         row->status = PB_ROW_FAILED;
@@ -284,6 +325,7 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
                 wall[run->nrows] = now_s() - p0;
                 run->nrows++;
                 if (row->status != PB_ROW_ERROR) fill_pct_copy(run, row);
+                fill_speedup(cfg, run, row);
                 if (hooks && hooks->row_done) hooks->row_done(run, row, hooks->user);
             }
     }
@@ -291,6 +333,8 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
     for (size_t r = 0; r < run->nrows; r++)
         if (run->rows[r].status != PB_ROW_ERROR && isnan(run->rows[r].pct_copy))
             fill_pct_copy(run, &run->rows[r]);
+    for (size_t r = 0; r < run->nrows; r++)
+        if (isnan(run->rows[r].speedup_vs_ref)) fill_speedup(cfg, run, &run->rows[r]);
     run->wall_s = now_s() - t0;
     free(wall);
     return 0;

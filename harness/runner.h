@@ -32,6 +32,7 @@ typedef struct pb_row {
     double items_per_s;
     double gbps;        /* effective: the bytes the algorithm must move at least */
     double pct_copy;    /* of the copy ceiling on the same device, n and item; NaN if none */
+    double speedup_vs_ref; /* the sweep's reference median / this median; NaN if none */
     bool verified;
 } pb_row;
 
@@ -60,6 +61,11 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
 
 /* Bytes an algorithm of the family must move at least for n items. */
 double pb_effective_bytes(pb_family family, uint64_t n, unsigned item_bytes);
+
+/* Items a row processes and bytes it must move: the module's `work` hook,
+ * else n and the family's count. */
+void pb_row_work(pb_family family, const pb_instance *in, uint64_t n, unsigned item_bytes,
+                 double *items, double *bytes);
 
 /* The threads a CPU instance runs with (its resolved `threads` parameter, or
  * 1 for sequential modules); 0 for GPU modules. */

@@ -100,14 +100,42 @@ static const struct {
     {"[sweep]\nseed = 1\n[fisher-yates]\n", ":1: [sweep] has no 'sizes'"},
     {"[sweep]\nsizes = 10\n", ": no module sections"},
     {"[sweep]\nsizes = 10\n[a b]\n", ":3: bad section name [a b]"},
-    {"[sweep]\nsizes = 10\nitem = u16\n[fisher-yates]\n", ":3: item type 'u16' is not u32 or u64"},
+    {"[sweep]\nsizes = 10\nitem = u16\n[fisher-yates]\n", ":3: item type 'u16' is not u32, u64, keys or pairs"},
     {"[sweep]\nsizes = 10\nfamily = sorting\n[fisher-yates]\n", ":3: family 'sorting' is not shuffle, multisplit or topk"},
     {"[sweep]\nsizes = 10\nseed = -4\n[fisher-yates]\n", ":3: seed '-4' is not an unsigned 64-bit integer"},
     {"[sweep]\nsizes = 10\nmin_time = soon\n[fisher-yates]\n", ":3: min_time 'soon' is not a time in seconds"},
-    {"[sweep]\nsizes = 10\nplot = pie\n[fisher-yates]\n", ":3: plot kind 'pie' is not throughput, throughput-pow2, pct-copy or none"},
+    {"[sweep]\nsizes = 10\nplot = pie\n[fisher-yates]\n", ":3: plot kind 'pie' is not throughput, throughput-pow2, pct-copy, axis, axis-speedup or none"},
+    {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 1, 2\nseed_stride = 1, 2\n", ":5: [cpu-gather] already varies 'threads'; one list-valued parameter per section"},
+    {"[sweep]\nsizes = 10\n[x]\nmodule = cpu-gather\nthreads = 1, x\n", ":5: parameter 'threads' of 'cpu-gather': 'x'"},
+    {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 1, , 2\n", ":4: empty value in the list"},
+    {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 2, 1, 2\n", ":4: value '2' appears twice in 'threads'"},
+    {"[sweep]\nsizes = 10\nreference = nope\n[cpu-gather]\n", ":3: reference 'nope' is not a section of this file"},
     {"[sweep]\nsizes = 10\nmin_samples = 9\nmax_samples = 3\n[fisher-yates]\n", ": max_samples (3) is below min_samples (9)"},
     {"[sweep]\nsizes = 0\n[fisher-yates]\n", ": size 0 cannot be timed"},
 };
+
+/* A list-valued parameter is an axis: one instance per value, labelled
+ * <section>/<param>=<value>, sharing the section as their series. */
+TEST_IMPL(config_axis_lists)
+{
+    static pb_config cfg;
+    pb_err err = {{0}};
+    char path[256];
+    ASSERT(load("[sweep]\nsizes = 10\nreference = g\n[g]\nmodule = cpu-gather\nthreads = 1, 2,4\n"
+                "[fisher-yates]\n",
+                &cfg, &err, path, sizeof path) == 0);
+    ASSERT_EQ_U64(cfg.ninst, 4);
+    ASSERT(strcmp(cfg.inst[0].label, "g/threads=1") == 0);
+    ASSERT(strcmp(cfg.inst[2].label, "g/threads=4") == 0);
+    ASSERT(strcmp(cfg.inst[2].series, "g") == 0);
+    ASSERT(strcmp(cfg.inst[2].axis, "threads") == 0);
+    ASSERT(strcmp(cfg.inst[2].axis_value, "4") == 0);
+    ASSERT(cfg.inst[1].params.v[0] == 2);
+    ASSERT(strcmp(cfg.inst[3].series, "fisher-yates") == 0 && !cfg.inst[3].axis[0]);
+    ASSERT(strcmp(cfg.reference, "g") == 0);
+    pb_config_free(&cfg);
+    return 0;
+}
 
 TEST_IMPL(config_errors)
 {

@@ -22,5 +22,6 @@ extern "C" const pb_module pb_module_bijective0 = {
     .result = pb_gpu_shuffle_result_via,
     .verify = NULL,
     .release = pb_bijective_release,
+    .work = NULL,
     .sample_perms = pb_bijective_sample_perms,
 };

@@ -166,5 +166,6 @@ extern "C" const pb_module pb_module_sort_shuffle = {
     .result = pb_gpu_shuffle_result_via,
     .verify = NULL,
     .release = release,
+    .work = NULL,
     .sample_perms = sample_perms,
 };

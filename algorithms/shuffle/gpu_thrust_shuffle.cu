@@ -104,5 +104,6 @@ extern "C" const pb_module pb_module_thrust_shuffle = {
     .result = pb_gpu_shuffle_result_via,
     .verify = NULL,
     .release = release,
+    .work = NULL,
     .sample_perms = NULL,
 };

@@ -141,5 +141,6 @@ extern "C" const pb_module pb_module_tbb_sort_shuffle = {
     .result = pb_tbb_result,
     .verify = nullptr,
     .release = pb_tbb_release,
+    .work = NULL,
     .sample_perms = sample_perms,
 };
