@@ -23,6 +23,10 @@ PB_MODULE(tbb_gather) /* the paper's TBB gather ceiling */
 PB_MODULE(cpu_copy)
 PB_MODULE(cpu_gather)
 
+/* Multisplit family: CPU (the C twin and an OpenMP multisplit) */
+PB_MODULE(multisplit_twin)
+PB_MODULE(omp_multisplit)
+
 #ifdef PB_HAVE_CUDA
 /* Shuffle family: GPU shuffles */
 PB_MODULE(bijective0)
