@@ -27,6 +27,9 @@ PB_MODULE(cpu_gather)
 PB_MODULE(multisplit_twin)
 PB_MODULE(omp_multisplit)
 
+/* Top-k family: CPU reference */
+PB_MODULE(omp_topk)
+
 #ifdef PB_HAVE_CUDA
 /* Shuffle family: GPU shuffles */
 PB_MODULE(bijective0)
@@ -35,6 +38,18 @@ PB_MODULE(bijective2)
 PB_MODULE(dart_throwing)
 PB_MODULE(sort_shuffle)
 PB_MODULE(thrust_shuffle)
+
+/* Multisplit family: the paper's kernels, references, building blocks */
+PB_MODULE(dms)
+PB_MODULE(wms)
+PB_MODULE(bms)
+PB_MODULE(rb_sort)
+PB_MODULE(cub_radix_sort)
+PB_MODULE(cub_partition)
+PB_MODULE(scan_split)
+PB_MODULE(ms_sort)
+PB_MODULE(ms_histogram)
+PB_MODULE(cub_histogram)
 
 /* Ceilings on the GPU */
 PB_MODULE(cuda_memcpy)

@@ -1,0 +1,40 @@
+/* bms: the paper's Block-level multisplit (Section 5.6.2): block tiles
+ * ranked per warp, combined across warps and reordered over the whole tile;
+ * global bases from a decoupled look-back (default) or CUB's scan over the
+ * m x tiles matrix (scan = matrix, the paper's). m <= 256. */
+#include "algorithms/multisplit/gpu_ms_split.cuh"
+
+namespace {
+
+const pb_param_spec params[] = {
+    PB_MS_COMMON_PARAMS,
+    PB_MS_SPLIT_STAGE_PARAM,
+    PB_MS_SPLIT_SCAN_PARAM,
+};
+
+int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    return pb_ms_split_prepare(PB_MS_BMS, pt, state, err);
+}
+
+uint64_t footprint(const pb_point *pt) { return pb_ms_split_footprint(PB_MS_BMS, pt); }
+
+} // namespace
+
+extern "C" const pb_module pb_module_bms = {
+    .name = "bms",
+    .family = PB_FAMILY_MULTISPLIT,
+    .device = PB_DEVICE_GPU,
+    .flags = 0,
+    .summary = "Block-level multisplit: block tiles ranked by warps, reordered over the whole tile, bases by decoupled look-back (or the matrix scan); m <= 256",
+    .params = PB_PARAMS(params),
+    .max_n = (UINT64_C(1) << 31) - 1,
+    .footprint = footprint,
+    .prepare = prepare,
+    .run = pb_ms_split_run,
+    .result = pb_gpu_ms_result,
+    .verify = pb_gpu_ms_verify,
+    .release = pb_gpu_ms_release,
+    .work = NULL,
+    .sample_perms = NULL,
+};

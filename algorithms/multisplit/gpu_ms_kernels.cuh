@@ -1,0 +1,357 @@
+/* The kernels of DMS, WMS and BMS (Ashkiani et al. 2017, Sections 5.4-5.6),
+ * for today's warp intrinsics.
+ *
+ * Layout. A block of PB_MS_WARPS warps handles a tile; warp w of the tile
+ * handles 32 * ITEMS consecutive keys, item i of lane l being key
+ * warp_start + 32 i + l. Loads are coalesced, and the (item, lane) order is
+ * the input order, so ranking items in that order keeps the multisplit
+ * stable.
+ *
+ * Warp-level histograms and offsets (Section 5.5) with binary ballots: for
+ * each of the ceil(log2 m) bits of the bucket id a ballot; the AND of the
+ * ballots (or their complements) gives every lane the mask of the lanes
+ * whose key shares its bucket, and lane l also builds the masks of the
+ * buckets it is "in charge of" (l, l + 32, ...), so the running per-bucket
+ * counts of the warp live in registers, MAXJ = ceil(m / 32) per lane, and a
+ * key's offset is one shuffle from the lane in charge of its bucket.
+ *
+ * Subproblems: DMS and WMS count per warp tile (H is m x warps), BMS per
+ * block tile (m x tiles). H is bucket-major, so one exclusive scan over it
+ * gives every (bucket, subproblem) its global base (equation (3)). BMS can
+ * instead take its per-tile bases from a decoupled look-back over the
+ * tiles' bucket counts (the one-pass chained scan of CUB's onesweep), with
+ * the bucket totals counted beforehand: then H is never written. */
+#ifndef PB_GPU_MS_KERNELS_CUH
+#define PB_GPU_MS_KERNELS_CUH
+
+#include <stdint.h>
+
+#include <cub/block/block_scan.cuh>
+
+#include "algorithms/multisplit/ms_bucket.h"
+
+#define PB_MS_WARPS 8
+#define PB_MS_BLOCK (32 * PB_MS_WARPS)
+#define PB_MS_FULL 0xffffffffu
+
+/* Look-back status words: flag in the top two bits, count below. */
+#define PB_MS_AGGREGATE (UINT64_C(1) << 62)
+#define PB_MS_PREFIX (UINT64_C(2) << 62)
+#define PB_MS_COUNT_MASK ((UINT64_C(1) << 62) - 1)
+
+__device__ __forceinline__ uint32_t pb_ms_lanemask_lt()
+{
+    uint32_t r;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(r));
+    return r;
+}
+
+/* Range buckets search their splitters in shared memory. */
+__device__ __forceinline__ pb_bucket_fn pb_ms_stage_splitters(pb_bucket_fn fn, uint32_t *s_split)
+{
+    if (fn.kind == PB_BUCKET_RANGE) {
+        for (uint32_t i = threadIdx.x; i + 1 < fn.m; i += blockDim.x) s_split[i] = fn.splitters[i];
+        __syncthreads();
+        fn.splitters = s_split;
+    }
+    return fn;
+}
+
+/* One window: 32 keys, one per lane. Returns the mask of valid lanes whose
+ * key is in this lane's bucket b; adds the window to the counts of the
+ * buckets this lane is in charge of; `before` gets the count of b's keys in
+ * earlier windows (when WANT_BEFORE). */
+template <int MAXJ, bool WANT_BEFORE>
+__device__ __forceinline__ uint32_t pb_ms_window(uint32_t b, bool valid, int nbits,
+                                                 uint32_t (&cnt)[MAXJ], uint32_t &before)
+{
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t vmask = __ballot_sync(PB_MS_FULL, valid);
+    uint32_t peers = vmask;
+    uint32_t own[MAXJ];
+#pragma unroll
+    for (int j = 0; j < MAXJ; j++) own[j] = vmask;
+    for (int k = 0; k < nbits; k++) {
+        const uint32_t bal = __ballot_sync(PB_MS_FULL, (b >> k) & 1u);
+        peers &= ((b >> k) & 1u) ? bal : ~bal;
+#pragma unroll
+        for (int j = 0; j < MAXJ; j++) own[j] &= (((lane + 32u * j) >> k) & 1u) ? bal : ~bal;
+    }
+    if (WANT_BEFORE) {
+        before = 0;
+#pragma unroll
+        for (int j = 0; j < MAXJ; j++) {
+            uint32_t t = __shfl_sync(PB_MS_FULL, cnt[j], b & 31u);
+            if ((uint32_t)j == (b >> 5)) before = t;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < MAXJ; j++) cnt[j] += __popc(own[j]);
+    return peers;
+}
+
+/* Loads a warp's ITEMS windows (coalesced) and their bucket ids. */
+template <int ITEMS, bool PAIRS>
+__device__ __forceinline__ void pb_ms_load(const uint32_t *__restrict__ keys,
+                                           const uint32_t *__restrict__ vals, uint32_t n,
+                                           uint32_t warp_start, pb_bucket_fn fn,
+                                           uint32_t (&k)[ITEMS], uint32_t (&v)[ITEMS],
+                                           uint32_t (&b)[ITEMS])
+{
+    const uint32_t lane = threadIdx.x & 31;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t idx = warp_start + 32u * i + lane;
+        k[i] = idx < n ? keys[idx] : 0;
+        if (PAIRS) v[i] = idx < n ? vals[idx] : 0;
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) b[i] = pb_bucket_of(fn, k[i]);
+}
+
+/* Prescan. PER_WARP: H[b * subproblems + warp] (DMS, WMS); else per block
+ * tile: H[b * tiles + tile] (BMS, matrix), or, with totals != NULL, the
+ * tile's counts added to the bucket totals (BMS, look-back). */
+template <int ITEMS, int MAXJ, bool PER_WARP>
+__global__ void __launch_bounds__(PB_MS_BLOCK)
+    pb_ms_prescan(const uint32_t *__restrict__ keys, uint32_t n, pb_bucket_fn fn, int nbits,
+                  uint32_t *__restrict__ H, uint32_t subproblems, uint32_t *__restrict__ totals)
+{
+    __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
+    __shared__ uint32_t s_hist[PB_MS_WARPS][32 * MAXJ];
+    fn = pb_ms_stage_splitters(fn, s_split);
+    const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const uint32_t tile = blockIdx.x;
+    const uint32_t warp_start = tile * (PB_MS_BLOCK * ITEMS) + warp * (32 * ITEMS);
+    uint32_t k[ITEMS], v[ITEMS], b[ITEMS];
+    pb_ms_load<ITEMS, false>(keys, nullptr, n, warp_start, fn, k, v, b);
+    uint32_t cnt[MAXJ];
+#pragma unroll
+    for (int j = 0; j < MAXJ; j++) cnt[j] = 0;
+    uint32_t unused;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        pb_ms_window<MAXJ, false>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, unused);
+#pragma unroll
+    for (int j = 0; j < MAXJ; j++) s_hist[warp][lane + 32 * j] = cnt[j];
+    __syncthreads();
+    const uint32_t m = fn.m;
+    if (PER_WARP) {
+        /* Transposed through shared memory: each bucket's row gets 8
+         * consecutive words (one sector) per block. */
+        for (uint32_t e = threadIdx.x; e < m * PB_MS_WARPS; e += PB_MS_BLOCK) {
+            uint32_t bb = e / PB_MS_WARPS, w = e % PB_MS_WARPS;
+            H[(uint64_t)bb * subproblems + tile * PB_MS_WARPS + w] = s_hist[w][bb];
+        }
+    } else {
+        for (uint32_t bb = threadIdx.x; bb < m; bb += PB_MS_BLOCK) {
+            uint32_t sum = 0;
+#pragma unroll
+            for (int w = 0; w < PB_MS_WARPS; w++) sum += s_hist[w][bb];
+            if (totals) {
+                if (sum) atomicAdd(&totals[bb], sum);
+            } else {
+                H[(uint64_t)bb * subproblems + tile] = sum;
+            }
+        }
+    }
+}
+
+/* DMS and WMS postscan: per warp tile, G[b * warps + warp] is the global base
+ * of bucket b's keys of this warp (m <= 32). WMS first reorders the warp's
+ * keys by bucket in shared memory (Section 5.6.1) so that its writes are
+ * runs of consecutive addresses; DMS writes each key straight to its place. */
+template <int ITEMS, bool PAIRS, bool REORDER>
+__global__ void __launch_bounds__(PB_MS_BLOCK)
+    pb_ms_postscan_warp(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                        uint32_t n, pb_bucket_fn fn, int nbits, const uint32_t *__restrict__ G,
+                        uint32_t warps, uint32_t *__restrict__ okeys, uint32_t *__restrict__ ovals)
+{
+    __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
+    __shared__ uint32_t s_keys[REORDER ? PB_MS_BLOCK * ITEMS : 1];
+    __shared__ uint32_t s_vals[REORDER && PAIRS ? PB_MS_BLOCK * ITEMS : 1];
+    __shared__ uint8_t s_b[REORDER ? PB_MS_BLOCK * ITEMS : 1];
+    fn = pb_ms_stage_splitters(fn, s_split);
+    const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const uint32_t gw = blockIdx.x * PB_MS_WARPS + warp;
+    const uint32_t warp_start = gw * (32 * ITEMS);
+    if (warp_start >= n) return; /* whole warps only: no block barrier follows */
+    uint32_t k[ITEMS], v[ITEMS], b[ITEMS], rank[ITEMS];
+    pb_ms_load<ITEMS, PAIRS>(keys, vals, n, warp_start, fn, k, v, b);
+    uint32_t cnt[1] = {0};
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t before;
+        uint32_t peers =
+            pb_ms_window<1, true>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, before);
+        rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
+    }
+    const uint32_t m = fn.m;
+    const uint32_t gbase = lane < m ? G[(uint64_t)lane * warps + gw] : 0;
+    if (!REORDER) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            uint32_t g = __shfl_sync(PB_MS_FULL, gbase, b[i] & 31u) + rank[i];
+            if (warp_start + 32u * i + lane < n) {
+                okeys[g] = k[i];
+                if (PAIRS) ovals[g] = v[i];
+            }
+        }
+        return;
+    }
+    /* The warp's bucket starts: an exclusive scan over the lanes in charge. */
+    uint32_t c = lane < m ? cnt[0] : 0, incl = c;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        uint32_t t = __shfl_up_sync(PB_MS_FULL, incl, d);
+        if (lane >= (uint32_t)d) incl += t;
+    }
+    const uint32_t wstart = incl - c;
+    uint32_t *sk = s_keys + warp * 32 * ITEMS;
+    uint32_t *sv = s_vals + (PAIRS ? warp * 32 * ITEMS : 0);
+    uint8_t *sb = s_b + warp * 32 * ITEMS;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t pos = __shfl_sync(PB_MS_FULL, wstart, b[i] & 31u) + rank[i];
+        if (warp_start + 32u * i + lane < n) {
+            sk[pos] = k[i];
+            if (PAIRS) sv[pos] = v[i];
+            sb[pos] = (uint8_t)b[i];
+        }
+    }
+    __syncwarp();
+    const uint32_t valid = min(n - warp_start, 32u * ITEMS);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t j = 32u * i + lane;
+        uint32_t bj = j < valid ? sb[j] : 0;
+        uint32_t g = __shfl_sync(PB_MS_FULL, gbase, bj) + j - __shfl_sync(PB_MS_FULL, wstart, bj);
+        if (j < valid) {
+            okeys[g] = sk[j];
+            if (PAIRS) ovals[g] = sv[j];
+        }
+    }
+}
+
+/* BMS postscan: the block tile's keys are ranked per warp, combined across
+ * warps (Section 5.5.4), reordered by bucket over the whole tile in shared
+ * memory (Section 5.6.2) and written out. The tile's global bases come from
+ * G (matrix scan) or, when LOOKBACK, from the bucket totals and a decoupled
+ * look-back over the earlier tiles' counts. */
+template <int ITEMS, int MAXJ, bool PAIRS, bool LOOKBACK>
+__global__ void __launch_bounds__(PB_MS_BLOCK)
+    pb_ms_postscan_block(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                         uint32_t n, pb_bucket_fn fn, int nbits, const uint32_t *__restrict__ G,
+                         uint32_t tiles, const uint32_t *__restrict__ totals,
+                         unsigned long long *status, uint32_t *tile_counter,
+                         uint32_t *__restrict__ okeys, uint32_t *__restrict__ ovals)
+{
+    constexpr int TILE = PB_MS_BLOCK * ITEMS;
+    typedef cub::BlockScan<uint32_t, PB_MS_BLOCK> scan_t;
+    __shared__ union {
+        typename scan_t::TempStorage scan;
+    } s_u;
+    __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
+    __shared__ uint32_t s_whist[PB_MS_WARPS][32 * MAXJ];
+    __shared__ uint32_t s_bstart[32 * MAXJ];
+    __shared__ uint32_t s_gbase[32 * MAXJ];
+    __shared__ uint32_t s_keys[TILE];
+    __shared__ uint32_t s_vals[PAIRS ? TILE : 1];
+    __shared__ uint8_t s_b[TILE];
+    __shared__ uint32_t s_tile;
+
+    fn = pb_ms_stage_splitters(fn, s_split);
+    if (LOOKBACK) {
+        /* Tiles in the order blocks start, so every look-back waits only on
+         * blocks that are already running. */
+        if (threadIdx.x == 0) s_tile = atomicAdd(tile_counter, 1u);
+        __syncthreads();
+    }
+    const uint32_t tile = LOOKBACK ? s_tile : blockIdx.x;
+    const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const uint32_t tile_start = tile * TILE;
+    const uint32_t warp_start = tile_start + warp * (32 * ITEMS);
+    uint32_t k[ITEMS], v[ITEMS], b[ITEMS], rank[ITEMS];
+    pb_ms_load<ITEMS, PAIRS>(keys, vals, n, warp_start, fn, k, v, b);
+    uint32_t cnt[MAXJ];
+#pragma unroll
+    for (int j = 0; j < MAXJ; j++) cnt[j] = 0;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t before;
+        uint32_t peers =
+            pb_ms_window<MAXJ, true>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, before);
+        rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
+    }
+#pragma unroll
+    for (int j = 0; j < MAXJ; j++) s_whist[warp][lane + 32 * j] = cnt[j];
+    __syncthreads();
+
+    /* Thread t is in charge of bucket t (m <= 256 = PB_MS_BLOCK): warp
+     * prefixes, the tile's count, the tile's bucket starts, global base. */
+    const uint32_t m = fn.m, t = threadIdx.x;
+    uint32_t tcount = 0;
+    if (t < m) {
+#pragma unroll
+        for (int w = 0; w < PB_MS_WARPS; w++) {
+            uint32_t c = s_whist[w][t];
+            s_whist[w][t] = tcount;
+            tcount += c;
+        }
+    }
+    uint32_t bstart;
+    scan_t(s_u.scan).ExclusiveSum(tcount, bstart);
+    if (t < 32 * MAXJ) s_bstart[t] = bstart;
+    if (LOOKBACK) {
+        uint32_t total = t < m ? totals[t] : 0, gstart;
+        __syncthreads(); /* the scan storage is reused */
+        scan_t(s_u.scan).ExclusiveSum(total, gstart);
+        if (t < m) {
+            unsigned long long *my = status + (uint64_t)tile * m + t;
+            uint64_t prefix = 0;
+            if (tile == 0) {
+                atomicExch(my, PB_MS_PREFIX | tcount);
+            } else {
+                atomicExch(my, PB_MS_AGGREGATE | tcount);
+                for (int64_t p = (int64_t)tile - 1; p >= 0; p--) {
+                    volatile unsigned long long *ps = status + (uint64_t)p * m + t;
+                    unsigned long long s;
+                    do {
+                        s = *ps;
+                    } while ((s >> 62) == 0);
+                    prefix += s & PB_MS_COUNT_MASK;
+                    if ((s & ~PB_MS_COUNT_MASK) == PB_MS_PREFIX) break;
+                }
+                atomicExch(my, PB_MS_PREFIX | (prefix + tcount));
+            }
+            s_gbase[t] = gstart + (uint32_t)prefix;
+        }
+    } else if (t < m) {
+        s_gbase[t] = G[(uint64_t)t * tiles + tile];
+    }
+    __syncthreads();
+
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        if (warp_start + 32u * i + lane < n) {
+            uint32_t pos = s_bstart[b[i]] + s_whist[warp][b[i]] + rank[i];
+            s_keys[pos] = k[i];
+            if (PAIRS) s_vals[pos] = v[i];
+            s_b[pos] = (uint8_t)b[i];
+        }
+    }
+    __syncthreads();
+    const uint32_t valid = min(n - tile_start, (uint32_t)TILE);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t j = PB_MS_BLOCK * i + t;
+        if (j < valid) {
+            uint32_t bj = s_b[j];
+            uint32_t g = s_gbase[bj] + j - s_bstart[bj];
+            okeys[g] = s_keys[j];
+            if (PAIRS) ovals[g] = s_vals[j];
+        }
+    }
+}
+
+#endif

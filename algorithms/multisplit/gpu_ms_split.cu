@@ -1,0 +1,319 @@
+/* DMS, WMS and BMS: prescan, scan, postscan (Ashkiani et al. 2017, Section
+ * 4.6), kernels in gpu_ms_kernels.cuh. */
+#include "algorithms/multisplit/gpu_ms_split.cuh"
+
+#include <stdlib.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include "algorithms/multisplit/gpu_ms_kernels.cuh"
+#include "harness/gpu.h"
+
+namespace {
+
+constexpr int WARP_ITEMS = 8;      /* DMS, WMS: 8 windows per warp (256 keys) */
+constexpr int BMS_ITEMS_KEYS = 16; /* BMS tiles: 4096 keys */
+constexpr int BMS_ITEMS_PAIRS = 12; /* 3072 pairs: keys and values fit in 48 KB */
+
+enum { STAGE_ALL, STAGE_PRESCAN, STAGE_SCAN, STAGE_POSTSCAN };
+
+struct split_mod {
+    pb_ms_variant v;
+    int stage;
+    bool lookback;
+    uint32_t tiles;       /* blocks of the pre- and postscan */
+    uint32_t subproblems; /* columns of H */
+    uint32_t *d_H, *d_G, *d_totals, *d_counter;
+    unsigned long long *d_status;
+    void *d_temp;
+    size_t temp_bytes;
+};
+
+int maxj_of(uint32_t m) { return m <= 32 ? 1 : m <= 64 ? 2 : m <= 128 ? 4 : 8; }
+
+uint32_t tile_keys(pb_ms_variant v, bool pairs)
+{
+    if (v != PB_MS_BMS) return PB_MS_BLOCK * WARP_ITEMS;
+    return PB_MS_BLOCK * (pairs ? BMS_ITEMS_PAIRS : BMS_ITEMS_KEYS);
+}
+
+template <int ITEMS, bool PER_WARP>
+void prescan(int maxj, uint32_t tiles, const uint32_t *keys, uint32_t n, pb_bucket_fn fn, int nbits,
+             uint32_t *H, uint32_t sub, uint32_t *totals)
+{
+    switch (maxj) {
+    case 1: pb_ms_prescan<ITEMS, 1, PER_WARP><<<tiles, PB_MS_BLOCK>>>(keys, n, fn, nbits, H, sub, totals); break;
+    case 2: pb_ms_prescan<ITEMS, 2, PER_WARP><<<tiles, PB_MS_BLOCK>>>(keys, n, fn, nbits, H, sub, totals); break;
+    case 4: pb_ms_prescan<ITEMS, 4, PER_WARP><<<tiles, PB_MS_BLOCK>>>(keys, n, fn, nbits, H, sub, totals); break;
+    default: pb_ms_prescan<ITEMS, 8, PER_WARP><<<tiles, PB_MS_BLOCK>>>(keys, n, fn, nbits, H, sub, totals); break;
+    }
+}
+
+template <int ITEMS, int MAXJ, bool PAIRS>
+void postscan_block(bool lookback, uint32_t tiles, const uint32_t *keys, const uint32_t *vals,
+                    uint32_t n, pb_bucket_fn fn, int nbits, const uint32_t *G,
+                    const uint32_t *totals, unsigned long long *status, uint32_t *counter,
+                    uint32_t *okeys, uint32_t *ovals)
+{
+    if (lookback)
+        pb_ms_postscan_block<ITEMS, MAXJ, PAIRS, true><<<tiles, PB_MS_BLOCK>>>(
+            keys, vals, n, fn, nbits, G, tiles, totals, status, counter, okeys, ovals);
+    else
+        pb_ms_postscan_block<ITEMS, MAXJ, PAIRS, false><<<tiles, PB_MS_BLOCK>>>(
+            keys, vals, n, fn, nbits, G, tiles, totals, status, counter, okeys, ovals);
+}
+
+template <int ITEMS, bool PAIRS>
+void postscan_block_m(int maxj, bool lookback, uint32_t tiles, const uint32_t *keys,
+                      const uint32_t *vals, uint32_t n, pb_bucket_fn fn, int nbits,
+                      const uint32_t *G, const uint32_t *totals, unsigned long long *status,
+                      uint32_t *counter, uint32_t *okeys, uint32_t *ovals)
+{
+    switch (maxj) {
+    case 1: postscan_block<ITEMS, 1, PAIRS>(lookback, tiles, keys, vals, n, fn, nbits, G, totals, status, counter, okeys, ovals); break;
+    case 2: postscan_block<ITEMS, 2, PAIRS>(lookback, tiles, keys, vals, n, fn, nbits, G, totals, status, counter, okeys, ovals); break;
+    case 4: postscan_block<ITEMS, 4, PAIRS>(lookback, tiles, keys, vals, n, fn, nbits, G, totals, status, counter, okeys, ovals); break;
+    default: postscan_block<ITEMS, 8, PAIRS>(lookback, tiles, keys, vals, n, fn, nbits, G, totals, status, counter, okeys, ovals); break;
+    }
+}
+
+/* The three stages on arbitrary buffers, so the multisplit sort can chain
+ * BMS passes. */
+struct pass_args {
+    pb_ms_variant v;
+    bool lookback, pairs;
+    const uint32_t *keys, *vals;
+    uint32_t *okeys, *ovals;
+    uint32_t n;
+    pb_bucket_fn fn;
+    split_mod *s;
+};
+
+int stage_prescan(const pass_args &a, pb_err *err)
+{
+    split_mod *s = a.s;
+    int nbits = pb_ms_bits(a.fn.m), maxj = maxj_of(a.fn.m);
+    if (a.lookback) {
+        PB_CUDA_TRY(cudaMemsetAsync(s->d_totals, 0, PB_MS_MAX_BUCKETS * 4 + 4), err);
+        PB_CUDA_TRY(cudaMemsetAsync(s->d_status, 0, (size_t)s->tiles * a.fn.m * 8), err);
+    }
+    if (a.v == PB_MS_BMS) {
+        if (a.pairs)
+            prescan<BMS_ITEMS_PAIRS, false>(maxj, s->tiles, a.keys, a.n, a.fn, nbits, s->d_H,
+                                            s->subproblems, a.lookback ? s->d_totals : nullptr);
+        else
+            prescan<BMS_ITEMS_KEYS, false>(maxj, s->tiles, a.keys, a.n, a.fn, nbits, s->d_H,
+                                           s->subproblems, a.lookback ? s->d_totals : nullptr);
+    } else {
+        prescan<WARP_ITEMS, true>(maxj, s->tiles, a.keys, a.n, a.fn, nbits, s->d_H, s->subproblems,
+                                  nullptr);
+    }
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+int stage_scan(const pass_args &a, pb_err *err)
+{
+    if (a.lookback) return 0; /* folded into the postscan */
+    split_mod *s = a.s;
+    size_t bytes = s->temp_bytes;
+    PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->d_temp, bytes, s->d_H, s->d_G,
+                                              (int64_t)a.fn.m * s->subproblems),
+                err);
+    return 0;
+}
+
+int stage_postscan(const pass_args &a, pb_err *err)
+{
+    split_mod *s = a.s;
+    int nbits = pb_ms_bits(a.fn.m), maxj = maxj_of(a.fn.m);
+    if (a.v == PB_MS_BMS) {
+        if (a.pairs)
+            postscan_block_m<BMS_ITEMS_PAIRS, true>(maxj, a.lookback, s->tiles, a.keys, a.vals, a.n,
+                                                    a.fn, nbits, s->d_G, s->d_totals, s->d_status,
+                                                    s->d_counter, a.okeys, a.ovals);
+        else
+            postscan_block_m<BMS_ITEMS_KEYS, false>(maxj, a.lookback, s->tiles, a.keys, a.vals,
+                                                    a.n, a.fn, nbits, s->d_G, s->d_totals,
+                                                    s->d_status, s->d_counter, a.okeys, a.ovals);
+    } else {
+        bool reorder = a.v == PB_MS_WMS;
+#define PB_MS_WARP_POST(P, R)                                                                      \
+    pb_ms_postscan_warp<WARP_ITEMS, P, R><<<s->tiles, PB_MS_BLOCK>>>(                              \
+        a.keys, a.vals, a.n, a.fn, nbits, s->d_G, s->subproblems, a.okeys, a.ovals)
+        if (a.pairs && reorder) PB_MS_WARP_POST(true, true);
+        else if (a.pairs) PB_MS_WARP_POST(true, false);
+        else if (reorder) PB_MS_WARP_POST(false, true);
+        else PB_MS_WARP_POST(false, false);
+#undef PB_MS_WARP_POST
+    }
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+int run_all(const pass_args &a, pb_err *err)
+{
+    if (a.n == 0) return 0;
+    if (stage_prescan(a, err) || stage_scan(a, err)) return -1;
+    return stage_postscan(a, err);
+}
+
+/* Sizes the scratch of one pass and carves it from one allocation. */
+size_t layout(split_mod *s, pb_ms_variant v, uint64_t n, uint32_t m, bool pairs, bool lookback,
+              char *base)
+{
+    uint32_t tk = tile_keys(v, pairs);
+    s->v = v;
+    s->lookback = lookback;
+    s->tiles = (uint32_t)((n + tk - 1) / tk);
+    s->subproblems = v == PB_MS_BMS ? s->tiles : s->tiles * PB_MS_WARPS;
+    size_t cells = lookback ? 0 : (size_t)m * s->subproblems;
+    s->temp_bytes = 0;
+    if (!lookback && cells)
+        cub::DeviceScan::ExclusiveSum(nullptr, s->temp_bytes, (uint32_t *)nullptr,
+                                      (uint32_t *)nullptr, (int64_t)cells);
+    size_t off = 0;
+    auto take = [&](size_t bytes) {
+        char *p = base ? base + off : nullptr;
+        off += (bytes + 255) & ~(size_t)255;
+        return p;
+    };
+    s->d_H = (uint32_t *)take(cells * 4);
+    s->d_G = (uint32_t *)take(cells * 4);
+    s->d_temp = take(s->temp_bytes);
+    s->d_totals = (uint32_t *)take(PB_MS_MAX_BUCKETS * 4 + 4);
+    s->d_counter = s->d_totals ? s->d_totals + PB_MS_MAX_BUCKETS : nullptr;
+    s->d_status = (unsigned long long *)take(lookback ? (size_t)s->tiles * m * 8 : 0);
+    return off;
+}
+
+void mod_free(void *p)
+{
+    split_mod *s = (split_mod *)p;
+    if (!s) return;
+    cudaFree(s->d_H); /* the start of the one allocation */
+    free(s);
+}
+
+pass_args args_of(pb_gpu_ms *g)
+{
+    split_mod *s = (split_mod *)g->mod;
+    pass_args a;
+    a.v = s->v;
+    a.lookback = s->lookback;
+    a.pairs = g->pairs;
+    a.keys = g->d_keys;
+    a.vals = g->d_vals;
+    a.okeys = g->d_okeys;
+    a.ovals = g->d_ovals;
+    a.n = (uint32_t)g->n;
+    a.fn = pb_gpu_ms_bucket_fn(g);
+    a.s = s;
+    return a;
+}
+
+int complete(pb_gpu_ms *g, pb_err *err) { return run_all(args_of(g), err); }
+
+} // namespace
+
+int pb_ms_split_prepare(pb_ms_variant v, const pb_point *pt, void **state, pb_err *err)
+{
+    const pb_params *p = pt->params;
+    uint32_t m = (uint32_t)p->v[PB_MS_P_BUCKETS];
+    int stage = (int)p->v[PB_MS_NCOMMON];
+    bool lookback = v == PB_MS_BMS && p->v[PB_MS_NCOMMON + 1] == 0;
+    if (v != PB_MS_BMS && m > 32)
+        return pb_err_set(err, "%s handles at most 32 buckets (warp-wide histograms); got %u",
+                          v == PB_MS_DMS ? "dms" : "wms", m);
+    if (lookback && stage == STAGE_SCAN)
+        return pb_err_set(err, "bms: stage=scan needs scan=matrix (the look-back has no "
+                               "separate scan)");
+    if (pt->n >= (UINT64_C(1) << 31))
+        return pb_err_set(err, "multisplit: n = %llu exceeds 2^31 - 1",
+                          (unsigned long long)pt->n);
+    pb_gpu_ms *g;
+    if (pb_gpu_ms_prepare(pt, &g, err)) return -1;
+    split_mod *s = (split_mod *)calloc(1, sizeof *s);
+    if (!s) {
+        pb_gpu_ms_release(g);
+        return pb_err_set(err, "out of host memory");
+    }
+    g->mod = s;
+    g->mod_free = mod_free;
+    g->check = PB_MS_CHECK_STABLE;
+    s->stage = stage;
+    size_t bytes = layout(s, v, pt->n, m, g->pairs, lookback, nullptr);
+    char *base = nullptr;
+    cudaError_t e = cudaMalloc(&base, bytes ? bytes : 256);
+    if (e != cudaSuccess) {
+        pb_gpu_ms_release(g);
+        return pb_err_set(err, "cudaMalloc of %zu bytes of scratch: %s", bytes,
+                          cudaGetErrorString(e));
+    }
+    layout(s, v, pt->n, m, g->pairs, lookback, base);
+    if (s->d_H == nullptr) s->d_H = (uint32_t *)base; /* mod_free frees the base */
+    if (stage != STAGE_ALL) {
+        /* The stages before the timed one, so it has its inputs. */
+        g->complete = complete;
+        if (run_all(args_of(g), err) || pb_gpu_sync(err)) {
+            pb_gpu_ms_release(g);
+            return -1;
+        }
+    }
+    *state = g;
+    return 0;
+}
+
+int pb_ms_split_run(void *state, uint64_t sample, pb_err *err)
+{
+    (void)sample; /* deterministic: every sample does the same work */
+    pb_gpu_ms *g = (pb_gpu_ms *)state;
+    split_mod *s = (split_mod *)g->mod;
+    pass_args a = args_of(g);
+    if (a.n == 0) return 0;
+    switch (s->stage) {
+    case STAGE_PRESCAN: return stage_prescan(a, err);
+    case STAGE_SCAN: return stage_scan(a, err);
+    case STAGE_POSTSCAN:
+        /* The look-back's tile counter restarts with each pass. */
+        if (a.lookback) {
+            PB_CUDA_TRY(cudaMemsetAsync(s->d_counter, 0, 4), err);
+            PB_CUDA_TRY(cudaMemsetAsync(s->d_status, 0, (size_t)s->tiles * a.fn.m * 8), err);
+        }
+        return stage_postscan(a, err);
+    default: return run_all(a, err);
+    }
+}
+
+uint64_t pb_ms_split_footprint(pb_ms_variant v, const pb_point *pt)
+{
+    split_mod s;
+    uint32_t m = (uint32_t)pt->params->v[PB_MS_P_BUCKETS];
+    bool lookback = v == PB_MS_BMS && pt->params->v[PB_MS_NCOMMON + 1] == 0;
+    return pb_gpu_ms_footprint_io(pt) + layout(&s, v, pt->n, m, pt->item_bytes == 8, lookback, nullptr);
+}
+
+size_t pb_ms_bms_scratch_bytes(uint64_t n, uint32_t m, bool pairs)
+{
+    split_mod s;
+    return sizeof(split_mod) + 256 + layout(&s, PB_MS_BMS, n, m, pairs, true, nullptr);
+}
+
+int pb_ms_bms_pass(const uint32_t *keys, const uint32_t *vals, uint32_t *okeys, uint32_t *ovals,
+                   uint64_t n, pb_bucket_fn fn, void *scratch, pb_err *err)
+{
+    split_mod s;
+    layout(&s, PB_MS_BMS, n, fn.m, vals != nullptr, true, (char *)scratch);
+    pass_args a;
+    a.v = PB_MS_BMS;
+    a.lookback = true;
+    a.pairs = vals != nullptr;
+    a.keys = keys;
+    a.vals = vals;
+    a.okeys = okeys;
+    a.ovals = ovals;
+    a.n = (uint32_t)n;
+    a.fn = fn;
+    a.s = &s;
+    return run_all(a, err);
+}
