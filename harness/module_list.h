@@ -27,6 +27,9 @@ PB_MODULE(cpu_gather)
 PB_MODULE(multisplit_twin)
 PB_MODULE(omp_multisplit)
 
+/* Top-k family: CPU reference */
+PB_MODULE(omp_topk)
+
 #ifdef PB_HAVE_CUDA
 /* Shuffle family: GPU shuffles */
 PB_MODULE(bijective0)

@@ -1,0 +1,90 @@
+/* omp-topk: the CPU top-k with OpenMP, the C twin's own code run as a
+ * module (topk_select.h): rows in parallel when there are at least as many
+ * rows as threads, otherwise each long row split into one chunk per thread,
+ * each thread keeping its chunk's k best by quickselect, then a final
+ * selection over the threads' candidates. Output unsorted within a row. */
+#include <stdlib.h>
+
+#include "algorithms/topk/topk_problem.h"
+#include "algorithms/topk/topk_select.h"
+#include "harness/module.h"
+
+enum { P_THREADS = PB_TOPK_NCOMMON };
+
+static const pb_param_spec params[] = {
+    PB_TOPK_COMMON_PARAMS,
+    PB_PARAM_THREADS,
+};
+
+typedef struct omp_topk {
+    pb_topk_problem p;
+    pb_topk_ws ws;
+    uint32_t *vals, *idx;
+} omp_topk;
+
+static uint64_t footprint(const pb_point *pt)
+{
+    return pb_topk_problem_host_bytes(pt) + 8 * pb_topk_out_bound(pt) +
+           pb_topk_ws_bytes(pt, pt->threads);
+}
+
+static void release(void *state)
+{
+    omp_topk *s = state;
+    if (!s) return;
+    pb_topk_problem_free(&s->p);
+    pb_topk_ws_free(&s->ws);
+    free(s->vals);
+    free(s->idx);
+    free(s);
+}
+
+static int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    omp_topk *s = calloc(1, sizeof *s);
+    *state = s;
+    if (!s) return pb_err_set(err, "out of memory");
+    if (pb_topk_problem_init(&s->p, pt, err)) return -1;
+    size_t outs = (size_t)s->p.out_total;
+    s->vals = malloc((outs ? outs : 1) * sizeof *s->vals);
+    s->idx = malloc((outs ? outs : 1) * sizeof *s->idx);
+    if (!s->vals || !s->idx) return pb_err_set(err, "out of memory for %zu top-k results", outs);
+    return pb_topk_ws_init(&s->ws, &s->p, pt->threads, err);
+}
+
+/* The input is only read, so every repeat selects from the same values. */
+static int run(void *state, uint64_t sample, pb_err *err)
+{
+    (void)sample, (void)err;
+    omp_topk *s = state;
+    pb_topk_select(&s->p, &s->ws, s->vals, s->idx);
+    return 0;
+}
+
+static int result(void *state, const void **out, pb_err *err)
+{
+    (void)err;
+    *out = ((omp_topk *)state)->vals;
+    return 0;
+}
+
+static int verify(void *state, pb_err *err)
+{
+    omp_topk *s = state;
+    return pb_topk_check(&s->p, s->vals, s->idx, err);
+}
+
+const pb_module pb_module_omp_topk = {
+    .name = "omp-topk",
+    .family = PB_FAMILY_TOPK,
+    .device = PB_DEVICE_CPU,
+    .summary = "CPU top-k (OpenMP): per-thread candidate buffers and quickselect; the C twin",
+    .params = PB_PARAMS(params),
+    .footprint = footprint,
+    .prepare = prepare,
+    .run = run,
+    .result = result,
+    .verify = verify,
+    .release = release,
+    .work = pb_topk_work,
+};

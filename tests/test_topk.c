@@ -1,0 +1,700 @@
+/* The CPU groundwork of the top-k family (issue 7): the order-preserving
+ * key and its NaN policy, the problem generator, the C twin, the omp-topk
+ * module and the family check every top-k module is verified by.
+ *
+ *  - key known answers: -inf < -1 < -0.0 < +0.0 < 1 < +inf < NaN, every NaN
+ *    (either sign, quiet or signalling, any payload) one key above +inf;
+ *  - the twin equals a naive full sort (qsort of the row's keys) at n in
+ *    {1, 2, 3, 2^j - 1, 2^j, 2^j + 1, 1000003} x k in {1, 2, 31, 32, 33,
+ *    1000, n/2, n-1, n, beyond n} x every distribution x largest/smallest x
+ *    both dtypes, single rows and ragged, misaligned batches;
+ *  - generation depends on the seed only, not on the thread count; the
+ *    layout (misalignment, ragged lengths, padding) is what the header says;
+ *  - omp-topk with 1, 2 and 3 threads selects the same indices;
+ *  - the check catches a wrong value, a value not among the best, a
+ *    duplicated index, an index outside the row and a wrong k, naming the
+ *    row. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+#include "algorithms/topk/topk_problem.h"
+#include "algorithms/topk/topk_select.h"
+#include "harness/params.h"
+#include "harness/registry.h"
+#include "tests/test.h"
+
+/* ---- helpers ---- */
+
+typedef struct tk_cfg {
+    uint64_t n, k, rows;
+    int ragged, misalign, largest, dist, dtype;
+    uint64_t seed;
+} tk_cfg;
+
+static void tk_params(const tk_cfg *c, pb_params *params)
+{
+    pb_params_defaults(pb_module_find("omp-topk"), params);
+    params->v[PB_TOPK_P_K] = (long long)c->k;
+    params->v[PB_TOPK_P_ROWS] = (long long)c->rows;
+    params->v[PB_TOPK_P_RAGGED] = c->ragged;
+    params->v[PB_TOPK_P_MISALIGN] = c->misalign;
+    params->v[PB_TOPK_P_LARGEST] = c->largest;
+    params->v[PB_TOPK_P_DIST] = c->dist;
+    params->v[PB_TOPK_P_DTYPE] = c->dtype;
+}
+
+static int tk_init(pb_topk_problem *p, const tk_cfg *c)
+{
+    pb_params params;
+    tk_params(c, &params);
+    pb_point pt = {c->n, 4, c->seed, &params, 0};
+    pb_err err;
+    if (pb_topk_problem_init(p, &pt, &err)) {
+        fprintf(stderr, "init n=%llu k=%llu rows=%llu: %s\n", (unsigned long long)c->n,
+                (unsigned long long)c->k, (unsigned long long)c->rows, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *const dist_names[] = {"uniform", "narrow", "narrow128", "zipf",
+                                         "normal",  "equal",  "inf",       "nan"};
+
+static void tk_describe(const tk_cfg *c)
+{
+    fprintf(stderr,
+            "  at n=%llu k=%llu rows=%llu ragged=%d misalign=%d largest=%d dist=%s dtype=%s\n",
+            (unsigned long long)c->n, (unsigned long long)c->k, (unsigned long long)c->rows,
+            c->ragged, c->misalign, c->largest, dist_names[c->dist], c->dtype ? "u32" : "f32");
+}
+
+static uint32_t fbits(float f)
+{
+    return pb_topk_float_bits(f);
+}
+
+static int cmp_u32_desc(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a < b) - (a > b);
+}
+
+/* Every row's order keys sorted best first by qsort: the naive reference. */
+static uint32_t *naive_sorted(const pb_topk_problem *p)
+{
+    uint64_t elems = 0;
+    for (uint64_t r = 0; r < p->rows; r++) elems += pb_topk_row_len(p, r);
+    uint32_t *s = malloc((elems ? elems : 1) * sizeof *s);
+    uint64_t at = 0;
+    for (uint64_t r = 0; r < p->rows; r++) {
+        uint64_t len = pb_topk_row_len(p, r);
+        for (uint64_t i = 0; i < len; i++)
+            s[at + i] = pb_topk_problem_okey(p, p->data[p->begin[r] + i]);
+        qsort(s + at, len, sizeof *s, cmp_u32_desc);
+        at += len;
+    }
+    return s;
+}
+
+/* The twin against the naive sort: row r's twin keys are the first
+ * min(k, len) of its sorted keys, in order (the twin is in rank order), and
+ * its indices point at its values. */
+static int twin_matches(pb_topk_problem *p, const uint32_t *sorted)
+{
+    pb_err err;
+    if (pb_topk_twin_answer(p, &err)) {
+        fprintf(stderr, "twin: %s\n", err.msg);
+        return 1;
+    }
+    uint64_t at = 0;
+    for (uint64_t r = 0; r < p->rows; r++) {
+        uint64_t len = pb_topk_row_len(p, r), o = p->out_off[r], m = p->out_off[r + 1] - o;
+        if (m != (p->k < len ? p->k : len)) {
+            fprintf(stderr, "row %llu: %llu results for k=%llu of %llu\n", (unsigned long long)r,
+                    (unsigned long long)m, (unsigned long long)p->k, (unsigned long long)len);
+            return 1;
+        }
+        for (uint64_t j = 0; j < m; j++) {
+            uint32_t i = p->twin_idx[o + j], v = p->twin_vals[o + j];
+            if (i >= len || p->data[p->begin[r] + i] != v ||
+                pb_topk_problem_okey(p, v) != sorted[at + j]) {
+                fprintf(stderr, "row %llu result %llu: index %u value 0x%08x, sorted key 0x%08x\n",
+                        (unsigned long long)r, (unsigned long long)j, i, v, sorted[at + j]);
+                return 1;
+            }
+        }
+        at += len;
+    }
+    /* And the check accepts the twin's own answer (distinct indices). */
+    if (pb_topk_check(p, p->twin_vals, p->twin_idx, &err)) {
+        fprintf(stderr, "check of the twin: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* k values to try at row length n: the issue's list where valid, and
+ * beyond n (the whole row). Returns how many. */
+static int k_list(uint64_t n, uint64_t *ks)
+{
+    const uint64_t fixed[] = {1, 2, 31, 32, 33, 1000};
+    int c = 0;
+    for (int i = 0; i < 6; i++)
+        if (fixed[i] <= n) ks[c++] = fixed[i];
+    if (n >= 2) ks[c++] = n / 2;
+    if (n >= 2) ks[c++] = n - 1;
+    if (n >= 1) ks[c++] = n;
+    ks[c++] = n + 3;
+    return c;
+}
+
+/* ---- the key ---- */
+
+TEST_IMPL(topk_key_order)
+{
+    /* Ascending, each strictly above the one before. */
+    const uint32_t ascending[] = {
+        0xff800000u,               /* -inf */
+        0xff7fffffu,               /* -FLT_MAX */
+        fbits(-1.0f), 0x80000001u, /* the negative subnormal nearest 0 */
+        0x80000000u,               /* -0.0 */
+        0x00000000u,               /* +0.0 */
+        0x00000001u,               /* the smallest positive subnormal */
+        fbits(1.0f),  0x7f7fffffu, /* FLT_MAX */
+        0x7f800000u,               /* +inf */
+        0x7fc00000u,               /* NaN */
+    };
+    size_t n = sizeof ascending / sizeof ascending[0];
+    for (size_t i = 1; i < n; i++)
+        ASSERT(pb_topk_key_bits(ascending[i - 1]) < pb_topk_key_bits(ascending[i]));
+    /* Known answers. */
+    ASSERT_EQ_U64(pb_topk_key(1.0f), 0xbf800000u);
+    ASSERT_EQ_U64(pb_topk_key(-1.0f), 0x407fffffu);
+    ASSERT_EQ_U64(pb_topk_key(0.0f), 0x80000000u);
+    ASSERT_EQ_U64(pb_topk_key(-0.0f), 0x7fffffffu);
+    ASSERT_EQ_U64(pb_topk_key(INFINITY), 0xff800000u);
+    ASSERT_EQ_U64(pb_topk_key(-INFINITY), 0x007fffffu);
+    ASSERT_EQ_U64(pb_topk_key(NAN), PB_TOPK_NAN_KEY);
+    /* Every NaN is the canonical one: negative, signalling, any payload. */
+    const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,
+                             0x7fffffffu, 0xffffffffu, 0x7fa00000u, 0xffdeadbeu};
+    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
+        ASSERT_EQ_U64(pb_topk_key_bits(nans[i]), PB_TOPK_NAN_KEY);
+        ASSERT(pb_topk_key_bits(nans[i]) > pb_topk_key(INFINITY));
+        /* Smallest: a NaN is the last choice, after +inf. */
+        ASSERT(pb_topk_order_key(pb_topk_key_bits(nans[i]), 0) <
+               pb_topk_order_key(pb_topk_key(INFINITY), 0));
+    }
+    ASSERT_EQ_U64(pb_topk_key_to_bits(PB_TOPK_NAN_KEY), PB_TOPK_NAN_BITS);
+    /* Order keys: smallest reverses the order; u32 keys are the values. */
+    ASSERT(pb_topk_order_key(pb_topk_key(-1.0f), 0) > pb_topk_order_key(pb_topk_key(1.0f), 0));
+    ASSERT_EQ_U64(pb_topk_key_of(12345u, PB_TOPK_U32), 12345u);
+    ASSERT_EQ_U64(pb_topk_key_of(fbits(1.0f), PB_TOPK_F32), 0xbf800000u);
+    /* Over many bit patterns: the key orders like the floats (for
+     * non-NaNs; -0.0 just below +0.0) and inverts back. */
+    uint64_t x = 1;
+    for (int i = 0; i < 200000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t a = (uint32_t)(x >> 32), b = (uint32_t)x;
+        float fa, fb;
+        memcpy(&fa, &a, 4);
+        memcpy(&fb, &b, 4);
+        if (isnan(fa) || isnan(fb)) continue;
+        ASSERT_EQ_U64(pb_topk_key_to_bits(pb_topk_key_bits(a)), a);
+        if (fa < fb) ASSERT(pb_topk_key_bits(a) < pb_topk_key_bits(b));
+        if (fa > fb) ASSERT(pb_topk_key_bits(a) > pb_topk_key_bits(b));
+    }
+    return 0;
+}
+
+/* ---- the twin against a naive sort ---- */
+
+/* Every k of k_list at row length n (single rows) or around it (batches)
+ * for every distribution, direction and dtype. */
+static int twin_sweep(const uint64_t *sizes, size_t nsizes, uint64_t rows, int batch)
+{
+    int tried = 0;
+    for (size_t s = 0; s < nsizes; s++)
+        for (int dtype = 0; dtype < 2; dtype++)
+            for (int dist = 0; dist < PB_TOPK_NDIST; dist++)
+                for (int largest = 0; largest < 2; largest++) {
+                    uint64_t ks[16];
+                    int nk = k_list(sizes[s], ks);
+                    tk_cfg c = {sizes[s], ks[0], rows,  batch,   batch,
+                                largest,  dist,  dtype, 1000 + s};
+                    pb_topk_problem p;
+                    if (tk_init(&p, &c)) return 1;
+                    /* One input for every k: the data does not depend on k. */
+                    uint32_t *sorted = naive_sorted(&p);
+                    for (int q = 0; q < nk; q++) {
+                        c.k = ks[q];
+                        pb_topk_problem_set_k(&p, ks[q]);
+                        if (twin_matches(&p, sorted)) {
+                            tk_describe(&c);
+                            free(sorted);
+                            pb_topk_problem_free(&p);
+                            return 1;
+                        }
+                        tried++;
+                    }
+                    pb_topk_problem_free(&p);
+                    free(sorted);
+                }
+    return tried ? 0 : 1;
+}
+
+TEST_IMPL(topk_twin_small)
+{
+    const uint64_t sizes[] = {1, 2, 3, 15, 16, 17, 31, 32, 33, 1023, 1024, 1025};
+    return twin_sweep(sizes, sizeof sizes / sizeof sizes[0], 1, 0);
+}
+
+TEST_IMPL(topk_twin_large)
+{
+    /* 2^16 +- 1 splits across threads (rows < threads) when there are two. */
+    const uint64_t sizes[] = {65535, 65536, 65537, 1000003};
+    return twin_sweep(sizes, sizeof sizes / sizeof sizes[0], 1, 0);
+}
+
+TEST_IMPL(topk_twin_batch)
+{
+    /* Ragged, misaligned batches: rows shorter and longer than k side by
+     * side, 5 rows (an odd last row) and 17. */
+    const uint64_t sizes[] = {1, 2, 3, 31, 32, 33, 1000, 4097};
+    if (twin_sweep(sizes, sizeof sizes / sizeof sizes[0], 5, 1)) return 1;
+    const uint64_t big[] = {65537};
+    return twin_sweep(big, 1, 17, 1);
+}
+
+/* The twin does not depend on how many threads computed it. */
+TEST_IMPL(topk_twin_threads)
+{
+    const tk_cfg cfgs[] = {
+        {1000003, 1000, 1, 0, 0, 1, PB_TOPK_EQUAL, PB_TOPK_F32, 3},
+        {1000003, 500001, 1, 0, 1, 0, PB_TOPK_NAN, PB_TOPK_F32, 3},
+        {200000, 4096, 3, 1, 1, 1, PB_TOPK_INF, PB_TOPK_F32, 3},
+        {100000, 77, 9, 1, 1, 0, PB_TOPK_ZIPF, PB_TOPK_U32, 3},
+    };
+    int saved = omp_get_max_threads();
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+        pb_topk_problem a, b;
+        pb_err err;
+        omp_set_num_threads(1);
+        int rc = tk_init(&a, &cfgs[c]) || pb_topk_twin_answer(&a, &err);
+        omp_set_num_threads(3);
+        rc = rc || tk_init(&b, &cfgs[c]) || pb_topk_twin_answer(&b, &err);
+        omp_set_num_threads(saved);
+        ASSERT(rc == 0);
+        ASSERT(a.out_total == b.out_total);
+        ASSERT(memcmp(a.twin_idx, b.twin_idx, a.out_total * 4) == 0);
+        ASSERT(memcmp(a.twin_vals, b.twin_vals, a.out_total * 4) == 0);
+        pb_topk_problem_free(&a);
+        pb_topk_problem_free(&b);
+    }
+    return 0;
+}
+
+/* ---- generation and layout ---- */
+
+TEST_IMPL(topk_generation)
+{
+    int saved = omp_get_max_threads();
+    for (int dtype = 0; dtype < 2; dtype++)
+        for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+            tk_cfg c = {100003, 32, 7, 1, 1, 1, dist, dtype, 77};
+            pb_topk_problem a, b, d;
+            omp_set_num_threads(1);
+            int rc = tk_init(&a, &c);
+            omp_set_num_threads(2);
+            rc = rc || tk_init(&b, &c);
+            c.seed = 78;
+            rc = rc || tk_init(&d, &c);
+            omp_set_num_threads(saved);
+            ASSERT(rc == 0);
+            ASSERT(a.total == b.total && memcmp(a.data, b.data, a.total * 4) == 0);
+            if (dist != PB_TOPK_EQUAL) ASSERT(memcmp(a.data, d.data, a.total * 4) != 0);
+            pb_topk_problem_free(&a);
+            pb_topk_problem_free(&b);
+            pb_topk_problem_free(&d);
+        }
+    return 0;
+}
+
+TEST_IMPL(topk_layout)
+{
+    /* Ragged and misaligned: rows * n values, lengths in [n - n/2, n + n/2]
+     * and not all equal, every row starting at 1 mod 4, padding between
+     * rows holding the most tempting value. */
+    for (int largest = 0; largest < 2; largest++) {
+        tk_cfg c = {1001, 32, 9, 1, 1, largest, PB_TOPK_UNIFORM, PB_TOPK_F32, 5};
+        pb_topk_problem p;
+        ASSERT(tk_init(&p, &c) == 0);
+        uint64_t sum = 0, distinct = 0;
+        for (uint64_t r = 0; r < p.rows; r++) {
+            uint64_t len = pb_topk_row_len(&p, r);
+            sum += len;
+            ASSERT(len >= 1001 - 500 && len <= 1001 + 500);
+            ASSERT(p.begin[r] % 4 == 1);
+            ASSERT(r == 0 || p.begin[r] >= p.end[r - 1]);
+            distinct += len != 1001;
+            uint64_t from = r ? p.end[r - 1] : 0;
+            for (uint64_t i = from; i < p.begin[r]; i++)
+                ASSERT(p.data[i] == (largest ? 0x7fc0deadu : 0xff800000u));
+        }
+        ASSERT_EQ_U64(sum, 9 * 1001);
+        ASSERT_EQ_U64(p.elems, 9 * 1001);
+        ASSERT(distinct >= 6);
+        ASSERT_EQ_U64(p.begin[9], p.total);
+        ASSERT_EQ_U64(pb_topk_row_len(&p, 8), 1001); /* the odd last row */
+        pb_topk_problem_free(&p);
+    }
+    /* Neither: a CSR layout of equal rows from 0. */
+    tk_cfg c = {1001, 2000, 4, 0, 0, 1, PB_TOPK_UNIFORM, PB_TOPK_F32, 5};
+    pb_topk_problem p;
+    ASSERT(tk_init(&p, &c) == 0);
+    for (uint64_t r = 0; r <= 4; r++) ASSERT_EQ_U64(p.begin[r], r * 1001);
+    ASSERT_EQ_U64(p.out_total, 4 * 1001); /* k beyond the row: the whole row */
+    pb_topk_problem_free(&p);
+    return 0;
+}
+
+/* The distributions are what they claim. */
+TEST_IMPL(topk_distributions)
+{
+    enum { N = 1 << 20 };
+    for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+        tk_cfg c = {N, 1, 1, 0, 0, 1, dist, PB_TOPK_F32, 11};
+        pb_topk_problem p;
+        ASSERT(tk_init(&p, &c) == 0);
+        double lo = INFINITY, hi = -INFINITY, sum = 0, sum2 = 0;
+        uint64_t pinf = 0, ninf = 0, nan = 0, ones = 0, finite = 0;
+        for (uint64_t i = 0; i < N; i++) {
+            float f;
+            memcpy(&f, &p.data[i], 4);
+            if (isnan(f))
+                nan++;
+            else if (isinf(f))
+                f > 0 ? pinf++ : ninf++;
+            else {
+                finite++;
+                lo = f < lo ? f : lo;
+                hi = f > hi ? f : hi;
+                sum += f;
+                sum2 += (double)f * f;
+                ones += f == 1.0f;
+            }
+        }
+        double mean = sum / (double)finite, var = sum2 / (double)finite - mean * mean;
+        switch (dist) {
+        case PB_TOPK_UNIFORM:
+            ASSERT(lo >= 0 && hi < 1 && fabs(mean - 0.5) < 0.01);
+            break;
+        case PB_TOPK_NARROW:
+            ASSERT(lo >= 0.6f && hi <= 0.7f && fabs(mean - 0.65) < 0.001);
+            break;
+        case PB_TOPK_NARROW128:
+            ASSERT(lo >= 128.6f && hi <= 128.7f && fabs(mean - 128.65) < 0.001);
+            /* The adversarial case: one top 12-bit key digit for all. */
+            ASSERT(pb_topk_key(128.6f) >> 20 == pb_topk_key(128.7f) >> 20);
+            break;
+        case PB_TOPK_ZIPF: {
+            /* P(1) = 1 / H(1.1, 2^20) ~ 0.1, ranks are integers. */
+            double h = 0;
+            for (int r = 1; r <= (1 << 20); r++) h += pow(r, -1.1);
+            ASSERT(fabs((double)ones / N - 1 / h) < 0.005);
+            ASSERT(lo == 1 && hi <= (1 << 20) && hi > 1000);
+            break;
+        }
+        case PB_TOPK_NORMAL:
+            ASSERT(fabs(mean) < 0.01 && fabs(var - 1) < 0.01);
+            break;
+        case PB_TOPK_EQUAL:
+            ASSERT(lo == 1 && hi == 1);
+            break;
+        case PB_TOPK_INF:
+            ASSERT(fabs((double)pinf / N - 0.25) < 0.01 && fabs((double)ninf / N - 0.25) < 0.01);
+            ASSERT(nan == 0 && lo >= -1 && hi < 1);
+            break;
+        case PB_TOPK_NAN:
+            ASSERT(fabs((double)nan / N - 0.125) < 0.01 && fabs((double)pinf / N - 0.0625) < 0.01);
+            ASSERT(fabs((double)ninf / N - 0.0625) < 0.01);
+            break;
+        }
+        if (dist != PB_TOPK_INF && dist != PB_TOPK_NAN) ASSERT(nan + pinf + ninf == 0);
+        pb_topk_problem_free(&p);
+    }
+    return 0;
+}
+
+/* NaN policy end to end: NaNs are selected first for largest, last for
+ * smallest, and a module may return them with any bit pattern. */
+TEST_IMPL(topk_nan_policy)
+{
+    tk_cfg c = {10007, 1, 1, 0, 0, 1, PB_TOPK_NAN, PB_TOPK_F32, 21};
+    pb_topk_problem p;
+    ASSERT(tk_init(&p, &c) == 0);
+    uint64_t nans = 0, finite = 0;
+    for (uint64_t i = 0; i < p.total; i++) {
+        float f;
+        memcpy(&f, &p.data[i], 4);
+        nans += isnan(f) != 0;
+        finite += isfinite(f) != 0;
+    }
+    pb_topk_problem_free(&p);
+    ASSERT(nans > 100);
+    pb_err err;
+    for (int largest = 0; largest < 2; largest++) {
+        /* Largest: k = nans + 1 gives every NaN and one +inf. Smallest:
+         * k = n - nans gives every number and no NaN; one more, one NaN. */
+        uint64_t k = largest ? nans + 1 : 10007 - nans;
+        for (uint64_t extra = 0; extra < 2; extra++) {
+            c.largest = largest;
+            c.k = k + extra;
+            ASSERT(tk_init(&p, &c) == 0);
+            ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+            uint64_t got_nan = 0, got_pinf = 0;
+            uint32_t *vals = malloc(p.out_total * 4);
+            for (uint64_t j = 0; j < p.out_total; j++) {
+                float f;
+                memcpy(&f, &p.twin_vals[j], 4);
+                got_nan += isnan(f) != 0;
+                got_pinf += isinf(f) && f > 0;
+                /* Any NaN bit pattern is as good as the input's. */
+                vals[j] = isnan(f) ? 0xffdeadbeu : p.twin_vals[j];
+            }
+            if (largest) {
+                ASSERT_EQ_U64(got_nan, nans);
+                ASSERT_EQ_U64(got_pinf, 1 + extra);
+                /* Rank order: the NaNs come first. */
+                float f0;
+                memcpy(&f0, &p.twin_vals[0], 4);
+                ASSERT(isnan(f0));
+            } else {
+                ASSERT_EQ_U64(got_nan, extra);
+            }
+            ASSERT(pb_topk_check(&p, vals, p.twin_idx, &err) == 0);
+            free(vals);
+            pb_topk_problem_free(&p);
+        }
+    }
+    (void)finite;
+    return 0;
+}
+
+/* ---- the module ---- */
+
+/* omp-topk through its descriptor with `threads`, as the harness drives it:
+ * two runs, then its verify (the family check). */
+static int run_module(const tk_cfg *c, int threads)
+{
+    const pb_module *m = pb_module_find("omp-topk");
+    pb_params params;
+    tk_params(c, &params);
+    params.v[pb_module_param_index(m, "threads")] = threads;
+    pb_point pt = {c->n, 4, c->seed, &params, threads};
+    void *state = NULL;
+    pb_err err;
+    const void *res;
+    int rc = m->prepare(&pt, &state, &err);
+    for (uint64_t s = 0; s < 2 && !rc; s++) rc = m->run(state, s, &err);
+    rc = rc || m->result(state, &res, &err) || m->verify(state, &err);
+    if (rc) {
+        fprintf(stderr, "omp-topk threads=%d: %s\n", threads, err.msg);
+        tk_describe(c);
+    }
+    if (state) m->release(state);
+    return rc;
+}
+
+/* omp-topk passes the check with 1, 2 and 3 threads, and its selection
+ * (the same code) picks the same index set per row whatever the thread
+ * count: the candidates are distinct, so the k best are one set. */
+TEST_IMPL(topk_omp_threads)
+{
+    const tk_cfg cfgs[] = {
+        {1000003, 1, 1, 0, 0, 1, PB_TOPK_UNIFORM, PB_TOPK_F32, 8},
+        {1000003, 32, 1, 0, 1, 1, PB_TOPK_EQUAL, PB_TOPK_F32, 8},
+        {1000003, 1000, 1, 0, 0, 0, PB_TOPK_NAN, PB_TOPK_F32, 8},
+        {1000003, 500001, 1, 0, 0, 1, PB_TOPK_NARROW128, PB_TOPK_F32, 8},
+        {1000003, 1000003, 1, 0, 0, 1, PB_TOPK_NORMAL, PB_TOPK_F32, 8},
+        {300000, 1000, 2, 1, 1, 1, PB_TOPK_ZIPF, PB_TOPK_F32, 8},
+        {300000, 100000, 2, 1, 1, 0, PB_TOPK_INF, PB_TOPK_U32, 8},
+        {10000, 33, 17, 1, 1, 1, PB_TOPK_UNIFORM, PB_TOPK_U32, 8},
+        {10000, 7000, 17, 1, 1, 0, PB_TOPK_EQUAL, PB_TOPK_F32, 8},
+    };
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+        pb_topk_problem p;
+        ASSERT(tk_init(&p, &cfgs[c]) == 0);
+        uint64_t outs = p.out_total;
+        uint32_t *v = malloc((outs + 1) * 4), *ix[3], *tmp = malloc((outs + 1) * 4);
+        for (int t = 0; t < 3; t++) {
+            ASSERT(run_module(&cfgs[c], t + 1) == 0);
+            pb_topk_ws ws;
+            pb_err err;
+            ix[t] = malloc((outs + 1) * 4);
+            ASSERT(pb_topk_ws_init(&ws, &p, t + 1, &err) == 0);
+            pb_topk_select(&p, &ws, v, ix[t]);
+            pb_topk_ws_free(&ws);
+            ASSERT(pb_topk_check(&p, v, ix[t], &err) == 0);
+        }
+        for (uint64_t r = 0; r < p.rows; r++) {
+            uint64_t o = p.out_off[r], m = p.out_off[r + 1] - o;
+            for (int t = 0; t < 3; t++) pb_topk_sort_u32(ix[t] + o, tmp, (size_t)m);
+            ASSERT(memcmp(ix[0] + o, ix[1] + o, m * 4) == 0);
+            ASSERT(memcmp(ix[0] + o, ix[2] + o, m * 4) == 0);
+        }
+        free(v), free(tmp);
+        for (int t = 0; t < 3; t++) free(ix[t]);
+        pb_topk_problem_free(&p);
+    }
+    return 0;
+}
+
+TEST_IMPL(topk_module_descriptor)
+{
+    const pb_module *m = pb_module_find("omp-topk");
+    ASSERT(m && m->family == PB_FAMILY_TOPK && m->device == PB_DEVICE_CPU);
+    ASSERT(m->verify && m->work && !m->sample_perms);
+    const char *names[] = {"k", "rows", "ragged", "misalign", "largest", "dist", "dtype"};
+    for (int i = 0; i < PB_TOPK_NCOMMON; i++) ASSERT(pb_module_param_index(m, names[i]) == i);
+    ASSERT(pb_module_param_index(m, "threads") == PB_TOPK_NCOMMON);
+    pb_params params;
+    pb_err err;
+    pb_params_defaults(m, &params);
+    ASSERT(params.v[PB_TOPK_P_K] == 32 && params.v[PB_TOPK_P_ROWS] == 1);
+    ASSERT(params.v[PB_TOPK_P_LARGEST] == 1 && params.v[PB_TOPK_P_RAGGED] == 0);
+    ASSERT(pb_params_set(m, &params, "dist", "narrow128", &err) == 0);
+    ASSERT(params.v[PB_TOPK_P_DIST] == PB_TOPK_NARROW128);
+    ASSERT(pb_params_set(m, &params, "k", "2^31", &err) == 0);
+    ASSERT(pb_params_set(m, &params, "k", "0", &err) != 0);
+    ASSERT(pb_params_set(m, &params, "dtype", "f16", &err) != 0);
+    ASSERT(pb_params_set(m, &params, "rows", "16", &err) == 0);
+    ASSERT(pb_params_set(m, &params, "ragged", "yes", &err) == 0);
+    /* Work: rows * n items, ragged too, 4 bytes each. */
+    pb_point pt = {1 << 20, 4, 1, &params, 2};
+    double items, bytes;
+    m->work(&pt, &items, &bytes);
+    ASSERT(items == 16.0 * (1 << 20) && bytes == 4 * items);
+    ASSERT(m->footprint(&pt) >= 4 * (uint64_t)items);
+    /* 8-byte items are refused with a reason. */
+    pt.item_bytes = 8;
+    void *state = NULL;
+    ASSERT(m->prepare(&pt, &state, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "item must be u32");
+    m->release(state);
+    /* An empty point (n = 0): nothing to select, and that checks. */
+    pb_params_defaults(m, &params);
+    pb_point empty = {0, 4, 1, &params, 2};
+    state = NULL;
+    ASSERT(m->prepare(&empty, &state, &err) == 0);
+    ASSERT(m->run(state, 0, &err) == 0 && m->verify(state, &err) == 0);
+    m->release(state);
+    return 0;
+}
+
+/* ---- the check ---- */
+
+/* Copies of the twin's answer to corrupt. */
+static void twin_copy(const pb_topk_problem *p, uint32_t **v, uint32_t **ix)
+{
+    *v = malloc(p->out_total * 4);
+    *ix = malloc(p->out_total * 4);
+    memcpy(*v, p->twin_vals, p->out_total * 4);
+    memcpy(*ix, p->twin_idx, p->out_total * 4);
+}
+
+TEST_IMPL(topk_check_catches)
+{
+    tk_cfg c = {1000, 32, 5, 1, 1, 1, PB_TOPK_UNIFORM, PB_TOPK_F32, 31};
+    pb_topk_problem p;
+    pb_err err;
+    ASSERT(tk_init(&p, &c) == 0);
+    ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+    uint64_t o = p.out_off[2], len = pb_topk_row_len(&p, 2);
+    uint32_t *v, *ix;
+
+    /* Unchanged, and in another order within a row: fine. */
+    twin_copy(&p, &v, &ix);
+    uint32_t t = v[o], u = ix[o];
+    v[o] = v[o + 5], ix[o] = ix[o + 5];
+    v[o + 5] = t, ix[o + 5] = u;
+    ASSERT(pb_topk_check(&p, v, ix, &err) == 0);
+    free(v), free(ix);
+
+    /* A wrong value at a right index. */
+    twin_copy(&p, &v, &ix);
+    v[o + 3] ^= 1;
+    ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "row 2: result 3 is");
+    ASSERT_CONTAINS(err.msg, "but the row's value at its index");
+    free(v), free(ix);
+
+    /* A consistent (index, value) that is not among the best: the row's
+     * worst value. */
+    twin_copy(&p, &v, &ix);
+    uint32_t worst = 0;
+    for (uint32_t i = 1; i < len; i++)
+        if (pb_topk_problem_okey(&p, p.data[p.begin[2] + i]) <
+            pb_topk_problem_okey(&p, p.data[p.begin[2] + worst]))
+            worst = i;
+    ix[o + 7] = worst;
+    v[o + 7] = p.data[p.begin[2] + worst];
+    ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "row 2: not the largest 32 values");
+    free(v), free(ix);
+
+    /* A duplicated index. */
+    twin_copy(&p, &v, &ix);
+    ix[o + 1] = ix[o], v[o + 1] = v[o];
+    ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "row 2: index");
+    ASSERT_CONTAINS(err.msg, "returned twice (again as result 1)");
+    free(v), free(ix);
+
+    /* An index outside the row (into the padding or the next row). */
+    twin_copy(&p, &v, &ix);
+    ix[o + 4] = (uint32_t)len;
+    ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "row 2: result 4 has index");
+    ASSERT_CONTAINS(err.msg, "outside the row");
+    free(v), free(ix);
+
+    /* A module that selected k - 1 or k + 1 per row (in its own compact
+     * layout): the rows no longer line up. */
+    for (int dk = -1; dk <= 1; dk += 2) {
+        tk_cfg c2 = c;
+        c2.k = (uint64_t)((int64_t)c.k + dk);
+        pb_topk_problem q;
+        ASSERT(tk_init(&q, &c2) == 0);
+        ASSERT(pb_topk_twin_answer(&q, &err) == 0);
+        uint64_t cells = p.out_total > q.out_total ? p.out_total : q.out_total;
+        v = calloc(cells, 4), ix = calloc(cells, 4);
+        memcpy(v, q.twin_vals, q.out_total * 4);
+        memcpy(ix, q.twin_idx, q.out_total * 4);
+        ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+        /* k - 1: row 0 lacks its 32nd; k + 1: row 0's are right (its 32
+         * best come first, in rank order), row 1 starts one late. */
+        ASSERT_CONTAINS(err.msg, dk < 0 ? "row 0:" : "row 1:");
+        free(v), free(ix);
+        pb_topk_problem_free(&q);
+    }
+    pb_topk_problem_free(&p);
+
+    /* Smallest: the message says so. */
+    c.largest = 0;
+    ASSERT(tk_init(&p, &c) == 0);
+    ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+    twin_copy(&p, &v, &ix);
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < pb_topk_row_len(&p, 0); i++)
+        if (pb_topk_problem_okey(&p, p.data[p.begin[0] + i]) <
+            pb_topk_problem_okey(&p, p.data[p.begin[0] + best]))
+            best = i;
+    ix[0] = best, v[0] = p.data[p.begin[0] + best];
+    ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "row 0: not the smallest 32 values");
+    free(v), free(ix);
+    pb_topk_problem_free(&p);
+    return 0;
+}
