@@ -60,13 +60,13 @@ static unsigned log2u(uint32_t m)
 }
 
 /* The bucket of a key by its definition, written apart from ms_bucket.h:
- * delta from 2^32 / m rounded up, range by counting splitters <= key. */
+ * delta as floor(key * m / 2^32), range by counting splitters <= key. */
 static uint32_t naive_bucket(const pb_ms_problem *p, uint32_t key)
 {
     switch (p->kind) {
     case PB_BUCKET_DELTA: {
-        uint64_t delta = ((UINT64_C(1) << 32) + p->m - 1) / p->m;
-        return (uint32_t)(key / delta);
+        /* floor(key / (2^32 / m)), in exact rational arithmetic */
+        return (uint32_t)((uint64_t)key * p->m / (UINT64_C(1) << 32));
     }
     case PB_BUCKET_IDENTITY:
         return key >= p->m ? p->m - 1 : key;
@@ -124,8 +124,8 @@ TEST_IMPL(ms_bucket_known)
     ASSERT_EQ_U64(pb_bucket_of(d3, 0), 0);
     ASSERT_EQ_U64(pb_bucket_of(d3, 1431655765), 0);
     ASSERT_EQ_U64(pb_bucket_of(d3, 1431655766), 1);
-    ASSERT_EQ_U64(pb_bucket_of(d3, 2863311531u), 1);
-    ASSERT_EQ_U64(pb_bucket_of(d3, 2863311532u), 2);
+    ASSERT_EQ_U64(pb_bucket_of(d3, 2863311530u), 1);
+    ASSERT_EQ_U64(pb_bucket_of(d3, 2863311531u), 2); /* ceil(2 * 2^32 / 3) */
     ASSERT_EQ_U64(pb_bucket_of(d3, 0xFFFFFFFFu), 2);
     pb_bucket_fn d2 = {PB_BUCKET_DELTA, 2, pb_bucket_delta(2), 0, NULL};
     ASSERT_EQ_U64(pb_bucket_of(d2, 0x7FFFFFFFu), 0);
@@ -136,6 +136,20 @@ TEST_IMPL(ms_bucket_known)
     ASSERT_EQ_U64(pb_bucket_of(d100, 42949673), 1);
     pb_bucket_fn d256 = {PB_BUCKET_DELTA, 256, pb_bucket_delta(256), 0, NULL};
     ASSERT_EQ_U64(pb_bucket_of(d256, 0xAB123456u), 0xAB);
+
+    /* The generator draws delta keys from [lo(b), lo(b + 1)): the ends of
+     * that interval, for every m and b, lie in bucket b. */
+    for (uint32_t m = 2; m <= PB_MS_MAX_BUCKETS; m++) {
+        pb_bucket_fn d = {PB_BUCKET_DELTA, m, pb_bucket_delta(m), 0, NULL};
+        ASSERT_EQ_U64(pb_bucket_delta_lo(m, 0), 0);
+        ASSERT_EQ_U64(pb_bucket_delta_lo(m, m), UINT64_C(1) << 32);
+        for (uint32_t b = 0; b < m; b++) {
+            uint64_t lo = pb_bucket_delta_lo(m, b), hi = pb_bucket_delta_lo(m, b + 1);
+            ASSERT(lo < hi);
+            ASSERT_EQ_U64(pb_bucket_of(d, (uint32_t)lo), b);
+            ASSERT_EQ_U64(pb_bucket_of(d, (uint32_t)(hi - 1)), b);
+        }
+    }
 
     pb_bucket_fn id = {PB_BUCKET_IDENTITY, 10, 0, 0, NULL};
     ASSERT_EQ_U64(pb_bucket_of(id, 0), 0);
@@ -179,19 +193,33 @@ TEST_IMPL(ms_bucket_known)
     return 0;
 }
 
-/* The host's branchless range search is pb_bucket_range_search, key for
- * key: every splitter count 1..40, duplicate splitters, splitters at 0 and
- * 0xFFFFFFFF, every key at and next to a splitter. */
+/* The host's range searches (branchless, and through the slice table) are
+ * pb_bucket_range_search, key for key: every splitter count 1..40 and 255,
+ * duplicate splitters, splitters at 0, 0xFFFFFFFF, on and beside slice
+ * edges, all in one slice; every key at and next to a splitter or a slice
+ * edge. Then pb_ms_split (which uses the table from PB_MS_RT_MIN keys)
+ * against a linear count on such splitters. */
 TEST_IMPL(ms_range_search_host)
 {
-    uint32_t s[64];
+    enum { MAXM = 256, NK = 3 * MAXM + 12, NS = 20000 };
+    static uint32_t s[MAXM], keys[NK];
+    static pb_ms_range_table rt;
+    const uint32_t slice = UINT32_C(1) << (32 - PB_MS_RT_BITS);
+    uint32_t *split_keys = xalloc(NS), *out = xalloc(NS);
+    ASSERT(split_keys && out);
     pb_rng r;
     pb_rng_init(&r, 5, 0);
-    for (uint32_t m = 2; m <= 41; m++)
-        for (int trial = 0; trial < 50; trial++) {
-            /* Few distinct values make duplicates common. */
-            uint32_t spread = trial % 3 == 0 ? 8 : trial % 3 == 1 ? 1000 : UINT32_MAX;
-            for (uint32_t j = 0; j + 1 < m; j++) s[j] = pb_rng_u32(&r) % spread;
+    for (uint32_t m = 2; m <= MAXM; m = m == 41 ? 256 : m + 1)
+        for (int trial = 0; trial < 60; trial++) {
+            /* Few distinct values make duplicates common; narrow spreads
+             * put every splitter in one slice or two. */
+            static const uint32_t spreads[] = {8, 1000, UINT32_MAX, 3 * (1u << 20), 0};
+            uint32_t spread = spreads[trial % 5];
+            for (uint32_t j = 0; j + 1 < m; j++) {
+                uint32_t x = pb_rng_u32(&r);
+                s[j] = spread ? x % spread : (x % 7 + 1) * slice - (x >> 31); /* on slice edges */
+                if (trial % 10 == 3) s[j] += 0x7ff00000u;
+            }
             if (trial == 5) s[0] = 0;
             if (trial == 6) s[m - 2] = UINT32_MAX;
             for (uint32_t a = 1; a + 1 < m; a++) /* insertion sort: ascending, ties kept */
@@ -200,20 +228,45 @@ TEST_IMPL(ms_range_search_host)
                     s[b] = s[b - 1];
                     s[b - 1] = t;
                 }
-            uint32_t keys[3 * 64 + 3], nk = 0;
+            pb_bucket_fn f = {PB_BUCKET_RANGE, m, 0, 0, s};
+            pb_ms_range_table_build(&f, &rt);
+            uint32_t nk = 0;
             for (uint32_t j = 0; j + 1 < m; j++) {
                 keys[nk++] = s[j] - 1;
                 keys[nk++] = s[j];
                 keys[nk++] = s[j] + 1;
             }
+            uint32_t e = (pb_rng_u32(&r) >> (32 - PB_MS_RT_BITS)) * slice;
             keys[nk++] = 0, keys[nk++] = UINT32_MAX, keys[nk++] = pb_rng_u32(&r);
+            keys[nk++] = e, keys[nk++] = e - 1, keys[nk++] = e + slice - 1;
             for (uint32_t k = 0; k < nk; k++) {
                 uint32_t want = 0;
                 for (uint32_t j = 0; j + 1 < m; j++) want += s[j] <= keys[k];
                 ASSERT_EQ_U64(pb_bucket_range_search(s, m, keys[k]), want);
                 ASSERT_EQ_U64(pb_ms_range_search_host(s, m, keys[k]), want);
+                ASSERT_EQ_U64(pb_ms_range_table_bucket(&rt, s, keys[k]), want);
+            }
+            if (trial % 20 == 0) {
+                /* Keys drawn near the splitters, split with the table. */
+                uint64_t off[MAXM + 1], cnt[MAXM] = {0};
+                for (uint32_t i = 0; i < NS; i++) {
+                    uint32_t x = pb_rng_u32(&r);
+                    split_keys[i] = i % 2 ? x : s[x % (m - 1)] + (x >> 30) - 2;
+                }
+                pb_ms_split(&f, split_keys, NULL, NS, out, NULL, off, 2);
+                for (uint32_t i = 0; i < NS; i++) {
+                    uint32_t want = 0;
+                    for (uint32_t j = 0; j + 1 < m; j++) want += s[j] <= split_keys[i];
+                    cnt[want]++;
+                }
+                for (uint32_t b = 0; b < m; b++) {
+                    ASSERT_EQ_U64(off[b + 1] - off[b], cnt[b]);
+                    for (uint64_t i = off[b]; i < off[b + 1]; i++)
+                        ASSERT_EQ_U64(pb_bucket_of(f, out[i]), b);
+                }
             }
         }
+    free(split_keys), free(out);
     return 0;
 }
 
@@ -361,8 +414,8 @@ TEST_IMPL(ms_gen_uniform)
             top[k >> 31]++;
             uint64_t lo, hi;
             if (sh->kind == PB_BUCKET_DELTA) {
-                lo = (uint64_t)b * p.fn.delta;
-                hi = lo + p.fn.delta < (UINT64_C(1) << 32) ? lo + p.fn.delta : UINT64_C(1) << 32;
+                lo = pb_bucket_delta_lo(sh->m, b);
+                hi = pb_bucket_delta_lo(sh->m, b + 1);
             } else if (sh->kind == PB_BUCKET_RANGE) {
                 lo = b ? p.splitters[b - 1] : 0;
                 hi = b + 1 < sh->m ? p.splitters[b] : UINT64_C(1) << 32;

@@ -84,6 +84,11 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
     uint32_t cnt[MAXJ];
 #pragma unroll
     for (int j = 0; j < MAXJ; j++) cnt[j] = 0;
+    if (MAXJ > 1) {
+#pragma unroll
+        for (int j = 0; j < MAXJ; j++) s_hist[warp][lane + 32 * j] = 0;
+        __syncwarp();
+    }
     const uint32_t tile = PB_MS_BLOCK * ITEMS;
     for (uint32_t start = blockIdx.x * tile; start < n; start += gridDim.x * tile) {
         const uint32_t ws = start + warp * 32 * ITEMS;
@@ -96,12 +101,13 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             uint32_t unused;
-            pb_ms_window<MAXJ, false>(bin_of(v[i], m, range, scale, s_levels),
-                                      ws + 32u * i + lane < n, nbits, cnt, unused);
+            uint32_t bin = bin_of(v[i], m, range, scale, s_levels);
+            bool valid = ws + 32u * i + lane < n;
+            if (MAXJ == 1) pb_ms_window<MAXJ, false>(bin, valid, nbits, cnt, unused);
+            else pb_ms_window_smem<false>(bin, valid, nbits, s_hist[warp], unused);
         }
     }
-#pragma unroll
-    for (int j = 0; j < MAXJ; j++) s_hist[warp][lane + 32 * j] = cnt[j];
+    if (MAXJ == 1) s_hist[warp][lane] = cnt[0];
     __syncthreads();
     for (uint32_t b = threadIdx.x; b < m; b += PB_MS_BLOCK) {
         uint32_t sum = 0;

@@ -90,6 +90,29 @@ __device__ __forceinline__ uint32_t pb_ms_window(uint32_t b, bool valid, int nbi
     return peers;
 }
 
+/* The same for m > 32, where keeping counts for ceil(m / 32) buckets per
+ * lane would cost ceil(m / 32) * log2 m mask operations a window: the
+ * warp's counts live in its row of shared memory instead, and the lowest
+ * lane of each group of peers (distinct groups have distinct buckets, so no
+ * atomics) adds the group's size. */
+template <bool WANT_BEFORE>
+__device__ __forceinline__ uint32_t pb_ms_window_smem(uint32_t b, bool valid, int nbits,
+                                                      uint32_t *cnt, uint32_t &before)
+{
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t peers = __ballot_sync(PB_MS_FULL, valid);
+    for (int k = 0; k < nbits; k++) {
+        const uint32_t bal = __ballot_sync(PB_MS_FULL, (b >> k) & 1u);
+        peers &= ((b >> k) & 1u) ? bal : ~bal;
+    }
+    uint32_t c = valid ? cnt[b] : 0;
+    if (WANT_BEFORE) before = c;
+    __syncwarp();
+    if (valid && lane == (uint32_t)(__ffs(peers) - 1)) cnt[b] = c + __popc(peers);
+    __syncwarp();
+    return peers;
+}
+
 /* Loads a warp's ITEMS windows (coalesced) and their bucket ids. */
 template <int ITEMS, bool PAIRS>
 __device__ __forceinline__ void pb_ms_load(const uint32_t *__restrict__ keys,
@@ -125,15 +148,22 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
     const uint32_t warp_start = tile * (PB_MS_BLOCK * ITEMS) + warp * (32 * ITEMS);
     uint32_t k[ITEMS], v[ITEMS], b[ITEMS];
     pb_ms_load<ITEMS, false>(keys, nullptr, n, warp_start, fn, k, v, b);
-    uint32_t cnt[MAXJ];
-#pragma unroll
-    for (int j = 0; j < MAXJ; j++) cnt[j] = 0;
     uint32_t unused;
+    if (MAXJ == 1) {
+        uint32_t cnt[1] = {0};
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-        pb_ms_window<MAXJ, false>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, unused);
+        for (int i = 0; i < ITEMS; i++)
+            pb_ms_window<1, false>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, unused);
+        s_hist[warp][lane] = cnt[0];
+    } else {
 #pragma unroll
-    for (int j = 0; j < MAXJ; j++) s_hist[warp][lane + 32 * j] = cnt[j];
+        for (int j = 0; j < MAXJ; j++) s_hist[warp][lane + 32 * j] = 0;
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            pb_ms_window_smem<false>(b[i], warp_start + 32u * i + lane < n, nbits, s_hist[warp],
+                                     unused);
+    }
     __syncthreads();
     const uint32_t m = fn.m;
     if (PER_WARP) {
@@ -273,18 +303,28 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
     const uint32_t warp_start = tile_start + warp * (32 * ITEMS);
     uint32_t k[ITEMS], v[ITEMS], b[ITEMS], rank[ITEMS];
     pb_ms_load<ITEMS, PAIRS>(keys, vals, n, warp_start, fn, k, v, b);
-    uint32_t cnt[MAXJ];
+    if (MAXJ == 1) {
+        uint32_t cnt[1] = {0};
 #pragma unroll
-    for (int j = 0; j < MAXJ; j++) cnt[j] = 0;
+        for (int i = 0; i < ITEMS; i++) {
+            uint32_t before;
+            uint32_t peers =
+                pb_ms_window<1, true>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, before);
+            rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
+        }
+        s_whist[warp][lane] = cnt[0];
+    } else {
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        uint32_t before;
-        uint32_t peers =
-            pb_ms_window<MAXJ, true>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, before);
-        rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
+        for (int j = 0; j < MAXJ; j++) s_whist[warp][lane + 32 * j] = 0;
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            uint32_t before;
+            uint32_t peers = pb_ms_window_smem<true>(b[i], warp_start + 32u * i + lane < n, nbits,
+                                                     s_whist[warp], before);
+            rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
+        }
     }
-#pragma unroll
-    for (int j = 0; j < MAXJ; j++) s_whist[warp][lane + 32 * j] = cnt[j];
     __syncthreads();
 
     /* Thread t is in charge of bucket t (m <= 256 = PB_MS_BLOCK): warp

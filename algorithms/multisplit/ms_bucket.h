@@ -2,8 +2,10 @@
  * host (C twin, CPU modules) and on the device (kernels), so a GPU module and
  * its twin can never disagree about which bucket a key belongs to.
  *
- * delta     key / delta, delta = ceil(2^32 / m): m equal slices of the key space
- *           (the paper's default, Section 6)
+ * delta     floor(key / delta) with delta = 2^32 / m exactly: m equal slices of
+ *           the key space (the paper's default, Section 6), computed as the
+ *           high word of key * m — one multiply, where a division by a
+ *           run-time delta would cost the kernels about 20 instructions a key
  * identity  the key itself; keys >= m are counted in the last bucket so that
  *           no input can index outside [0, m)
  * radix     (key >> shift) & (m - 1); m a power of two (Section 7.1)
@@ -62,17 +64,23 @@ PB_HD uint32_t pb_bucket_range_search(const uint32_t *s, uint32_t m, uint32_t ke
 PB_HD uint32_t pb_bucket_of(pb_bucket_fn f, uint32_t key)
 {
     switch (f.kind) {
-    case PB_BUCKET_DELTA: return key / f.delta;
+    case PB_BUCKET_DELTA: return (uint32_t)(((uint64_t)key * f.m) >> 32);
     case PB_BUCKET_IDENTITY: return key < f.m ? key : f.m - 1;
     case PB_BUCKET_RADIX: return (key >> f.shift) & (f.m - 1);
     default: return pb_bucket_range_search(f.splitters, f.m, key);
     }
 }
 
-/* ceil(2^32 / m): every key / delta is below m. */
+/* ceil(2^32 / m): the width of a delta bucket, rounded up. */
 PB_HD uint32_t pb_bucket_delta(uint32_t m)
 {
     return (uint32_t)(((UINT64_C(1) << 32) + m - 1) / m);
+}
+
+/* The smallest key of delta bucket b (b <= m; b = m gives 2^32). */
+PB_HD uint64_t pb_bucket_delta_lo(uint32_t m, uint32_t b)
+{
+    return (((uint64_t)b << 32) + m - 1) / m;
 }
 
 #endif

@@ -82,6 +82,9 @@ int pb_ms_check_stable(pb_ms_problem *p, const uint32_t *keys, const uint32_t *v
 static uint64_t ms_fingerprint(const pb_bucket_fn *f, const uint32_t *keys, const uint32_t *vals,
                                uint64_t n, const uint64_t *offsets, uint64_t *sum, uint64_t *xr)
 {
+    pb_ms_range_table table, *rt = NULL;
+    if (f && f->kind == PB_BUCKET_RANGE && n >= PB_MS_RT_MIN)
+        pb_ms_range_table_build(f, rt = &table);
     uint32_t m = f ? f->m : 1;
     memset(sum, 0, m * sizeof *sum);
     memset(xr, 0, m * sizeof *xr);
@@ -91,7 +94,7 @@ static uint64_t ms_fingerprint(const pb_bucket_fn *f, const uint32_t *keys, cons
         uint64_t s[PB_MS_MAX_BUCKETS] = {0}, x[PB_MS_MAX_BUCKETS] = {0};
 #pragma omp for schedule(static)
         for (uint64_t i = 0; i < n; i++) {
-            uint32_t b = f ? pb_ms_bucket_host(*f, keys[i]) : 0;
+            uint32_t b = f ? pb_ms_bucket_host(*f, rt, keys[i]) : 0;
             uint64_t h = pb_ms_item_mix(keys[i], vals ? vals[i] : 0);
             s[b] += h;
             x[b] ^= h;

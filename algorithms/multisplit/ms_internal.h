@@ -44,10 +44,38 @@ static inline uint32_t pb_ms_range_search_host(const uint32_t *s, uint32_t m, ui
     return lo + (s[lo] <= key);
 }
 
-/* pb_bucket_of with the host's range search. */
-static inline uint32_t pb_ms_bucket_host(pb_bucket_fn f, uint32_t key)
+/* Range buckets through a table over the key's top PB_MS_RT_BITS bits: for
+ * each slice of the key space, the buckets of its first and its last key.
+ * Most slices hold no splitter (at most 255 splitters over 4096 slices), so
+ * most keys take their bucket from one load in L1; the others search only
+ * among the splitters of their slice. The slice bounds pin the answer:
+ * splitters below the slice's first bucket are <= every key of the slice,
+ * those from its last bucket on are above all of them. */
+#define PB_MS_RT_BITS 12
+typedef struct pb_ms_range_table {
+    uint8_t lo[1u << PB_MS_RT_BITS], hi[1u << PB_MS_RT_BITS]; /* buckets < 256 */
+} pb_ms_range_table;
+
+/* Inputs this large use the table (building it costs 8192 searches). */
+#define PB_MS_RT_MIN (UINT64_C(1) << 12)
+
+void pb_ms_range_table_build(const pb_bucket_fn *f, pb_ms_range_table *t);
+
+static inline uint32_t pb_ms_range_table_bucket(const pb_ms_range_table *t, const uint32_t *s,
+                                                uint32_t key)
 {
-    if (f.kind == PB_BUCKET_RANGE) return pb_ms_range_search_host(f.splitters, f.m, key);
+    uint32_t slice = key >> (32 - PB_MS_RT_BITS), lo = t->lo[slice], hi = t->hi[slice];
+    if (lo == hi) return lo;
+    return lo + pb_ms_range_search_host(s + lo, hi - lo + 1, key);
+}
+
+/* pb_bucket_of on the host: range buckets by the table when there is one
+ * (else the branchless search), the others by pb_bucket_of itself. */
+static inline uint32_t pb_ms_bucket_host(pb_bucket_fn f, const pb_ms_range_table *rt, uint32_t key)
+{
+    if (f.kind == PB_BUCKET_RANGE)
+        return rt ? pb_ms_range_table_bucket(rt, f.splitters, key)
+                  : pb_ms_range_search_host(f.splitters, f.m, key);
     return pb_bucket_of(f, key);
 }
 

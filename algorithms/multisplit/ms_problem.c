@@ -88,15 +88,22 @@ static void ms_make_splitters(pb_ms_problem *p)
         p->splitters[j] = (j + 1) * delta + pb_rng_below32(&r, delta / 2);
 }
 
-/* Keys of bucket b under range splitters: [s_{b-1}, s_b), s_{-1} = 0 and
- * s_{m-1} = 2^32. */
-static inline uint64_t range_lo(const pb_ms_problem *p, uint32_t b)
+/* The smallest key of every bucket, and 2^32 after the last, for the kinds
+ * whose buckets are intervals (delta, range): a key of bucket b is drawn
+ * from [lo[b], lo[b + 1]). Computed once per input, not per key (a delta
+ * bound is a 64-bit division). Range: s_{-1} = 0, s_{m-1} = 2^32. */
+static void ms_bucket_bounds(const pb_ms_problem *p, uint64_t *lo)
 {
-    return b == 0 ? 0 : p->splitters[b - 1];
-}
-static inline uint64_t range_hi(const pb_ms_problem *p, uint32_t b)
-{
-    return b + 1 == p->m ? UINT64_C(1) << 32 : p->splitters[b];
+    for (uint32_t b = 0; b <= p->m; b++) {
+        if (p->kind == PB_BUCKET_DELTA)
+            lo[b] = pb_bucket_delta_lo(p->m, b);
+        else if (b == 0)
+            lo[b] = 0;
+        else if (b == p->m)
+            lo[b] = UINT64_C(1) << 32;
+        else
+            lo[b] = p->splitters[b - 1];
+    }
 }
 
 /* The bucket of key i, by the point's distribution. */
@@ -123,25 +130,19 @@ static inline uint32_t ms_draw_bucket(const pb_ms_problem *p, uint32_t alpha, ui
     }
 }
 
-/* A key uniform among the keys of bucket b. */
-static inline uint32_t ms_draw_key(const pb_ms_problem *p, uint32_t b, pb_rng *r)
+/* A key uniform among the keys of bucket b (`lo`: ms_bucket_bounds). */
+static inline uint32_t ms_draw_key(const pb_ms_problem *p, const uint64_t *lo, uint32_t b,
+                                   pb_rng *r)
 {
     switch (p->kind) {
-    case PB_BUCKET_DELTA: {
-        uint64_t lo = (uint64_t)b * p->fn.delta, hi = lo + p->fn.delta;
-        if (hi > UINT64_C(1) << 32) hi = UINT64_C(1) << 32;
-        return (uint32_t)(lo + pb_rng_below32(r, (uint32_t)(hi - lo)));
-    }
     case PB_BUCKET_IDENTITY:
         return b;
     case PB_BUCKET_RADIX: {
         uint32_t digit = (p->m - 1) << p->fn.shift;
         return (pb_rng_u32(r) & ~digit) | b << p->fn.shift;
     }
-    default: {
-        uint64_t lo = range_lo(p, b);
-        return (uint32_t)(lo + pb_rng_below32(r, (uint32_t)(range_hi(p, b) - lo)));
-    }
+    default:
+        return (uint32_t)(lo[b] + pb_rng_below32(r, (uint32_t)(lo[b + 1] - lo[b])));
     }
 }
 
@@ -162,6 +163,8 @@ uint32_t pb_ms_drawn_bucket(const pb_ms_problem *p, uint64_t i, uint32_t alpha)
 static void ms_generate(pb_ms_problem *p, uint32_t alpha)
 {
     const uint32_t heavy = pb_ms_heavy_bucket(p);
+    uint64_t lo[PB_MS_MAX_BUCKETS + 1];
+    ms_bucket_bounds(p, lo);
     uint32_t *restrict keys = p->keys, *restrict vals = p->vals;
     const uint64_t n = p->n;
     /* Static chunks: each thread first-touches the pages it writes. */
@@ -170,7 +173,7 @@ static void ms_generate(pb_ms_problem *p, uint32_t alpha)
         pb_rng r;
         ms_open(&r, p->seed, MS_TAG_KEYS, i);
         uint32_t b = ms_draw_bucket(p, alpha, heavy, &r);
-        keys[i] = ms_draw_key(p, b, &r);
+        keys[i] = ms_draw_key(p, lo, b, &r);
         if (vals) vals[i] = (uint32_t)i;
     }
 }
