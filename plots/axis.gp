@@ -1,8 +1,10 @@
 # Throughput (kind "axis") or speedup over the sweep's reference (kind
 # "axis-speedup") against the parameter a section varies (e.g. buckets), one
-# line per section x item width x size. permbench sets: datafile, series,
+# line per section x item width x size (smooth unique joins each line's
+# points, which the CSV interleaves with other sections' rows). permbench sets: datafile, series,
 # items, sizes, axis, axis_values, title, kind, and the terminal/output.
 set datafile separator ","
+set datafile missing NaN
 speedup = strstrt(kind, "speedup") > 0
 numeric(s) = s eq sprintf("%d", int(s + 0))
 allnum = 1
@@ -18,12 +20,15 @@ set title title noenhanced
 multi_i = words(items) > 1
 multi_n = words(sizes) > 1
 itemname(I) = I eq "4" ? "keys" : I eq "8" ? "pairs" : I . " B"
-sizename(N) = sprintf("n=2^{%d}", int(log(N + 0.0) / log(2.0) + 0.5))
+sizename(N) = sprintf("n=2^%d", int(log(N + 0.0) / log(2.0) + 0.5))
+# dashes tell sizes apart, open points pairs ("dt (" would start a dash pattern)
+dt_of(N) = multi_n && N ne word(sizes, 1) ? 2 : 1
+pt_of(I) = multi_i && I eq "8" ? 6 : 7
 lt_of(S) = sum [i = 1:words(series)] (word(series, i) eq S ? i : 0)
 yval(c) = speedup ? column("speedup_vs_ref") : column("items_per_s") / 1e9
 xval(c) = allnum ? strcol("axis_value") + 0 : sum [i = 1:words(axis_values)] (word(axis_values, i) eq strcol("axis_value") ? i : 0)
 if (!allnum) { set xtics (); do for [i = 1:words(axis_values)] { set xtics add (word(axis_values, i) i) } }
 plot for [S in series] for [I in items] for [N in sizes] datafile \
      using (strcol("series") eq S && strcol("item_bytes") eq I && strcol("n") eq N && strcol("status") eq "ok" && strcol("axis") ne "" ? xval(0) : NaN):(yval(0)) \
-     with linespoints lt (lt_of(S)) dt (multi_n ? 1 + (N eq word(sizes, 1) ? 0 : 1) : 1) pt (multi_i && I eq "8" ? 6 : 7) ps 0.7 lw 1.5 \
+     smooth unique with linespoints lt lt_of(S) dt dt_of(N) pt pt_of(I) ps 0.7 lw 1.5 \
      title sprintf("%s%s%s", S, multi_i ? " " . itemname(I) : "", multi_n ? " " . sizename(N) : "") noenhanced
