@@ -190,13 +190,13 @@ static int sweep_key(parse_state *st, const char *name, const char *value)
         for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
             if (strcmp(t, "none") == 0) continue;
             static const char *const kinds[] = {"throughput", "throughput-pow2", "pct-copy",
-                                                "axis", "axis-speedup"};
+                                                "axis", "axis-speedup", "axis-time"};
             bool ok = false;
             for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) ok |= strcmp(t, kinds[k]) == 0;
             if (!ok)
                 return fail_at(st, st->lines.line,
                                "plot kind '%s' is not throughput, throughput-pow2, pct-copy, axis, "
-                               "axis-speedup or none",
+                               "axis-speedup, axis-time or none",
                                t);
             if (c->nplots == PB_MAX_PLOTS)
                 return fail_at(st, st->lines.line, "too many plot kinds in '%s'", value);

@@ -38,8 +38,12 @@ int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
      * script per figure shape, its y column chosen by `kind`. */
     char script_path[128], base[64];
     snprintf(base, sizeof base, "%s", req->kind);
-    char *sp = strstr(base, "-speedup");
-    if (sp) memmove(sp, sp + 8, strlen(sp + 8) + 1);
+    static const char *const variants[] = {"-speedup", "-time"};
+    for (size_t v = 0; v < 2; v++) {
+        char *sp = strstr(base, variants[v]);
+        size_t l = strlen(variants[v]);
+        if (sp) memmove(sp, sp + l, strlen(sp + l) + 1);
+    }
     snprintf(script_path, sizeof script_path, "plots/%s.gp", base);
     const pb_embedded_file *script = pb_embedded_find(script_path);
     if (!script) return pb_err_set(err, "no plot script for kind '%s'", req->kind);

@@ -170,12 +170,15 @@ static int verify(const pb_config *cfg, const pb_module *m, void *state, const p
     if (m->verify) return m->verify(state, err);
     const void *out;
     if (m->result(state, &out, err)) return -1;
-    switch (cfg->family) {
+    /* The module's own family: a copy ceiling in a multisplit sweep is still
+     * checked as a copy of its input. */
+    (void)cfg;
+    switch (m->family) {
     case PB_FAMILY_SHUFFLE: return pb_shuffle_check(out, pt->n, pt->item_bytes, err);
     case PB_FAMILY_MULTISPLIT:
     case PB_FAMILY_TOPK: break;
     }
-    return pb_err_set(err, "no contract check for family %s", pb_family_name(cfg->family));
+    return pb_err_set(err, "no contract check for family %s", pb_family_name(m->family));
 }
 
 /* "stage: message", cut to fit. */

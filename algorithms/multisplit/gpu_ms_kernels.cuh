@@ -71,11 +71,13 @@ __device__ __forceinline__ uint32_t pb_ms_window(uint32_t b, bool valid, int nbi
     uint32_t own[MAXJ];
 #pragma unroll
     for (int j = 0; j < MAXJ; j++) own[j] = vmask;
+    /* bal ^ (bit - 1) is bal where the bit is set and ~bal where it is not:
+     * one three-input logic op with the AND. */
     for (int k = 0; k < nbits; k++) {
         const uint32_t bal = __ballot_sync(PB_MS_FULL, (b >> k) & 1u);
-        peers &= ((b >> k) & 1u) ? bal : ~bal;
+        peers &= bal ^ (((b >> k) & 1u) - 1u);
 #pragma unroll
-        for (int j = 0; j < MAXJ; j++) own[j] &= (((lane + 32u * j) >> k) & 1u) ? bal : ~bal;
+        for (int j = 0; j < MAXJ; j++) own[j] &= bal ^ ((((lane + 32u * j) >> k) & 1u) - 1u);
     }
     if (WANT_BEFORE) {
         before = 0;
@@ -103,7 +105,7 @@ __device__ __forceinline__ uint32_t pb_ms_window_smem(uint32_t b, bool valid, in
     uint32_t peers = __ballot_sync(PB_MS_FULL, valid);
     for (int k = 0; k < nbits; k++) {
         const uint32_t bal = __ballot_sync(PB_MS_FULL, (b >> k) & 1u);
-        peers &= ((b >> k) & 1u) ? bal : ~bal;
+        peers &= bal ^ (((b >> k) & 1u) - 1u);
     }
     uint32_t c = valid ? cnt[b] : 0;
     if (WANT_BEFORE) before = c;

@@ -11,7 +11,7 @@
 
 namespace {
 
-constexpr int WARP_ITEMS = 8;      /* DMS, WMS: 8 windows per warp (256 keys) */
+constexpr int WARP_ITEMS = 16;     /* DMS, WMS: 16 windows per warp (512 keys) */
 constexpr int BMS_ITEMS_KEYS = 16; /* BMS tiles: 4096 keys */
 constexpr int BMS_ITEMS_PAIRS = 12; /* 3072 pairs: keys and values fit in 48 KB */
 
