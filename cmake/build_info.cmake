@@ -19,9 +19,11 @@ if(GIT_FOUND)
     endif()
   endif()
 endif()
-# A source tree copied without .git (as onto a GPU node) can name its commit in
-# the file PERMBENCH_COMMIT at the root; scripts/gpu-node-build.sh writes it.
-if(commit STREQUAL "unknown" AND EXISTS ${SRC}/PERMBENCH_COMMIT)
+# A source tree exported from git (as onto a GPU node) names its commit in the
+# file PERMBENCH_COMMIT at its root (gitignored, so a checkout never has one).
+# It wins: such a tree may sit inside some other repository, whose HEAD git
+# would report instead.
+if(EXISTS ${SRC}/PERMBENCH_COMMIT)
   file(STRINGS ${SRC}/PERMBENCH_COMMIT lines LIMIT_COUNT 2)
   list(LENGTH lines nl)
   if(nl GREATER 0)
