@@ -64,22 +64,18 @@ __device__ __forceinline__ uint32_t bin_of(float x, uint32_t m, bool range, floa
     return lo;
 }
 
-template <int MAXJ>
+template <int NBITS>
 __global__ void __launch_bounds__(PB_MS_BLOCK)
     ms_hist(const float *__restrict__ x, uint32_t n, uint32_t m, bool range,
             const float *__restrict__ levels, int *__restrict__ out)
 {
+    constexpr int MAXJ = PB_MS_MAXJ(NBITS);
     __shared__ float s_levels[PB_MS_MAX_BUCKETS + 1];
     __shared__ uint32_t s_hist[PB_MS_WARPS][32 * MAXJ];
     if (range)
         for (uint32_t i = threadIdx.x; i <= m; i += blockDim.x) s_levels[i] = levels[i];
     __syncthreads();
     const float scale = (float)m / HI;
-    const int nbits = [m] {
-        int b = 1;
-        while ((1u << b) < m) b++;
-        return b;
-    }();
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     uint32_t cnt[MAXJ];
 #pragma unroll
@@ -103,8 +99,8 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
             uint32_t unused;
             uint32_t bin = bin_of(v[i], m, range, scale, s_levels);
             bool valid = ws + 32u * i + lane < n;
-            if (MAXJ == 1) pb_ms_window<MAXJ, false>(bin, valid, nbits, cnt, unused);
-            else pb_ms_window_smem<false>(bin, valid, nbits, s_hist[warp], unused);
+            if (MAXJ == 1) pb_ms_window<NBITS, MAXJ, false>(bin, valid, cnt, unused);
+            else pb_ms_window_smem<NBITS, false>(bin, valid, s_hist[warp], unused);
         }
     }
     if (MAXJ == 1) s_hist[warp][lane] = cnt[0];
@@ -231,13 +227,20 @@ int run(void *state, uint64_t sample, pb_err *err)
     PB_CUDA_TRY(cudaMemsetAsync(h->d_hist, 0, h->m * sizeof(int)), err);
     if (!h->n) return 0;
     uint32_t n = (uint32_t)h->n;
-    int maxj = h->m <= 32 ? 1 : h->m <= 64 ? 2 : h->m <= 128 ? 4 : 8;
-    switch (maxj) {
-    case 1: ms_hist<1><<<h->grid, PB_MS_BLOCK>>>(h->d_x, n, h->m, h->range, h->d_levels, h->d_hist); break;
-    case 2: ms_hist<2><<<h->grid, PB_MS_BLOCK>>>(h->d_x, n, h->m, h->range, h->d_levels, h->d_hist); break;
-    case 4: ms_hist<4><<<h->grid, PB_MS_BLOCK>>>(h->d_x, n, h->m, h->range, h->d_levels, h->d_hist); break;
-    default: ms_hist<8><<<h->grid, PB_MS_BLOCK>>>(h->d_x, n, h->m, h->range, h->d_levels, h->d_hist); break;
+    int nbits = 1;
+    while ((1u << nbits) < h->m) nbits++;
+#define F(NB) ms_hist<NB><<<h->grid, PB_MS_BLOCK>>>(h->d_x, n, h->m, h->range, h->d_levels, h->d_hist)
+    switch (nbits) {
+    case 1: F(1); break;
+    case 2: F(2); break;
+    case 3: F(3); break;
+    case 4: F(4); break;
+    case 5: F(5); break;
+    case 6: F(6); break;
+    case 7: F(7); break;
+    default: F(8); break;
     }
+#undef F
     PB_CUDA_LAUNCHED(err);
     return 0;
 }

@@ -33,6 +33,8 @@
 #define PB_MS_WARPS 8
 #define PB_MS_BLOCK (32 * PB_MS_WARPS)
 #define PB_MS_FULL 0xffffffffu
+/* Registers of bucket counts per lane: ceil(2^NBITS / 32). */
+#define PB_MS_MAXJ(NBITS) ((NBITS) <= 5 ? 1 : 1 << ((NBITS)-5))
 
 /* Look-back status words: flag in the top two bits, count below. */
 #define PB_MS_AGGREGATE (UINT64_C(1) << 62)
@@ -61,9 +63,9 @@ __device__ __forceinline__ pb_bucket_fn pb_ms_stage_splitters(pb_bucket_fn fn, u
  * key is in this lane's bucket b; adds the window to the counts of the
  * buckets this lane is in charge of; `before` gets the count of b's keys in
  * earlier windows (when WANT_BEFORE). */
-template <int MAXJ, bool WANT_BEFORE>
-__device__ __forceinline__ uint32_t pb_ms_window(uint32_t b, bool valid, int nbits,
-                                                 uint32_t (&cnt)[MAXJ], uint32_t &before)
+template <int NBITS, int MAXJ, bool WANT_BEFORE>
+__device__ __forceinline__ uint32_t pb_ms_window(uint32_t b, bool valid, uint32_t (&cnt)[MAXJ],
+                                                 uint32_t &before)
 {
     const uint32_t lane = threadIdx.x & 31;
     const uint32_t vmask = __ballot_sync(PB_MS_FULL, valid);
@@ -72,8 +74,10 @@ __device__ __forceinline__ uint32_t pb_ms_window(uint32_t b, bool valid, int nbi
 #pragma unroll
     for (int j = 0; j < MAXJ; j++) own[j] = vmask;
     /* bal ^ (bit - 1) is bal where the bit is set and ~bal where it is not:
-     * one three-input logic op with the AND. */
-    for (int k = 0; k < nbits; k++) {
+     * one three-input logic op with the AND. NBITS is a compile-time
+     * constant so the lane's own flips are computed once per kernel. */
+#pragma unroll
+    for (int k = 0; k < NBITS; k++) {
         const uint32_t bal = __ballot_sync(PB_MS_FULL, (b >> k) & 1u);
         peers &= bal ^ (((b >> k) & 1u) - 1u);
 #pragma unroll
@@ -97,13 +101,14 @@ __device__ __forceinline__ uint32_t pb_ms_window(uint32_t b, bool valid, int nbi
  * warp's counts live in its row of shared memory instead, and the lowest
  * lane of each group of peers (distinct groups have distinct buckets, so no
  * atomics) adds the group's size. */
-template <bool WANT_BEFORE>
-__device__ __forceinline__ uint32_t pb_ms_window_smem(uint32_t b, bool valid, int nbits,
-                                                      uint32_t *cnt, uint32_t &before)
+template <int NBITS, bool WANT_BEFORE>
+__device__ __forceinline__ uint32_t pb_ms_window_smem(uint32_t b, bool valid, uint32_t *cnt,
+                                                      uint32_t &before)
 {
     const uint32_t lane = threadIdx.x & 31;
     uint32_t peers = __ballot_sync(PB_MS_FULL, valid);
-    for (int k = 0; k < nbits; k++) {
+#pragma unroll
+    for (int k = 0; k < NBITS; k++) {
         const uint32_t bal = __ballot_sync(PB_MS_FULL, (b >> k) & 1u);
         peers &= bal ^ (((b >> k) & 1u) - 1u);
     }
@@ -137,11 +142,12 @@ __device__ __forceinline__ void pb_ms_load(const uint32_t *__restrict__ keys,
 /* Prescan. PER_WARP: H[b * subproblems + warp] (DMS, WMS); else per block
  * tile: H[b * tiles + tile] (BMS, matrix), or, with totals != NULL, the
  * tile's counts added to the bucket totals (BMS, look-back). */
-template <int ITEMS, int MAXJ, bool PER_WARP>
+template <int ITEMS, int NBITS, bool PER_WARP>
 __global__ void __launch_bounds__(PB_MS_BLOCK)
-    pb_ms_prescan(const uint32_t *__restrict__ keys, uint32_t n, pb_bucket_fn fn, int nbits,
+    pb_ms_prescan(const uint32_t *__restrict__ keys, uint32_t n, pb_bucket_fn fn,
                   uint32_t *__restrict__ H, uint32_t subproblems, uint32_t *__restrict__ totals)
 {
+    constexpr int MAXJ = PB_MS_MAXJ(NBITS);
     __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
     __shared__ uint32_t s_hist[PB_MS_WARPS][32 * MAXJ];
     fn = pb_ms_stage_splitters(fn, s_split);
@@ -155,7 +161,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
         uint32_t cnt[1] = {0};
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
-            pb_ms_window<1, false>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, unused);
+            pb_ms_window<NBITS, 1, false>(b[i], warp_start + 32u * i + lane < n, cnt, unused);
         s_hist[warp][lane] = cnt[0];
     } else {
 #pragma unroll
@@ -163,8 +169,8 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
         __syncwarp();
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
-            pb_ms_window_smem<false>(b[i], warp_start + 32u * i + lane < n, nbits, s_hist[warp],
-                                     unused);
+            pb_ms_window_smem<NBITS, false>(b[i], warp_start + 32u * i + lane < n, s_hist[warp],
+                                            unused);
     }
     __syncthreads();
     const uint32_t m = fn.m;
@@ -193,10 +199,10 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
  * of bucket b's keys of this warp (m <= 32). WMS first reorders the warp's
  * keys by bucket in shared memory (Section 5.6.1) so that its writes are
  * runs of consecutive addresses; DMS writes each key straight to its place. */
-template <int ITEMS, bool PAIRS, bool REORDER>
+template <int ITEMS, int NBITS, bool PAIRS, bool REORDER>
 __global__ void __launch_bounds__(PB_MS_BLOCK)
     pb_ms_postscan_warp(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                        uint32_t n, pb_bucket_fn fn, int nbits, const uint32_t *__restrict__ G,
+                        uint32_t n, pb_bucket_fn fn, const uint32_t *__restrict__ G,
                         uint32_t warps, uint32_t *__restrict__ okeys, uint32_t *__restrict__ ovals)
 {
     __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
@@ -215,7 +221,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
     for (int i = 0; i < ITEMS; i++) {
         uint32_t before;
         uint32_t peers =
-            pb_ms_window<1, true>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, before);
+            pb_ms_window<NBITS, 1, true>(b[i], warp_start + 32u * i + lane < n, cnt, before);
         rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
     }
     const uint32_t m = fn.m;
@@ -270,15 +276,16 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
  * memory (Section 5.6.2) and written out. The tile's global bases come from
  * G (matrix scan) or, when LOOKBACK, from the bucket totals and a decoupled
  * look-back over the earlier tiles' counts. */
-template <int ITEMS, int MAXJ, bool PAIRS, bool LOOKBACK>
+template <int ITEMS, int NBITS, bool PAIRS, bool LOOKBACK>
 __global__ void __launch_bounds__(PB_MS_BLOCK)
     pb_ms_postscan_block(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                         uint32_t n, pb_bucket_fn fn, int nbits, const uint32_t *__restrict__ G,
+                         uint32_t n, pb_bucket_fn fn, const uint32_t *__restrict__ G,
                          uint32_t tiles, const uint32_t *__restrict__ totals,
                          unsigned long long *status, uint32_t *tile_counter,
                          uint32_t *__restrict__ okeys, uint32_t *__restrict__ ovals)
 {
     constexpr int TILE = PB_MS_BLOCK * ITEMS;
+    constexpr int MAXJ = PB_MS_MAXJ(NBITS);
     typedef cub::BlockScan<uint32_t, PB_MS_BLOCK> scan_t;
     __shared__ union {
         typename scan_t::TempStorage scan;
@@ -311,7 +318,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
         for (int i = 0; i < ITEMS; i++) {
             uint32_t before;
             uint32_t peers =
-                pb_ms_window<1, true>(b[i], warp_start + 32u * i + lane < n, nbits, cnt, before);
+                pb_ms_window<NBITS, 1, true>(b[i], warp_start + 32u * i + lane < n, cnt, before);
             rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
         }
         s_whist[warp][lane] = cnt[0];
@@ -322,8 +329,8 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             uint32_t before;
-            uint32_t peers = pb_ms_window_smem<true>(b[i], warp_start + 32u * i + lane < n, nbits,
-                                                     s_whist[warp], before);
+            uint32_t peers = pb_ms_window_smem<NBITS, true>(b[i], warp_start + 32u * i + lane < n,
+                                                            s_whist[warp], before);
             rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
         }
     }

@@ -29,52 +29,74 @@ struct split_mod {
     size_t temp_bytes;
 };
 
-int maxj_of(uint32_t m) { return m <= 32 ? 1 : m <= 64 ? 2 : m <= 128 ? 4 : 8; }
-
 uint32_t tile_keys(pb_ms_variant v, bool pairs)
 {
     if (v != PB_MS_BMS) return PB_MS_BLOCK * WARP_ITEMS;
     return PB_MS_BLOCK * (pairs ? BMS_ITEMS_PAIRS : BMS_ITEMS_KEYS);
 }
 
+/* Every kernel is compiled for each bucket-id width, so the ballot loops
+ * unroll: PB_MS_NBITS_SWITCH(nbits, F) calls F(1) .. F(8). */
+#define PB_MS_NBITS_SWITCH(nbits, F)                                                               \
+    switch (nbits) {                                                                               \
+    case 1: F(1); break;                                                                           \
+    case 2: F(2); break;                                                                           \
+    case 3: F(3); break;                                                                           \
+    case 4: F(4); break;                                                                           \
+    case 5: F(5); break;                                                                           \
+    case 6: F(6); break;                                                                           \
+    case 7: F(7); break;                                                                           \
+    default: F(8); break;                                                                          \
+    }
+#define PB_MS_NBITS_SWITCH5(nbits, F)                                                              \
+    switch (nbits) {                                                                               \
+    case 1: F(1); break;                                                                           \
+    case 2: F(2); break;                                                                           \
+    case 3: F(3); break;                                                                           \
+    case 4: F(4); break;                                                                           \
+    default: F(5); break;                                                                          \
+    }
+
 template <int ITEMS, bool PER_WARP>
-void prescan(int maxj, uint32_t tiles, const uint32_t *keys, uint32_t n, pb_bucket_fn fn, int nbits,
+void prescan(int nbits, uint32_t tiles, const uint32_t *keys, uint32_t n, pb_bucket_fn fn,
              uint32_t *H, uint32_t sub, uint32_t *totals)
 {
-    switch (maxj) {
-    case 1: pb_ms_prescan<ITEMS, 1, PER_WARP><<<tiles, PB_MS_BLOCK>>>(keys, n, fn, nbits, H, sub, totals); break;
-    case 2: pb_ms_prescan<ITEMS, 2, PER_WARP><<<tiles, PB_MS_BLOCK>>>(keys, n, fn, nbits, H, sub, totals); break;
-    case 4: pb_ms_prescan<ITEMS, 4, PER_WARP><<<tiles, PB_MS_BLOCK>>>(keys, n, fn, nbits, H, sub, totals); break;
-    default: pb_ms_prescan<ITEMS, 8, PER_WARP><<<tiles, PB_MS_BLOCK>>>(keys, n, fn, nbits, H, sub, totals); break;
+#define F(NB) pb_ms_prescan<ITEMS, NB, PER_WARP><<<tiles, PB_MS_BLOCK>>>(keys, n, fn, H, sub, totals)
+    if (PER_WARP) {
+        PB_MS_NBITS_SWITCH5(nbits, F)
+    } else {
+        PB_MS_NBITS_SWITCH(nbits, F)
     }
-}
-
-template <int ITEMS, int MAXJ, bool PAIRS>
-void postscan_block(bool lookback, uint32_t tiles, const uint32_t *keys, const uint32_t *vals,
-                    uint32_t n, pb_bucket_fn fn, int nbits, const uint32_t *G,
-                    const uint32_t *totals, unsigned long long *status, uint32_t *counter,
-                    uint32_t *okeys, uint32_t *ovals)
-{
-    if (lookback)
-        pb_ms_postscan_block<ITEMS, MAXJ, PAIRS, true><<<tiles, PB_MS_BLOCK>>>(
-            keys, vals, n, fn, nbits, G, tiles, totals, status, counter, okeys, ovals);
-    else
-        pb_ms_postscan_block<ITEMS, MAXJ, PAIRS, false><<<tiles, PB_MS_BLOCK>>>(
-            keys, vals, n, fn, nbits, G, tiles, totals, status, counter, okeys, ovals);
+#undef F
 }
 
 template <int ITEMS, bool PAIRS>
-void postscan_block_m(int maxj, bool lookback, uint32_t tiles, const uint32_t *keys,
-                      const uint32_t *vals, uint32_t n, pb_bucket_fn fn, int nbits,
-                      const uint32_t *G, const uint32_t *totals, unsigned long long *status,
-                      uint32_t *counter, uint32_t *okeys, uint32_t *ovals)
+void postscan_block_m(int nbits, bool lookback, uint32_t tiles, const uint32_t *keys,
+                      const uint32_t *vals, uint32_t n, pb_bucket_fn fn, const uint32_t *G,
+                      const uint32_t *totals, unsigned long long *status, uint32_t *counter,
+                      uint32_t *okeys, uint32_t *ovals)
 {
-    switch (maxj) {
-    case 1: postscan_block<ITEMS, 1, PAIRS>(lookback, tiles, keys, vals, n, fn, nbits, G, totals, status, counter, okeys, ovals); break;
-    case 2: postscan_block<ITEMS, 2, PAIRS>(lookback, tiles, keys, vals, n, fn, nbits, G, totals, status, counter, okeys, ovals); break;
-    case 4: postscan_block<ITEMS, 4, PAIRS>(lookback, tiles, keys, vals, n, fn, nbits, G, totals, status, counter, okeys, ovals); break;
-    default: postscan_block<ITEMS, 8, PAIRS>(lookback, tiles, keys, vals, n, fn, nbits, G, totals, status, counter, okeys, ovals); break;
-    }
+#define F(NB)                                                                                      \
+    if (lookback)                                                                                  \
+        pb_ms_postscan_block<ITEMS, NB, PAIRS, true><<<tiles, PB_MS_BLOCK>>>(                      \
+            keys, vals, n, fn, G, tiles, totals, status, counter, okeys, ovals);                   \
+    else                                                                                           \
+        pb_ms_postscan_block<ITEMS, NB, PAIRS, false><<<tiles, PB_MS_BLOCK>>>(                     \
+            keys, vals, n, fn, G, tiles, totals, status, counter, okeys, ovals)
+    PB_MS_NBITS_SWITCH(nbits, F)
+#undef F
+}
+
+template <bool PAIRS, bool REORDER>
+void postscan_warp(int nbits, uint32_t tiles, const uint32_t *keys, const uint32_t *vals,
+                   uint32_t n, pb_bucket_fn fn, const uint32_t *G, uint32_t sub, uint32_t *okeys,
+                   uint32_t *ovals)
+{
+#define F(NB)                                                                                      \
+    pb_ms_postscan_warp<WARP_ITEMS, NB, PAIRS, REORDER>                                            \
+        <<<tiles, PB_MS_BLOCK>>>(keys, vals, n, fn, G, sub, okeys, ovals)
+    PB_MS_NBITS_SWITCH5(nbits, F)
+#undef F
 }
 
 /* The three stages on arbitrary buffers, so the multisplit sort can chain
@@ -92,20 +114,20 @@ struct pass_args {
 int stage_prescan(const pass_args &a, pb_err *err)
 {
     split_mod *s = a.s;
-    int nbits = pb_ms_bits(a.fn.m), maxj = maxj_of(a.fn.m);
+    int nbits = pb_ms_bits(a.fn.m);
     if (a.lookback) {
         PB_CUDA_TRY(cudaMemsetAsync(s->d_totals, 0, PB_MS_MAX_BUCKETS * 4 + 4), err);
         PB_CUDA_TRY(cudaMemsetAsync(s->d_status, 0, (size_t)s->tiles * a.fn.m * 8), err);
     }
     if (a.v == PB_MS_BMS) {
         if (a.pairs)
-            prescan<BMS_ITEMS_PAIRS, false>(maxj, s->tiles, a.keys, a.n, a.fn, nbits, s->d_H,
+            prescan<BMS_ITEMS_PAIRS, false>(nbits, s->tiles, a.keys, a.n, a.fn, s->d_H,
                                             s->subproblems, a.lookback ? s->d_totals : nullptr);
         else
-            prescan<BMS_ITEMS_KEYS, false>(maxj, s->tiles, a.keys, a.n, a.fn, nbits, s->d_H,
+            prescan<BMS_ITEMS_KEYS, false>(nbits, s->tiles, a.keys, a.n, a.fn, s->d_H,
                                            s->subproblems, a.lookback ? s->d_totals : nullptr);
     } else {
-        prescan<WARP_ITEMS, true>(maxj, s->tiles, a.keys, a.n, a.fn, nbits, s->d_H, s->subproblems,
+        prescan<WARP_ITEMS, true>(nbits, s->tiles, a.keys, a.n, a.fn, s->d_H, s->subproblems,
                                   nullptr);
     }
     PB_CUDA_LAUNCHED(err);
@@ -126,26 +148,24 @@ int stage_scan(const pass_args &a, pb_err *err)
 int stage_postscan(const pass_args &a, pb_err *err)
 {
     split_mod *s = a.s;
-    int nbits = pb_ms_bits(a.fn.m), maxj = maxj_of(a.fn.m);
+    int nbits = pb_ms_bits(a.fn.m);
     if (a.v == PB_MS_BMS) {
         if (a.pairs)
-            postscan_block_m<BMS_ITEMS_PAIRS, true>(maxj, a.lookback, s->tiles, a.keys, a.vals, a.n,
-                                                    a.fn, nbits, s->d_G, s->d_totals, s->d_status,
+            postscan_block_m<BMS_ITEMS_PAIRS, true>(nbits, a.lookback, s->tiles, a.keys, a.vals,
+                                                    a.n, a.fn, s->d_G, s->d_totals, s->d_status,
                                                     s->d_counter, a.okeys, a.ovals);
         else
-            postscan_block_m<BMS_ITEMS_KEYS, false>(maxj, a.lookback, s->tiles, a.keys, a.vals,
-                                                    a.n, a.fn, nbits, s->d_G, s->d_totals,
-                                                    s->d_status, s->d_counter, a.okeys, a.ovals);
+            postscan_block_m<BMS_ITEMS_KEYS, false>(nbits, a.lookback, s->tiles, a.keys, a.vals,
+                                                    a.n, a.fn, s->d_G, s->d_totals, s->d_status,
+                                                    s->d_counter, a.okeys, a.ovals);
     } else {
         bool reorder = a.v == PB_MS_WMS;
-#define PB_MS_WARP_POST(P, R)                                                                      \
-    pb_ms_postscan_warp<WARP_ITEMS, P, R><<<s->tiles, PB_MS_BLOCK>>>(                              \
-        a.keys, a.vals, a.n, a.fn, nbits, s->d_G, s->subproblems, a.okeys, a.ovals)
-        if (a.pairs && reorder) PB_MS_WARP_POST(true, true);
-        else if (a.pairs) PB_MS_WARP_POST(true, false);
-        else if (reorder) PB_MS_WARP_POST(false, true);
-        else PB_MS_WARP_POST(false, false);
-#undef PB_MS_WARP_POST
+#define ARGS nbits, s->tiles, a.keys, a.vals, a.n, a.fn, s->d_G, s->subproblems, a.okeys, a.ovals
+        if (a.pairs && reorder) postscan_warp<true, true>(ARGS);
+        else if (a.pairs) postscan_warp<true, false>(ARGS);
+        else if (reorder) postscan_warp<false, true>(ARGS);
+        else postscan_warp<false, false>(ARGS);
+#undef ARGS
     }
     PB_CUDA_LAUNCHED(err);
     return 0;
