@@ -40,6 +40,7 @@ PB_MODULE(sort_shuffle)
 PB_MODULE(thrust_shuffle)
 
 /* Multisplit family: the paper's kernels, references, building blocks */
+PB_MODULE(multisplit) /* picks dms, wms or bms by m */
 PB_MODULE(dms)
 PB_MODULE(wms)
 PB_MODULE(bms)

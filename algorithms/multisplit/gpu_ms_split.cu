@@ -241,7 +241,7 @@ int pb_ms_split_prepare(pb_ms_variant v, const pb_point *pt, void **state, pb_er
     const pb_params *p = pt->params;
     uint32_t m = (uint32_t)p->v[PB_MS_P_BUCKETS];
     int stage = (int)p->v[PB_MS_NCOMMON];
-    bool lookback = v == PB_MS_BMS && p->v[PB_MS_NCOMMON + 1] == 0;
+    bool lookback = v == PB_MS_BMS && p->v[PB_MS_NCOMMON + 1] == 1;
     if (v != PB_MS_BMS && m > 32)
         return pb_err_set(err, "%s handles at most 32 buckets (warp-wide histograms); got %u",
                           v == PB_MS_DMS ? "dms" : "wms", m);
@@ -309,24 +309,24 @@ uint64_t pb_ms_split_footprint(pb_ms_variant v, const pb_point *pt)
 {
     split_mod s;
     uint32_t m = (uint32_t)pt->params->v[PB_MS_P_BUCKETS];
-    bool lookback = v == PB_MS_BMS && pt->params->v[PB_MS_NCOMMON + 1] == 0;
+    bool lookback = v == PB_MS_BMS && pt->params->v[PB_MS_NCOMMON + 1] == 1;
     return pb_gpu_ms_footprint_io(pt) + layout(&s, v, pt->n, m, pt->item_bytes == 8, lookback, nullptr);
 }
 
 size_t pb_ms_bms_scratch_bytes(uint64_t n, uint32_t m, bool pairs)
 {
     split_mod s;
-    return sizeof(split_mod) + 256 + layout(&s, PB_MS_BMS, n, m, pairs, true, nullptr);
+    return layout(&s, PB_MS_BMS, n, m, pairs, false, nullptr) + 256;
 }
 
 int pb_ms_bms_pass(const uint32_t *keys, const uint32_t *vals, uint32_t *okeys, uint32_t *ovals,
                    uint64_t n, pb_bucket_fn fn, void *scratch, pb_err *err)
 {
     split_mod s;
-    layout(&s, PB_MS_BMS, n, fn.m, vals != nullptr, true, (char *)scratch);
+    layout(&s, PB_MS_BMS, n, fn.m, vals != nullptr, false, (char *)scratch);
     pass_args a;
     a.v = PB_MS_BMS;
-    a.lookback = true;
+    a.lookback = false;
     a.pairs = vals != nullptr;
     a.keys = keys;
     a.vals = vals;

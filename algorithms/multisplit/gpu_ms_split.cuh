@@ -12,16 +12,17 @@ typedef enum pb_ms_variant { PB_MS_DMS, PB_MS_WMS, PB_MS_BMS } pb_ms_variant;
     {"stage", PB_PARAM_ENUM, 0, 0, 0, "all|prescan|scan|postscan",                                \
      "the stage run() times (Table 4); the others run untimed in prepare"}
 #define PB_MS_SPLIT_SCAN_PARAM                                                                     \
-    {"scan", PB_PARAM_ENUM, 0, 0, 0, "lookback|matrix",                                           \
-     "global offsets: decoupled look-back over tiles, or CUB's scan over the m x tiles matrix"}
+    {"scan", PB_PARAM_ENUM, 0, 0, 0, "matrix|lookback",                                           \
+     "global offsets: CUB's scan over the m x tiles matrix (the paper's; measured faster), "       \
+     "or a decoupled look-back over the tiles"}
 
 int pb_ms_split_prepare(pb_ms_variant v, const pb_point *pt, void **state, pb_err *err);
 int pb_ms_split_run(void *state, uint64_t sample, pb_err *err);
 uint64_t pb_ms_split_footprint(pb_ms_variant v, const pb_point *pt);
 
 /* For other modules built from BMS passes (multisplit sort): one stable
- * block-level multisplit of keys (and values) from `in` to `out` with `fn`,
- * using scratch from pb_ms_bms_scratch_bytes. */
+ * block-level multisplit (matrix scan) of keys (and values) from `in` to
+ * `out` with `fn`, using scratch from pb_ms_bms_scratch_bytes. */
 size_t pb_ms_bms_scratch_bytes(uint64_t n, uint32_t m, bool pairs);
 int pb_ms_bms_pass(const uint32_t *keys, const uint32_t *vals, uint32_t *okeys, uint32_t *ovals,
                    uint64_t n, pb_bucket_fn fn, void *scratch, pb_err *err);
