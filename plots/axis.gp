@@ -31,7 +31,7 @@ pt_of(I) = multi_i && I eq "8" ? 6 : 7
 lt_of(S) = sum [i = 1:words(series)] (word(series, i) eq S ? i : 0)
 yval(c) = speedup ? column("speedup_vs_ref") : timed ? column("median_ms") : column("items_per_s") / 1e9
 xval(c) = allnum ? strcol("axis_value") + 0 : sum [i = 1:words(axis_values)] (word(axis_values, i) eq strcol("axis_value") ? i : 0)
-if (!allnum) { set xtics (); do for [i = 1:words(axis_values)] { set xtics add (word(axis_values, i) i) } }
+if (!allnum) { set xtics (); do for [i = 1:words(axis_values)] { set xtics add (word(axis_values, i) i) }; set offsets 0.4, 0.4, 0, 0 }
 plot for [S in series] for [I in items] for [N in sizes] datafile \
      using (strcol("series") eq S && strcol("item_bytes") eq I && strcol("n") eq N && strcol("status") eq "ok" && strcol("axis") ne "" ? xval(0) : NaN):(yval(0)) \
      smooth unique with linespoints lt lt_of(S) dt dt_of(N) pt pt_of(I) ps 0.7 lw 1.5 \
