@@ -11,23 +11,6 @@
 #include "harness/params.h"
 #include "harness/registry.h"
 
-/* Keys of a module section, kept raw until the section's module is known
- * (the `module` key may come after the parameters). */
-#define MAX_KEYS 24
-
-typedef struct raw_key {
-    char name[48];
-    char value[200];
-    int line;
-} raw_key;
-
-typedef struct raw_section {
-    char name[PB_LABEL_MAX];
-    int line;
-    raw_key keys[MAX_KEYS];
-    int nkeys;
-} raw_section;
-
 typedef struct parse_state {
     pb_config *cfg;
     pb_err *err;
@@ -38,8 +21,7 @@ typedef struct parse_state {
     bool seen_sweep;
     char sweep_keys[16][24];
     int nsweep_keys;
-    raw_section sec[PB_MAX_SECTIONS];
-    int nsec;
+    pb_ini_sections secs;
     char family_text[32];
     int reference_line;
 } parse_state;
@@ -79,16 +61,9 @@ static char *reader(char *str, int num, void *stream)
                 "bad section name [%s]: a label is 1-47 letters, digits, '.', '_', '+' or '-'",
                 name);
     } else {
-        for (int i = 0; i < st->nsec; i++)
-            if (strcmp(st->sec[i].name, name) == 0)
-                fail_at(st, st->lines.line, "section [%s] appears twice", name);
-        if (st->nsec == PB_MAX_SECTIONS) {
-            fail_at(st, st->lines.line, "too many module sections (at most %d)", PB_MAX_SECTIONS);
-        } else {
-            raw_section *s = &st->sec[st->nsec++];
-            memcpy(s->name, name, strlen(name) + 1); /* a valid label is shorter than s->name */
-            s->line = st->lines.line;
-        }
+        pb_err e;
+        if (pb_ini_sections_open(&st->secs, name, st->lines.line, &e))
+            fail_at(st, st->lines.line, "%s", e.msg);
     }
     return str;
 }
@@ -220,19 +195,9 @@ static int handler(void *user, const char *section, const char *name, const char
     if (section[0] == '\0')
         return fail_at(st, st->lines.line, "key '%s' outside any section (start with [sweep])", name);
     if (strcmp(section, "sweep") == 0) return sweep_key(st, name, value);
-    raw_section *s = NULL;
-    for (int i = 0; i < st->nsec; i++)
-        if (strcmp(st->sec[i].name, section) == 0) s = &st->sec[i];
-    if (!s) return 1; /* a bad header, already reported */
-    for (int i = 0; i < s->nkeys; i++)
-        if (strcmp(s->keys[i].name, name) == 0)
-            return fail_at(st, st->lines.line, "key '%s' given twice in [%s]", name, section);
-    if (s->nkeys == MAX_KEYS)
-        return fail_at(st, st->lines.line, "too many keys in [%s]", section);
-    raw_key *k = &s->keys[s->nkeys++];
-    snprintf(k->name, sizeof k->name, "%s", name);
-    snprintf(k->value, sizeof k->value, "%s", value);
-    k->line = st->lines.line;
+    pb_err e;
+    if (pb_ini_sections_add(&st->secs, section, name, value, st->lines.line, &e))
+        return fail_at(st, st->lines.line, "%s", e.msg);
     return 1;
 }
 
@@ -254,15 +219,15 @@ static int split_list(char *buf, char **items, int max)
 /* Turns a raw section into its instances: finds its module and sets its
  * parameters, each error naming the line of the offending key. A parameter
  * given as a list makes one instance per value. */
-static int resolve_section(parse_state *st, const raw_section *s)
+static int resolve_section(parse_state *st, const pb_ini_section *s)
 {
     pb_config *cfg = st->cfg;
     pb_err e;
     const char *modname = s->name;
     int modline = s->line;
-    const raw_key *axis = NULL;
+    const pb_ini_key *axis = NULL;
     for (int i = 0; i < s->nkeys; i++) {
-        const raw_key *k = &s->keys[i];
+        const pb_ini_key *k = &s->keys[i];
         if (strcmp(k->name, "module") == 0) {
             modname = k->value;
             modline = k->line;
@@ -286,7 +251,7 @@ static int resolve_section(parse_state *st, const raw_section *s)
     base.line = s->line;
     pb_params_defaults(m, &base.params);
     for (int i = 0; i < s->nkeys; i++) {
-        const raw_key *k = &s->keys[i];
+        const pb_ini_key *k = &s->keys[i];
         if (strcmp(k->name, "module") == 0 || k == axis) continue;
         if (pb_params_set(m, &base.params, k->name, k->value, &e))
             return fail_at(st, k->line, "%s", e.msg), -1;
@@ -378,12 +343,12 @@ int pb_config_load_text(const char *path, const char *name, const char *text, pb
         pb_err_set(err, "%s:%d: [sweep] has no 'sizes'", path, st->sweep_line);
         st->failed = true;
     }
-    if (!st->failed && st->nsec == 0) {
+    if (!st->failed && st->secs.n == 0) {
         pb_err_set(err, "%s: no module sections (add one per module instance, e.g. [fisher-yates])",
                    path);
         st->failed = true;
     }
-    for (int i = 0; !st->failed && i < st->nsec; i++) resolve_section(st, &st->sec[i]);
+    for (int i = 0; !st->failed && i < st->secs.n; i++) resolve_section(st, &st->secs.sec[i]);
     if (!st->failed && cfg->reference[0]) {
         bool hit = false;
         for (size_t i = 0; i < cfg->ninst; i++)

@@ -29,7 +29,6 @@
 extern "C" {
 #endif
 
-#define PB_MAX_SECTIONS 64   /* module sections in a file */
 #define PB_MAX_INSTANCES 256 /* after list-valued parameters are expanded */
 #define PB_LABEL_MAX 48
 #define PB_MAX_PLOTS 4

@@ -81,3 +81,35 @@ int pb_ini_read_file(const char *path, char **out, char *name, size_t namelen, p
     *out = text;
     return 0;
 }
+
+int pb_ini_sections_open(pb_ini_sections *ss, const char *name, int line, pb_err *err)
+{
+    for (int i = 0; i < ss->n; i++)
+        if (strcmp(ss->sec[i].name, name) == 0)
+            return pb_err_set(err, "section [%s] appears twice", name);
+    if (ss->n == PB_INI_MAX_SECTIONS)
+        return pb_err_set(err, "too many module sections (at most %d)", PB_INI_MAX_SECTIONS);
+    pb_ini_section *s = &ss->sec[ss->n++];
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->line = line;
+    s->nkeys = 0;
+    return 0;
+}
+
+int pb_ini_sections_add(pb_ini_sections *ss, const char *section, const char *name,
+                        const char *value, int line, pb_err *err)
+{
+    pb_ini_section *s = NULL;
+    for (int i = 0; i < ss->n; i++)
+        if (strcmp(ss->sec[i].name, section) == 0) s = &ss->sec[i];
+    if (!s) return 0;
+    for (int i = 0; i < s->nkeys; i++)
+        if (strcmp(s->keys[i].name, name) == 0)
+            return pb_err_set(err, "key '%s' given twice in [%s]", name, section);
+    if (s->nkeys == PB_INI_MAX_KEYS) return pb_err_set(err, "too many keys in [%s]", section);
+    pb_ini_key *k = &s->keys[s->nkeys++];
+    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->value, sizeof k->value, "%s", value);
+    k->line = line;
+    return 0;
+}

@@ -31,4 +31,37 @@ int pb_ini_read_file(const char *path, char **text, char *name, size_t namelen, 
 /* A section label: 1-47 letters, digits, '.', '_', '+' or '-'. */
 bool pb_label_valid(const char *s);
 
+/* Module sections kept raw until their module is known (the `module` key
+ * may come after the parameters): both dialects collect them the same way. */
+#define PB_INI_MAX_SECTIONS 64
+#define PB_INI_MAX_KEYS 24
+
+typedef struct pb_ini_key {
+    char name[48];
+    char value[200];
+    int line;
+} pb_ini_key;
+
+typedef struct pb_ini_section {
+    char name[48]; /* a valid label */
+    int line;
+    pb_ini_key keys[PB_INI_MAX_KEYS];
+    int nkeys;
+} pb_ini_section;
+
+typedef struct pb_ini_sections {
+    pb_ini_section sec[PB_INI_MAX_SECTIONS];
+    int n;
+} pb_ini_sections;
+
+/* Opens section `name` (a valid label) at `line`; fails if it appeared
+ * before or there are too many. */
+int pb_ini_sections_open(pb_ini_sections *ss, const char *name, int line, pb_err *err);
+
+/* Adds key `name` of section `section`; fails if the key was given twice in
+ * it or it has too many. A key of a section never opened (its header was
+ * bad, and reported) is dropped. */
+int pb_ini_sections_add(pb_ini_sections *ss, const char *section, const char *name,
+                        const char *value, int line, pb_err *err);
+
 #endif

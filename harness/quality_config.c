@@ -17,23 +17,8 @@
 
 const char *const pb_qtest_key[PB_QT_KINDS] = {"chisq", "mmd", "duplicates"};
 
-#define MAX_SECTIONS 64
-#define MAX_KEYS 24
 #define MAX_SAMPLES (UINT64_C(1) << 40)
 #define MAX_DUP_SAMPLES (UINT64_C(1) << 28) /* 16 bytes each: 4 GiB */
-
-typedef struct raw_key {
-    char name[48];
-    char value[200];
-    int line;
-} raw_key;
-
-typedef struct raw_section {
-    char name[PB_LABEL_MAX];
-    int line;
-    raw_key keys[MAX_KEYS];
-    int nkeys;
-} raw_section;
 
 typedef struct parse_state {
     pb_quality_config *cfg;
@@ -46,8 +31,7 @@ typedef struct parse_state {
     char seen_keys[24][24];
     int nseen;
     int samples_line[PB_QT_KINDS];
-    raw_section sec[MAX_SECTIONS];
-    int nsec;
+    pb_ini_sections secs;
 } parse_state;
 
 static int fail_at(parse_state *st, int line, const char *fmt, ...) PB_PRINTF(3, 4);
@@ -90,16 +74,9 @@ static char *reader(char *str, int num, void *stream)
                 "bad section name [%s]: a label is 1-47 letters, digits, '.', '_', '+' or '-'",
                 name);
     } else {
-        for (int i = 0; i < st->nsec; i++)
-            if (strcmp(st->sec[i].name, name) == 0)
-                fail_at(st, st->lines.line, "section [%s] appears twice", name);
-        if (st->nsec == MAX_SECTIONS) {
-            fail_at(st, st->lines.line, "too many module sections (at most %d)", MAX_SECTIONS);
-        } else {
-            raw_section *s = &st->sec[st->nsec++];
-            memcpy(s->name, name, strlen(name) + 1);
-            s->line = st->lines.line;
-        }
+        pb_err e;
+        if (pb_ini_sections_open(&st->secs, name, st->lines.line, &e))
+            fail_at(st, st->lines.line, "%s", e.msg);
     }
     return str;
 }
@@ -237,18 +214,9 @@ static int handler(void *user, const char *section, const char *name, const char
     if (section[0] == '\0')
         return fail_at(st, st->lines.line, "key '%s' outside any section (start with [quality])", name);
     if (strcmp(section, "quality") == 0) return quality_key(st, name, value);
-    raw_section *s = NULL;
-    for (int i = 0; i < st->nsec; i++)
-        if (strcmp(st->sec[i].name, section) == 0) s = &st->sec[i];
-    if (!s) return 1; /* a bad header, already reported */
-    for (int i = 0; i < s->nkeys; i++)
-        if (strcmp(s->keys[i].name, name) == 0)
-            return fail_at(st, st->lines.line, "key '%s' given twice in [%s]", name, section);
-    if (s->nkeys == MAX_KEYS) return fail_at(st, st->lines.line, "too many keys in [%s]", section);
-    raw_key *k = &s->keys[s->nkeys++];
-    snprintf(k->name, sizeof k->name, "%s", name);
-    snprintf(k->value, sizeof k->value, "%s", value);
-    k->line = st->lines.line;
+    pb_err e;
+    if (pb_ini_sections_add(&st->secs, section, name, value, st->lines.line, &e))
+        return fail_at(st, st->lines.line, "%s", e.msg);
     return 1;
 }
 
@@ -286,14 +254,14 @@ static const pb_module *find_module(const char *names)
 
 /* A section becomes one instance, or one per value of the parameter it
  * gives a list for. */
-static int resolve_section(parse_state *st, const raw_section *s)
+static int resolve_section(parse_state *st, const pb_ini_section *s)
 {
     pb_err e;
     const char *modname = s->name;
     int modline = s->line;
-    const raw_key *list = NULL;
+    const pb_ini_key *list = NULL;
     for (int i = 0; i < s->nkeys; i++) {
-        const raw_key *k = &s->keys[i];
+        const pb_ini_key *k = &s->keys[i];
         if (strcmp(k->name, "module") == 0) {
             modname = k->value;
             modline = k->line;
@@ -319,7 +287,7 @@ static int resolve_section(parse_state *st, const raw_section *s)
     pb_params_defaults(m, &base);
     unsigned given = 0;
     for (int i = 0; i < s->nkeys; i++) {
-        const raw_key *k = &s->keys[i];
+        const pb_ini_key *k = &s->keys[i];
         if (strcmp(k->name, "module") == 0 || k == list) continue;
         if (pb_params_set(m, &base, k->name, k->value, &e)) return fail_at(st, k->line, "%s", e.msg), -1;
         given |= 1u << pb_module_param_index(m, k->name);
@@ -516,7 +484,7 @@ int pb_quality_config_load_text(const char *path, const char *name, const char *
         fail_at(st, 0, "cannot parse (inih error %d)", rc);
     if (!st->failed && !st->seen_quality) fail_at(st, 0, "missing [quality] section");
     if (!st->failed) check_tests(st);
-    for (int i = 0; !st->failed && i < st->nsec; i++) resolve_section(st, &st->sec[i]);
+    for (int i = 0; !st->failed && i < st->secs.n; i++) resolve_section(st, &st->secs.sec[i]);
     if (!st->failed) add_all_modules(st);
     if (!st->failed) check_instances(st);
     bool failed = st->failed;

@@ -34,13 +34,12 @@ double pb_effective_bytes(pb_family family, uint64_t n, unsigned item_bytes)
     }
 }
 
-void pb_row_work(pb_family family, const pb_instance *in, uint64_t n, unsigned item_bytes,
-                 double *items, double *bytes)
+void pb_row_work(const pb_instance *in, uint64_t n, unsigned item_bytes, double *items,
+                 double *bytes)
 {
-    /* A ceiling counts the bytes it moves itself (a copy reads and writes
-     * each item once), whatever the sweep's family: the algorithms' share of
-     * it is then their bound's share of the measured bandwidth. */
-    (void)family;
+    /* The module's own family, not the sweep's: a ceiling counts the bytes
+     * it moves itself (a copy reads and writes each item once), so the
+     * algorithms' share of it is their bound's share of the bandwidth. */
     *items = (double)n;
     *bytes = pb_effective_bytes(in->mod->family, n, item_bytes);
     if (in->mod->work) {
@@ -164,15 +163,13 @@ static int time_one(const pb_config *cfg, const pb_module *m, void *state, uint6
     return rc;
 }
 
-static int verify(const pb_config *cfg, const pb_module *m, void *state, const pb_point *pt,
-                  pb_err *err)
+static int verify(const pb_module *m, void *state, const pb_point *pt, pb_err *err)
 {
     if (m->verify) return m->verify(state, err);
     const void *out;
     if (m->result(state, &out, err)) return -1;
     /* The module's own family: a copy ceiling in a multisplit sweep is still
      * checked as a copy of its input. */
-    (void)cfg;
     switch (m->family) {
     case PB_FAMILY_SHUFFLE: return pb_shuffle_check(out, pt->n, pt->item_bytes, err);
     case PB_FAMILY_MULTISPLIT:
@@ -252,11 +249,11 @@ static void measure_point(const pb_config *cfg, const pb_instance *in, pb_row *r
     row->ms = pb_summarise(row->samples_ms, row->nsamples);
     double s = row->ms.median * 1e-3;
     double items, bytes;
-    pb_row_work(cfg->family, in, row->n, row->item_bytes, &items, &bytes);
+    pb_row_work(in, row->n, row->item_bytes, &items, &bytes);
     row->items_per_s = s > 0 ? items / s : 0;
     row->gbps = s > 0 ? bytes / s / 1e9 : 0;
 
-    if (verify(cfg, m, state, &pt, &err)) {
+    if (verify(m, state, &pt, &err)) {
         row->status = PB_ROW_FAILED;
         set_message(row, "verification: ", &err);
     } else {

@@ -63,9 +63,9 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
 double pb_effective_bytes(pb_family family, uint64_t n, unsigned item_bytes);
 
 /* Items a row processes and bytes it must move: the module's `work` hook,
- * else n and the family's count. */
-void pb_row_work(pb_family family, const pb_instance *in, uint64_t n, unsigned item_bytes,
-                 double *items, double *bytes);
+ * else n and its family's count. */
+void pb_row_work(const pb_instance *in, uint64_t n, unsigned item_bytes, double *items,
+                 double *bytes);
 
 /* The threads a CPU instance runs with (its resolved `threads` parameter, or
  * 1 for sequential modules); 0 for GPU modules. */

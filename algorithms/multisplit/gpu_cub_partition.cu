@@ -18,7 +18,8 @@ namespace {
 const pb_param_spec params[] = {PB_MS_COMMON_PARAMS};
 
 struct cp {
-    void *in;          /* d_keys, or the packed pairs */
+    void *in;          /* d_keys, or the packed pairs (then owned here) */
+    bool own_in;
     void *out[3];      /* first, second, unselected */
     int64_t *count;    /* selected counts (CUB writes 1 or 2) */
     void *temp;
@@ -29,6 +30,7 @@ void cp_free(void *p)
 {
     cp *c = (cp *)p;
     if (!c) return;
+    if (c->own_in) cudaFree(c->in);
     for (int i = 0; i < 3; i++)
         if (i == 0 || c->out[i] != c->out[0]) cudaFree(c->out[i]);
     cudaFree(c->count);
@@ -92,7 +94,7 @@ int fetch(pb_gpu_ms *g, pb_err *err)
     return 0;
 }
 
-int setup(pb_gpu_ms *g, pb_err *err)
+int setup(pb_gpu_ms *g, const void *, pb_err *err)
 {
     cp *c = (cp *)calloc(1, sizeof *c);
     if (!c) return pb_err_set(err, "out of host memory");
@@ -103,6 +105,7 @@ int setup(pb_gpu_ms *g, pb_err *err)
     size_t n = g->n ? g->n : 1, w = g->pairs ? 8 : 4;
     if (g->pairs) {
         PB_CUDA_TRY(cudaMalloc(&c->in, n * w), err);
+        c->own_in = true;
         if (g->n) {
             pb_ms_pack<<<pb_grid_for(g->n, 256), 256>>>(g->d_keys, g->d_vals,
                                                          (unsigned long long *)c->in,
@@ -126,35 +129,12 @@ int setup(pb_gpu_ms *g, pb_err *err)
     return 0;
 }
 
-void free_packed_input(pb_gpu_ms *g)
-{
-    cp *c = (cp *)g->mod;
-    if (c && g->pairs) {
-        cudaFree(c->in);
-        c->in = nullptr;
-    }
-}
-
-void release(void *state)
-{
-    pb_gpu_ms *g = (pb_gpu_ms *)state;
-    if (g) free_packed_input(g);
-    pb_gpu_ms_release(state);
-}
-
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     long long m = pt->params->v[PB_MS_P_BUCKETS];
     if (m != 2 && m != 3)
         return pb_err_set(err, "cub-partition splits into 2 or 3 buckets; got buckets = %lld", m);
-    pb_gpu_ms *g;
-    if (pb_gpu_ms_prepare(pt, &g, err)) return -1;
-    if (setup(g, err)) {
-        release(g);
-        return -1;
-    }
-    *state = g;
-    return 0;
+    return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
 int run(void *state, uint64_t sample, pb_err *err)
@@ -193,7 +173,7 @@ extern "C" const pb_module pb_module_cub_partition = {
     .run = run,
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
-    .release = release,
+    .release = pb_gpu_ms_release,
     .work = NULL,
     .sample_perms = NULL,
 };

@@ -41,17 +41,19 @@ int sort(pb_gpu_ms *g, void *temp, size_t &bytes, int bits)
     return e == cudaSuccess ? 0 : (int)e;
 }
 
+int setup(pb_gpu_ms *g, const void *, pb_err *err);
+
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     if (pt->n >= (UINT64_C(1) << 31))
         return pb_err_set(err, "cub-radix-sort: n exceeds CUB's int item count");
-    pb_gpu_ms *g;
-    if (pb_gpu_ms_prepare(pt, &g, err)) return -1;
+    return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
+}
+
+int setup(pb_gpu_ms *g, const void *, pb_err *err)
+{
     cs *c = (cs *)calloc(1, sizeof *c);
-    if (!c) {
-        pb_gpu_ms_release(g);
-        return pb_err_set(err, "out of host memory");
-    }
+    if (!c) return pb_err_set(err, "out of host memory");
     g->mod = c;
     g->mod_free = cs_free;
     g->check = PB_MS_CHECK_SORTED;
@@ -59,11 +61,8 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
     if (g->end_bit == 0) g->end_bit = (unsigned)pb_ms_bits(g->prob.m);
     int e = sort(g, nullptr, c->temp_bytes, (int)g->end_bit);
     cudaError_t ae = e ? (cudaError_t)e : cudaMalloc(&c->temp, c->temp_bytes ? c->temp_bytes : 1);
-    if (ae != cudaSuccess) {
-        pb_gpu_ms_release(g);
+    if (ae != cudaSuccess)
         return pb_err_set(err, "cub-radix-sort set-up: %s", cudaGetErrorString(ae));
-    }
-    *state = g;
     return 0;
 }
 

@@ -43,8 +43,9 @@ struct hist {
     unsigned grid;
 };
 
-__device__ __forceinline__ uint32_t bin_of(float x, uint32_t m, bool range, float scale,
-                                           const float *s_levels)
+/* A sample's bin: the kernel's and the host's count use this one function. */
+__host__ __device__ __forceinline__ uint32_t bin_of(float x, uint32_t m, bool range, float scale,
+                                                    const float *s_levels)
 {
     if (!range) {
         uint32_t b = (uint32_t)(x * scale);
@@ -163,19 +164,10 @@ int setup(hist *h, const pb_point *pt, pb_err *err)
     }
     pb_rng_init(&r, pt->seed, UINT64_C(0x4849535500000000));
     for (uint64_t i = 0; i < h->n; i++) h->h_x[i] = (float)pb_rng_below32(&r, 4096) / 4.0f;
-    /* The host's count. */
-    for (uint64_t i = 0; i < h->n; i++) {
-        float x = h->h_x[i];
-        uint32_t b;
-        if (h->range) {
-            b = 0;
-            while (b + 1 < h->m && h->h_levels[b + 1] <= x) b++;
-        } else {
-            b = (uint32_t)(x * ((float)h->m / HI));
-            if (b >= h->m) b = h->m - 1;
-        }
-        h->want[b]++;
-    }
+    /* The host's count, binned as the kernel bins (CUB, checked against the
+     * same count, bins on its own). */
+    for (uint64_t i = 0; i < h->n; i++)
+        h->want[bin_of(h->h_x[i], h->m, h->range, (float)h->m / HI, h->h_levels)]++;
     PB_CUDA_TRY(cudaMalloc(&h->d_x, n * 4), err);
     PB_CUDA_TRY(cudaMalloc(&h->d_levels, sizeof h->h_levels), err);
     PB_CUDA_TRY(cudaMalloc(&h->d_hist, h->m * sizeof(int)), err);

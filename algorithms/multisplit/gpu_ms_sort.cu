@@ -29,16 +29,18 @@ void msort_free(void *p)
     free(s);
 }
 
+int setup(pb_gpu_ms *g, const void *, pb_err *err);
+
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     if (pt->n >= (UINT64_C(1) << 31)) return pb_err_set(err, "ms-sort: n exceeds 2^31 - 1");
-    pb_gpu_ms *g;
-    if (pb_gpu_ms_prepare(pt, &g, err)) return -1;
+    return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
+}
+
+int setup(pb_gpu_ms *g, const void *, pb_err *err)
+{
     msort *s = (msort *)calloc(1, sizeof *s);
-    if (!s) {
-        pb_gpu_ms_release(g);
-        return pb_err_set(err, "out of host memory");
-    }
+    if (!s) return pb_err_set(err, "out of host memory");
     g->mod = s;
     g->mod_free = msort_free;
     g->check = PB_MS_CHECK_SORTED;
@@ -48,11 +50,7 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
     cudaError_t e = cudaMalloc(&s->tk, n * 4);
     if (e == cudaSuccess && g->pairs) e = cudaMalloc(&s->tv, n * 4);
     if (e == cudaSuccess) e = cudaMalloc(&s->scratch, pb_ms_bms_scratch_bytes(n, 1u << s->r, g->pairs));
-    if (e != cudaSuccess) {
-        pb_gpu_ms_release(g);
-        return pb_err_set(err, "ms-sort buffers: %s", cudaGetErrorString(e));
-    }
-    *state = g;
+    if (e != cudaSuccess) return pb_err_set(err, "ms-sort buffers: %s", cudaGetErrorString(e));
     return 0;
 }
 

@@ -234,6 +234,31 @@ pass_args args_of(pb_gpu_ms *g)
 
 int complete(pb_gpu_ms *g, pb_err *err) { return run_all(args_of(g), err); }
 
+int setup(pb_gpu_ms *g, const void *ctx, pb_err *err)
+{
+    pb_ms_variant v = *(const pb_ms_variant *)ctx;
+    split_mod *s = (split_mod *)calloc(1, sizeof *s);
+    if (!s) return pb_err_set(err, "out of host memory");
+    g->mod = s;
+    g->mod_free = mod_free;
+    g->check = PB_MS_CHECK_STABLE;
+    s->stage = (int)g->params.v[PB_MS_NCOMMON];
+    bool lookback = v == PB_MS_BMS && g->params.v[PB_MS_NCOMMON + 1] == 1;
+    size_t bytes = layout(s, v, g->n, g->prob.m, g->pairs, lookback, nullptr);
+    char *base = nullptr;
+    cudaError_t e = cudaMalloc(&base, bytes ? bytes : 256);
+    if (e != cudaSuccess)
+        return pb_err_set(err, "cudaMalloc of %zu bytes of scratch: %s", bytes,
+                          cudaGetErrorString(e));
+    layout(s, v, g->n, g->prob.m, g->pairs, lookback, base); /* d_H is base: mod_free frees it */
+    if (s->stage != STAGE_ALL) {
+        /* The stages before the timed one, so it has its inputs. */
+        g->complete = complete;
+        if (run_all(args_of(g), err) || pb_gpu_sync(err)) return -1;
+    }
+    return 0;
+}
+
 } // namespace
 
 int pb_ms_split_prepare(pb_ms_variant v, const pb_point *pt, void **state, pb_err *err)
@@ -251,37 +276,7 @@ int pb_ms_split_prepare(pb_ms_variant v, const pb_point *pt, void **state, pb_er
     if (pt->n >= (UINT64_C(1) << 31))
         return pb_err_set(err, "multisplit: n = %llu exceeds 2^31 - 1",
                           (unsigned long long)pt->n);
-    pb_gpu_ms *g;
-    if (pb_gpu_ms_prepare(pt, &g, err)) return -1;
-    split_mod *s = (split_mod *)calloc(1, sizeof *s);
-    if (!s) {
-        pb_gpu_ms_release(g);
-        return pb_err_set(err, "out of host memory");
-    }
-    g->mod = s;
-    g->mod_free = mod_free;
-    g->check = PB_MS_CHECK_STABLE;
-    s->stage = stage;
-    size_t bytes = layout(s, v, pt->n, m, g->pairs, lookback, nullptr);
-    char *base = nullptr;
-    cudaError_t e = cudaMalloc(&base, bytes ? bytes : 256);
-    if (e != cudaSuccess) {
-        pb_gpu_ms_release(g);
-        return pb_err_set(err, "cudaMalloc of %zu bytes of scratch: %s", bytes,
-                          cudaGetErrorString(e));
-    }
-    layout(s, v, pt->n, m, g->pairs, lookback, base);
-    if (s->d_H == nullptr) s->d_H = (uint32_t *)base; /* mod_free frees the base */
-    if (stage != STAGE_ALL) {
-        /* The stages before the timed one, so it has its inputs. */
-        g->complete = complete;
-        if (run_all(args_of(g), err) || pb_gpu_sync(err)) {
-            pb_gpu_ms_release(g);
-            return -1;
-        }
-    }
-    *state = g;
-    return 0;
+    return pb_gpu_ms_prepare_with(pt, setup, &v, state, err);
 }
 
 int pb_ms_split_run(void *state, uint64_t sample, pb_err *err)

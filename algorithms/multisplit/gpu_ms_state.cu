@@ -53,6 +53,19 @@ int pb_gpu_ms_prepare(const pb_point *pt, pb_gpu_ms **out, pb_err *err)
     return 0;
 }
 
+int pb_gpu_ms_prepare_with(const pb_point *pt, pb_gpu_ms_setup setup, const void *ctx,
+                           void **state, pb_err *err)
+{
+    pb_gpu_ms *g;
+    if (pb_gpu_ms_prepare(pt, &g, err)) return -1;
+    if (setup(g, ctx, err)) {
+        pb_gpu_ms_release(g);
+        return -1;
+    }
+    *state = g;
+    return 0;
+}
+
 pb_bucket_fn pb_gpu_ms_bucket_fn(const pb_gpu_ms *s)
 {
     pb_bucket_fn f = s->prob.fn;

@@ -42,6 +42,12 @@ struct pb_gpu_ms {
 
 /* Builds the problem on the host and copies it to the device. */
 int pb_gpu_ms_prepare(const pb_point *pt, pb_gpu_ms **out, pb_err *err);
+
+/* prepare() of a module with set-up of its own: the shared part, then
+ * setup(g, ctx), everything released if either fails. */
+typedef int (*pb_gpu_ms_setup)(pb_gpu_ms *g, const void *ctx, pb_err *err);
+int pb_gpu_ms_prepare_with(const pb_point *pt, pb_gpu_ms_setup setup, const void *ctx,
+                           void **state, pb_err *err);
 int pb_gpu_ms_result(void *state, const void **out, pb_err *err);
 int pb_gpu_ms_verify(void *state, pb_err *err);
 void pb_gpu_ms_release(void *state);

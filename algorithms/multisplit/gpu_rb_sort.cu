@@ -81,7 +81,7 @@ size_t temp_for(bool pairs, int n, int nbits)
     return b;
 }
 
-int setup(pb_gpu_ms *g, pb_err *err)
+int setup(pb_gpu_ms *g, const void *, pb_err *err)
 {
     rb *r = (rb *)calloc(1, sizeof *r);
     if (!r) return pb_err_set(err, "out of host memory");
@@ -107,14 +107,7 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     if (pt->n >= (UINT64_C(1) << 31))
         return pb_err_set(err, "rb-sort: n exceeds CUB's int item count");
-    pb_gpu_ms *g;
-    if (pb_gpu_ms_prepare(pt, &g, err)) return -1;
-    if (setup(g, err)) {
-        pb_gpu_ms_release(g);
-        return -1;
-    }
-    *state = g;
-    return 0;
+    return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
 int run(void *state, uint64_t sample, pb_err *err)

@@ -50,7 +50,7 @@ void ss_free(void *p)
     free(s);
 }
 
-int setup(pb_gpu_ms *g, pb_err *err)
+int setup(pb_gpu_ms *g, const void *, pb_err *err)
 {
     ss *s = (ss *)calloc(1, sizeof *s);
     if (!s) return pb_err_set(err, "out of host memory");
@@ -72,14 +72,7 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
         return pb_err_set(err, "scan-split splits into 2 buckets; got buckets = %lld",
                           pt->params->v[PB_MS_P_BUCKETS]);
     if (pt->n >= (UINT64_C(1) << 32)) return pb_err_set(err, "scan-split: n exceeds 2^32 - 1");
-    pb_gpu_ms *g;
-    if (pb_gpu_ms_prepare(pt, &g, err)) return -1;
-    if (setup(g, err)) {
-        pb_gpu_ms_release(g);
-        return -1;
-    }
-    *state = g;
-    return 0;
+    return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
 int run(void *state, uint64_t sample, pb_err *err)
