@@ -1,0 +1,245 @@
+/* radik: MSD radix top-k on the GPU (Li et al., RadiK), one query or a
+ * batch of rows in one call, with the paper's optimisations each behind a
+ * parameter for the ablation (radik_kernels.cuh says what each does) and
+ * the adaptive scaling of Section 4.3 done exactly in the key domain
+ * (radik_digit.h). A query reads its input twice: once to histogram the
+ * first 13-bit digit, once to output the keys above the pivot's bin and
+ * keep the bin's keys as candidates; two more passes over the candidates
+ * find the pivot and its ties. No host synchronisation inside a query. */
+#include <stdlib.h>
+
+#include "algorithms/topk/gpu_topk_state.cuh"
+#include "algorithms/topk/radik_kernels.cuh"
+#include "harness/gpu_launch.cuh"
+
+namespace {
+
+enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE };
+
+const pb_param_spec params[] = {
+    PB_TOPK_COMMON_PARAMS,
+    {"hier", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "hierarchical atomics: warp-aggregated shared-memory histograms and counters (no: a global "
+     "atomic per key)"},
+    {"wbuf", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "flush-efficient shared-memory write buffer for candidates and results"},
+    {"resched", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "task rescheduling: one grid over the live partitions of all rows (no: a fold of blocks a "
+     "row)"},
+    {"pad", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "offset padding: misaligned rows read as aligned 16-byte packs (no: element by element)"},
+    {"scale", PB_PARAM_ENUM, PB_RADIK_SCALE_PIVOT, 0, 0, "off|random|pivot",
+     "adaptive scaling of the first digit around a reference key: off, a random element (the "
+     "paper), or the sample's pivot estimate"},
+};
+
+struct radik {
+    pb_radik_row *rows;
+    uint32_t *hist;
+    uint2 *cand[2];
+    uint32_t *parts, *work, *input_work;
+    unsigned grid;  /* rescheduled grid: resident blocks on the device */
+    unsigned foldx; /* one fold a row: blocks a row */
+    size_t smem_plain, smem_buf;
+    bool wbuf, resched;
+    int scale;
+    uint64_t k;
+};
+
+void radik_free(void *p)
+{
+    radik *r = (radik *)p;
+    if (!r) return;
+    cudaFree(r->rows);
+    cudaFree(r->hist);
+    cudaFree(r->cand[0]);
+    cudaFree(r->cand[1]);
+    cudaFree(r->parts);
+    cudaFree(r->work);
+    cudaFree(r->input_work);
+    free(r);
+}
+
+pb_radik_args args_of(const pb_gpu_topk *g, const radik *r)
+{
+    pb_radik_args a;
+    a.data = g->d_data;
+    a.begin = g->d_begin;
+    a.end = g->d_end;
+    a.out_off = g->d_out_off;
+    a.vals = g->d_vals;
+    a.idx = g->d_idx;
+    a.rows = r->rows;
+    a.hist = r->hist;
+    a.cin = r->cand[1];
+    a.cout = r->cand[0];
+    a.work = NULL;
+    a.nrows = (uint32_t)g->prob.rows;
+    a.dtype = (int)g->prob.dtype;
+    a.largest = g->prob.largest ? 1 : 0;
+    a.hier = (int)g->params.v[P_HIER];
+    a.pad = (int)g->params.v[P_PAD];
+    return a;
+}
+
+template <bool INPUT, bool BUF> int set_smem(size_t bytes, int *blocks, pb_err *err)
+{
+    PB_CUDA_TRY(cudaFuncSetAttribute(pb_radik_pass<INPUT, BUF>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
+                err);
+    PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, pb_radik_pass<INPUT, BUF>,
+                                                              PB_RADIK_BLOCK, bytes),
+                err);
+    return 0;
+}
+
+int setup(pb_gpu_topk *g, const void *, pb_err *err)
+{
+    radik *r = (radik *)calloc(1, sizeof *r);
+    if (!r) return pb_err_set(err, "out of host memory");
+    g->mod = r;
+    g->mod_free = radik_free;
+    const pb_topk_problem &p = g->prob;
+    r->wbuf = g->params.v[P_WBUF] != 0;
+    r->resched = g->params.v[P_RESCHED] != 0;
+    r->scale = (int)g->params.v[P_SCALE];
+    r->k = p.k;
+    if (!r->resched && p.rows > 65535)
+        return pb_err_set(err, "radik: resched=0 launches a fold of blocks a row, at most 65535 "
+                               "rows (got %llu)",
+                          (unsigned long long)p.rows);
+    size_t rows = (size_t)p.rows, total = (size_t)(p.total ? p.total : 1);
+    PB_CUDA_TRY(cudaMalloc(&r->rows, rows * sizeof(pb_radik_row)), err);
+    PB_CUDA_TRY(cudaMalloc(&r->hist, rows * PB_RADIK_BINS * 4), err);
+    /* Every select leaves its histogram zeroed, so this holds for every run. */
+    PB_CUDA_TRY(cudaMemset(r->hist, 0, rows * PB_RADIK_BINS * 4), err);
+    for (int i = 0; i < 2; i++) PB_CUDA_TRY(cudaMalloc(&r->cand[i], total * sizeof(uint2)), err);
+    PB_CUDA_TRY(cudaMalloc(&r->parts, rows * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&r->work, (rows + 1) * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&r->input_work, (rows + 1) * 4), err);
+
+    r->smem_plain = sizeof(pb_radik_pass_smem<false>);
+    r->smem_buf = sizeof(pb_radik_pass_smem<true>);
+    int b_in = 0, b_in_buf = 0, b_c = 0, b_c_buf = 0;
+    if (set_smem<true, false>(r->smem_plain, &b_in, err) ||
+        set_smem<true, true>(r->smem_buf, &b_in_buf, err) ||
+        set_smem<false, false>(r->smem_plain, &b_c, err) ||
+        set_smem<false, true>(r->smem_buf, &b_c_buf, err))
+        return -1;
+    int dev = 0, sms = 0;
+    PB_CUDA_TRY(cudaGetDevice(&dev), err);
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
+    /* One grid size for every pass: what the most demanding pass keeps
+     * resident (a larger grid only queues blocks). */
+    int per_sm = r->wbuf ? b_in_buf : b_in;
+    if (per_sm < 1) per_sm = 1;
+    r->grid = (unsigned)(sms * per_sm);
+
+    /* The input passes' partition prefix: fixed by the layout and `pad`. */
+    pb_radik_args a = args_of(g, r);
+    if (rows) {
+        pb_radik_input_parts<<<(unsigned)((rows + 255) / 256), 256>>>(a, r->parts);
+        PB_CUDA_LAUNCHED(err);
+        pb_radik_plan<<<1, 1024>>>(r->parts, (uint32_t)rows, r->input_work);
+        PB_CUDA_LAUNCHED(err);
+    }
+    uint64_t max_parts = (p.max_len + 4 + PB_RADIK_PART - 1) / PB_RADIK_PART;
+    uint64_t fold = (r->grid + rows - 1) / (rows ? rows : 1);
+    if (fold > max_parts) fold = max_parts;
+    r->foldx = (unsigned)(fold ? fold : 1);
+    PB_CUDA_TRY(cudaDeviceSynchronize(), err);
+    return 0;
+}
+
+int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    return pb_gpu_topk_prepare_with(pt, setup, nullptr, state, err);
+}
+
+/* Launches one pass: rescheduled over a work prefix, or one fold a row. */
+template <bool INPUT, bool BUF>
+int launch_pass(const radik *r, pb_radik_args a, const uint32_t *work, pb_err *err)
+{
+    size_t smem = BUF ? r->smem_buf : r->smem_plain;
+    if (a.nrows == 1 || r->resched) {
+        a.work = a.nrows == 1 ? NULL : work;
+        pb_radik_pass<INPUT, BUF><<<r->grid, PB_RADIK_BLOCK, smem>>>(a);
+    } else {
+        a.work = NULL;
+        pb_radik_pass<INPUT, BUF><<<dim3(r->foldx, a.nrows), PB_RADIK_BLOCK, smem>>>(a);
+    }
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+template <bool INPUT>
+int pass(const radik *r, const pb_radik_args &a, const uint32_t *work, bool buf, pb_err *err)
+{
+    return buf ? launch_pass<INPUT, true>(r, a, work, err)
+               : launch_pass<INPUT, false>(r, a, work, err);
+}
+
+/* Select after a pass; before a candidate pass, the work prefix too. */
+int select(const radik *r, const pb_radik_args &a, bool plan, pb_err *err)
+{
+    bool need_plan = plan && r->resched && a.nrows > 1;
+    pb_radik_select<<<a.nrows, PB_RADIK_BLOCK>>>(a, need_plan ? r->parts : NULL);
+    PB_CUDA_LAUNCHED(err);
+    if (need_plan) {
+        pb_radik_plan<<<1, 1024>>>(r->parts, a.nrows, r->work);
+        PB_CUDA_LAUNCHED(err);
+    }
+    return 0;
+}
+
+int run(void *state, uint64_t sample, pb_err *err)
+{
+    pb_gpu_topk *g = (pb_gpu_topk *)state;
+    radik *r = (radik *)g->mod;
+    if (!g->prob.rows) return 0;
+    pb_radik_args a = args_of(g, r);
+    uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32) ^ (sample * 0x9e3779b9u));
+    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK>>>(a, r->k, r->scale, salt);
+    PB_CUDA_LAUNCHED(err);
+    /* Pass 0 histograms the input (and outputs rows that take it whole). */
+    if (pass<true>(r, a, r->input_work, false, err) || select(r, a, false, err)) return -1;
+    /* Pass 1 reads the input again and writes candidates to cand[0]. */
+    a.cout = r->cand[0];
+    if (pass<true>(r, a, r->input_work, r->wbuf, err) || select(r, a, true, err)) return -1;
+    a.cin = r->cand[0];
+    a.cout = r->cand[1];
+    if (pass<false>(r, a, r->work, r->wbuf, err) || select(r, a, true, err)) return -1;
+    /* The last pass only outputs (TAKE, FINAL): nothing is kept. */
+    a.cin = r->cand[1];
+    a.cout = r->cand[0];
+    return pass<false>(r, a, r->work, r->wbuf, err);
+}
+
+uint64_t footprint(const pb_point *pt)
+{
+    uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
+    uint64_t total = pt->n * rows + 4 * rows + 4;
+    return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + sizeof(pb_radik_row) + 12) +
+           2 * 8 * total + (1 << 20);
+}
+
+} // namespace
+
+extern "C" const pb_module pb_module_radik = {
+    .name = "radik",
+    .family = PB_FAMILY_TOPK,
+    .device = PB_DEVICE_GPU,
+    .flags = PB_MOD_NONDETERMINISTIC,
+    .summary = "RadiK radix top-k: hierarchical atomics, flush-efficient write buffer, task "
+               "rescheduling, offset padding, adaptive scaling; two reads of the input",
+    .params = PB_PARAMS(params),
+    .max_n = 0,
+    .footprint = footprint,
+    .prepare = prepare,
+    .run = run,
+    .result = pb_gpu_topk_result,
+    .verify = pb_gpu_topk_verify,
+    .release = pb_gpu_topk_release,
+    .work = pb_topk_work,
+    .sample_perms = NULL,
+};

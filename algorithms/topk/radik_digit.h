@@ -1,0 +1,204 @@
+/* RadiK's radix select, the part that decides (host and device share it).
+ *
+ * Keys are order keys (topk_key.h: larger = to be selected), so a top-k is
+ * the k largest keys of a row. A row's radix select keeps an interval
+ * [lo, hi] of keys that still holds its pivot (the k-th largest key); every
+ * pass histograms the candidates in the interval by a digit, and the select
+ * step narrows the interval to the pivot's bin. Keys above the interval are
+ * in the answer; keys below are not.
+ *
+ * Digits. A pass's digit is (key - lo) >> shift with at most PB_RADIK_BITS
+ * (13) bits, so three passes take the full 32-bit interval to one key
+ * (shifts 19, 6, 0) — except that the first digit can be *scaled*.
+ *
+ * Scaling (the paper's Section 4.3). An input whose values share their top
+ * bits (U[128.6, 128.7]: every key has the same top 12 bits) puts every
+ * element into the pivot's bin of the first pass, and the first pass then
+ * narrows nothing. The paper subtracts a randomly drawn element x0 from
+ * every value in fp32, so that values near x0 spread over many exponents.
+ * We do the same in the key domain, exactly: d = key - ref (as a 64-bit
+ * signed number; ref is the key of the drawn element) is binned
+ * logarithmically, like a float with 7 mantissa bits: |d| < 256 exactly,
+ * then 128 bins per octave. The binning is monotone in the key, so a bin is
+ * an interval of keys (pb_radik_scaled_interval inverts it exactly), no two
+ * keys ever swap order, and the returned set cannot change — fp32
+ * subtraction would round, merge distinct values near large ones and need a
+ * tie-breaking pass. The interval of a scaled bin spans at most 2^24 keys,
+ * so two 13-bit passes (shifts 11, 0) still finish the select.
+ *
+ * The drawn element: `random` is the paper's choice, a pseudo-random
+ * element of the row; `pivot` draws a sample of the row and takes the
+ * sample's estimate of the pivot itself, so the finest bins sit where the
+ * select needs them. */
+#ifndef PB_RADIK_DIGIT_H
+#define PB_RADIK_DIGIT_H
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define PB_RADIK_HD __host__ __device__ __forceinline__
+#else
+#define PB_RADIK_HD static inline
+#endif
+
+#define PB_RADIK_BITS 13
+#define PB_RADIK_BINS (1u << PB_RADIK_BITS)
+/* Scaled digit: |d| < 2^EXACT_BITS binned exactly, then 2^MANT bins per
+ * octave; positive d above the middle bin, negative below. */
+#define PB_RADIK_EXACT_BITS 8
+#define PB_RADIK_MANT 7
+#define PB_RADIK_MID (PB_RADIK_BINS / 2)
+
+/* What the next pass does with a row's candidates. */
+enum pb_radik_mode {
+    PB_RADIK_COUNT = 0, /* first pass: histogram only */
+    PB_RADIK_SPLIT = 1, /* output keys > hi, keep [lo, hi] and histogram them */
+    PB_RADIK_TAKE = 2,  /* output every key >= lo: all of them are needed */
+    PB_RADIK_FINAL = 3, /* lo == hi is the pivot: output keys > hi, and `need` of the ties */
+    PB_RADIK_DONE = 4,
+};
+
+/* One row's select state (device memory; the counters are atomics). */
+typedef struct pb_radik_row {
+    uint32_t lo, hi;  /* the candidates' interval */
+    uint32_t shift;   /* digit of the next pass: (key - lo) >> shift */
+    uint32_t scaled;  /* first pass: the digit is pb_radik_scaled_digit(key, ref) */
+    uint32_t ref;     /* the scaling reference key */
+    uint32_t mode;    /* pb_radik_mode of the next pass */
+    uint32_t need;    /* keys still to choose among the candidates in [lo, hi] */
+    uint32_t take;    /* min(k, row length): the row's whole answer */
+    uint32_t len_in;  /* candidates the next pass reads (input passes: the row) */
+    uint32_t wr;      /* candidates the running pass has written */
+    uint32_t nout;    /* results written (keys above the interval, in any order) */
+    uint32_t ties;    /* final pass: pivot keys claimed */
+} pb_radik_row;
+
+PB_RADIK_HD uint32_t pb_radik_bitlen(uint32_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return 32 - __clz(x);
+#else
+    return x ? 32 - (uint32_t)__builtin_clz(x) : 0;
+#endif
+}
+
+/* The log bin of u = |d| or |d| - 1, 0 .. 3327. */
+PB_RADIK_HD uint32_t pb_radik_log_bin(uint32_t u)
+{
+    if (u < (1u << PB_RADIK_EXACT_BITS)) return u;
+    uint32_t e = pb_radik_bitlen(u); /* 9 .. 32 */
+    uint32_t t = (u >> (e - 1 - PB_RADIK_MANT)) & ((1u << PB_RADIK_MANT) - 1);
+    return (1u << PB_RADIK_EXACT_BITS) + ((e - PB_RADIK_EXACT_BITS - 1) << PB_RADIK_MANT) + t;
+}
+
+/* The u range [*ulo, *uhi] of log bin v. */
+PB_RADIK_HD void pb_radik_log_range(uint32_t v, uint64_t *ulo, uint64_t *uhi)
+{
+    if (v < (1u << PB_RADIK_EXACT_BITS)) {
+        *ulo = *uhi = v;
+        return;
+    }
+    v -= 1u << PB_RADIK_EXACT_BITS;
+    uint32_t e = (v >> PB_RADIK_MANT) + PB_RADIK_EXACT_BITS + 1;
+    uint32_t t = v & ((1u << PB_RADIK_MANT) - 1);
+    uint32_t s = e - 1 - PB_RADIK_MANT;
+    *ulo = (uint64_t)((1u << PB_RADIK_MANT) + t) << s;
+    *uhi = *ulo + ((uint64_t)1 << s) - 1;
+}
+
+/* The scaled first digit of `key` around `ref`: monotone in key. */
+PB_RADIK_HD uint32_t pb_radik_scaled_digit(uint32_t key, uint32_t ref)
+{
+    return key >= ref ? PB_RADIK_MID + pb_radik_log_bin(key - ref)
+                      : PB_RADIK_MID - 1 - pb_radik_log_bin(ref - key - 1);
+}
+
+/* The keys whose scaled digit around ref is `bin`; returns 0 if none. */
+PB_RADIK_HD int pb_radik_scaled_interval(uint32_t bin, uint32_t ref, uint32_t *lo, uint32_t *hi)
+{
+    uint64_t ulo, uhi;
+    int64_t klo, khi;
+    if (bin >= PB_RADIK_MID) {
+        pb_radik_log_range(bin - PB_RADIK_MID, &ulo, &uhi);
+        klo = (int64_t)ref + (int64_t)ulo;
+        khi = (int64_t)ref + (int64_t)uhi;
+    } else {
+        pb_radik_log_range(PB_RADIK_MID - 1 - bin, &ulo, &uhi);
+        klo = (int64_t)ref - (int64_t)uhi - 1;
+        khi = (int64_t)ref - (int64_t)ulo - 1;
+    }
+    if (klo < 0) klo = 0;
+    if (khi > (int64_t)UINT32_MAX) khi = UINT32_MAX;
+    if (klo > khi) return 0;
+    *lo = (uint32_t)klo;
+    *hi = (uint32_t)khi;
+    return 1;
+}
+
+/* The digit of a candidate key in the current pass. */
+PB_RADIK_HD uint32_t pb_radik_digit(const pb_radik_row *r, uint32_t key)
+{
+    return r->scaled ? pb_radik_scaled_digit(key, r->ref) : (key - r->lo) >> r->shift;
+}
+
+/* The shift that makes (key - lo) >> shift fit the digit for [lo, hi]. */
+PB_RADIK_HD uint32_t pb_radik_shift_for(uint32_t lo, uint32_t hi)
+{
+    uint32_t b = pb_radik_bitlen(hi - lo);
+    return b > PB_RADIK_BITS ? b - PB_RADIK_BITS : 0;
+}
+
+/* A row before its first pass: the whole key range, `take` results. */
+PB_RADIK_HD void pb_radik_row_init(pb_radik_row *r, uint32_t len, uint64_t k, int scaled,
+                                   uint32_t ref)
+{
+    r->lo = 0;
+    r->hi = UINT32_MAX;
+    r->shift = 32 - PB_RADIK_BITS;
+    r->scaled = scaled ? 1u : 0u;
+    r->ref = ref;
+    r->take = k < len ? (uint32_t)k : len;
+    r->need = r->take;
+    r->len_in = len;
+    r->wr = r->nout = r->ties = 0;
+    r->mode = r->take == 0 ? PB_RADIK_DONE : r->take == len ? PB_RADIK_TAKE : PB_RADIK_COUNT;
+    if (r->mode == PB_RADIK_TAKE) r->scaled = 0;
+}
+
+/* The select step after a pass: `bin` holds the pivot, `above` candidates
+ * lie in higher bins (they are output by the next pass), `count` in the
+ * bin. Sets up the next pass. `written` is what the pass wrote as
+ * candidates: the next pass reads them after a split pass, and the input
+ * again after the counting pass. Passes that only output finish the row. */
+PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t above,
+                                      uint32_t count, uint32_t written)
+{
+    if (r->mode == PB_RADIK_TAKE || r->mode == PB_RADIK_FINAL || r->mode == PB_RADIK_DONE) {
+        r->mode = PB_RADIK_DONE;
+        return;
+    }
+    if (r->mode == PB_RADIK_SPLIT) r->len_in = written;
+    uint32_t lo = 0, hi = 0;
+    if (r->scaled) {
+        pb_radik_scaled_interval(bin, r->ref, &lo, &hi);
+        r->scaled = 0;
+    } else {
+        lo = r->lo + (bin << r->shift);
+        uint64_t top = (uint64_t)lo + ((uint64_t)1 << r->shift) - 1;
+        hi = top < r->hi ? (uint32_t)top : r->hi;
+    }
+    r->lo = lo;
+    r->hi = hi;
+    r->need -= above;
+    r->wr = 0;
+    if (count == r->need)
+        r->mode = PB_RADIK_TAKE;
+    else if (lo == hi)
+        r->mode = PB_RADIK_FINAL;
+    else {
+        r->mode = PB_RADIK_SPLIT;
+        r->shift = pb_radik_shift_for(lo, hi);
+    }
+}
+
+#endif

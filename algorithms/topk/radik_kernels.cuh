@@ -1,0 +1,535 @@
+/* RadiK's kernels (the paper's Algorithm 1 with its Section 3-4
+ * optimisations), fused so a query reads its input twice:
+ *
+ *   start    per row: the select state, and the scaling reference (sample)
+ *   pass 0   input: histogram of the first digit             (countBin)
+ *   select   per row: the pivot's bin, the next interval     (selectBin)
+ *   pass 1   input: keys above the bin go to the output, keys in it become
+ *            candidates and are histogrammed by the next digit
+ *                                                 (selectCandidate, filter)
+ *   select, pass 2 (candidates), select, pass 3 (candidates: the ties)
+ *
+ * No host synchronisation: every pass is launched, rows that are finished
+ * skip it. A pass kernel is one template over where it reads (the input or
+ * a candidate buffer) and whether it stages writes in shared memory.
+ *
+ * Switches (radik's parameters, for the ablation):
+ *   hier     histograms in shared memory, warp-aggregated (__match_any_sync)
+ *            and merged into the global one once per block; counters
+ *            reserved once per warp. Off: a global atomic per key.
+ *   wbuf     the flush-efficient write buffer (3.1.2): candidates and
+ *            results staged in a shared buffer of twice a partition,
+ *            flushed in bursts when more than half full. Off: every key is
+ *            written where its atomic reservation says.
+ *   resched  task rescheduling (3.2.1): one persistent grid walks the
+ *            partitions of all rows' live work, found from a prefix over
+ *            rows computed on the device after each select. Off: one fold
+ *            of blocks per row.
+ *   pad      offset padding (3.2.2): a misaligned row is read as aligned
+ *            16-byte packs from the nearest aligned address to its left,
+ *            masking the elements outside it. Off: misaligned rows are read
+ *            element by element. */
+#ifndef PB_RADIK_KERNELS_CUH
+#define PB_RADIK_KERNELS_CUH
+
+#include <stdint.h>
+
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "algorithms/topk/radik_digit.h"
+#include "algorithms/topk/topk_key.h"
+
+#define PB_RADIK_BLOCK 256
+#define PB_RADIK_ITEMS 8
+#define PB_RADIK_PART (PB_RADIK_BLOCK * PB_RADIK_ITEMS) /* elements a partition */
+#define PB_RADIK_SAMPLE_ITEMS 4
+#define PB_RADIK_SAMPLE (PB_RADIK_BLOCK * PB_RADIK_SAMPLE_ITEMS)
+
+enum pb_radik_scale { PB_RADIK_SCALE_OFF, PB_RADIK_SCALE_RANDOM, PB_RADIK_SCALE_PIVOT };
+
+struct pb_radik_args {
+    const uint32_t *data;
+    const uint64_t *begin, *end, *out_off;
+    uint32_t *vals, *idx;
+    pb_radik_row *rows;
+    uint32_t *hist;       /* rows * PB_RADIK_BINS */
+    const uint2 *cin;     /* candidates read (key, index); row r's at begin[r] */
+    uint2 *cout;          /* candidates written */
+    const uint32_t *work; /* rescheduled: rows + 1 partition prefix; NULL: one fold a row */
+    uint32_t nrows;
+    int dtype, largest;
+    int hier, pad;
+};
+
+__device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args &a, uint32_t raw)
+{
+    return pb_topk_order_key(pb_topk_key_of(raw, a.dtype), a.largest);
+}
+
+/* The raw value of an order key (a NaN comes back as the canonical NaN). */
+__device__ __forceinline__ uint32_t pb_radik_raw(const pb_radik_args &a, uint32_t okey)
+{
+    uint32_t key = pb_topk_order_key(okey, a.largest);
+    return a.dtype == PB_TOPK_U32 ? key : pb_topk_key_to_bits(key);
+}
+
+/* Whether row r is read as aligned packs from (begin & ~3). */
+__device__ __forceinline__ bool pb_radik_packed(const pb_radik_args &a, uint64_t begin)
+{
+    return a.pad || (begin & 3) == 0;
+}
+
+/* Partitions of a row in a pass over the input or over candidates. */
+__device__ __forceinline__ uint32_t pb_radik_parts(const pb_radik_args &a, uint32_t row,
+                                                   bool input)
+{
+    const pb_radik_row &r = a.rows[row];
+    if (r.mode == PB_RADIK_DONE) return 0;
+    uint64_t len;
+    if (input) {
+        uint64_t b = a.begin[row], e = a.end[row];
+        len = e - (pb_radik_packed(a, b) ? (b & ~UINT64_C(3)) : b);
+    } else {
+        len = r.len_in;
+    }
+    return (uint32_t)((len + PB_RADIK_PART - 1) / PB_RADIK_PART);
+}
+
+/* ---- start: select state and scaling reference, one block per row ---- */
+
+__device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+__global__ void __launch_bounds__(PB_RADIK_BLOCK)
+    pb_radik_start(pb_radik_args a, uint64_t k, int scale, uint32_t salt)
+{
+    typedef cub::BlockRadixSort<uint32_t, PB_RADIK_BLOCK, PB_RADIK_SAMPLE_ITEMS> sort_t;
+    __shared__ typename sort_t::TempStorage tmp;
+    __shared__ uint32_t sorted[PB_RADIK_SAMPLE];
+    uint32_t row = blockIdx.x;
+    uint64_t b = a.begin[row];
+    uint32_t len = (uint32_t)(a.end[row] - b);
+    uint32_t take = k < len ? (uint32_t)k : len;
+    uint32_t ref = 0;
+    bool scaled = scale != PB_RADIK_SCALE_OFF && len > 0 && take < len;
+    if (scaled && scale == PB_RADIK_SCALE_RANDOM) {
+        uint32_t i = pb_radik_hash(row * 0x9e3779b9U + salt) % len;
+        ref = pb_radik_okey(a, a.data[b + i]);
+    } else if (scaled) {
+        /* The sample's estimate of the pivot: its (take * S / len)-th
+         * largest key, the sample drawn at hashed positions. */
+        uint32_t keys[PB_RADIK_SAMPLE_ITEMS];
+        for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) {
+            uint32_t s = threadIdx.x * PB_RADIK_SAMPLE_ITEMS + j;
+            uint32_t i = pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
+            keys[j] = pb_radik_okey(a, a.data[b + i]);
+        }
+        sort_t(tmp).SortDescendingBlockedToStriped(keys);
+        for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
+            sorted[j * PB_RADIK_BLOCK + threadIdx.x] = keys[j];
+        __syncthreads();
+        uint64_t rank = (uint64_t)take * PB_RADIK_SAMPLE / len;
+        ref = sorted[rank < PB_RADIK_SAMPLE ? rank : PB_RADIK_SAMPLE - 1];
+    }
+    if (threadIdx.x == 0) {
+        pb_radik_row r;
+        pb_radik_row_init(&r, len, k, scaled, ref);
+        a.rows[row] = r;
+    }
+}
+
+/* ---- select: the pivot's bin, one block per row ---- */
+
+#define PB_RADIK_SEL_PER (PB_RADIK_BINS / PB_RADIK_BLOCK)
+
+__global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_select(pb_radik_args a,
+                                                                  uint32_t *parts)
+{
+    typedef cub::BlockScan<uint32_t, PB_RADIK_BLOCK> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ uint32_t s_bin, s_above, s_count;
+    uint32_t row = blockIdx.x;
+    pb_radik_row *rp = &a.rows[row];
+    uint32_t mode = rp->mode;
+    if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT) {
+        uint32_t *h = a.hist + (uint64_t)row * PB_RADIK_BINS;
+        /* Thread t holds bins in descending order from the top, so an
+         * exclusive scan gives every thread the count above its bins. */
+        uint32_t v[PB_RADIK_SEL_PER], sum = 0;
+        uint32_t top = PB_RADIK_BINS - 1 - threadIdx.x * PB_RADIK_SEL_PER;
+        for (int j = 0; j < PB_RADIK_SEL_PER; j++) {
+            v[j] = h[top - j];
+            sum += v[j];
+        }
+        uint32_t above;
+        scan_t(tmp).ExclusiveSum(sum, above);
+        uint32_t need = rp->need;
+        if (above < need && need <= above + sum) {
+            for (int j = 0; j < PB_RADIK_SEL_PER; j++) {
+                if (need <= above + v[j]) {
+                    s_bin = top - j;
+                    s_above = above;
+                    s_count = v[j];
+                    break;
+                }
+                above += v[j];
+            }
+        }
+        /* The next pass histograms into zeros. */
+        for (int j = 0; j < PB_RADIK_SEL_PER; j++) h[top - j] = 0;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        pb_radik_row r = *rp;
+        if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT)
+            pb_radik_row_advance(&r, s_bin, s_above, s_count, r.wr);
+        else
+            pb_radik_row_advance(&r, 0, 0, 0, 0);
+        *rp = r;
+        if (parts)
+            parts[row] = r.mode == PB_RADIK_DONE
+                             ? 0
+                             : (uint32_t)((r.len_in + PB_RADIK_PART - 1) / PB_RADIK_PART);
+    }
+}
+
+/* The exclusive prefix of parts[0, n) into work[0, n]: one block. */
+__global__ void __launch_bounds__(1024) pb_radik_plan(const uint32_t *parts, uint32_t n,
+                                                      uint32_t *work)
+{
+    typedef cub::BlockScan<uint32_t, 1024> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ uint32_t carry;
+    if (threadIdx.x == 0) carry = 0;
+    __syncthreads();
+    for (uint32_t base = 0; base < n; base += 1024) {
+        uint32_t i = base + threadIdx.x;
+        uint32_t v = i < n ? parts[i] : 0, x, total;
+        scan_t(tmp).ExclusiveSum(v, x, total);
+        if (i < n) work[i] = carry + x;
+        __syncthreads();
+        if (threadIdx.x == 0) carry += total;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) work[n] = carry;
+}
+
+/* The input passes' partitions per row (fixed for a problem). */
+__global__ void pb_radik_input_parts(pb_radik_args a, uint32_t *parts)
+{
+    uint32_t row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= a.nrows) return;
+    uint64_t b = a.begin[row], e = a.end[row];
+    uint64_t len = e - (pb_radik_packed(a, b) ? (b & ~UINT64_C(3)) : b);
+    parts[row] = (uint32_t)((len + PB_RADIK_PART - 1) / PB_RADIK_PART);
+}
+
+/* ---- the pass kernel ---- */
+
+enum { PB_RADIK_NONE = 0, PB_RADIK_KEEP = 1, PB_RADIK_OUT = 2, PB_RADIK_TIE = 3 };
+
+struct pb_radik_smem_buf {
+    uint32_t fill_keep, fill_out, base_keep, base_out;
+};
+
+/* The block's row context while it works on a row's partitions. */
+struct pb_radik_ctx {
+    uint32_t row;
+    pb_radik_row r;
+    uint64_t begin, end, out0, cbase;
+};
+
+__device__ __forceinline__ void pb_radik_write_out(const pb_radik_args &a, const pb_radik_ctx &c,
+                                                   uint32_t pos, uint32_t key, uint32_t idx)
+{
+    a.vals[c.out0 + pos] = pb_radik_raw(a, key);
+    a.idx[c.out0 + pos] = idx;
+}
+
+/* Reserves `count` slots of a row counter for the lanes in `mask` (each
+ * lane asking for one): once per warp with `hier`, else once per lane.
+ * Returns this lane's slot. */
+__device__ __forceinline__ uint32_t pb_radik_reserve(uint32_t *counter, uint32_t mask, int hier)
+{
+    if (!hier) return atomicAdd(counter, 1u);
+    uint32_t lane = threadIdx.x & 31, leader = __ffs(mask) - 1, base = 0;
+    if (lane == leader) base = atomicAdd(counter, (uint32_t)__popc(mask));
+    base = __shfl_sync(mask, base, leader);
+    return base + __popc(mask & ((1u << lane) - 1));
+}
+
+template <bool BUF> struct pb_radik_pass_smem {
+    uint32_t hist[PB_RADIK_BINS];
+    uint2 buf[BUF ? 2 * PB_RADIK_PART : 1];
+    pb_radik_smem_buf b;
+    uint32_t scan_total;
+    typename cub::BlockScan<uint32_t, PB_RADIK_BLOCK>::TempStorage scan;
+};
+
+/* Moves the block's histogram of row c into the global one. */
+template <bool BUF>
+__device__ void pb_radik_flush_hist(const pb_radik_args &a, const pb_radik_ctx &c,
+                                    pb_radik_pass_smem<BUF> &s)
+{
+    __syncthreads();
+    uint32_t *g = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
+    for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) {
+        uint32_t v = s.hist[i];
+        if (v) {
+            atomicAdd(&g[i], v);
+            s.hist[i] = 0;
+        }
+    }
+    __syncthreads();
+}
+
+/* Writes the buffered candidates and results of row c in two bursts. */
+template <bool BUF>
+__device__ void pb_radik_flush_buf(const pb_radik_args &a, const pb_radik_ctx &c,
+                                   pb_radik_pass_smem<BUF> &s)
+{
+    __syncthreads();
+    uint32_t fk = s.b.fill_keep, fo = s.b.fill_out;
+    if (fk + fo == 0) return;
+    if (threadIdx.x == 0) {
+        if (fk) s.b.base_keep = atomicAdd(&a.rows[c.row].wr, fk);
+        if (fo) s.b.base_out = atomicAdd(&a.rows[c.row].nout, fo);
+    }
+    __syncthreads();
+    uint32_t bk = s.b.base_keep, bo = s.b.base_out;
+    for (uint32_t i = threadIdx.x; i < fk; i += PB_RADIK_BLOCK)
+        a.cout[c.cbase + bk + i] = s.buf[i];
+    for (uint32_t i = threadIdx.x; i < fo; i += PB_RADIK_BLOCK) {
+        uint2 e = s.buf[2 * PB_RADIK_PART - 1 - i];
+        pb_radik_write_out(a, c, bo + i, e.x, e.y);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) s.b.fill_keep = s.b.fill_out = 0;
+    __syncthreads();
+}
+
+/* Loads partition p of row c: keys and their indices within the row;
+ * valid[j] says which of the ITEMS slots hold an element. */
+template <bool INPUT>
+__device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_radik_ctx &c,
+                                              uint32_t p, uint32_t (&key)[PB_RADIK_ITEMS],
+                                              uint32_t (&idx)[PB_RADIK_ITEMS], uint32_t &valid)
+{
+    valid = 0;
+    if (INPUT) {
+        if (pb_radik_packed(a, c.begin)) {
+            /* Aligned packs from the nearest 16-byte boundary at or left of
+             * the row: only the first and last pack see other rows. */
+            uint64_t base = (c.begin & ~UINT64_C(3)) + (uint64_t)p * PB_RADIK_PART;
+            const uint4 *v = reinterpret_cast<const uint4 *>(a.data + base);
+#pragma unroll
+            for (int j = 0; j < PB_RADIK_ITEMS / 4; j++) {
+                uint32_t q = threadIdx.x + j * PB_RADIK_BLOCK;
+                uint64_t e0 = base + 4 * (uint64_t)q;
+                if (e0 >= c.end) continue;
+                uint4 x = __ldcs(v + q);
+                uint32_t raw[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+                for (int t = 0; t < 4; t++) {
+                    uint64_t e = e0 + t;
+                    int slot = j * 4 + t;
+                    if (e >= c.begin && e < c.end) {
+                        key[slot] = pb_radik_okey(a, raw[t]);
+                        idx[slot] = (uint32_t)(e - c.begin);
+                        valid |= 1u << slot;
+                    }
+                }
+            }
+        } else {
+            uint64_t base = c.begin + (uint64_t)p * PB_RADIK_PART;
+#pragma unroll
+            for (int j = 0; j < PB_RADIK_ITEMS; j++) {
+                uint64_t e = base + threadIdx.x + (uint64_t)j * PB_RADIK_BLOCK;
+                if (e < c.end) {
+                    key[j] = pb_radik_okey(a, __ldcs(a.data + e));
+                    idx[j] = (uint32_t)(e - c.begin);
+                    valid |= 1u << j;
+                }
+            }
+        }
+    } else {
+        uint32_t base = p * PB_RADIK_PART;
+#pragma unroll
+        for (int j = 0; j < PB_RADIK_ITEMS; j++) {
+            uint32_t e = base + threadIdx.x + j * PB_RADIK_BLOCK;
+            if (e < c.r.len_in) {
+                uint2 x = __ldcs(a.cin + c.cbase + e);
+                key[j] = x.x;
+                idx[j] = x.y;
+                valid |= 1u << j;
+            }
+        }
+    }
+}
+
+template <bool INPUT, bool BUF>
+__device__ void pb_radik_partition(const pb_radik_args &a, const pb_radik_ctx &c, uint32_t p,
+                                   pb_radik_pass_smem<BUF> &s)
+{
+    const pb_radik_row &r = c.r;
+    if (r.mode == PB_RADIK_DONE) return;
+    uint32_t key[PB_RADIK_ITEMS], idx[PB_RADIK_ITEMS], valid;
+    pb_radik_load<INPUT>(a, c, p, key, idx, valid);
+    uint32_t lane = threadIdx.x & 31;
+    uint32_t *ghist = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
+    uint8_t cls[PB_RADIK_ITEMS];
+    uint32_t nkeep = 0, nout = 0;
+#pragma unroll
+    for (int j = 0; j < PB_RADIK_ITEMS; j++) {
+        bool v = (valid >> j) & 1;
+        uint32_t k = key[j];
+        uint8_t cl = PB_RADIK_NONE;
+        bool counted = false;
+        if (v) {
+            switch (r.mode) {
+            case PB_RADIK_COUNT:
+                counted = true;
+                break;
+            case PB_RADIK_SPLIT:
+                cl = k > r.hi ? PB_RADIK_OUT : k >= r.lo ? PB_RADIK_KEEP : PB_RADIK_NONE;
+                counted = cl == PB_RADIK_KEEP;
+                break;
+            case PB_RADIK_TAKE:
+                cl = k >= r.lo ? PB_RADIK_OUT : PB_RADIK_NONE;
+                break;
+            case PB_RADIK_FINAL:
+                cl = k > r.hi ? PB_RADIK_OUT : k == r.lo ? PB_RADIK_TIE : PB_RADIK_NONE;
+                break;
+            }
+        }
+        if (r.mode == PB_RADIK_COUNT || r.mode == PB_RADIK_SPLIT) {
+            uint32_t d = counted ? pb_radik_digit(&r, k) : 0xffffffffu;
+            if (a.hier) {
+                uint32_t peers = __match_any_sync(0xffffffffu, d);
+                if (counted && lane == (uint32_t)__ffs(peers) - 1)
+                    atomicAdd(&s.hist[d], (uint32_t)__popc(peers));
+            } else if (counted) {
+                atomicAdd(&ghist[d], 1u);
+            }
+        }
+        if (r.mode == PB_RADIK_FINAL) {
+            uint32_t m = __ballot_sync(0xffffffffu, cl == PB_RADIK_TIE);
+            if (cl == PB_RADIK_TIE) {
+                uint32_t t = pb_radik_reserve(&a.rows[c.row].ties, m, a.hier);
+                if (t < r.need) pb_radik_write_out(a, c, r.take - r.need + t, k, idx[j]);
+            }
+        }
+        if (!BUF) {
+            uint32_t mk = __ballot_sync(0xffffffffu, cl == PB_RADIK_KEEP);
+            if (cl == PB_RADIK_KEEP) {
+                uint32_t pos = pb_radik_reserve(&a.rows[c.row].wr, mk, a.hier);
+                a.cout[c.cbase + pos] = make_uint2(k, idx[j]);
+            }
+            uint32_t mo = __ballot_sync(0xffffffffu, cl == PB_RADIK_OUT);
+            if (cl == PB_RADIK_OUT) {
+                uint32_t pos = pb_radik_reserve(&a.rows[c.row].nout, mo, a.hier);
+                pb_radik_write_out(a, c, pos, k, idx[j]);
+            }
+        }
+        cls[j] = cl;
+        nkeep += cl == PB_RADIK_KEEP;
+        nout += cl == PB_RADIK_OUT;
+    }
+    if (!BUF) return;
+    /* Stage this partition's writes: one block scan of both counts. */
+    uint32_t off, total;
+    cub::BlockScan<uint32_t, PB_RADIK_BLOCK>(s.scan).ExclusiveSum(nkeep | nout << 16, off, total);
+    uint32_t fk = s.b.fill_keep + (off & 0xffff), fo = s.b.fill_out + (off >> 16);
+#pragma unroll
+    for (int j = 0; j < PB_RADIK_ITEMS; j++) {
+        if (cls[j] == PB_RADIK_KEEP) s.buf[fk++] = make_uint2(key[j], idx[j]);
+        if (cls[j] == PB_RADIK_OUT) s.buf[2 * PB_RADIK_PART - 1 - fo++] = make_uint2(key[j], idx[j]);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        s.b.fill_keep += total & 0xffff;
+        s.b.fill_out += total >> 16;
+    }
+    __syncthreads();
+    /* The next partition adds at most PART: flush only past half. */
+    if (s.b.fill_keep + s.b.fill_out > PB_RADIK_PART) pb_radik_flush_buf(a, c, s);
+}
+
+template <bool BUF> __device__ void pb_radik_finish_row(const pb_radik_args &a,
+                                                        const pb_radik_ctx &c,
+                                                        pb_radik_pass_smem<BUF> &s)
+{
+    if (a.hier && (c.r.mode == PB_RADIK_COUNT || c.r.mode == PB_RADIK_SPLIT))
+        pb_radik_flush_hist(a, c, s);
+    if (BUF) pb_radik_flush_buf(a, c, s);
+}
+
+__device__ __forceinline__ void pb_radik_enter(const pb_radik_args &a, uint32_t row,
+                                               pb_radik_ctx &c)
+{
+    c.row = row;
+    c.r = a.rows[row];
+    c.begin = a.begin[row];
+    c.end = a.end[row];
+    c.out0 = a.out_off[row];
+    c.cbase = c.begin;
+}
+
+/* One pass over the input (INPUT) or the candidates a.cin. Rescheduled
+ * (a.work): block b walks a contiguous range of the partitions of all
+ * rows; else block (x, row) walks row's partitions x, x + gridDim.x, ... */
+template <bool INPUT, bool BUF>
+__global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args a)
+{
+    extern __shared__ __align__(16) unsigned char pb_radik_raw_smem[];
+    pb_radik_pass_smem<BUF> &s = *reinterpret_cast<pb_radik_pass_smem<BUF> *>(pb_radik_raw_smem);
+    if (a.hier)
+        for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) s.hist[i] = 0;
+    if (threadIdx.x == 0) s.b.fill_keep = s.b.fill_out = 0;
+    __syncthreads();
+    pb_radik_ctx c;
+    if (a.work) {
+        uint32_t total = a.work[a.nrows];
+        uint32_t chunk = (total + gridDim.x - 1) / gridDim.x;
+        uint32_t p0 = blockIdx.x * chunk, p1 = min(total, p0 + chunk);
+        if (p0 >= p1) return;
+        /* The row holding p0: the last row whose prefix is <= p0. */
+        uint32_t lo = 0, hi = a.nrows;
+        while (hi - lo > 1) {
+            uint32_t mid = (lo + hi) / 2;
+            if (a.work[mid] <= p0) lo = mid;
+            else hi = mid;
+        }
+        uint32_t row = lo;
+        while (a.work[row + 1] <= p0) row++; /* skips rows without work */
+        pb_radik_enter(a, row, c);
+        for (uint32_t p = p0; p < p1; p++) {
+            if (p >= a.work[c.row + 1]) {
+                pb_radik_finish_row(a, c, s);
+                uint32_t nr = c.row + 1;
+                while (a.work[nr + 1] <= p) nr++;
+                pb_radik_enter(a, nr, c);
+            }
+            pb_radik_partition<INPUT, BUF>(a, c, p - a.work[c.row], s);
+        }
+        pb_radik_finish_row(a, c, s);
+    } else {
+        uint32_t row = blockIdx.y;
+        uint32_t parts = pb_radik_parts(a, row, INPUT);
+        if (blockIdx.x >= parts) return;
+        pb_radik_enter(a, row, c);
+        for (uint32_t p = blockIdx.x; p < parts; p += gridDim.x)
+            pb_radik_partition<INPUT, BUF>(a, c, p, s);
+        pb_radik_finish_row(a, c, s);
+    }
+}
+
+#endif
