@@ -52,6 +52,10 @@ PB_MODULE(ms_sort)
 PB_MODULE(ms_histogram)
 PB_MODULE(cub_histogram)
 
+/* Top-k family: GPU */
+PB_MODULE(radik) /* RadiK radix top-k with its optimisations */
+PB_MODULE(sort_and_choose) /* CUB sort, then the first k: the reference */
+
 /* Ceilings on the GPU */
 PB_MODULE(cuda_memcpy)
 PB_MODULE(gpu_copy)

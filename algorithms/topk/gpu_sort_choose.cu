@@ -1,0 +1,288 @@
+/* sort-and-choose: the top-k fallback of inference engines — sort every row
+ * by value with CUB, keep the first k. The reference every GPU top-k is
+ * timed against ("never slower than sort-and-choose").
+ *
+ * A run is three steps on the default stream, no host synchronisation:
+ *  1. a kernel writes, for every element of the buffer, its order key
+ *     (topk_key.h: larger = to be selected, NaN canonical) and its position
+ *     in the buffer as a u32;
+ *  2. CUB sorts (order key, position) pairs descending, row by row;
+ *  3. a kernel copies each row's first min(k, length) pairs to the output:
+ *     the value rebuilt from the order key (NaN comes back as the canonical
+ *     NaN, which the check accepts: it compares keys) and the index
+ *     position - begin[row].
+ * The position is stored modulo 2^32 so that the key kernel needs no row
+ * lookup; the subtraction modulo 2^32 still gives the index, which is below
+ * the row length and so below 2^32 (the family refuses longer rows).
+ *
+ * How the rows are sorted depends on the batch's shape, because CUB has no
+ * one sort that is good at every shape:
+ *  - one row: DeviceRadixSort (onesweep) over the row;
+ *  - a few long rows: DeviceRadixSort once per row, each filling the GPU;
+ *  - otherwise DeviceSegmentedSort over the begin/end offsets. It gives a
+ *    long segment one thread block, so a batch of 16 rows of 2^20 would run
+ *    on 16 SMs; a loop of full-device sorts wins there. Each loop iteration
+ *    costs a few launches (~15 us), so the loop is taken only while the
+ *    rows are few (at most half the SMs) and long (mean length at least
+ *    rows * 2^13: then one row's sort, not its launches, dominates). The
+ *    crossover is a model, not a measurement: the Figure 11 configs sweep
+ *    row length and batch size with this module in every run.
+ * A stable radix sort keeps equal keys in position order, so ties at the
+ * k-th value go to the smaller index, as in the C twin (not required).
+ *
+ * Item counts: DeviceRadixSort takes a 64-bit count (used only for a row
+ * of 2^32 values) and DeviceSegmentedSort an int64 count and segment
+ * offsets, so every point the family accepts (rows of at most 2^32 values,
+ * at most 2^26 rows) is one CUB can sort; nothing more is refused here. */
+#include <stdlib.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include "algorithms/topk/gpu_topk_state.cuh"
+#include "harness/gpu_launch.cuh"
+
+namespace {
+
+const pb_param_spec params[] = {
+    PB_TOPK_COMMON_PARAMS,
+};
+
+enum sc_path { SC_ONE_ROW, SC_ROW_LOOP, SC_SEGMENTED };
+
+struct sc {
+    sc_path path;
+    /* Sort buffers, prob.total each: keys and positions, and the second
+     * half of CUB's double buffers (the loop's output arrays). */
+    uint32_t *okey, *pos, *okey_alt, *pos_alt;
+    void *temp;
+    size_t temp_bytes;
+};
+
+void sc_free(void *p)
+{
+    sc *c = (sc *)p;
+    if (!c) return;
+    cudaFree(c->okey);
+    cudaFree(c->pos);
+    cudaFree(c->okey_alt);
+    cudaFree(c->pos_alt);
+    cudaFree(c->temp);
+    free(c);
+}
+
+__device__ __forceinline__ uint32_t okey_of(uint32_t raw, int dtype, int largest)
+{
+    return pb_topk_order_key(pb_topk_key_of(raw, dtype), largest);
+}
+
+/* Step 1 over the whole buffer (padding too: never sorted, and cheaper to
+ * include than to skip). Four values a thread at a time: every buffer
+ * starts where cudaMalloc put it, 256-byte aligned. */
+__global__ void key_kernel(const uint32_t *__restrict__ data, uint32_t *__restrict__ okey,
+                           uint32_t *__restrict__ pos, uint64_t total, int dtype, int largest)
+{
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    uint64_t first = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t quads = total / 4;
+    for (uint64_t q = first; q < quads; q += stride) {
+        uint4 v = reinterpret_cast<const uint4 *>(data)[q];
+        uint32_t i = (uint32_t)(4 * q);
+        reinterpret_cast<uint4 *>(okey)[q] =
+            make_uint4(okey_of(v.x, dtype, largest), okey_of(v.y, dtype, largest),
+                       okey_of(v.z, dtype, largest), okey_of(v.w, dtype, largest));
+        reinterpret_cast<uint4 *>(pos)[q] = make_uint4(i, i + 1, i + 2, i + 3);
+    }
+    for (uint64_t i = 4 * quads + first; i < total; i += stride) {
+        okey[i] = okey_of(data[i], dtype, largest);
+        pos[i] = (uint32_t)i;
+    }
+}
+
+/* Step 3: one thread an output slot. The slot's row is found by binary
+ * search over the output offsets (rows + 1 entries; empty rows repeat an
+ * offset, and the search lands on the last row starting at or before the
+ * slot, which is the non-empty one). The sorted pairs of row r sit where
+ * the row sat: from begin[r], best first. */
+__global__ void choose_kernel(const uint32_t *__restrict__ skey, const uint32_t *__restrict__ spos,
+                              const uint64_t *__restrict__ begin,
+                              const uint64_t *__restrict__ out_off, uint64_t rows, uint64_t outs,
+                              uint32_t *__restrict__ vals, uint32_t *__restrict__ idx, int dtype,
+                              int largest)
+{
+    uint32_t flip = largest ? 0u : ~0u;
+    for (uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; j < outs;
+         j += (uint64_t)gridDim.x * blockDim.x) {
+        uint64_t lo = 0, hi = rows; /* out_off[lo] <= j < out_off[hi] */
+        while (hi - lo > 1) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (out_off[mid] <= j)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        uint64_t src = begin[lo] + (j - out_off[lo]);
+        uint32_t key = skey[src] ^ flip;
+        vals[j] = dtype == PB_TOPK_U32 ? key : pb_topk_key_to_bits(key);
+        idx[j] = spos[src] - (uint32_t)begin[lo];
+    }
+}
+
+/* The onesweep sort with 32-bit offsets where the count allows (faster
+ * bookkeeping); the double-buffer form needs no temporary copy of the
+ * input, and says on return, on the host, which buffer holds the result. */
+cudaError_t sort_one(void *temp, size_t &bytes, cub::DoubleBuffer<uint32_t> &keys,
+                     cub::DoubleBuffer<uint32_t> &vals, uint64_t n)
+{
+    if (n <= UINT32_MAX)
+        return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, vals, (uint32_t)n, 0,
+                                                         32, 0);
+    return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, vals, n, 0, 32, 0);
+}
+
+/* One row of the loop: into the output arrays, so every row's result is in
+ * the same buffer whatever pass count CUB picked for its length. */
+cudaError_t sort_row(void *temp, size_t &bytes, const sc *c, uint64_t b, uint32_t n)
+{
+    return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, c->okey + b, c->okey_alt + b,
+                                                     c->pos + b, c->pos_alt + b, n, 0, 32, 0);
+}
+
+cudaError_t sort_segments(void *temp, size_t &bytes, const pb_gpu_topk *g,
+                          cub::DoubleBuffer<uint32_t> &keys, cub::DoubleBuffer<uint32_t> &vals)
+{
+    return cub::DeviceSegmentedSort::SortPairsDescending(
+        temp, bytes, keys, vals, (int64_t)g->prob.total, (int64_t)g->prob.rows, g->d_begin,
+        g->d_end, 0);
+}
+
+sc_path choose_path(const pb_topk_problem *p, int sms)
+{
+    if (p->rows == 1) return SC_ONE_ROW;
+    uint64_t mean = p->elems / p->rows;
+    if (2 * p->rows <= (uint64_t)sms && mean >= (p->rows << 13) && p->max_len <= UINT32_MAX)
+        return SC_ROW_LOOP;
+    return SC_SEGMENTED;
+}
+
+int setup(pb_gpu_topk *g, const void *, pb_err *err)
+{
+    sc *c = (sc *)calloc(1, sizeof *c);
+    if (!c) return pb_err_set(err, "out of host memory");
+    g->mod = c;
+    g->mod_free = sc_free;
+    const pb_topk_problem *p = &g->prob;
+    int dev = 0, sms = 0;
+    PB_CUDA_TRY(cudaGetDevice(&dev), err);
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
+    c->path = choose_path(p, sms);
+
+    size_t total = (size_t)(p->total ? p->total : 1);
+    PB_CUDA_TRY(cudaMalloc(&c->okey, total * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&c->pos, total * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&c->okey_alt, total * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&c->pos_alt, total * 4), err);
+
+    /* Temporary storage for the largest call a run makes. */
+    cudaError_t e = cudaSuccess;
+    if (c->path == SC_ONE_ROW) {
+        cub::DoubleBuffer<uint32_t> keys(c->okey, c->okey_alt), vals(c->pos, c->pos_alt);
+        e = sort_one(nullptr, c->temp_bytes, keys, vals, pb_topk_row_len(p, 0));
+    } else if (c->path == SC_ROW_LOOP) {
+        for (uint64_t r = 0; r < p->rows && e == cudaSuccess; r++) {
+            size_t bytes = 0;
+            e = sort_row(nullptr, bytes, c, p->begin[r], (uint32_t)pb_topk_row_len(p, r));
+            if (bytes > c->temp_bytes) c->temp_bytes = bytes;
+        }
+    } else {
+        cub::DoubleBuffer<uint32_t> keys(c->okey, c->okey_alt), vals(c->pos, c->pos_alt);
+        e = sort_segments(nullptr, c->temp_bytes, g, keys, vals);
+    }
+    if (e == cudaSuccess) e = cudaMalloc(&c->temp, c->temp_bytes ? c->temp_bytes : 1);
+    if (e != cudaSuccess)
+        return pb_err_set(err, "sort-and-choose set-up: %s", cudaGetErrorString(e));
+    return 0;
+}
+
+int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    return pb_gpu_topk_prepare_with(pt, setup, nullptr, state, err);
+}
+
+int run(void *state, uint64_t sample, pb_err *err)
+{
+    (void)sample; /* the input is only read: every repeat sorts the same rows */
+    pb_gpu_topk *g = (pb_gpu_topk *)state;
+    sc *c = (sc *)g->mod;
+    const pb_topk_problem *p = &g->prob;
+    if (!p->out_total) return 0; /* rows of length 0: nothing to select */
+    const int block = 256;
+    int dtype = (int)p->dtype, largest = p->largest ? 1 : 0;
+
+    key_kernel<<<pb_grid_for((p->total + 3) / 4, block), block>>>(g->d_data, c->okey, c->pos,
+                                                                  p->total, dtype, largest);
+    PB_CUDA_LAUNCHED(err);
+
+    const uint32_t *skey = c->okey_alt, *spos = c->pos_alt;
+    size_t bytes = c->temp_bytes;
+    cudaError_t e = cudaSuccess;
+    if (c->path == SC_ONE_ROW) {
+        uint64_t b = p->begin[0];
+        cub::DoubleBuffer<uint32_t> keys(c->okey + b, c->okey_alt + b);
+        cub::DoubleBuffer<uint32_t> vals(c->pos + b, c->pos_alt + b);
+        e = sort_one(c->temp, bytes, keys, vals, pb_topk_row_len(p, 0));
+        /* Keys and values take the same passes, so one selector says it. */
+        if (keys.selector == 0) skey = c->okey, spos = c->pos;
+    } else if (c->path == SC_ROW_LOOP) {
+        for (uint64_t r = 0; r < p->rows && e == cudaSuccess; r++) {
+            bytes = c->temp_bytes;
+            e = sort_row(c->temp, bytes, c, p->begin[r], (uint32_t)pb_topk_row_len(p, r));
+        }
+    } else {
+        cub::DoubleBuffer<uint32_t> keys(c->okey, c->okey_alt), vals(c->pos, c->pos_alt);
+        e = sort_segments(c->temp, bytes, g, keys, vals);
+        if (keys.selector == 0) skey = c->okey, spos = c->pos;
+    }
+    if (e != cudaSuccess)
+        return pb_err_set(err, "sort-and-choose: CUB sort: %s", cudaGetErrorString(e));
+    PB_CUDA_LAUNCHED(err);
+
+    choose_kernel<<<pb_grid_for(p->out_total, block), block>>>(skey, spos, g->d_begin, g->d_out_off,
+                                                               p->rows, p->out_total, g->d_vals,
+                                                               g->d_idx, dtype, largest);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+uint64_t footprint(const pb_point *pt)
+{
+    uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
+    uint64_t max_len = pt->n + (pt->params->v[PB_TOPK_P_RAGGED] ? pt->n / 2 : 0);
+    uint64_t total = pt->n * rows + 4 * rows + 4;
+    /* Four sort buffers; the row loop's temporary storage holds CUB's copy
+     * of the longest row (8 bytes a value); segment bookkeeping; slack for
+     * CUB's histograms and the partition of segments by size. */
+    uint64_t scratch = 16 * total + (rows > 1 ? 8 * max_len : 0) + 16 * rows + (16 << 20);
+    return pb_gpu_topk_footprint_io(pt) + scratch;
+}
+
+} // namespace
+
+extern "C" const pb_module pb_module_sort_and_choose = {
+    .name = "sort-and-choose",
+    .family = PB_FAMILY_TOPK,
+    .device = PB_DEVICE_GPU,
+    .flags = 0,
+    .summary = "CUB sort of each row by order key (radix sort per row, or segmented sort for "
+               "many short rows), then the first k: the inference engines' fallback",
+    .params = PB_PARAMS(params),
+    .max_n = UINT64_C(1) << 32, /* the family's limit: indices within a row are u32 */
+    .footprint = footprint,
+    .prepare = prepare,
+    .run = run,
+    .result = pb_gpu_topk_result,
+    .verify = pb_gpu_topk_verify,
+    .release = pb_gpu_topk_release,
+    .work = pb_topk_work,
+    .sample_perms = NULL,
+};
