@@ -38,7 +38,7 @@ struct radik {
     uint32_t *hist;
     uint2 *cand[2];
     uint32_t *parts, *work, *input_work;
-    unsigned grid;  /* rescheduled grid: resident blocks on the device */
+    unsigned grid, grid_buf; /* rescheduled grids: resident blocks (plain, buffered) */
     unsigned foldx; /* one fold a row: blocks a row */
     size_t smem_plain, smem_buf;
     bool wbuf, resched;
@@ -115,6 +115,9 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     r->resched = g->params.v[P_RESCHED] != 0;
     r->scale = (int)g->params.v[P_SCALE];
     r->k = p.k;
+    if (p.max_len >= (UINT64_C(1) << 31))
+        return pb_err_set(err, "radik: rows of 2^31 values or more are not supported (got %llu)",
+                          (unsigned long long)p.max_len);
     if (!r->resched && p.rows > 65535)
         return pb_err_set(err, "radik: resched=0 launches a fold of blocks a row, at most 65535 "
                                "rows (got %llu)",
@@ -142,9 +145,8 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
     /* One grid size for every pass: what the most demanding pass keeps
      * resident (a larger grid only queues blocks). */
-    int per_sm = r->wbuf ? b_in_buf : b_in;
-    if (per_sm < 1) per_sm = 1;
-    r->grid = (unsigned)(sms * per_sm);
+    r->grid = (unsigned)(sms * (b_in > 0 ? b_in : 1));
+    r->grid_buf = (unsigned)(sms * (b_in_buf > 0 ? b_in_buf : 1));
 
     /* The input passes' partition prefix: fixed by the layout and `pad`. */
     pb_radik_args a = args_of(g, r);
@@ -174,7 +176,8 @@ int launch_pass(const radik *r, pb_radik_args a, const uint32_t *work, pb_err *e
     size_t smem = BUF ? r->smem_buf : r->smem_plain;
     if (a.nrows == 1 || r->resched) {
         a.work = a.nrows == 1 ? NULL : work;
-        pb_radik_pass<INPUT, BUF><<<r->grid, PB_RADIK_BLOCK, smem, r->stream>>>(a);
+        pb_radik_pass<INPUT, BUF>
+            <<<BUF ? r->grid_buf : r->grid, PB_RADIK_BLOCK, smem, r->stream>>>(a);
     } else {
         a.work = NULL;
         pb_radik_pass<INPUT, BUF>

@@ -155,36 +155,38 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_select(pb_radik_args 
 {
     typedef cub::BlockScan<uint32_t, PB_RADIK_BLOCK> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
+    __shared__ uint32_t h[PB_RADIK_BINS];
     __shared__ uint32_t s_bin, s_above, s_count;
     uint32_t row = blockIdx.x;
     pb_radik_row *rp = &a.rows[row];
     uint32_t mode = rp->mode;
     if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT) {
-        uint32_t *h = a.hist + (uint64_t)row * PB_RADIK_BINS;
-        /* Thread t holds bins in descending order from the top, so an
-         * exclusive scan gives every thread the count above its bins. */
-        uint32_t v[PB_RADIK_SEL_PER], sum = 0;
-        uint32_t top = PB_RADIK_BINS - 1 - threadIdx.x * PB_RADIK_SEL_PER;
-        for (int j = 0; j < PB_RADIK_SEL_PER; j++) {
-            v[j] = h[top - j];
-            sum += v[j];
+        /* Coalesced in and out (the next pass histograms into zeros), then
+         * thread t scans bins in descending order from the top in shared
+         * memory, so an exclusive scan gives it the count above its bins. */
+        uint4 *g = reinterpret_cast<uint4 *>(a.hist + (uint64_t)row * PB_RADIK_BINS);
+        for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS / 4; i += PB_RADIK_BLOCK) {
+            reinterpret_cast<uint4 *>(h)[i] = g[i];
+            g[i] = make_uint4(0, 0, 0, 0);
         }
+        __syncthreads();
+        uint32_t top = PB_RADIK_BINS - 1 - threadIdx.x * PB_RADIK_SEL_PER, sum = 0;
+        for (int j = 0; j < PB_RADIK_SEL_PER; j++) sum += h[top - ((j + threadIdx.x) % PB_RADIK_SEL_PER)];
         uint32_t above;
         scan_t(tmp).ExclusiveSum(sum, above);
         uint32_t need = rp->need;
         if (above < need && need <= above + sum) {
             for (int j = 0; j < PB_RADIK_SEL_PER; j++) {
-                if (need <= above + v[j]) {
+                uint32_t v = h[top - j];
+                if (need <= above + v) {
                     s_bin = top - j;
                     s_above = above;
-                    s_count = v[j];
+                    s_count = v;
                     break;
                 }
-                above += v[j];
+                above += v;
             }
         }
-        /* The next pass histograms into zeros. */
-        for (int j = 0; j < PB_RADIK_SEL_PER; j++) h[top - j] = 0;
         __syncthreads();
     }
     if (threadIdx.x == 0) {
@@ -317,151 +319,154 @@ __device__ void pb_radik_flush_buf(const pb_radik_args &a, const pb_radik_ctx &c
 }
 
 /* Loads partition p of row c: keys and their indices within the row;
- * valid[j] says which of the ITEMS slots hold an element. */
+ * bit j of `valid` says whether slot j holds an element. Row-relative
+ * indices are 32-bit (radik refuses rows of 2^31 or more). Every load of
+ * the partition is issued before any key is used. */
 template <bool INPUT>
 __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_radik_ctx &c,
                                               uint32_t p, uint32_t (&key)[PB_RADIK_ITEMS],
                                               uint32_t (&idx)[PB_RADIK_ITEMS], uint32_t &valid)
 {
     valid = 0;
-    if (INPUT) {
-        if (pb_radik_packed(a, c.begin)) {
-            /* Aligned packs from the nearest 16-byte boundary at or left of
-             * the row: only the first and last pack see other rows. */
-            uint64_t base = (c.begin & ~UINT64_C(3)) + (uint64_t)p * PB_RADIK_PART;
-            const uint4 *v = reinterpret_cast<const uint4 *>(a.data + base);
+    uint32_t len = (uint32_t)(c.end - c.begin);
+    if (INPUT && pb_radik_packed(a, c.begin)) {
+        /* Aligned packs from the nearest 16-byte boundary at or left of the
+         * row (offset padding): only the first and last pack see other
+         * rows' elements, which the masks drop. */
+        uint32_t head = (uint32_t)(c.begin & 3);
+        const uint4 *v = reinterpret_cast<const uint4 *>(a.data + (c.begin - head)) +
+                         (uint64_t)p * (PB_RADIK_PART / 4);
+        uint32_t rel0 = p * PB_RADIK_PART - head; /* wraps below 0: masked */
+        uint4 x[PB_RADIK_ITEMS / 4];
 #pragma unroll
-            for (int j = 0; j < PB_RADIK_ITEMS / 4; j++) {
-                uint32_t q = threadIdx.x + j * PB_RADIK_BLOCK;
-                uint64_t e0 = base + 4 * (uint64_t)q;
-                if (e0 >= c.end) continue;
-                uint4 x = __ldcs(v + q);
-                uint32_t raw[4] = {x.x, x.y, x.z, x.w};
+        for (int j = 0; j < PB_RADIK_ITEMS / 4; j++) {
+            uint32_t q = threadIdx.x + j * PB_RADIK_BLOCK;
+            uint32_t r0 = rel0 + 4 * q;
+            /* Some element of the pack is in the row (the first pack's r0
+             * has wrapped to -head). */
+            x[j] = r0 + 3 < len + 3 ? __ldcs(v + q) : make_uint4(0, 0, 0, 0);
+        }
 #pragma unroll
-                for (int t = 0; t < 4; t++) {
-                    uint64_t e = e0 + t;
-                    int slot = j * 4 + t;
-                    if (e >= c.begin && e < c.end) {
-                        key[slot] = pb_radik_okey(a, raw[t]);
-                        idx[slot] = (uint32_t)(e - c.begin);
-                        valid |= 1u << slot;
-                    }
-                }
-            }
-        } else {
-            uint64_t base = c.begin + (uint64_t)p * PB_RADIK_PART;
+        for (int j = 0; j < PB_RADIK_ITEMS / 4; j++) {
+            uint32_t r0 = rel0 + 4 * (threadIdx.x + j * PB_RADIK_BLOCK);
+            uint32_t raw[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
 #pragma unroll
-            for (int j = 0; j < PB_RADIK_ITEMS; j++) {
-                uint64_t e = base + threadIdx.x + (uint64_t)j * PB_RADIK_BLOCK;
-                if (e < c.end) {
-                    key[j] = pb_radik_okey(a, __ldcs(a.data + e));
-                    idx[j] = (uint32_t)(e - c.begin);
-                    valid |= 1u << j;
-                }
+            for (int t = 0; t < 4; t++) {
+                uint32_t rel = r0 + t;
+                key[j * 4 + t] = pb_radik_okey(a, raw[t]);
+                idx[j * 4 + t] = rel;
+                valid |= (uint32_t)(rel < len) << (j * 4 + t);
             }
         }
-    } else {
-        uint32_t base = p * PB_RADIK_PART;
+    } else if (INPUT) {
+        const uint32_t *d = a.data + c.begin;
+        uint32_t raw[PB_RADIK_ITEMS];
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS; j++) {
-            uint32_t e = base + threadIdx.x + j * PB_RADIK_BLOCK;
-            if (e < c.r.len_in) {
-                uint2 x = __ldcs(a.cin + c.cbase + e);
-                key[j] = x.x;
-                idx[j] = x.y;
-                valid |= 1u << j;
-            }
+            uint32_t rel = p * PB_RADIK_PART + threadIdx.x + j * PB_RADIK_BLOCK;
+            raw[j] = rel < len ? __ldcs(d + rel) : 0;
+            idx[j] = rel;
+            valid |= (uint32_t)(rel < len) << j;
+        }
+#pragma unroll
+        for (int j = 0; j < PB_RADIK_ITEMS; j++) key[j] = pb_radik_okey(a, raw[j]);
+    } else {
+        const uint2 *cin = a.cin + c.cbase;
+        uint32_t n = c.r.len_in;
+#pragma unroll
+        for (int j = 0; j < PB_RADIK_ITEMS; j++) {
+            uint32_t e = p * PB_RADIK_PART + threadIdx.x + j * PB_RADIK_BLOCK;
+            uint2 x = e < n ? __ldcs(cin + e) : make_uint2(0, 0);
+            key[j] = x.x;
+            idx[j] = x.y;
+            valid |= (uint32_t)(e < n) << j;
         }
     }
 }
 
-template <bool INPUT, bool BUF>
-__device__ void pb_radik_partition(const pb_radik_args &a, const pb_radik_ctx &c, uint32_t p,
-                                   pb_radik_pass_smem<BUF> &s)
+/* Adds one key to the histogram of its digit (counted lanes only). */
+template <bool BUF>
+__device__ __forceinline__ void pb_radik_count(const pb_radik_args &a, const pb_radik_ctx &c,
+                                               pb_radik_pass_smem<BUF> &s, bool counted,
+                                               uint32_t d)
+{
+    if (a.hier) {
+        /* Warp aggregation where it pays: when every counted lane has the
+         * same digit (a narrow input), one atomic for the warp.
+         * __match_any_sync would aggregate every group but costs more than
+         * the shared atomics it saves on spread digits. */
+        uint32_t dmin = __reduce_min_sync(0xffffffffu, counted ? d : 0xffffffffu);
+        uint32_t dmax = __reduce_max_sync(0xffffffffu, counted ? d : 0u);
+        if (dmin == dmax) {
+            uint32_t cm = __ballot_sync(0xffffffffu, counted);
+            if ((threadIdx.x & 31) == 0) atomicAdd(&s.hist[dmin], (uint32_t)__popc(cm));
+        } else if (counted) {
+            atomicAdd(&s.hist[d], 1u);
+        }
+    } else if (counted) {
+        atomicAdd(&a.hist[(uint64_t)c.row * PB_RADIK_BINS + d], 1u);
+    }
+}
+
+/* One partition in one mode (the row's mode is uniform in a partition, so
+ * each mode gets its own straight-line code). */
+template <int MODE, bool INPUT, bool BUF>
+__device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
+                                                        const pb_radik_ctx &c, uint32_t p,
+                                                        pb_radik_pass_smem<BUF> &s)
 {
     const pb_radik_row &r = c.r;
-    if (r.mode == PB_RADIK_DONE) return;
     uint32_t key[PB_RADIK_ITEMS], idx[PB_RADIK_ITEMS], valid;
     pb_radik_load<INPUT>(a, c, p, key, idx, valid);
-    uint32_t lane = threadIdx.x & 31;
-    uint32_t *ghist = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
-    uint8_t cls[PB_RADIK_ITEMS];
-    uint32_t nkeep = 0, nout = 0;
+    if (MODE == PB_RADIK_COUNT) {
+#pragma unroll
+        for (int j = 0; j < PB_RADIK_ITEMS; j++)
+            pb_radik_count(a, c, s, (valid >> j) & 1, pb_radik_digit(&r, key[j]));
+        return;
+    }
+    uint32_t keep = 0, out = 0;
 #pragma unroll
     for (int j = 0; j < PB_RADIK_ITEMS; j++) {
-        bool v = (valid >> j) & 1;
         uint32_t k = key[j];
-        uint8_t cl = PB_RADIK_NONE;
-        bool counted = false;
-        if (v) {
-            switch (r.mode) {
-            case PB_RADIK_COUNT:
-                counted = true;
-                break;
-            case PB_RADIK_SPLIT:
-                cl = k > r.hi ? PB_RADIK_OUT : k >= r.lo ? PB_RADIK_KEEP : PB_RADIK_NONE;
-                counted = cl == PB_RADIK_KEEP;
-                break;
-            case PB_RADIK_TAKE:
-                cl = k >= r.lo ? PB_RADIK_OUT : PB_RADIK_NONE;
-                break;
-            case PB_RADIK_FINAL:
-                cl = k > r.hi ? PB_RADIK_OUT : k == r.lo ? PB_RADIK_TIE : PB_RADIK_NONE;
-                break;
-            }
-        }
-        if (r.mode == PB_RADIK_COUNT || r.mode == PB_RADIK_SPLIT) {
-            uint32_t d = counted ? pb_radik_digit(&r, k) : 0;
-            if (a.hier) {
-                /* Warp aggregation where it pays: when every counted lane
-                 * has the same digit (a narrow input), one atomic for the
-                 * warp. __match_any_sync would aggregate every group but
-                 * costs more than the shared atomics it saves on spread
-                 * digits. */
-                uint32_t dmin = __reduce_min_sync(0xffffffffu, counted ? d : 0xffffffffu);
-                uint32_t dmax = __reduce_max_sync(0xffffffffu, d);
-                uint32_t cm = __ballot_sync(0xffffffffu, counted);
-                if (dmin == dmax) {
-                    if (lane == 0) atomicAdd(&s.hist[dmin], (uint32_t)__popc(cm));
-                } else if (counted) {
-                    atomicAdd(&s.hist[d], 1u);
-                }
-            } else if (counted) {
-                atomicAdd(&ghist[d], 1u);
-            }
-        }
-        if (r.mode == PB_RADIK_FINAL) {
-            uint32_t m = __ballot_sync(0xffffffffu, cl == PB_RADIK_TIE);
-            if (cl == PB_RADIK_TIE) {
+        bool v = (valid >> j) & 1;
+        bool o = v && (MODE == PB_RADIK_TAKE ? k >= r.lo : k > r.hi);
+        bool kp = MODE == PB_RADIK_SPLIT && v && !o && k >= r.lo;
+        out |= (uint32_t)o << j;
+        keep |= (uint32_t)kp << j;
+        if (MODE == PB_RADIK_SPLIT) pb_radik_count(a, c, s, kp, kp ? (k - r.lo) >> r.shift : 0);
+        if (MODE == PB_RADIK_FINAL) {
+            bool tie = v && k == r.lo;
+            uint32_t m = __ballot_sync(0xffffffffu, tie);
+            if (tie) {
                 uint32_t t = pb_radik_reserve(&a.rows[c.row].ties, m, a.hier);
                 if (t < r.need) pb_radik_write_out(a, c, r.take - r.need + t, k, idx[j]);
             }
         }
         if (!BUF) {
-            uint32_t mk = __ballot_sync(0xffffffffu, cl == PB_RADIK_KEEP);
-            if (cl == PB_RADIK_KEEP) {
-                uint32_t pos = pb_radik_reserve(&a.rows[c.row].wr, mk, a.hier);
-                a.cout[c.cbase + pos] = make_uint2(k, idx[j]);
+            if (MODE == PB_RADIK_SPLIT) {
+                uint32_t mk = __ballot_sync(0xffffffffu, kp);
+                if (kp) {
+                    uint32_t pos = pb_radik_reserve(&a.rows[c.row].wr, mk, a.hier);
+                    a.cout[c.cbase + pos] = make_uint2(k, idx[j]);
+                }
             }
-            uint32_t mo = __ballot_sync(0xffffffffu, cl == PB_RADIK_OUT);
-            if (cl == PB_RADIK_OUT) {
+            uint32_t mo = __ballot_sync(0xffffffffu, o);
+            if (o) {
                 uint32_t pos = pb_radik_reserve(&a.rows[c.row].nout, mo, a.hier);
                 pb_radik_write_out(a, c, pos, k, idx[j]);
             }
         }
-        cls[j] = cl;
-        nkeep += cl == PB_RADIK_KEEP;
-        nout += cl == PB_RADIK_OUT;
     }
     if (!BUF) return;
     /* Stage this partition's writes: one block scan of both counts. */
     uint32_t off, total;
-    cub::BlockScan<uint32_t, PB_RADIK_BLOCK>(s.scan).ExclusiveSum(nkeep | nout << 16, off, total);
+    cub::BlockScan<uint32_t, PB_RADIK_BLOCK>(s.scan).ExclusiveSum(
+        (uint32_t)__popc(keep) | (uint32_t)__popc(out) << 16, off, total);
     uint32_t fk = s.b.fill_keep + (off & 0xffff), fo = s.b.fill_out + (off >> 16);
 #pragma unroll
     for (int j = 0; j < PB_RADIK_ITEMS; j++) {
-        if (cls[j] == PB_RADIK_KEEP) s.buf[fk++] = make_uint2(key[j], idx[j]);
-        if (cls[j] == PB_RADIK_OUT) s.buf[2 * PB_RADIK_PART - 1 - fo++] = make_uint2(key[j], idx[j]);
+        if ((keep >> j) & 1) s.buf[fk++] = make_uint2(key[j], idx[j]);
+        if ((out >> j) & 1) s.buf[2 * PB_RADIK_PART - 1 - fo++] = make_uint2(key[j], idx[j]);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -471,6 +476,21 @@ __device__ void pb_radik_partition(const pb_radik_args &a, const pb_radik_ctx &c
     __syncthreads();
     /* The next partition adds at most PART: flush only past half. */
     if (s.b.fill_keep + s.b.fill_out > PB_RADIK_PART) pb_radik_flush_buf(a, c, s);
+}
+
+template <bool INPUT, bool BUF>
+__device__ __forceinline__ void pb_radik_partition(const pb_radik_args &a, const pb_radik_ctx &c,
+                                                   uint32_t p, pb_radik_pass_smem<BUF> &s)
+{
+    switch (c.r.mode) {
+    case PB_RADIK_COUNT:
+        if (INPUT) pb_radik_partition_mode<PB_RADIK_COUNT, INPUT, BUF>(a, c, p, s);
+        break;
+    case PB_RADIK_SPLIT: pb_radik_partition_mode<PB_RADIK_SPLIT, INPUT, BUF>(a, c, p, s); break;
+    case PB_RADIK_TAKE: pb_radik_partition_mode<PB_RADIK_TAKE, INPUT, BUF>(a, c, p, s); break;
+    case PB_RADIK_FINAL: pb_radik_partition_mode<PB_RADIK_FINAL, INPUT, BUF>(a, c, p, s); break;
+    default: break;
+    }
 }
 
 template <bool BUF> __device__ void pb_radik_finish_row(const pb_radik_args &a,
