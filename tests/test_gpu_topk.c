@@ -1,0 +1,525 @@
+/* The GPU top-k modules on a CUDA device, each checked by its own verify()
+ * (the family check: the C twin's value multiset, valid distinct indices).
+ * SKIP without a device; a missing module (radik not registered) FAILS.
+ *
+ *  - gpu_topk_twin: sort-and-choose, radik, and radik with each of its
+ *    switches turned off alone (hier, wbuf, resched, pad; scale=off and
+ *    scale=random) x every distribution x k in {1, 2, 31, 32, 33, 1000,
+ *    n/2, n-1, n} (k beyond a row included) x n in {1, 2, 2^j - 1, 2^j,
+ *    2^j + 1 (j = 10, 16, 20), 2^24} x a single row (aligned or not) and
+ *    batches (5 ragged misaligned rows, 16 misaligned rows) x largest and
+ *    smallest, fp32 and (a quarter of the points) u32. Below 2^16 the
+ *    product is complete; above, a fixed hash of the point picks the shape,
+ *    direction and type, so every value of every dimension is still met
+ *    many times without the host's twin and check dominating the run (see
+ *    the tiers in the test). Prints "N module runs, F failures".
+ *  - gpu_topk_scaling: radik with scale=off, random and pivot on the same
+ *    inputs: each passes the check, and per row the returned index sets are
+ *    identical where the k-th best key is unique in the row, otherwise the
+ *    key multisets are (scaling never changes the returned set).
+ *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
+ *    65537 batch) for compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "algorithms/topk/topk_problem.h"
+#include "harness/gpu.h"
+#include "harness/params.h"
+#include "harness/registry.h"
+#include "tests/test.h"
+#ifdef PB_HAVE_CUDA
+#include "algorithms/topk/gpu_topk_output.h"
+#endif
+
+static int need_gpu(void)
+{
+    char why[256];
+    if (pb_gpu_count(why, sizeof why) > 0) return 0;
+    printf("skipped: %s\n", why);
+    return PB_TEST_SKIP;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A module and one parameter set apart from the defaults (name = value as
+ * a config would write it). */
+typedef struct tk_case {
+    const char *module;
+    const char *param, *value;
+} tk_case;
+
+static const tk_case cases[] = {
+    {"sort-and-choose", NULL, NULL}, {"radik", NULL, NULL},        {"radik", "hier", "0"},
+    {"radik", "wbuf", "0"},          {"radik", "resched", "0"},    {"radik", "pad", "0"},
+    {"radik", "scale", "off"},       {"radik", "scale", "random"},
+};
+enum { NCASES = sizeof cases / sizeof cases[0] };
+
+typedef struct tk_shape {
+    uint64_t rows;
+    int ragged, misalign;
+} tk_shape;
+
+/* Shapes 0-1 are single rows, 2-3 batches. */
+static const tk_shape shapes[] = {{1, 0, 0}, {1, 0, 1}, {5, 1, 1}, {16, 0, 1}};
+enum { NSHAPES = 4 };
+
+static const char *const dist_names[] = {"uniform", "narrow", "narrow128", "zipf",
+                                         "normal",  "equal",  "inf",       "nan"};
+
+/* One point of a sweep: everything but the module. */
+typedef struct tk_point {
+    uint64_t n, k;
+    tk_shape shape;
+    int dist, largest, dtype;
+} tk_point;
+
+/* A fixed scramble of a point's coordinates (lowbias32), for the tiers that
+ * pick some dimensions instead of running the full product. */
+static uint32_t tk_hash(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+static uint32_t tk_coords(uint32_t salt, int ci, int dist, int ki, int si)
+{
+    return tk_hash(salt ^ tk_hash((uint32_t)(((ci * 8 + dist) * 16 + ki) * 16 + si)));
+}
+
+/* k values at row length n: the issue's list where >= 1, without repeats
+ * (values beyond n stay: they select whole rows). Returns how many. */
+static int k_list(uint64_t n, uint64_t *ks)
+{
+    const uint64_t want[] = {1, 2, 31, 32, 33, 1000, n / 2, n - 1, n};
+    int c = 0;
+    for (int i = 0; i < 9; i++) {
+        if (want[i] < 1 || (n == 0 && i >= 6)) continue;
+        bool dup = false;
+        for (int j = 0; j < c; j++) dup |= ks[j] == want[i];
+        if (!dup) ks[c++] = want[i];
+    }
+    return c;
+}
+
+static void describe(const pb_module *mod, const tk_case *c, const tk_point *q, const char *what,
+                     const char *msg)
+{
+    fprintf(stderr,
+            "%s%s%s%s%s n=%llu k=%llu rows=%llu ragged=%d misalign=%d largest=%d dist=%s "
+            "dtype=%s: %s%s\n",
+            mod->name, c->param ? " " : "", c->param ? c->param : "", c->param ? "=" : "",
+            c->param ? c->value : "", (unsigned long long)q->n, (unsigned long long)q->k,
+            (unsigned long long)q->shape.rows, q->shape.ragged, q->shape.misalign, q->largest,
+            dist_names[q->dist], q->dtype ? "u32" : "f32", what, msg);
+}
+
+static int set_params(const pb_module *mod, const tk_case *c, const tk_point *q, pb_params *p,
+                      pb_err *err)
+{
+    pb_params_defaults(mod, p);
+    p->v[PB_TOPK_P_K] = (long long)q->k;
+    p->v[PB_TOPK_P_ROWS] = (long long)q->shape.rows;
+    p->v[PB_TOPK_P_RAGGED] = q->shape.ragged;
+    p->v[PB_TOPK_P_MISALIGN] = q->shape.misalign;
+    p->v[PB_TOPK_P_LARGEST] = q->largest;
+    p->v[PB_TOPK_P_DIST] = q->dist;
+    p->v[PB_TOPK_P_DTYPE] = q->dtype;
+    return c->param ? pb_params_set(mod, p, c->param, c->value, err) : 0;
+}
+
+static uint64_t tk_seed(const tk_point *q)
+{
+    return 7000 + q->n * 31 + (uint64_t)q->dist * 7 + q->shape.rows;
+}
+
+/* One module at one point, as the harness drives it: prepare, two runs,
+ * verify, release. Returns 1 on failure (printed). */
+static int one(const pb_module *mod, const tk_case *c, const tk_point *q)
+{
+    pb_params p;
+    pb_err err = {{0}};
+    int rc = set_params(mod, c, q, &p, &err);
+    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
+    void *st = NULL;
+    if (!rc) rc = mod->prepare(&pt, &st, &err);
+    for (uint64_t s = 0; s < 2 && !rc; s++) rc = mod->run(st, s, &err);
+    if (!rc) rc = mod->verify(st, &err);
+    if (st) mod->release(st);
+    if (rc) describe(mod, c, q, "", err.msg);
+    return rc ? 1 : 0;
+}
+
+static int find_cases(const pb_module **mods)
+{
+    for (int ci = 0; ci < NCASES; ci++) {
+        mods[ci] = pb_module_find(cases[ci].module);
+        if (!mods[ci]) {
+            fprintf(stderr, "no module '%s' in this build (every GPU top-k module must be)\n",
+                    cases[ci].module);
+            return 1;
+        }
+        if (cases[ci].param && pb_module_param_index(mods[ci], cases[ci].param) < 0) {
+            fprintf(stderr, "module '%s' has no parameter '%s'\n", cases[ci].module,
+                    cases[ci].param);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct tk_tally {
+    long runs;
+    int failures;
+} tk_tally;
+
+enum { MAX_FAILURES = 20 };
+
+/* Runs one point for one case; false once there are too many failures. */
+static bool tally(tk_tally *t, const pb_module *mod, const tk_case *c, const tk_point *q)
+{
+    t->failures += one(mod, c, q);
+    t->runs++;
+    return t->failures < MAX_FAILURES;
+}
+
+/* Tier A, n < 2^16: the full product (every shape, both directions); u32
+ * for a quarter of the points. */
+static bool tier_full(tk_tally *t, const pb_module **mods, const uint64_t *sizes, int nsizes)
+{
+    for (int ci = 0; ci < NCASES; ci++)
+        for (int si = 0; si < nsizes; si++) {
+            uint64_t ks[9];
+            int nk = k_list(sizes[si], ks);
+            for (int ki = 0; ki < nk; ki++)
+                for (int dist = 0; dist < PB_TOPK_NDIST; dist++)
+                    for (int sh = 0; sh < NSHAPES; sh++)
+                        for (int largest = 0; largest < 2; largest++) {
+                            uint32_t h =
+                                tk_coords(0xa, ci, dist, ki, si) ^ (uint32_t)(sh * 2 + largest);
+                            tk_point q = {sizes[si], ks[ki],  shapes[sh],
+                                          dist,      largest, (tk_hash(h) & 3) == 0};
+                            if (!tally(t, mods[ci], &cases[ci], &q)) return false;
+                        }
+        }
+    return true;
+}
+
+/* Tier B, n = 2^16 +- 1: every case x size x k x distribution, on one
+ * single-row shape and one batch shape picked by hash, the direction and
+ * type picked by hash. */
+static bool tier_two_shapes(tk_tally *t, const pb_module **mods, const uint64_t *sizes, int nsizes)
+{
+    for (int ci = 0; ci < NCASES; ci++)
+        for (int si = 0; si < nsizes; si++) {
+            uint64_t ks[9];
+            int nk = k_list(sizes[si], ks);
+            for (int ki = 0; ki < nk; ki++)
+                for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+                    uint32_t h = tk_coords(0xb, ci, dist, ki, si);
+                    for (int half = 0; half < 2; half++) {
+                        tk_point q = {sizes[si],
+                                      ks[ki],
+                                      shapes[2 * half + (h & 1)],
+                                      dist,
+                                      (int)((h >> 1) & 1) ^ half,
+                                      (h >> 2 & 3) == 0};
+                        if (!tally(t, mods[ci], &cases[ci], &q)) return false;
+                    }
+                }
+        }
+    return true;
+}
+
+/* Tier C, n = 2^20 +- 1: every case x k x distribution once, the size
+ * among the three, the shape, direction and type picked by hash. */
+static bool tier_one_shape(tk_tally *t, const pb_module **mods, const uint64_t *sizes, int nsizes)
+{
+    for (int ci = 0; ci < NCASES; ci++) {
+        uint64_t ks[9];
+        int nk = k_list(sizes[0], ks);
+        for (int ki = 0; ki < nk; ki++)
+            for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+                uint32_t h = tk_coords(0xc, ci, dist, ki, 0);
+                uint64_t n = sizes[(h >> 8) % (uint32_t)nsizes];
+                /* k from the list at the chosen n (n/2, n-1, n move with it). */
+                uint64_t nks[9];
+                k_list(n, nks);
+                tk_point q = {n,    nks[ki],           shapes[h & 3],
+                              dist, (int)(h >> 2 & 1), (h >> 3 & 3) == 0};
+                if (!tally(t, mods[ci], &cases[ci], &q)) return false;
+            }
+    }
+    return true;
+}
+
+/* Tier D, n = 2^24, single rows: every case x distribution at one small k
+ * (picked by hash), and the largest k (n/2, n-1, n) for sort-and-choose and
+ * radik on three distributions: there the host's twin is the cost. */
+static bool tier_big(tk_tally *t, const pb_module **mods, uint64_t n)
+{
+    const uint64_t small_k[] = {1, 32, 33, 1000};
+    const uint64_t big_k[] = {n / 2, n - 1, n};
+    for (int ci = 0; ci < NCASES; ci++)
+        for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+            uint32_t h = tk_coords(0xd, ci, dist, 0, 0);
+            tk_point q = {n,    small_k[h & 3],    shapes[h >> 2 & 1],
+                          dist, (int)(h >> 3 & 1), (h >> 4 & 3) == 0};
+            if (!tally(t, mods[ci], &cases[ci], &q)) return false;
+        }
+    const int dists[] = {PB_TOPK_UNIFORM, PB_TOPK_EQUAL, PB_TOPK_NAN};
+    for (int ci = 0; ci < 2; ci++)
+        for (int d = 0; d < 3; d++) {
+            uint32_t h = tk_coords(0xe, ci, dists[d], 0, 0);
+            tk_point q = {n,        big_k[h % 3],      shapes[h >> 2 & 1],
+                          dists[d], (int)(h >> 3 & 1), PB_TOPK_F32};
+            if (!tally(t, mods[ci], &cases[ci], &q)) return false;
+        }
+    return true;
+}
+
+static void tier_done(const char *name, const tk_tally *t, long runs_before, double t0)
+{
+    printf("  %s: %ld runs in %.1f s\n", name, t->runs - runs_before, now_s() - t0);
+    fflush(stdout);
+}
+
+TEST_IMPL(gpu_topk_twin)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+    const pb_module *mods[NCASES];
+    if (find_cases(mods)) return 1;
+    tk_tally t = {0, 0};
+    static const uint64_t tiny[] = {1, 2, 1023, 1024, 1025};
+    static const uint64_t mid[] = {65535, 65536, 65537};
+    static const uint64_t big[] = {(1u << 20) - 1, 1u << 20, (1u << 20) + 1};
+    long before = 0;
+    double t0 = now_s();
+    bool go = tier_full(&t, mods, tiny, 5);
+    tier_done("n <= 1025, full product", &t, before, t0);
+    before = t.runs, t0 = now_s();
+    go = go && tier_two_shapes(&t, mods, mid, 3);
+    tier_done("n = 2^16 +- 1, a single row and a batch a point", &t, before, t0);
+    before = t.runs, t0 = now_s();
+    go = go && tier_one_shape(&t, mods, big, 3);
+    tier_done("n = 2^20 +- 1, one shape a point", &t, before, t0);
+    before = t.runs, t0 = now_s();
+    go = go && tier_big(&t, mods, UINT64_C(1) << 24);
+    tier_done("n = 2^24, single rows", &t, before, t0);
+    if (!go) fprintf(stderr, "stopped after %d failures\n", t.failures);
+    printf("%ld module runs, %d failures\n", t.runs, t.failures);
+    return t.failures != 0;
+}
+
+TEST_IMPL(gpu_topk_small)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+    const pb_module *mods[NCASES];
+    if (find_cases(mods)) return 1;
+    bool quick = getenv("PB_TOPK_QUICK") != NULL;
+    static const uint64_t sizes[] = {33, 4097, 1025};
+    int nsizes = quick ? 2 : 3;
+    tk_tally t = {0, 0};
+    bool go = true;
+    for (int ci = 0; ci < NCASES && go; ci++)
+        for (int dist = 0; dist < PB_TOPK_NDIST && go; dist++) {
+            for (int si = 0; si < nsizes && go; si++)
+                for (int batch = 0; batch < 2 && go; batch++) {
+                    uint32_t h = tk_coords(0x5 + (uint32_t)batch, ci, dist, 0, si);
+                    uint64_t ks[9];
+                    int nk = k_list(sizes[si], ks);
+                    /* A single row, aligned or not; or 5 ragged misaligned rows. */
+                    tk_point q = {sizes[si], ks[h % (uint32_t)nk], shapes[batch ? 2 : (h >> 8 & 1)],
+                                  dist,      (int)(h >> 9 & 1),    (h >> 10 & 3) == 0};
+                    go = tally(&t, mods[ci], &cases[ci], &q);
+                }
+            /* Rows long enough for sort-and-choose's per-row loop. */
+            if (!quick && go) {
+                uint32_t h = tk_coords(0x7, ci, dist, 0, 0);
+                tk_point q = {65537, (h & 1) ? 1000 : 32768, shapes[2],
+                              dist,  (int)(h >> 1 & 1),      PB_TOPK_F32};
+                go = tally(&t, mods[ci], &cases[ci], &q);
+            }
+        }
+    printf("%ld module runs, %d failures\n", t.runs, t.failures);
+    return t.failures != 0;
+}
+
+/* ---- scaling never changes the returned set ---- */
+
+#ifdef PB_HAVE_CUDA
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* One radik scaling at point q: runs and verifies it, and leaves per output
+ * slot the index (idx) and the order key (keys), each row's slice sorted
+ * ascending. */
+static int scaled_run(const pb_module *mod, const char *scale, const tk_point *q, uint64_t outs,
+                      uint32_t *idx, uint32_t *keys)
+{
+    tk_case c = {"radik", "scale", scale};
+    pb_params p;
+    pb_err err = {{0}};
+    int rc = set_params(mod, &c, q, &p, &err);
+    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
+    void *st = NULL;
+    if (!rc) rc = mod->prepare(&pt, &st, &err);
+    for (uint64_t s = 0; s < 2 && !rc; s++) rc = mod->run(st, s, &err);
+    if (!rc) rc = mod->verify(st, &err);
+    const uint32_t *v = NULL, *ix = NULL;
+    const uint64_t *off = NULL;
+    uint64_t rows = 0;
+    if (!rc) rc = pb_gpu_topk_output(st, &v, &ix, &off, &rows, &err);
+    if (!rc && off[rows] != outs) {
+        snprintf(err.msg, sizeof err.msg, "%llu results, expected %llu",
+                 (unsigned long long)off[rows], (unsigned long long)outs);
+        rc = -1;
+    }
+    if (!rc) {
+        for (uint64_t j = 0; j < outs; j++) {
+            idx[j] = ix[j];
+            keys[j] = pb_topk_order_key(pb_topk_key_of(v[j], q->dtype), q->largest);
+        }
+        for (uint64_t r = 0; r < rows; r++) {
+            qsort(idx + off[r], (size_t)(off[r + 1] - off[r]), 4, cmp_u32);
+            qsort(keys + off[r], (size_t)(off[r + 1] - off[r]), 4, cmp_u32);
+        }
+    }
+    if (st) mod->release(st);
+    if (rc) describe(mod, &c, q, "", err.msg);
+    return rc ? 1 : 0;
+}
+
+/* Whether row r's k-th best key occurs once in the row (then every correct
+ * answer returns the same indices), from the twin's rank-ordered answer. */
+static bool pivot_unique(pb_topk_problem *p, uint64_t r)
+{
+    uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o, len = pb_topk_row_len(p, r);
+    if (m == len) return true; /* the whole row */
+    uint32_t pivot = pb_topk_problem_okey(p, p->twin_vals[o + m - 1]);
+    const uint32_t *row = p->data + p->begin[r];
+    uint64_t seen = 0;
+    for (uint64_t i = 0; i < len && seen < 2; i++) seen += pb_topk_problem_okey(p, row[i]) == pivot;
+    return seen == 1;
+}
+
+/* The three scalings at one point; returns failures (printed). */
+static int scaling_point(const pb_module *mod, const tk_point *q, long *unique_rows,
+                         long *tied_rows)
+{
+    static const char *const scales[] = {"off", "random", "pivot"};
+    const pb_module *any = pb_module_find("omp-topk");
+    pb_params p;
+    pb_err err = {{0}};
+    tk_case none = {"omp-topk", NULL, NULL};
+    set_params(any, &none, q, &p, &err);
+    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
+    pb_topk_problem hp; /* the same input on the host: the twin finds the pivots */
+    if (pb_topk_problem_init(&hp, &pt, &err) || pb_topk_twin_answer(&hp, &err)) {
+        describe(mod, &none, q, "host problem: ", err.msg);
+        return 1;
+    }
+    uint64_t outs = hp.out_total;
+    uint32_t *idx[3], *keys[3];
+    int failures = 0;
+    for (int s = 0; s < 3; s++) {
+        idx[s] = malloc((outs ? outs : 1) * 4);
+        keys[s] = malloc((outs ? outs : 1) * 4);
+        if (!idx[s] || !keys[s]) failures = 1;
+    }
+    for (int s = 0; s < 3 && !failures; s++)
+        failures += scaled_run(mod, scales[s], q, outs, idx[s], keys[s]);
+    for (uint64_t r = 0; r < hp.rows && !failures; r++) {
+        uint64_t o = hp.out_off[r], m = hp.out_off[r + 1] - o;
+        bool unique = pivot_unique(&hp, r);
+        *(unique ? unique_rows : tied_rows) += 1;
+        uint32_t *const *a = unique ? idx : keys;
+        for (int s = 1; s < 3 && !failures; s++)
+            if (memcmp(a[0] + o, a[s] + o, m * 4) != 0) {
+                char msg[160];
+                snprintf(msg, sizeof msg,
+                         "row %llu: scale=%s returns other %s than scale=off (pivot %s)",
+                         (unsigned long long)r, scales[s], unique ? "indices" : "values",
+                         unique ? "unique" : "tied");
+                describe(mod, &none, q, "", msg);
+                failures++;
+            }
+    }
+    for (int s = 0; s < 3; s++) {
+        free(idx[s]);
+        free(keys[s]);
+    }
+    pb_topk_problem_free(&hp);
+    return failures;
+}
+
+static int scaling_sweep(void)
+{
+    const pb_module *mod = pb_module_find("radik");
+    const pb_module *ref = pb_module_find("sort-and-choose");
+    if (!mod || !ref) {
+        fprintf(stderr, "no module '%s' in this build\n", mod ? "sort-and-choose" : "radik");
+        return 1;
+    }
+    /* The indices are read from the shared GPU top-k state (gpu_topk_output.h):
+     * radik must keep its state there, as its result() says. */
+    if (mod->result != ref->result) {
+        fprintf(stderr, "radik's result() is not the shared GPU top-k one: its indices "
+                        "cannot be read\n");
+        return 1;
+    }
+    static const int dists[] = {PB_TOPK_NARROW128, PB_TOPK_NARROW, PB_TOPK_UNIFORM,
+                                PB_TOPK_ZIPF,      PB_TOPK_INF,    PB_TOPK_NAN};
+    static const struct {
+        uint64_t n;
+        tk_shape shape;
+    } points[] = {
+        {4097, {1, 0, 1}},  {65537, {1, 0, 0}}, {UINT64_C(1) << 20, {1, 0, 0}},
+        {65537, {5, 1, 1}}, {4097, {16, 0, 1}},
+    };
+    long runs = 0, unique_rows = 0, tied_rows = 0;
+    int failures = 0;
+    for (size_t pi = 0; pi < sizeof points / sizeof points[0]; pi++)
+        for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++)
+            for (int largest = 0; largest < 2; largest++) {
+                uint64_t n = points[pi].n;
+                const uint64_t ks[] = {1, 32, 1000, n / 2};
+                for (int ki = 0; ki < 4 && failures < MAX_FAILURES; ki++) {
+                    tk_point q = {n, ks[ki], points[pi].shape, dists[d], largest, PB_TOPK_F32};
+                    failures += scaling_point(mod, &q, &unique_rows, &tied_rows);
+                    runs += 3;
+                }
+            }
+    printf("%ld module runs (%ld rows with a unique k-th key, %ld tied), %d failures\n", runs,
+           unique_rows, tied_rows, failures);
+    /* Both comparisons must actually have been made. */
+    return failures != 0 || unique_rows == 0 || tied_rows == 0;
+}
+
+#endif
+
+TEST_IMPL(gpu_topk_scaling)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+#ifdef PB_HAVE_CUDA
+    return scaling_sweep();
+#else
+    return 1; /* a device without the GPU modules built cannot happen */
+#endif
+}
