@@ -45,6 +45,7 @@
 #define PB_RADIK_PART (PB_RADIK_BLOCK * PB_RADIK_ITEMS) /* elements a partition */
 #define PB_RADIK_SAMPLE_ITEMS 4
 #define PB_RADIK_SAMPLE (PB_RADIK_BLOCK * PB_RADIK_SAMPLE_ITEMS)
+#define PB_RADIK_SCALE_MIN (1u << 15) /* shorter rows are not scaled */
 
 enum pb_radik_scale { PB_RADIK_SCALE_OFF, PB_RADIK_SCALE_RANDOM, PB_RADIK_SCALE_PIVOT };
 
@@ -119,7 +120,9 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     uint32_t len = (uint32_t)(a.end[row] - b);
     uint32_t take = k < len ? (uint32_t)k : len;
     uint32_t ref = 0;
-    bool scaled = scale != PB_RADIK_SCALE_OFF && len > 0 && take < len;
+    /* A short row costs a few launches whatever its digits, and the sample
+     * would cost more than the passes it saves. */
+    bool scaled = scale != PB_RADIK_SCALE_OFF && len >= PB_RADIK_SCALE_MIN && take < len;
     if (scaled && scale == PB_RADIK_SCALE_RANDOM) {
         uint32_t i = pb_radik_hash(row * 0x9e3779b9U + salt) % len;
         ref = pb_radik_okey(a, a.data[b + i]);
