@@ -29,8 +29,9 @@ const pb_param_spec params[] = {
     {"pad", PB_PARAM_BOOL, 1, 0, 1, NULL,
      "offset padding: misaligned rows read as aligned 16-byte packs (no: element by element)"},
     {"scale", PB_PARAM_ENUM, PB_RADIK_SCALE_PIVOT, 0, 0, "off|random|pivot",
-     "adaptive scaling of the first digit around a reference key: off, a random element (the "
-     "paper), or the sample's pivot estimate"},
+     "adaptive scaling of the first digit around a reference key: off; always, around a random "
+     "element (the paper); or around the sample's pivot estimate when the sample shows the "
+     "plain digit would not split the row"},
 };
 
 struct radik {

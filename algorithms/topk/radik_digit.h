@@ -27,9 +27,11 @@
  * so two 13-bit passes (shifts 11, 0) still finish the select.
  *
  * The drawn element: `random` is the paper's choice, a pseudo-random
- * element of the row; `pivot` draws a sample of the row and takes the
- * sample's estimate of the pivot itself, so the finest bins sit where the
- * select needs them. */
+ * element of the row, and always scales; `pivot` draws a sample of the row,
+ * takes the sample's estimate of the pivot itself (so the finest bins sit
+ * where the select needs them), and scales only when the sample shows that
+ * the plain first digit would keep more than 1/16 of the row: adaptive, so
+ * an input the plain digit splits well keeps the cheaper first pass. */
 #ifndef PB_RADIK_DIGIT_H
 #define PB_RADIK_DIGIT_H
 
@@ -109,8 +111,10 @@ PB_RADIK_HD void pb_radik_log_range(uint32_t v, uint64_t *ulo, uint64_t *uhi)
 /* The scaled first digit of `key` around `ref`: monotone in key. */
 PB_RADIK_HD uint32_t pb_radik_scaled_digit(uint32_t key, uint32_t ref)
 {
-    return key >= ref ? PB_RADIK_MID + pb_radik_log_bin(key - ref)
-                      : PB_RADIK_MID - 1 - pb_radik_log_bin(ref - key - 1);
+    /* One log bin either side (the select keeps it branch-free). */
+    uint32_t up = key >= ref;
+    uint32_t v = pb_radik_log_bin(up ? key - ref : ref - key - 1);
+    return up ? PB_RADIK_MID + v : PB_RADIK_MID - 1 - v;
 }
 
 /* The keys whose scaled digit around ref is `bin`; returns 0 if none. */

@@ -141,6 +141,16 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         __syncthreads();
         uint64_t rank = (uint64_t)take * PB_RADIK_SAMPLE / len;
         ref = sorted[rank < PB_RADIK_SAMPLE ? rank : PB_RADIK_SAMPLE - 1];
+        /* Adaptive: scale only when the plain first digit would keep more
+         * than 1/16 of the row with the pivot (the sample's estimate), as
+         * on a narrow range; otherwise the plain digit (one shift) is the
+         * cheaper first pass. */
+        int same = 0;
+        for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
+            same += __syncthreads_count(sorted[j * PB_RADIK_BLOCK + threadIdx.x] >>
+                                            (32 - PB_RADIK_BITS) ==
+                                        ref >> (32 - PB_RADIK_BITS));
+        scaled = same * 16 > PB_RADIK_SAMPLE;
     }
     if (threadIdx.x == 0) {
         pb_radik_row r;
@@ -387,12 +397,28 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
     }
 }
 
-/* Adds one key to the histogram of its digit (counted lanes only). */
+/* Adds one key to the histogram of its digit (counted lanes only). The
+ * first pass counts every key: plain shared atomics. */
+template <bool BUF>
+__device__ __forceinline__ void pb_radik_count_all(const pb_radik_args &a, const pb_radik_ctx &c,
+                                                   pb_radik_pass_smem<BUF> &s, bool counted,
+                                                   uint32_t d)
+{
+    if (!counted) return;
+    if (a.hier)
+        atomicAdd(&s.hist[d], 1u);
+    else
+        atomicAdd(&a.hist[(uint64_t)c.row * PB_RADIK_BINS + d], 1u);
+}
+
+/* The later passes count the candidates, which share digits when the
+ * input is narrow: warp-aggregated, and skipped by warps with none. */
 template <bool BUF>
 __device__ __forceinline__ void pb_radik_count(const pb_radik_args &a, const pb_radik_ctx &c,
                                                pb_radik_pass_smem<BUF> &s, bool counted,
                                                uint32_t d)
 {
+    if (!__any_sync(0xffffffffu, counted)) return;
     if (a.hier) {
         /* Warp aggregation where it pays: when every counted lane has the
          * same digit (a narrow input), one atomic for the warp.
@@ -424,7 +450,7 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
     if (MODE == PB_RADIK_COUNT) {
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS; j++)
-            pb_radik_count(a, c, s, (valid >> j) & 1, pb_radik_digit(&r, key[j]));
+            pb_radik_count_all(a, c, s, (valid >> j) & 1, pb_radik_digit(&r, key[j]));
         return;
     }
     uint32_t keep = 0, out = 0;
