@@ -285,8 +285,6 @@ template <bool BUF> struct pb_radik_pass_smem {
     uint32_t hist[PB_RADIK_BINS];
     uint2 buf[BUF ? 2 * PB_RADIK_PART : 1];
     pb_radik_smem_buf b;
-    uint32_t scan_total;
-    typename cub::BlockScan<uint32_t, PB_RADIK_BLOCK>::TempStorage scan;
 };
 
 /* Moves the block's histogram of row c into the global one. */
@@ -411,8 +409,7 @@ __device__ __forceinline__ void pb_radik_count_all(const pb_radik_args &a, const
         atomicAdd(&a.hist[(uint64_t)c.row * PB_RADIK_BINS + d], 1u);
 }
 
-/* The later passes count the candidates, which share digits when the
- * input is narrow: warp-aggregated, and skipped by warps with none. */
+/* The later passes count the candidates; warps without any skip it. */
 template <bool BUF>
 __device__ __forceinline__ void pb_radik_count(const pb_radik_args &a, const pb_radik_ctx &c,
                                                pb_radik_pass_smem<BUF> &s, bool counted,
@@ -421,14 +418,13 @@ __device__ __forceinline__ void pb_radik_count(const pb_radik_args &a, const pb_
     if (!__any_sync(0xffffffffu, counted)) return;
     if (a.hier) {
         /* Warp aggregation where it pays: when every counted lane has the
-         * same digit (a narrow input), one atomic for the warp.
+         * same digit (ties, an all-equal input), one atomic for the warp.
          * __match_any_sync would aggregate every group but costs more than
          * the shared atomics it saves on spread digits. */
-        uint32_t dmin = __reduce_min_sync(0xffffffffu, counted ? d : 0xffffffffu);
-        uint32_t dmax = __reduce_max_sync(0xffffffffu, counted ? d : 0u);
-        if (dmin == dmax) {
-            uint32_t cm = __ballot_sync(0xffffffffu, counted);
-            if ((threadIdx.x & 31) == 0) atomicAdd(&s.hist[dmin], (uint32_t)__popc(cm));
+        uint32_t cm = __ballot_sync(0xffffffffu, counted);
+        uint32_t first = __shfl_sync(0xffffffffu, d, __ffs(cm) - 1);
+        if (__all_sync(0xffffffffu, !counted || d == first)) {
+            if ((threadIdx.x & 31) == 0) atomicAdd(&s.hist[first], (uint32_t)__popc(cm));
         } else if (counted) {
             atomicAdd(&s.hist[d], 1u);
         }
@@ -487,24 +483,33 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
         }
     }
     if (!BUF) return;
-    /* Stage this partition's writes: one block scan of both counts. */
-    uint32_t off, total;
-    cub::BlockScan<uint32_t, PB_RADIK_BLOCK>(s.scan).ExclusiveSum(
-        (uint32_t)__popc(keep) | (uint32_t)__popc(out) << 16, off, total);
-    uint32_t fk = s.b.fill_keep + (off & 0xffff), fo = s.b.fill_out + (off >> 16);
+    /* Stage this partition's writes: a warp scan of both counts (packed in
+     * one word), one shared atomic a warp to reserve its slots. */
+    uint32_t lane = threadIdx.x & 31;
+    uint32_t mine = (uint32_t)__popc(keep) | (uint32_t)__popc(out) << 16, incl = mine;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= (uint32_t)d) incl += y;
+    }
+    uint32_t base = 0;
+    if (lane == 31 && incl) {
+        uint32_t bk = (incl & 0xffff) ? atomicAdd(&s.b.fill_keep, incl & 0xffff) : 0;
+        uint32_t bo = (incl >> 16) ? atomicAdd(&s.b.fill_out, incl >> 16) : 0;
+        base = bk | bo << 16;
+    }
+    base = __shfl_sync(0xffffffffu, base, 31) + (incl - mine);
+    uint32_t fk = base & 0xffff, fo = base >> 16;
 #pragma unroll
     for (int j = 0; j < PB_RADIK_ITEMS; j++) {
         if ((keep >> j) & 1) s.buf[fk++] = make_uint2(key[j], idx[j]);
         if ((out >> j) & 1) s.buf[2 * PB_RADIK_PART - 1 - fo++] = make_uint2(key[j], idx[j]);
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-        s.b.fill_keep += total & 0xffff;
-        s.b.fill_out += total >> 16;
-    }
-    __syncthreads();
+    uint32_t fill = s.b.fill_keep + s.b.fill_out;
+    __syncthreads(); /* everyone has read it before a warp reserves again */
     /* The next partition adds at most PART: flush only past half. */
-    if (s.b.fill_keep + s.b.fill_out > PB_RADIK_PART) pb_radik_flush_buf(a, c, s);
+    if (fill > PB_RADIK_PART) pb_radik_flush_buf(a, c, s);
 }
 
 template <bool INPUT, bool BUF>
