@@ -30,7 +30,7 @@
  * element of the row, and always scales; `pivot` draws a sample of the row,
  * takes the sample's estimate of the pivot itself (so the finest bins sit
  * where the select needs them), and scales only when the sample shows that
- * the plain first digit would keep more than 1/16 of the row: adaptive, so
+ * the plain first digit would keep more than 1/256 of the row: adaptive, so
  * an input the plain digit splits well keeps the cheaper first pass. */
 #ifndef PB_RADIK_DIGIT_H
 #define PB_RADIK_DIGIT_H

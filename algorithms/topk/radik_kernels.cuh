@@ -142,15 +142,16 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         uint64_t rank = (uint64_t)take * PB_RADIK_SAMPLE / len;
         ref = sorted[rank < PB_RADIK_SAMPLE ? rank : PB_RADIK_SAMPLE - 1];
         /* Adaptive: scale only when the plain first digit would keep more
-         * than 1/16 of the row with the pivot (the sample's estimate), as
-         * on a narrow range; otherwise the plain digit (one shift) is the
-         * cheaper first pass. */
+         * than 1/256 of the row with the pivot (the sample's estimate):
+         * on a narrow range, and on U[0, 1), whose top 13 key bits keep
+         * 1/32 of it (4 mantissa bits). Otherwise the plain digit (one
+         * shift) is the cheaper first pass. */
         int same = 0;
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
             same += __syncthreads_count(sorted[j * PB_RADIK_BLOCK + threadIdx.x] >>
                                             (32 - PB_RADIK_BITS) ==
                                         ref >> (32 - PB_RADIK_BITS));
-        scaled = same * 16 > PB_RADIK_SAMPLE;
+        scaled = same * 256 > PB_RADIK_SAMPLE;
     }
     if (threadIdx.x == 0) {
         pb_radik_row r;
