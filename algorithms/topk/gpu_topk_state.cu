@@ -8,7 +8,7 @@
 uint64_t pb_gpu_topk_footprint_io(const pb_point *pt)
 {
     uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
-    return 4 * (pt->n * rows + 4 * rows + 4) + 24 * (rows + 1) + 8 * pb_topk_out_bound(pt) +
+    return 4 * (pt->n * rows + 4 * rows + 8) + 24 * (rows + 1) + 8 * pb_topk_out_bound(pt) +
            4096;
 }
 
@@ -17,7 +17,11 @@ static int upload(pb_gpu_topk *g, pb_err *err)
     pb_topk_problem *p = &g->prob;
     if (pb_topk_problem_init(p, &g->pt, err)) return -1;
     size_t total = (size_t)p->total, rows = (size_t)p->rows, outs = (size_t)p->out_total;
-    PB_CUDA_TRY(cudaMalloc(&g->d_data, (total ? total : 1) * 4), err);
+    /* Rounded up to whole 16-byte packs: a module reading a row's last
+     * pack (offset padding) stays inside the allocation. */
+    size_t alloc = (total + 3) / 4 * 4 + 4;
+    PB_CUDA_TRY(cudaMalloc(&g->d_data, alloc * 4), err);
+    PB_CUDA_TRY(cudaMemset(g->d_data, 0, alloc * 4), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_begin, (rows + 1) * 8), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_end, (rows ? rows : 1) * 8), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_out_off, (rows + 1) * 8), err);
