@@ -393,7 +393,7 @@ static int scaled_run(const pb_module *mod, const char *scale, const tk_point *q
     if (!rc) {
         for (uint64_t j = 0; j < outs; j++) {
             idx[j] = ix[j];
-            keys[j] = pb_topk_order_key(pb_topk_key_of(v[j], q->dtype), q->largest);
+            keys[j] = pb_topk_okey_of(v[j], q->dtype, q->largest);
         }
         for (uint64_t r = 0; r < rows; r++) {
             qsort(idx + off[r], (size_t)(off[r + 1] - off[r]), 4, cmp_u32);

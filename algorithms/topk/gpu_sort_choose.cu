@@ -71,11 +71,6 @@ void sc_free(void *p)
     free(c);
 }
 
-__device__ __forceinline__ uint32_t okey_of(uint32_t raw, int dtype, int largest)
-{
-    return pb_topk_order_key(pb_topk_key_of(raw, dtype), largest);
-}
-
 /* Step 1 over the whole buffer (padding too: never sorted, and cheaper to
  * include than to skip). Four values a thread at a time: every buffer
  * starts where cudaMalloc put it, 256-byte aligned. */
@@ -89,12 +84,12 @@ __global__ void key_kernel(const uint32_t *__restrict__ data, uint32_t *__restri
         uint4 v = reinterpret_cast<const uint4 *>(data)[q];
         uint32_t i = (uint32_t)(4 * q);
         reinterpret_cast<uint4 *>(okey)[q] =
-            make_uint4(okey_of(v.x, dtype, largest), okey_of(v.y, dtype, largest),
-                       okey_of(v.z, dtype, largest), okey_of(v.w, dtype, largest));
+            make_uint4(pb_topk_okey_of(v.x, dtype, largest), pb_topk_okey_of(v.y, dtype, largest),
+                       pb_topk_okey_of(v.z, dtype, largest), pb_topk_okey_of(v.w, dtype, largest));
         reinterpret_cast<uint4 *>(pos)[q] = make_uint4(i, i + 1, i + 2, i + 3);
     }
     for (uint64_t i = 4 * quads + first; i < total; i += stride) {
-        okey[i] = okey_of(data[i], dtype, largest);
+        okey[i] = pb_topk_okey_of(data[i], dtype, largest);
         pos[i] = (uint32_t)i;
     }
 }
@@ -110,7 +105,6 @@ __global__ void choose_kernel(const uint32_t *__restrict__ skey, const uint32_t 
                               uint32_t *__restrict__ vals, uint32_t *__restrict__ idx, int dtype,
                               int largest)
 {
-    uint32_t flip = largest ? 0u : ~0u;
     for (uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; j < outs;
          j += (uint64_t)gridDim.x * blockDim.x) {
         uint64_t lo = 0, hi = rows; /* out_off[lo] <= j < out_off[hi] */
@@ -122,8 +116,7 @@ __global__ void choose_kernel(const uint32_t *__restrict__ skey, const uint32_t 
                 hi = mid;
         }
         uint64_t src = begin[lo] + (j - out_off[lo]);
-        uint32_t key = skey[src] ^ flip;
-        vals[j] = dtype == PB_TOPK_U32 ? key : pb_topk_key_to_bits(key);
+        vals[j] = pb_topk_raw_of(skey[src], dtype, largest);
         idx[j] = spos[src] - (uint32_t)begin[lo];
     }
 }

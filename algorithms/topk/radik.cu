@@ -44,7 +44,6 @@ struct radik {
     size_t smem_plain, smem_buf;
     bool wbuf, resched;
     int scale;
-    uint64_t k;
     /* The whole query as one CUDA graph: its ten small launches cost the
      * host more than the GPU takes for a short row, so run() launches the
      * graph once. */
@@ -92,14 +91,17 @@ pb_radik_args args_of(const pb_gpu_topk *g, const radik *r)
     return a;
 }
 
+/* Allows the pass its shared memory; with `blocks`, also says how many
+ * blocks of it an SM holds. */
 template <bool INPUT, bool BUF> int set_smem(size_t bytes, int *blocks, pb_err *err)
 {
     PB_CUDA_TRY(cudaFuncSetAttribute(pb_radik_pass<INPUT, BUF>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
                 err);
-    PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, pb_radik_pass<INPUT, BUF>,
-                                                              PB_RADIK_BLOCK, bytes),
-                err);
+    if (blocks)
+        PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        blocks, pb_radik_pass<INPUT, BUF>, PB_RADIK_BLOCK, bytes),
+                    err);
     return 0;
 }
 
@@ -115,7 +117,6 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     r->wbuf = g->params.v[P_WBUF] != 0;
     r->resched = g->params.v[P_RESCHED] != 0;
     r->scale = (int)g->params.v[P_SCALE];
-    r->k = p.k;
     if (p.max_len >= (UINT64_C(1) << 31))
         return pb_err_set(err, "radik: rows of 2^31 values or more are not supported (got %llu)",
                           (unsigned long long)p.max_len);
@@ -135,11 +136,12 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
 
     r->smem_plain = sizeof(pb_radik_pass_smem<false>);
     r->smem_buf = sizeof(pb_radik_pass_smem<true>);
-    int b_in = 0, b_in_buf = 0, b_c = 0, b_c_buf = 0;
+    /* The candidate passes use the input passes' grids. */
+    int b_in = 0, b_in_buf = 0;
     if (set_smem<true, false>(r->smem_plain, &b_in, err) ||
         set_smem<true, true>(r->smem_buf, &b_in_buf, err) ||
-        set_smem<false, false>(r->smem_plain, &b_c, err) ||
-        set_smem<false, true>(r->smem_buf, &b_c_buf, err))
+        set_smem<false, false>(r->smem_plain, NULL, err) ||
+        set_smem<false, true>(r->smem_buf, NULL, err))
         return -1;
     int dev = 0, sms = 0;
     PB_CUDA_TRY(cudaGetDevice(&dev), err);
@@ -157,7 +159,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
         pb_radik_plan<<<1, 1024>>>(r->parts, (uint32_t)rows, r->input_work);
         PB_CUDA_LAUNCHED(err);
     }
-    uint64_t max_parts = (p.max_len + 4 + PB_RADIK_PART - 1) / PB_RADIK_PART;
+    uint64_t max_parts = pb_radik_nparts(p.max_len + 4);
     uint64_t fold = (r->grid + rows - 1) / (rows ? rows : 1);
     if (fold > max_parts) fold = max_parts;
     r->foldx = (unsigned)(fold ? fold : 1);
@@ -215,7 +217,7 @@ int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
     /* The sample (scaling) depends on the problem's seed only: every
      * repeat of a query does the same work. */
     uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
-    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->k, r->scale, salt);
+    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, g->prob.k, r->scale, salt);
     PB_CUDA_LAUNCHED(err);
     /* Pass 0 histograms the input (and outputs rows that take it whole). */
     if (pass<true>(r, a, r->input_work, false, err) || select(r, a, false, err)) return -1;

@@ -65,14 +65,13 @@ struct pb_radik_args {
 
 __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args &a, uint32_t raw)
 {
-    return pb_topk_order_key(pb_topk_key_of(raw, a.dtype), a.largest);
+    return pb_topk_okey_of(raw, a.dtype, a.largest);
 }
 
 /* The raw value of an order key (a NaN comes back as the canonical NaN). */
 __device__ __forceinline__ uint32_t pb_radik_raw(const pb_radik_args &a, uint32_t okey)
 {
-    uint32_t key = pb_topk_order_key(okey, a.largest);
-    return a.dtype == PB_TOPK_U32 ? key : pb_topk_key_to_bits(key);
+    return pb_topk_raw_of(okey, a.dtype, a.largest);
 }
 
 /* Whether row r is read as aligned packs from (begin & ~3). */
@@ -81,20 +80,26 @@ __device__ __forceinline__ bool pb_radik_packed(const pb_radik_args &a, uint64_t
     return a.pad || (begin & 3) == 0;
 }
 
+__host__ __device__ __forceinline__ uint32_t pb_radik_nparts(uint64_t len)
+{
+    return (uint32_t)((len + PB_RADIK_PART - 1) / PB_RADIK_PART);
+}
+
+/* Partitions of row `row` read from the input: packed reads start at the
+ * aligned address at or left of the row. */
+__device__ __forceinline__ uint32_t pb_radik_input_nparts(const pb_radik_args &a, uint32_t row)
+{
+    uint64_t b = a.begin[row];
+    return pb_radik_nparts(a.end[row] - (pb_radik_packed(a, b) ? (b & ~UINT64_C(3)) : b));
+}
+
 /* Partitions of a row in a pass over the input or over candidates. */
 __device__ __forceinline__ uint32_t pb_radik_parts(const pb_radik_args &a, uint32_t row,
                                                    bool input)
 {
     const pb_radik_row &r = a.rows[row];
     if (r.mode == PB_RADIK_DONE) return 0;
-    uint64_t len;
-    if (input) {
-        uint64_t b = a.begin[row], e = a.end[row];
-        len = e - (pb_radik_packed(a, b) ? (b & ~UINT64_C(3)) : b);
-    } else {
-        len = r.len_in;
-    }
-    return (uint32_t)((len + PB_RADIK_PART - 1) / PB_RADIK_PART);
+    return input ? pb_radik_input_nparts(a, row) : pb_radik_nparts(r.len_in);
 }
 
 /* ---- start: select state and scaling reference, one block per row ---- */
@@ -211,9 +216,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_select(pb_radik_args 
             pb_radik_row_advance(&r, 0, 0, 0, 0);
         *rp = r;
         if (parts)
-            parts[row] = r.mode == PB_RADIK_DONE
-                             ? 0
-                             : (uint32_t)((r.len_in + PB_RADIK_PART - 1) / PB_RADIK_PART);
+            parts[row] = r.mode == PB_RADIK_DONE ? 0 : pb_radik_nparts(r.len_in);
     }
 }
 
@@ -243,9 +246,7 @@ __global__ void pb_radik_input_parts(pb_radik_args a, uint32_t *parts)
 {
     uint32_t row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= a.nrows) return;
-    uint64_t b = a.begin[row], e = a.end[row];
-    uint64_t len = e - (pb_radik_packed(a, b) ? (b & ~UINT64_C(3)) : b);
-    parts[row] = (uint32_t)((len + PB_RADIK_PART - 1) / PB_RADIK_PART);
+    parts[row] = pb_radik_input_nparts(a, row);
 }
 
 /* ---- the pass kernel ---- */
@@ -260,7 +261,7 @@ struct pb_radik_smem_buf {
 struct pb_radik_ctx {
     uint32_t row;
     pb_radik_row r;
-    uint64_t begin, end, out0, cbase;
+    uint64_t begin, end, out0; /* a row's candidates sit at begin, as the row does */
 };
 
 __device__ __forceinline__ void pb_radik_write_out(const pb_radik_args &a, const pb_radik_ctx &c,
@@ -320,7 +321,7 @@ __device__ void pb_radik_flush_buf(const pb_radik_args &a, const pb_radik_ctx &c
     __syncthreads();
     uint32_t bk = s.b.base_keep, bo = s.b.base_out;
     for (uint32_t i = threadIdx.x; i < fk; i += PB_RADIK_BLOCK)
-        a.cout[c.cbase + bk + i] = s.buf[i];
+        a.cout[c.begin + bk + i] = s.buf[i];
     for (uint32_t i = threadIdx.x; i < fo; i += PB_RADIK_BLOCK) {
         uint2 e = s.buf[2 * PB_RADIK_PART - 1 - i];
         pb_radik_write_out(a, c, bo + i, e.x, e.y);
@@ -383,7 +384,7 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS; j++) key[j] = pb_radik_okey(a, raw[j]);
     } else {
-        const uint2 *cin = a.cin + c.cbase;
+        const uint2 *cin = a.cin + c.begin;
         uint32_t n = c.r.len_in;
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS; j++) {
@@ -473,7 +474,7 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
                 uint32_t mk = __ballot_sync(0xffffffffu, kp);
                 if (kp) {
                     uint32_t pos = pb_radik_reserve(&a.rows[c.row].wr, mk, a.hier);
-                    a.cout[c.cbase + pos] = make_uint2(k, idx[j]);
+                    a.cout[c.begin + pos] = make_uint2(k, idx[j]);
                 }
             }
             uint32_t mo = __ballot_sync(0xffffffffu, o);
@@ -545,7 +546,6 @@ __device__ __forceinline__ void pb_radik_enter(const pb_radik_args &a, uint32_t 
     c.begin = a.begin[row];
     c.end = a.end[row];
     c.out0 = a.out_off[row];
-    c.cbase = c.begin;
 }
 
 /* One pass over the input (INPUT) or the candidates a.cin. Rescheduled

@@ -83,4 +83,17 @@ PB_TOPK_HD uint32_t pb_topk_order_key(uint32_t key, int largest)
     return largest ? key : ~key;
 }
 
+/* A raw value's order key, and back: what every selection compares and what
+ * it returns (a NaN's order key gives the canonical NaN). */
+PB_TOPK_HD uint32_t pb_topk_okey_of(uint32_t raw, int dtype, int largest)
+{
+    return pb_topk_order_key(pb_topk_key_of(raw, dtype), largest);
+}
+
+PB_TOPK_HD uint32_t pb_topk_raw_of(uint32_t okey, int dtype, int largest)
+{
+    uint32_t key = pb_topk_order_key(okey, largest);
+    return dtype == PB_TOPK_U32 ? key : pb_topk_key_to_bits(key);
+}
+
 #endif

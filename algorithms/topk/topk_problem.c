@@ -390,8 +390,7 @@ static const char *value_text(const pb_topk_problem *p, uint32_t raw, char *buf,
 /* The value with order key `okey` (NaN keys give the canonical NaN). */
 static uint32_t okey_value(const pb_topk_problem *p, uint32_t okey)
 {
-    uint32_t key = p->largest ? okey : ~okey;
-    return p->dtype == PB_TOPK_U32 ? key : pb_topk_key_to_bits(key);
+    return pb_topk_raw_of(okey, p->dtype, p->largest);
 }
 
 /* Checks row r; on failure writes the message to msg and returns -1.

@@ -132,7 +132,7 @@ static inline uint64_t pb_topk_row_len(const pb_topk_problem *p, uint64_t r)
 /* The order key (larger = to be selected) of a raw value of this problem. */
 static inline uint32_t pb_topk_problem_okey(const pb_topk_problem *p, uint32_t raw)
 {
-    return pb_topk_order_key(pb_topk_key_of(raw, p->dtype), p->largest);
+    return pb_topk_okey_of(raw, p->dtype, p->largest);
 }
 
 /* Validates the point (item width 4, row lengths that fit a u32 index,
