@@ -4,7 +4,8 @@
  *
  *  - gpu_topk_twin: sort-and-choose, radik, and radik with each of its
  *    switches turned off alone (hier, wbuf, resched, pad; scale=off and
- *    scale=random) x every distribution x k in {1, 2, 31, 32, 33, 1000,
+ *    scale=random; filter=off, and filter=overshoot, whose threshold makes
+ *    most filtered rows fall back) x every distribution x k in {1, 2, 31, 32, 33, 1000,
  *    n/2, n-1, n} (k beyond a row included) x n in {1, 2, 2^j - 1, 2^j,
  *    2^j + 1 (j = 10, 16, 20), 2^24} x a single row (aligned or not) and
  *    batches (5 ragged misaligned rows, 16 misaligned rows) x largest and
@@ -13,10 +14,12 @@
  *    direction and type, so every value of every dimension is still met
  *    many times without the host's twin and check dominating the run (see
  *    the tiers in the test). Prints "N module runs, F failures".
- *  - gpu_topk_scaling: radik with scale=off, random and pivot on the same
- *    inputs: each passes the check, and per row the returned index sets are
- *    identical where the k-th best key is unique in the row, otherwise the
- *    key multisets are (scaling never changes the returned set).
+ *  - gpu_topk_scaling: radik with scale=off, random and pivot (the filter
+ *    off, so that the scaled first digit does the work), and the default
+ *    (pivot and the filter) on the same inputs: each passes the check, and
+ *    per row the returned index sets are identical where the k-th best key
+ *    is unique in the row, otherwise the key multisets are (neither scaling
+ *    nor the filter changes the returned set).
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
  *    65537 batch) for compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */
 #include <stdlib.h>
@@ -56,7 +59,8 @@ typedef struct tk_case {
 static const tk_case cases[] = {
     {"sort-and-choose", NULL, NULL}, {"radik", NULL, NULL},        {"radik", "hier", "0"},
     {"radik", "wbuf", "0"},          {"radik", "resched", "0"},    {"radik", "pad", "0"},
-    {"radik", "scale", "off"},       {"radik", "scale", "random"},
+    {"radik", "scale", "off"},       {"radik", "scale", "random"}, {"radik", "filter", "off"},
+    {"radik", "filter", "overshoot"},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
@@ -369,13 +373,14 @@ static int cmp_u32(const void *x, const void *y)
 /* One radik scaling at point q: runs and verifies it, and leaves per output
  * slot the index (idx) and the order key (keys), each row's slice sorted
  * ascending. */
-static int scaled_run(const pb_module *mod, const char *scale, const tk_point *q, uint64_t outs,
-                      uint32_t *idx, uint32_t *keys)
+static int scaled_run(const pb_module *mod, const char *scale, const char *filter,
+                      const tk_point *q, uint64_t outs, uint32_t *idx, uint32_t *keys)
 {
     tk_case c = {"radik", "scale", scale};
     pb_params p;
     pb_err err = {{0}};
     int rc = set_params(mod, &c, q, &p, &err);
+    if (!rc) rc = pb_params_set(mod, &p, "filter", filter, &err);
     pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
     void *st = NULL;
     if (!rc) rc = mod->prepare(&pt, &st, &err);
@@ -418,11 +423,15 @@ static bool pivot_unique(pb_topk_problem *p, uint64_t r)
     return seen == 1;
 }
 
-/* The three scalings at one point; returns failures (printed). */
+/* The variants compared at one point: three scalings, and the filter. */
+enum { NV = 4 };
+
+/* The variants at one point; returns failures (printed). */
 static int scaling_point(const pb_module *mod, const tk_point *q, long *unique_rows,
                          long *tied_rows)
 {
-    static const char *const scales[] = {"off", "random", "pivot"};
+    static const char *const scales[NV] = {"off", "random", "pivot", "pivot"};
+    static const char *const filters[NV] = {"off", "off", "off", "on"};
     const pb_module *any = pb_module_find("omp-topk");
     pb_params p;
     pb_err err = {{0}};
@@ -435,32 +444,33 @@ static int scaling_point(const pb_module *mod, const tk_point *q, long *unique_r
         return 1;
     }
     uint64_t outs = hp.out_total;
-    uint32_t *idx[3], *keys[3];
+    uint32_t *idx[NV], *keys[NV];
     int failures = 0;
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < NV; s++) {
         idx[s] = malloc((outs ? outs : 1) * 4);
         keys[s] = malloc((outs ? outs : 1) * 4);
         if (!idx[s] || !keys[s]) failures = 1;
     }
-    for (int s = 0; s < 3 && !failures; s++)
-        failures += scaled_run(mod, scales[s], q, outs, idx[s], keys[s]);
+    for (int s = 0; s < NV && !failures; s++)
+        failures += scaled_run(mod, scales[s], filters[s], q, outs, idx[s], keys[s]);
     for (uint64_t r = 0; r < hp.rows && !failures; r++) {
         uint64_t o = hp.out_off[r], m = hp.out_off[r + 1] - o;
         bool unique = pivot_unique(&hp, r);
         *(unique ? unique_rows : tied_rows) += 1;
         uint32_t *const *a = unique ? idx : keys;
-        for (int s = 1; s < 3 && !failures; s++)
+        for (int s = 1; s < NV && !failures; s++)
             if (memcmp(a[0] + o, a[s] + o, m * 4) != 0) {
                 char msg[160];
                 snprintf(msg, sizeof msg,
-                         "row %llu: scale=%s returns other %s than scale=off (pivot %s)",
-                         (unsigned long long)r, scales[s], unique ? "indices" : "values",
-                         unique ? "unique" : "tied");
+                         "row %llu: scale=%s filter=%s returns other %s than scale=off "
+                         "filter=off (pivot %s)",
+                         (unsigned long long)r, scales[s], filters[s],
+                         unique ? "indices" : "values", unique ? "unique" : "tied");
                 describe(mod, &none, q, "", msg);
                 failures++;
             }
     }
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < NV; s++) {
         free(idx[s]);
         free(keys[s]);
     }
@@ -502,7 +512,7 @@ static int scaling_sweep(void)
                 for (int ki = 0; ki < 4 && failures < MAX_FAILURES; ki++) {
                     tk_point q = {n, ks[ki], points[pi].shape, dists[d], largest, PB_TOPK_F32};
                     failures += scaling_point(mod, &q, &unique_rows, &tied_rows);
-                    runs += 3;
+                    runs += NV;
                 }
             }
     printf("%ld module runs (%ld rows with a unique k-th key, %ld tied), %d failures\n", runs,

@@ -5,8 +5,13 @@
  *    exactly the keys with that digit (bin edges checked on both sides);
  *  - a host model of radik's passes (the kernels' classification: output
  *    above the interval, keep inside, histogram the next digit, ties at the
- *    end) returns the twin's values for every distribution, k and scaling
- *    mode, at most three passes after the count. */
+ *    end; the pre-filter's threshold and its fallback), run in the order
+ *    radik.cu launches them and under the kernels' rules for which rows a
+ *    pass and a select touch, returns the twin's values for every
+ *    distribution, k, scaling mode and filter threshold (at, below and
+ *    above the pivot), and the row is finished when the launches are;
+ *  - the filter's sample rank is past the pivot's expected sample rank by
+ *    the promised margin. */
 #include <stdlib.h>
 
 #include "algorithms/topk/radik_digit.h"
@@ -76,30 +81,45 @@ TEST_IMPL(radik_scaled_digit)
     return 0;
 }
 
-/* The kernels' passes on one row of order keys, sequentially. Returns the
- * number of passes after the first (count) pass that still had work. */
+/* The kernels' passes on one row of order keys, sequentially, in the order
+ * radik.cu's enqueue() launches them: F(ilter), I(nput), I, C(andidates),
+ * C, C with the filter; I, I, C, C without. A pass and its select touch the
+ * row only when the kernels' rules say so (its source, and FILTER only in
+ * the filter pass). With `filter`, the row filters at thr with the scaled
+ * digit around fref. Returns 0 if the row is finished after the launches;
+ * *fell_back says whether a filter fell back. */
 static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, uint32_t ref,
-                    uint32_t *out_keys, uint32_t *nout_total)
+                    int filter, uint32_t thr, uint32_t fref, uint32_t *out_keys,
+                    uint32_t *nout_total, int *fell_back)
 {
     static uint32_t hist[PB_RADIK_BINS];
     uint32_t *cand = malloc((len ? len : 1) * sizeof *cand);
     uint32_t *next = malloc((len ? len : 1) * sizeof *next);
     pb_radik_row r;
     pb_radik_row_init(&r, len, k, scaled, ref);
+    if (filter) pb_radik_row_filter(&r, thr, fref);
     uint32_t nout = 0, ties = 0, ncand = 0;
-    int busy = 0;
-    for (int pass = 0; pass < 4; pass++) {
-        bool input = pass < 2;
+    *fell_back = 0;
+    for (const char *q = filter ? "FIICCC" : "IICC"; *q; q++) {
+        bool fpass = *q == 'F', input = *q != 'C';
+        uint32_t mode = r.mode, wr = 0;
+        if (mode == PB_RADIK_DONE ||
+            r.src != (input ? (uint32_t)PB_RADIK_SRC_INPUT : (uint32_t)PB_RADIK_SRC_CAND) ||
+            (mode == PB_RADIK_FILTER) != fpass)
+            continue;
         const uint32_t *src = input ? keys : cand;
         uint32_t n = input ? len : r.len_in;
-        uint32_t mode = r.mode, wr = 0;
-        if (mode == PB_RADIK_DONE) break;
-        if (pass > 0) busy++;
         memset(hist, 0, sizeof hist);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t key = src[i];
             switch (mode) {
             case PB_RADIK_COUNT: hist[pb_radik_digit(&r, key)]++; break;
+            case PB_RADIK_FILTER:
+                if (key >= r.lo) {
+                    next[wr++] = key;
+                    hist[pb_radik_digit(&r, key)]++;
+                }
+                break;
             case PB_RADIK_SPLIT:
                 if (key > r.hi) out_keys[nout++] = key;
                 else if (key >= r.lo) {
@@ -116,29 +136,53 @@ static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, 
                 break;
             }
         }
-        if (mode == PB_RADIK_SPLIT) {
+        if (mode == PB_RADIK_SPLIT || mode == PB_RADIK_FILTER) {
             uint32_t *t = cand;
             cand = next;
             next = t;
             ncand = wr;
         }
         uint32_t bin = 0, above = 0, count = 0;
-        if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT) {
+        if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT || mode == PB_RADIK_FILTER) {
+            uint32_t seen = 0;
             for (uint32_t b = PB_RADIK_BINS; b-- > 0;) {
-                if (above + hist[b] >= r.need) {
+                if (seen + hist[b] >= r.need) {
                     bin = b;
+                    above = seen;
                     count = hist[b];
                     break;
                 }
-                above += hist[b];
+                seen += hist[b];
             }
         }
         pb_radik_row_advance(&r, bin, above, count, ncand);
+        if (mode == PB_RADIK_FILTER && r.mode == PB_RADIK_COUNT) *fell_back = 1;
     }
     free(cand);
     free(next);
     *nout_total = nout + (ties < r.need ? ties : r.need);
-    return r.mode == PB_RADIK_DONE ? busy : -1;
+    return r.mode == PB_RADIK_DONE ? 0 : -1;
+}
+
+TEST_IMPL(radik_filter_rank)
+{
+    /* Past the pivot's expected sample rank mu by 5 sqrt(mu) + 5, capped at
+     * the sample; monotone in take. */
+    static const uint32_t lens[] = {1u << 16, 100003, 1u << 20, 1u << 29};
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        uint32_t len = lens[li], prev = 0;
+        for (uint32_t take = 1; take < len; take = take * 3 / 2 + 1) {
+            uint32_t j = pb_radik_filter_rank(2048, take, len);
+            double mu = 2048.0 * take / len;
+            ASSERT(j <= 2048);
+            ASSERT(j == 2048 || (double)j >= mu + 5 * sqrt(mu) + 4);
+            ASSERT(j >= prev);
+            prev = j;
+        }
+    }
+    ASSERT_EQ_U64(pb_radik_filter_rank(2048, 1, 1u << 29), 5);
+    ASSERT_EQ_U64(pb_radik_filter_rank(2048, 1u << 18, 1u << 29), 11);
+    return 0;
 }
 
 static int cmp_u32_desc(const void *a, const void *b)
@@ -152,7 +196,7 @@ TEST_IMPL(radik_host_model)
     static const uint64_t ns[] = {1, 2, 3, 31, 33, 1000, 4097, 100003};
     const pb_module *mod = pb_module_find("omp-topk");
     ASSERT(mod);
-    long cases = 0;
+    long cases = 0, falls = 0;
     for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
         for (int dist = 0; dist < PB_TOPK_NDIST; dist++)
             for (int largest = 0; largest < 2; largest++) {
@@ -174,26 +218,42 @@ TEST_IMPL(radik_host_model)
                 qsort(sorted, n, sizeof *sorted, cmp_u32_desc);
                 uint64_t kl[] = {1, 2, 31, 32, 33, 1000, n / 2, n - 1, n, n + 1};
                 for (size_t ki = 0; ki < sizeof kl / sizeof kl[0]; ki++)
-                    for (int sc = 0; sc < 3; sc++) {
+                    for (int sc = 0; sc < 3 * 5; sc++) {
                         uint64_t k = kl[ki];
                         if (k < 1) continue;
                         uint32_t take = k < n ? (uint32_t)k : (uint32_t)n;
-                        /* off; a pseudo-random element; the true pivot */
-                        uint32_t ref = sc == 1 ? keys[(rd_next() % n)] : sorted[take - 1];
+                        /* Scaling: off; a pseudo-random element; the true
+                         * pivot. Filter: none; at the pivot; below it;
+                         * the largest key; above the pivot (falls back). */
+                        int scale = sc % 3, filt = sc / 3;
+                        uint32_t ref = scale == 1 ? keys[(rd_next() % n)] : sorted[take - 1];
+                        uint32_t piv = sorted[take - 1], thr = piv;
+                        if (filt == 2) thr = sorted[take - 1 + (n - take) / 3];
+                        if (filt == 3) thr = sorted[0];
+                        if (filt == 4) thr = piv == UINT32_MAX ? piv : piv + 1;
+                        /* The filter's digit centres on an estimate of the
+                         * pivot: some key near it. */
+                        uint32_t fref = sorted[(take - 1 + rd_next() % 7) % n];
                         uint32_t got = 0;
-                        int passes = rd_model(keys, (uint32_t)n, k, sc != 0 && take < n, ref,
-                                              out, &got);
-                        if (passes < 0 || passes > 3 || got != take) {
-                            fprintf(stderr, "n=%llu dist=%d k=%llu scale=%d: passes %d, %u of %u\n",
-                                    (unsigned long long)n, dist, (unsigned long long)k, sc,
-                                    passes, got, take);
+                        int fell = 0;
+                        int rc = rd_model(keys, (uint32_t)n, k, scale != 0 && take < n, ref,
+                                          filt != 0, thr, fref, out, &got, &fell);
+                        /* Above the pivot, fewer than take keys pass. */
+                        bool must_fall = take < n && (filt == 4 ? piv != UINT32_MAX : false);
+                        if (rc < 0 || got != take || (must_fall && !fell)) {
+                            fprintf(stderr,
+                                    "n=%llu dist=%d k=%llu scale=%d filter=%d: rc %d, %u of %u, "
+                                    "fell back %d\n",
+                                    (unsigned long long)n, dist, (unsigned long long)k, scale,
+                                    filt, rc, got, take, fell);
                             return 1;
                         }
+                        falls += fell;
                         qsort(out, take, sizeof *out, cmp_u32_desc);
                         for (uint32_t i = 0; i < take; i++)
                             if (out[i] != sorted[i]) {
                                 fprintf(stderr,
-                                        "n=%llu dist=%d k=%llu scale=%d: rank %u is %08x, "
+                                        "n=%llu dist=%d k=%llu sc=%d: rank %u is %08x, "
                                         "expected %08x\n",
                                         (unsigned long long)n, dist, (unsigned long long)k, sc, i,
                                         out[i], sorted[i]);
@@ -206,6 +266,7 @@ TEST_IMPL(radik_host_model)
                 free(out);
                 pb_topk_problem_free(&p);
             }
-    printf("%ld model runs\n", cases);
+    printf("%ld model runs, %ld filter fallbacks\n", cases, falls);
+    ASSERT(falls > 0);
     return 0;
 }

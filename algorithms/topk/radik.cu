@@ -2,10 +2,14 @@
  * batch of rows in one call, with the paper's optimisations each behind a
  * parameter for the ablation (radik_kernels.cuh says what each does) and
  * the adaptive scaling of Section 4.3 done exactly in the key domain
- * (radik_digit.h). A query reads its input twice: once to histogram the
- * first 13-bit digit, once to output the keys above the pivot's bin and
- * keep the bin's keys as candidates; two more passes over the candidates
- * find the pivot and its ties. No host synchronisation inside a query. */
+ * (radik_digit.h). The paper's query reads its input twice: once to
+ * histogram the first 13-bit digit, once to output the keys above the
+ * pivot's bin and keep the bin's keys as candidates; two more passes over
+ * the candidates find the pivot and its ties. With the sampled pre-filter
+ * (`filter`, our addition) a long row with a small k is read once: the
+ * keys above a threshold drawn from a sample become the candidates, and a
+ * row whose sample was wrong falls back to the two reads. No host
+ * synchronisation inside a query. */
 #include <stdlib.h>
 
 #include "algorithms/topk/gpu_topk_state.cuh"
@@ -14,7 +18,7 @@
 
 namespace {
 
-enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE };
+enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER };
 
 const pb_param_spec params[] = {
     PB_TOPK_COMMON_PARAMS,
@@ -32,18 +36,23 @@ const pb_param_spec params[] = {
      "adaptive scaling of the first digit around a reference key: off; always, around a random "
      "element (the paper); or around the sample's pivot estimate when the sample shows the "
      "plain digit would not split the row"},
+    {"filter", PB_PARAM_ENUM, PB_RADIK_FILTER_ON, 0, 0, "off|on|overshoot",
+     "sampled pre-filter (not in the paper): rows of 2^16 or more whose 2048-key sample gives a "
+     "threshold keeping at most 1/16 of them are read once, keeping the keys above it; a row "
+     "with fewer than k such keys falls back to the two reads (overshoot: the sample's maximum "
+     "as the threshold, to exercise the fallback)"},
 };
 
 struct radik {
     pb_radik_row *rows;
     uint32_t *hist;
     uint2 *cand[2];
-    uint32_t *parts, *work, *input_work;
-    unsigned grid, grid_buf; /* rescheduled grids: resident blocks (plain, buffered) */
+    uint32_t *parts, *work;
+    unsigned grid, grid_buf, grid_filter; /* rescheduled grids: resident blocks */
     unsigned foldx; /* one fold a row: blocks a row */
     size_t smem_plain, smem_buf;
     bool wbuf, resched;
-    int scale;
+    int scale, filter;
     /* The whole query as one CUDA graph: its ten small launches cost the
      * host more than the GPU takes for a short row, so run() launches the
      * graph once. */
@@ -62,7 +71,6 @@ void radik_free(void *p)
     cudaFree(r->cand[1]);
     cudaFree(r->parts);
     cudaFree(r->work);
-    cudaFree(r->input_work);
     if (r->exec) cudaGraphExecDestroy(r->exec);
     if (r->graph) cudaGraphDestroy(r->graph);
     if (r->stream) cudaStreamDestroy(r->stream);
@@ -105,6 +113,16 @@ template <bool INPUT, bool BUF> int set_smem(size_t bytes, int *blocks, pb_err *
     return 0;
 }
 
+/* The filter kernel for a problem's key conversion. */
+typedef void (*filter_fn)(pb_radik_args);
+filter_fn filter_kernel(const pb_topk_problem &p)
+{
+    bool f32 = p.dtype == PB_TOPK_F32;
+    if (p.largest)
+        return f32 ? pb_radik_filter<PB_TOPK_F32, 1> : pb_radik_filter<PB_TOPK_U32, 1>;
+    return f32 ? pb_radik_filter<PB_TOPK_F32, 0> : pb_radik_filter<PB_TOPK_U32, 0>;
+}
+
 int capture(const pb_gpu_topk *g, radik *r, pb_err *err);
 
 int setup(pb_gpu_topk *g, const void *, pb_err *err)
@@ -117,6 +135,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     r->wbuf = g->params.v[P_WBUF] != 0;
     r->resched = g->params.v[P_RESCHED] != 0;
     r->scale = (int)g->params.v[P_SCALE];
+    r->filter = (int)g->params.v[P_FILTER];
     if (p.max_len >= (UINT64_C(1) << 31))
         return pb_err_set(err, "radik: rows of 2^31 values or more are not supported (got %llu)",
                           (unsigned long long)p.max_len);
@@ -132,7 +151,6 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     for (int i = 0; i < 2; i++) PB_CUDA_TRY(cudaMalloc(&r->cand[i], total * sizeof(uint2)), err);
     PB_CUDA_TRY(cudaMalloc(&r->parts, rows * 4), err);
     PB_CUDA_TRY(cudaMalloc(&r->work, (rows + 1) * 4), err);
-    PB_CUDA_TRY(cudaMalloc(&r->input_work, (rows + 1) * 4), err);
 
     r->smem_plain = sizeof(pb_radik_pass_smem<false>);
     r->smem_buf = sizeof(pb_radik_pass_smem<true>);
@@ -143,6 +161,10 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
         set_smem<false, false>(r->smem_plain, NULL, err) ||
         set_smem<false, true>(r->smem_buf, NULL, err))
         return -1;
+    int b_filter = 0;
+    PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b_filter, filter_kernel(p),
+                                                              PB_RADIK_BLOCK, 0),
+                err);
     int dev = 0, sms = 0;
     PB_CUDA_TRY(cudaGetDevice(&dev), err);
     PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
@@ -150,15 +172,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
      * resident (a larger grid only queues blocks). */
     r->grid = (unsigned)(sms * (b_in > 0 ? b_in : 1));
     r->grid_buf = (unsigned)(sms * (b_in_buf > 0 ? b_in_buf : 1));
-
-    /* The input passes' partition prefix: fixed by the layout and `pad`. */
-    pb_radik_args a = args_of(g, r);
-    if (rows) {
-        pb_radik_input_parts<<<(unsigned)((rows + 255) / 256), 256>>>(a, r->parts);
-        PB_CUDA_LAUNCHED(err);
-        pb_radik_plan<<<1, 1024>>>(r->parts, (uint32_t)rows, r->input_work);
-        PB_CUDA_LAUNCHED(err);
-    }
+    r->grid_filter = (unsigned)(sms * (b_filter > 0 ? b_filter : 1));
     uint64_t max_parts = pb_radik_nparts(p.max_len + 4);
     uint64_t fold = (r->grid + rows - 1) / (rows ? rows : 1);
     if (fold > max_parts) fold = max_parts;
@@ -191,46 +205,83 @@ int launch_pass(const radik *r, pb_radik_args a, const uint32_t *work, pb_err *e
 }
 
 template <bool INPUT>
-int pass(const radik *r, const pb_radik_args &a, const uint32_t *work, bool buf, pb_err *err)
+int pass(const radik *r, const pb_radik_args &a, bool buf, pb_err *err)
 {
-    return buf ? launch_pass<INPUT, true>(r, a, work, err)
-               : launch_pass<INPUT, false>(r, a, work, err);
+    return buf ? launch_pass<INPUT, true>(r, a, r->work, err)
+               : launch_pass<INPUT, false>(r, a, r->work, err);
 }
 
-/* Select after a pass; before a candidate pass, the work prefix too. */
-int select(const radik *r, const pb_radik_args &a, bool plan, pb_err *err)
+/* Whether the passes walk a work prefix (else one row, or a fold a row). */
+bool planned(const radik *r, const pb_radik_args &a)
 {
-    bool need_plan = plan && r->resched && a.nrows > 1;
-    pb_radik_select<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, need_plan ? r->parts : NULL);
+    return r->resched && a.nrows > 1;
+}
+
+/* The rescheduling prefix of r->parts into r->work. */
+int plan(const radik *r, const pb_radik_args &a, pb_err *err)
+{
+    pb_radik_plan<<<1, 1024, 0, r->stream>>>(r->parts, a.nrows, r->work);
     PB_CUDA_LAUNCHED(err);
-    if (need_plan) {
-        pb_radik_plan<<<1, 1024, 0, r->stream>>>(r->parts, a.nrows, r->work);
-        PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+/* Select after the pass that read `ran` (the filter pass if `filtered`);
+ * the next pass reads `next`. */
+int select(const radik *r, const pb_radik_args &a, int ran, bool filtered, int next, pb_err *err)
+{
+    bool p = planned(r, a);
+    pb_radik_select<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, p ? r->parts : NULL, ran,
+                                                               filtered ? 1 : 0, next);
+    PB_CUDA_LAUNCHED(err);
+    return p ? plan(r, a, err) : 0;
+}
+
+int filter_pass(const pb_gpu_topk *g, const radik *r, pb_radik_args a, pb_err *err)
+{
+    filter_fn f = filter_kernel(g->prob);
+    if (a.nrows == 1 || r->resched) {
+        a.work = a.nrows == 1 ? NULL : r->work;
+        f<<<r->grid_filter, PB_RADIK_BLOCK, 0, r->stream>>>(a);
+    } else {
+        a.work = NULL;
+        f<<<dim3(r->foldx, a.nrows), PB_RADIK_BLOCK, 0, r->stream>>>(a);
     }
+    PB_CUDA_LAUNCHED(err);
     return 0;
 }
 
 /* The query's launches, in stream order on r->stream. */
 int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
 {
+    const int IN = PB_RADIK_SRC_INPUT, CAND = PB_RADIK_SRC_CAND;
     pb_radik_args a = args_of(g, r);
-    /* The sample (scaling) depends on the problem's seed only: every
-     * repeat of a query does the same work. */
+    bool filt = r->filter != PB_RADIK_FILTER_OFF;
+    /* The sample depends on the problem's seed only: every repeat of a
+     * query does the same work. */
     uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
-    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, g->prob.k, r->scale, salt);
+    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(
+        a, g->prob.k, r->scale, r->filter, salt, planned(r, a) ? r->parts : NULL);
     PB_CUDA_LAUNCHED(err);
+    if (planned(r, a) && plan(r, a, err)) return -1;
+    /* The filter pass writes its candidates to cand[0], where pass 1 of
+     * the rows that fall back writes theirs. */
+    a.cout = r->cand[0];
+    if (filt && (filter_pass(g, r, a, err) || select(r, a, IN, true, IN, err))) return -1;
     /* Pass 0 histograms the input (and outputs rows that take it whole). */
-    if (pass<true>(r, a, r->input_work, false, err) || select(r, a, false, err)) return -1;
+    if (pass<true>(r, a, false, err) || select(r, a, IN, false, IN, err)) return -1;
     /* Pass 1 reads the input again and writes candidates to cand[0]. */
-    a.cout = r->cand[0];
-    if (pass<true>(r, a, r->input_work, r->wbuf, err) || select(r, a, true, err)) return -1;
-    a.cin = r->cand[0];
-    a.cout = r->cand[1];
-    if (pass<false>(r, a, r->work, r->wbuf, err) || select(r, a, true, err)) return -1;
-    /* The last pass only outputs (TAKE, FINAL): nothing is kept. */
-    a.cin = r->cand[1];
-    a.cout = r->cand[0];
-    return pass<false>(r, a, r->work, r->wbuf, err);
+    if (pass<true>(r, a, r->wbuf, err) || select(r, a, IN, false, CAND, err)) return -1;
+    /* Candidate passes, alternating buffers. Two finish a row after pass 1
+     * (the last only outputs: TAKE, FINAL); a filtered row, whose first
+     * digit leaves an interval of up to 2^24 keys, needs three. */
+    int left = filt ? 3 : 2;
+    for (int i = 0; i < left; i++) {
+        a.cin = r->cand[i & 1];
+        a.cout = r->cand[(i + 1) & 1];
+        if (pass<false>(r, a, r->wbuf, err)) return -1;
+        if (i + 1 < left && select(r, a, CAND, false, CAND, err)) return -1;
+    }
+    return 0;
 }
 
 int capture(const pb_gpu_topk *g, radik *r, pb_err *err)

@@ -31,10 +31,23 @@
  * takes the sample's estimate of the pivot itself (so the finest bins sit
  * where the select needs them), and scales only when the sample shows that
  * the plain first digit would keep more than 1/256 of the row: adaptive, so
- * an input the plain digit splits well keeps the cheaper first pass. */
+ * an input the plain digit splits well keeps the cheaper first pass.
+ *
+ * The sampled pre-filter (our addition, not the paper's; radik's `filter`
+ * parameter). A top-k of a long row keeps a small fraction of it, and the
+ * same sample bounds that fraction: its key of rank j (descending, j well
+ * past the rank the pivot has in the sample, pb_radik_filter_rank) is below
+ * the pivot unless at least j + 1 sample keys lie above the pivot, which
+ * has a probability under 1e-7. The first pass over the input then keeps
+ * the keys at or above that threshold as candidates and histograms them by
+ * the scaled digit around the sample's pivot estimate (mode FILTER): a
+ * query reads its input once. If fewer than `need` keys pass (the sample
+ * was wrong), the row starts over with the two-read passes, so the answer
+ * never depends on the sample. */
 #ifndef PB_RADIK_DIGIT_H
 #define PB_RADIK_DIGIT_H
 
+#include <math.h>
 #include <stdint.h>
 
 #if defined(__CUDACC__)
@@ -58,7 +71,17 @@ enum pb_radik_mode {
     PB_RADIK_TAKE = 2,  /* output every key >= lo: all of them are needed */
     PB_RADIK_FINAL = 3, /* lo == hi is the pivot: output keys > hi, and `need` of the ties */
     PB_RADIK_DONE = 4,
+    PB_RADIK_FILTER = 5, /* first pass, sampled: keep keys >= lo, histogram them scaled */
 };
+
+/* Where the next pass of a row reads: the input or its candidates. */
+enum pb_radik_src { PB_RADIK_SRC_INPUT = 0, PB_RADIK_SRC_CAND = 1 };
+
+/* The pre-filter's sample, and the rows it is drawn for. */
+#define PB_RADIK_FILTER_MIN (1u << 16)
+/* A threshold is used when it keeps at most 1/PB_RADIK_FILTER_KEEP of the
+ * sample: beyond that the candidates cost about what a second read does. */
+#define PB_RADIK_FILTER_KEEP 16
 
 /* One row's select state (device memory; the counters are atomics). */
 typedef struct pb_radik_row {
@@ -73,6 +96,8 @@ typedef struct pb_radik_row {
     uint32_t wr;      /* candidates the running pass has written */
     uint32_t nout;    /* results written (keys above the interval, in any order) */
     uint32_t ties;    /* final pass: pivot keys claimed */
+    uint32_t src;     /* pb_radik_src of the next pass */
+    uint32_t cscaled, cref; /* the counting pass's scaling, should a filter fall back */
 } pb_radik_row;
 
 PB_RADIK_HD uint32_t pb_radik_bitlen(uint32_t x)
@@ -165,15 +190,43 @@ PB_RADIK_HD void pb_radik_row_init(pb_radik_row *r, uint32_t len, uint64_t k, in
     r->need = r->take;
     r->len_in = len;
     r->wr = r->nout = r->ties = 0;
+    r->src = PB_RADIK_SRC_INPUT;
     r->mode = r->take == 0 ? PB_RADIK_DONE : r->take == len ? PB_RADIK_TAKE : PB_RADIK_COUNT;
     if (r->mode == PB_RADIK_TAKE) r->scaled = 0;
+    r->cscaled = r->scaled;
+    r->cref = ref;
+}
+
+/* The sample rank (0-based, descending) of the pre-filter's threshold for a
+ * sample of s keys of a row of len keys with `take` results: the number of
+ * sample keys above the pivot is about Poisson(mu), mu = s * take / len,
+ * and the threshold lies above the pivot only if j + 1 of them do:
+ * j = mu + 5 sqrt(mu) + 5 puts that below 1e-7 (1e-12 at mu = 1). */
+PB_RADIK_HD uint32_t pb_radik_filter_rank(uint32_t s, uint32_t take, uint32_t len)
+{
+    double mu = (double)s * take / len;
+    double j = mu + 5.0 * sqrt(mu) + 5.0;
+    return j < (double)s ? (uint32_t)j : s;
+}
+
+/* A counting row turned into a filtering one: keys >= thr are kept and
+ * histogrammed by the scaled digit around ref. Other rows are left alone. */
+PB_RADIK_HD void pb_radik_row_filter(pb_radik_row *r, uint32_t thr, uint32_t ref)
+{
+    if (r->mode != PB_RADIK_COUNT) return;
+    r->mode = PB_RADIK_FILTER;
+    r->lo = thr;
+    r->hi = UINT32_MAX;
+    r->scaled = 1;
+    r->ref = ref;
 }
 
 /* The select step after a pass: `bin` holds the pivot, `above` candidates
  * lie in higher bins (they are output by the next pass), `count` in the
  * bin. Sets up the next pass. `written` is what the pass wrote as
- * candidates: the next pass reads them after a split pass, and the input
- * again after the counting pass. Passes that only output finish the row. */
+ * candidates: the next pass reads them after a split or filter pass, and
+ * the input again after the counting pass. Passes that only output finish
+ * the row. */
 PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t above,
                                       uint32_t count, uint32_t written)
 {
@@ -181,10 +234,21 @@ PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t ab
         r->mode = PB_RADIK_DONE;
         return;
     }
-    if (r->mode == PB_RADIK_SPLIT) r->len_in = written;
+    if (r->mode == PB_RADIK_FILTER && written < r->need) {
+        /* Fewer keys passed the threshold than the row needs (it wrote no
+         * results): the two-read passes from the start. */
+        pb_radik_row_init(r, r->len_in, r->take, (int)r->cscaled, r->cref);
+        return;
+    }
+    if (r->mode == PB_RADIK_SPLIT || r->mode == PB_RADIK_FILTER) {
+        r->len_in = written;
+        r->src = PB_RADIK_SRC_CAND;
+    }
     uint32_t lo = 0, hi = 0;
     if (r->scaled) {
+        /* A filter's candidates lie in [r->lo, MAX]: the bin's keys there. */
         pb_radik_scaled_interval(bin, r->ref, &lo, &hi);
+        if (lo < r->lo) lo = r->lo;
         r->scaled = 0;
     } else {
         lo = r->lo + (bin << r->shift);

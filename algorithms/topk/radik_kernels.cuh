@@ -1,14 +1,23 @@
 /* RadiK's kernels (the paper's Algorithm 1 with its Section 3-4
  * optimisations), fused so a query reads its input twice:
  *
- *   start    per row: the select state, and the scaling reference (sample)
+ *   start    per row: the select state; a sample for the scaling reference
+ *            and the pre-filter's threshold (radik_digit.h)
+ *   filter   input, rows with a threshold: keep the keys at or above it as
+ *            candidates, histogrammed by the scaled digit (one read; a row
+ *            whose sample was wrong goes on with pass 0)
  *   pass 0   input: histogram of the first digit             (countBin)
  *   select   per row: the pivot's bin, the next interval     (selectBin)
  *   pass 1   input: keys above the bin go to the output, keys in it become
  *            candidates and are histogrammed by the next digit
  *                                                 (selectCandidate, filter)
- *   select, pass 2 (candidates), select, pass 3 (candidates: the ties)
+ *   select, pass 2 (candidates), select, pass 3 (candidates: the ties),
+ *   and after a filter one more select and candidate pass
  *
+ * A row's `src` says which passes it takes part in: the input passes skip
+ * rows that have candidates, so a filtered row waits through the input
+ * passes of rows that fell back. After each select, every row's partition
+ * count of the next pass is summed into the rescheduling prefix.
  * No host synchronisation: every pass is launched, rows that are finished
  * skip it. A pass kernel is one template over where it reads (the input or
  * a candidate buffer) and whether it stages writes in shared memory.
@@ -43,11 +52,18 @@
 #define PB_RADIK_BLOCK 256
 #define PB_RADIK_ITEMS 8
 #define PB_RADIK_PART (PB_RADIK_BLOCK * PB_RADIK_ITEMS) /* elements a partition */
-#define PB_RADIK_SAMPLE_ITEMS 4
+#define PB_RADIK_SAMPLE_ITEMS 8
 #define PB_RADIK_SAMPLE (PB_RADIK_BLOCK * PB_RADIK_SAMPLE_ITEMS)
 #define PB_RADIK_SCALE_MIN (1u << 15) /* shorter rows are not scaled */
 
+/* The filter pass reads more keys a thread: its work per key is a compare. */
+#define PB_RADIK_FITEMS 16
+#define PB_RADIK_FPART (PB_RADIK_BLOCK * PB_RADIK_FITEMS)
+
 enum pb_radik_scale { PB_RADIK_SCALE_OFF, PB_RADIK_SCALE_RANDOM, PB_RADIK_SCALE_PIVOT };
+/* overshoot: the threshold is the sample's largest key, used whatever it
+ * keeps, so that most rows fall back (the tests' way to reach the fallback) */
+enum pb_radik_filter_mode { PB_RADIK_FILTER_OFF, PB_RADIK_FILTER_ON, PB_RADIK_FILTER_OVERSHOOT };
 
 struct pb_radik_args {
     const uint32_t *data;
@@ -85,20 +101,36 @@ __host__ __device__ __forceinline__ uint32_t pb_radik_nparts(uint64_t len)
     return (uint32_t)((len + PB_RADIK_PART - 1) / PB_RADIK_PART);
 }
 
-/* Partitions of row `row` read from the input: packed reads start at the
+/* The elements an input pass reads of row `row`: packed reads start at the
  * aligned address at or left of the row. */
-__device__ __forceinline__ uint32_t pb_radik_input_nparts(const pb_radik_args &a, uint32_t row)
+__device__ __forceinline__ uint64_t pb_radik_span(const pb_radik_args &a, uint32_t row)
 {
     uint64_t b = a.begin[row];
-    return pb_radik_nparts(a.end[row] - (pb_radik_packed(a, b) ? (b & ~UINT64_C(3)) : b));
+    return a.end[row] - (pb_radik_packed(a, b) ? (b & ~UINT64_C(3)) : b);
 }
 
-/* Partitions of a row in a pass over the input or over candidates. */
+__device__ __forceinline__ uint32_t pb_radik_input_nparts(const pb_radik_args &a, uint32_t row)
+{
+    return pb_radik_nparts(pb_radik_span(a, row));
+}
+
+/* Partitions of a row in the filter pass (0 unless it filters). */
+__device__ __forceinline__ uint32_t pb_radik_filter_parts(const pb_radik_args &a, uint32_t row)
+{
+    if (a.rows[row].mode != PB_RADIK_FILTER) return 0;
+    return (uint32_t)((pb_radik_span(a, row) + PB_RADIK_FPART - 1) / PB_RADIK_FPART);
+}
+
+/* Partitions of a row in a pass over the input or over candidates: 0 for a
+ * finished row, one waiting to filter, or one whose next read is the other
+ * source. */
 __device__ __forceinline__ uint32_t pb_radik_parts(const pb_radik_args &a, uint32_t row,
                                                    bool input)
 {
     const pb_radik_row &r = a.rows[row];
-    if (r.mode == PB_RADIK_DONE) return 0;
+    if (r.mode == PB_RADIK_DONE || r.mode == PB_RADIK_FILTER ||
+        r.src != (input ? PB_RADIK_SRC_INPUT : PB_RADIK_SRC_CAND))
+        return 0;
     return input ? pb_radik_input_nparts(a, row) : pb_radik_nparts(r.len_in);
 }
 
@@ -114,8 +146,11 @@ __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
     return x;
 }
 
+/* `filter`: a pb_radik_filter_mode. parts (when planning): each row's
+ * partitions in the first pass, the filter pass if `filter` is on. */
 __global__ void __launch_bounds__(PB_RADIK_BLOCK)
-    pb_radik_start(pb_radik_args a, uint64_t k, int scale, uint32_t salt)
+    pb_radik_start(pb_radik_args a, uint64_t k, int scale, int filter, uint32_t salt,
+                   uint32_t *parts)
 {
     typedef cub::BlockRadixSort<uint32_t, PB_RADIK_BLOCK, PB_RADIK_SAMPLE_ITEMS> sort_t;
     __shared__ typename sort_t::TempStorage tmp;
@@ -124,16 +159,18 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     uint64_t b = a.begin[row];
     uint32_t len = (uint32_t)(a.end[row] - b);
     uint32_t take = k < len ? (uint32_t)k : len;
-    uint32_t ref = 0;
+    uint32_t ref = 0, thr = 0, est = 0;
     /* A short row costs a few launches whatever its digits, and the sample
      * would cost more than the passes it saves. */
     bool scaled = scale != PB_RADIK_SCALE_OFF && len >= PB_RADIK_SCALE_MIN && take < len;
+    bool filt = filter != PB_RADIK_FILTER_OFF && len >= PB_RADIK_FILTER_MIN && take < len;
     if (scaled && scale == PB_RADIK_SCALE_RANDOM) {
         uint32_t i = pb_radik_hash(row * 0x9e3779b9U + salt) % len;
         ref = pb_radik_okey(a, a.data[b + i]);
-    } else if (scaled) {
-        /* The sample's estimate of the pivot: its (take * S / len)-th
-         * largest key, the sample drawn at hashed positions. */
+    }
+    if ((scaled && scale == PB_RADIK_SCALE_PIVOT) || filt) {
+        /* The sample, drawn at hashed positions, sorted descending; its
+         * (take * S / len)-th key estimates the pivot. */
         uint32_t keys[PB_RADIK_SAMPLE_ITEMS];
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) {
             uint32_t s = threadIdx.x * PB_RADIK_SAMPLE_ITEMS + j;
@@ -145,23 +182,53 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
             sorted[j * PB_RADIK_BLOCK + threadIdx.x] = keys[j];
         __syncthreads();
         uint64_t rank = (uint64_t)take * PB_RADIK_SAMPLE / len;
-        ref = sorted[rank < PB_RADIK_SAMPLE ? rank : PB_RADIK_SAMPLE - 1];
-        /* Adaptive: scale only when the plain first digit would keep more
-         * than 1/256 of the row with the pivot (the sample's estimate):
-         * on a narrow range, and on U[0, 1), whose top 13 key bits keep
-         * 1/32 of it (4 mantissa bits). Otherwise the plain digit (one
-         * shift) is the cheaper first pass. */
-        int same = 0;
-        for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
-            same += __syncthreads_count(sorted[j * PB_RADIK_BLOCK + threadIdx.x] >>
-                                            (32 - PB_RADIK_BITS) ==
-                                        ref >> (32 - PB_RADIK_BITS));
-        scaled = same * 256 > PB_RADIK_SAMPLE;
+        est = sorted[rank < PB_RADIK_SAMPLE ? rank : PB_RADIK_SAMPLE - 1];
+        if (scaled && scale == PB_RADIK_SCALE_PIVOT) {
+            ref = est;
+            /* Adaptive: scale only when the plain first digit would keep
+             * more than 1/256 of the row with the pivot (the sample's
+             * estimate): on a narrow range, and on U[0, 1), whose top 13
+             * key bits keep 1/32 of it (4 mantissa bits). Otherwise the
+             * plain digit (one shift) is the cheaper first pass. */
+            int same = 0;
+            for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
+                same += __syncthreads_count(sorted[j * PB_RADIK_BLOCK + threadIdx.x] >>
+                                                (32 - PB_RADIK_BITS) ==
+                                            ref >> (32 - PB_RADIK_BITS));
+            scaled = same * 256 > PB_RADIK_SAMPLE;
+        }
+        if (filt) {
+            uint32_t j = filter == PB_RADIK_FILTER_OVERSHOOT
+                             ? 0
+                             : pb_radik_filter_rank(PB_RADIK_SAMPLE, take, len);
+            filt = j < PB_RADIK_SAMPLE;
+            if (filt) {
+                /* Used only if it is selective: ties at the threshold (an
+                 * all-equal row) would keep the whole row. */
+                thr = sorted[j];
+                int kept = 0;
+                for (int i = 0; i < PB_RADIK_SAMPLE_ITEMS; i++)
+                    kept += __syncthreads_count(sorted[i * PB_RADIK_BLOCK + threadIdx.x] >= thr);
+                filt = filter == PB_RADIK_FILTER_OVERSHOOT ||
+                       kept * PB_RADIK_FILTER_KEEP <= PB_RADIK_SAMPLE;
+            }
+        }
     }
     if (threadIdx.x == 0) {
         pb_radik_row r;
         pb_radik_row_init(&r, len, k, scaled, ref);
+        if (filt) pb_radik_row_filter(&r, thr, est);
         a.rows[row] = r;
+        if (parts) {
+            uint32_t n = 0;
+            if (filter != PB_RADIK_FILTER_OFF)
+                n = r.mode == PB_RADIK_FILTER
+                        ? (uint32_t)((pb_radik_span(a, row) + PB_RADIK_FPART - 1) / PB_RADIK_FPART)
+                        : 0;
+            else if (r.mode != PB_RADIK_DONE)
+                n = pb_radik_input_nparts(a, row);
+            parts[row] = n;
+        }
     }
 }
 
@@ -169,8 +236,12 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
 
 #define PB_RADIK_SEL_PER (PB_RADIK_BINS / PB_RADIK_BLOCK)
 
-__global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_select(pb_radik_args a,
-                                                                  uint32_t *parts)
+/* Advances the rows that took part in the pass just run: those reading
+ * `ran_src`, in mode FILTER if `ran_filter` and in any other mode if not.
+ * parts (when planning): every row's partitions in the next pass, which
+ * reads `next_src`. */
+__global__ void __launch_bounds__(PB_RADIK_BLOCK)
+    pb_radik_select(pb_radik_args a, uint32_t *parts, int ran_src, int ran_filter, int next_src)
 {
     typedef cub::BlockScan<uint32_t, PB_RADIK_BLOCK> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
@@ -179,7 +250,13 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_select(pb_radik_args 
     uint32_t row = blockIdx.x;
     pb_radik_row *rp = &a.rows[row];
     uint32_t mode = rp->mode;
-    if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT) {
+    bool mine = mode != PB_RADIK_DONE && rp->src == (uint32_t)ran_src &&
+                (mode == PB_RADIK_FILTER) == (ran_filter != 0);
+    bool counted = mine && (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT ||
+                            mode == PB_RADIK_FILTER);
+    if (counted) {
+        /* A filter that kept fewer keys than needed finds no bin. */
+        if (threadIdx.x == 0) s_bin = s_above = s_count = 0;
         /* Coalesced in and out (the next pass histograms into zeros), then
          * thread t scans bins in descending order from the top in shared
          * memory, so an exclusive scan gives it the count above its bins. */
@@ -210,13 +287,17 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_select(pb_radik_args 
     }
     if (threadIdx.x == 0) {
         pb_radik_row r = *rp;
-        if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT)
+        if (counted)
             pb_radik_row_advance(&r, s_bin, s_above, s_count, r.wr);
-        else
+        else if (mine)
             pb_radik_row_advance(&r, 0, 0, 0, 0);
-        *rp = r;
-        if (parts)
-            parts[row] = r.mode == PB_RADIK_DONE ? 0 : pb_radik_nparts(r.len_in);
+        if (mine) *rp = r;
+        if (parts) {
+            bool in = next_src == PB_RADIK_SRC_INPUT;
+            parts[row] = r.mode == PB_RADIK_DONE || r.src != (uint32_t)next_src ? 0
+                         : in ? pb_radik_input_nparts(a, row)
+                              : pb_radik_nparts(r.len_in);
+        }
     }
 }
 
@@ -239,14 +320,6 @@ __global__ void __launch_bounds__(1024) pb_radik_plan(const uint32_t *parts, uin
         __syncthreads();
     }
     if (threadIdx.x == 0) work[n] = carry;
-}
-
-/* The input passes' partitions per row (fixed for a problem). */
-__global__ void pb_radik_input_parts(pb_radik_args a, uint32_t *parts)
-{
-    uint32_t row = blockIdx.x * blockDim.x + threadIdx.x;
-    if (row >= a.nrows) return;
-    parts[row] = pb_radik_input_nparts(a, row);
 }
 
 /* ---- the pass kernel ---- */
@@ -289,18 +362,16 @@ template <bool BUF> struct pb_radik_pass_smem {
     pb_radik_smem_buf b;
 };
 
-/* Moves the block's histogram of row c into the global one. */
-template <bool BUF>
-__device__ void pb_radik_flush_hist(const pb_radik_args &a, const pb_radik_ctx &c,
-                                    pb_radik_pass_smem<BUF> &s)
+/* Moves the block's histogram h of row c into the global one. */
+__device__ void pb_radik_flush_hist(const pb_radik_args &a, const pb_radik_ctx &c, uint32_t *h)
 {
     __syncthreads();
     uint32_t *g = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
     for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) {
-        uint32_t v = s.hist[i];
+        uint32_t v = h[i];
         if (v) {
             atomicAdd(&g[i], v);
-            s.hist[i] = 0;
+            h[i] = 0;
         }
     }
     __syncthreads();
@@ -534,7 +605,7 @@ template <bool BUF> __device__ void pb_radik_finish_row(const pb_radik_args &a,
                                                         pb_radik_pass_smem<BUF> &s)
 {
     if (a.hier && (c.r.mode == PB_RADIK_COUNT || c.r.mode == PB_RADIK_SPLIT))
-        pb_radik_flush_hist(a, c, s);
+        pb_radik_flush_hist(a, c, s.hist);
     if (BUF) pb_radik_flush_buf(a, c, s);
 }
 
@@ -548,18 +619,15 @@ __device__ __forceinline__ void pb_radik_enter(const pb_radik_args &a, uint32_t 
     c.out0 = a.out_off[row];
 }
 
-/* One pass over the input (INPUT) or the candidates a.cin. Rescheduled
- * (a.work): block b walks a contiguous range of the partitions of all
- * rows; else block (x, row) walks row's partitions x, x + gridDim.x, ... */
-template <bool INPUT, bool BUF>
-__global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args a)
+/* Walks the partitions this block owns, calling body(c, p) for partition p
+ * of row c.row and finish(c) after a row's last. Rescheduled (a.work, the
+ * prefix of parts_of over rows): block b takes a contiguous range of the
+ * partitions of all rows; else block (x, row) takes row's partitions x,
+ * x + gridDim.x, ... (parts_of(row) of them). */
+template <class Parts, class Body, class Finish>
+__device__ __forceinline__ void pb_radik_walk(const pb_radik_args &a, Parts parts_of, Body body,
+                                              Finish finish)
 {
-    extern __shared__ __align__(16) unsigned char pb_radik_raw_smem[];
-    pb_radik_pass_smem<BUF> &s = *reinterpret_cast<pb_radik_pass_smem<BUF> *>(pb_radik_raw_smem);
-    if (a.hier)
-        for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) s.hist[i] = 0;
-    if (threadIdx.x == 0) s.b.fill_keep = s.b.fill_out = 0;
-    __syncthreads();
     pb_radik_ctx c;
     if (a.work) {
         uint32_t total = a.work[a.nrows];
@@ -578,23 +646,138 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args a)
         pb_radik_enter(a, row, c);
         for (uint32_t p = p0; p < p1; p++) {
             if (p >= a.work[c.row + 1]) {
-                pb_radik_finish_row(a, c, s);
+                finish(c);
                 uint32_t nr = c.row + 1;
                 while (a.work[nr + 1] <= p) nr++;
                 pb_radik_enter(a, nr, c);
             }
-            pb_radik_partition<INPUT, BUF>(a, c, p - a.work[c.row], s);
+            body(c, p - a.work[c.row]);
         }
-        pb_radik_finish_row(a, c, s);
+        finish(c);
     } else {
         uint32_t row = blockIdx.y;
-        uint32_t parts = pb_radik_parts(a, row, INPUT);
+        uint32_t parts = parts_of(row);
         if (blockIdx.x >= parts) return;
         pb_radik_enter(a, row, c);
-        for (uint32_t p = blockIdx.x; p < parts; p += gridDim.x)
-            pb_radik_partition<INPUT, BUF>(a, c, p, s);
-        pb_radik_finish_row(a, c, s);
+        for (uint32_t p = blockIdx.x; p < parts; p += gridDim.x) body(c, p);
+        finish(c);
     }
+}
+
+/* One pass over the input (INPUT) or the candidates a.cin. */
+template <bool INPUT, bool BUF>
+__global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args a)
+{
+    extern __shared__ __align__(16) unsigned char pb_radik_raw_smem[];
+    pb_radik_pass_smem<BUF> &s = *reinterpret_cast<pb_radik_pass_smem<BUF> *>(pb_radik_raw_smem);
+    if (a.hier)
+        for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) s.hist[i] = 0;
+    if (threadIdx.x == 0) s.b.fill_keep = s.b.fill_out = 0;
+    __syncthreads();
+    pb_radik_walk(
+        a, [&](uint32_t row) { return pb_radik_parts(a, row, INPUT); },
+        [&](const pb_radik_ctx &c, uint32_t p) { pb_radik_partition<INPUT, BUF>(a, c, p, s); },
+        [&](const pb_radik_ctx &c) { pb_radik_finish_row(a, c, s); });
+}
+
+/* ---- the filter pass ---- */
+
+/* Partition p of a filtering row c: keys at or above the threshold (c.r.lo)
+ * are written as candidates at a warp's reservation (few are: no staging)
+ * and histogrammed by the scaled digit around c.r.ref. The key conversion
+ * is specialised (DT, LG: dtype, largest): per key the pass does a load, a
+ * conversion and a compare. */
+template <int DT, int LG>
+__device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
+                                                     const pb_radik_ctx &c, uint32_t p,
+                                                     uint32_t *hist)
+{
+    const uint32_t len = (uint32_t)(c.end - c.begin), thr = c.r.lo;
+    const bool packed = pb_radik_packed(a, c.begin);
+    uint32_t key[PB_RADIK_FITEMS], keep = 0;
+    /* Slot s's row-relative index: rel0 + step(s) (wrapped below 0 and
+     * masked for the first pack's head). */
+    uint32_t rel0;
+    if (packed) {
+        uint32_t head = (uint32_t)(c.begin & 3);
+        const uint4 *v = reinterpret_cast<const uint4 *>(a.data + (c.begin - head)) +
+                         (uint64_t)p * (PB_RADIK_FPART / 4);
+        rel0 = p * PB_RADIK_FPART - head + 4 * threadIdx.x;
+        uint4 x[PB_RADIK_FITEMS / 4];
+#pragma unroll
+        for (int j = 0; j < PB_RADIK_FITEMS / 4; j++) {
+            uint32_t r0 = rel0 + 4 * j * PB_RADIK_BLOCK;
+            x[j] = r0 + 3 < len + 3 ? __ldcs(v + threadIdx.x + j * PB_RADIK_BLOCK)
+                                    : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int j = 0; j < PB_RADIK_FITEMS / 4; j++) {
+            uint32_t raw[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+#pragma unroll
+            for (int t = 0; t < 4; t++) {
+                uint32_t rel = rel0 + 4 * j * PB_RADIK_BLOCK + t;
+                uint32_t k = pb_topk_okey_of(raw[t], DT, LG);
+                key[j * 4 + t] = k;
+                keep |= (uint32_t)(rel < len && k >= thr) << (j * 4 + t);
+            }
+        }
+    } else {
+        const uint32_t *d = a.data + c.begin;
+        rel0 = p * PB_RADIK_FPART + threadIdx.x;
+        uint32_t raw[PB_RADIK_FITEMS];
+#pragma unroll
+        for (int j = 0; j < PB_RADIK_FITEMS; j++) {
+            uint32_t rel = rel0 + j * PB_RADIK_BLOCK;
+            raw[j] = rel < len ? __ldcs(d + rel) : 0;
+        }
+#pragma unroll
+        for (int j = 0; j < PB_RADIK_FITEMS; j++) {
+            uint32_t rel = rel0 + j * PB_RADIK_BLOCK;
+            uint32_t k = pb_topk_okey_of(raw[j], DT, LG);
+            key[j] = k;
+            keep |= (uint32_t)(rel < len && k >= thr) << j;
+        }
+    }
+    if (!__any_sync(0xffffffffu, keep)) return;
+    /* One reservation a warp (hier) for its kept keys, in lane order. */
+    uint32_t cnt = (uint32_t)__popc(keep), base = 0;
+    uint32_t *wr = &a.rows[c.row].wr;
+    if (a.hier) {
+        uint32_t lane = threadIdx.x & 31, incl = cnt;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
+            if (lane >= (uint32_t)d) incl += y;
+        }
+        if (lane == 31 && incl) base = atomicAdd(wr, incl);
+        base = __shfl_sync(0xffffffffu, base, 31) + incl - cnt;
+    }
+    uint32_t *g = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
+#pragma unroll
+    for (int s = 0; s < PB_RADIK_FITEMS; s++) {
+        if (!((keep >> s) & 1)) continue;
+        uint32_t rel = packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + (s % 4)
+                              : rel0 + s * PB_RADIK_BLOCK;
+        uint32_t pos = a.hier ? base++ : atomicAdd(wr, 1u);
+        a.cout[c.begin + pos] = make_uint2(key[s], rel);
+        uint32_t d = pb_radik_scaled_digit(key[s], c.r.ref);
+        atomicAdd(a.hier ? &hist[d] : &g[d], 1u);
+    }
+}
+
+template <int DT, int LG>
+__global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args a)
+{
+    __shared__ uint32_t hist[PB_RADIK_BINS];
+    if (a.hier)
+        for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) hist[i] = 0;
+    __syncthreads();
+    pb_radik_walk(
+        a, [&](uint32_t row) { return pb_radik_filter_parts(a, row); },
+        [&](const pb_radik_ctx &c, uint32_t p) { pb_radik_filter_part<DT, LG>(a, c, p, hist); },
+        [&](const pb_radik_ctx &c) {
+            if (a.hier) pb_radik_flush_hist(a, c, hist);
+        });
 }
 
 #endif
