@@ -47,7 +47,7 @@ struct radik {
     pb_radik_row *rows;
     uint32_t *hist;
     uint2 *cand[2];
-    uint32_t *parts, *work;
+    uint32_t *parts, *work, *arrivals;
     unsigned grid, grid_buf, grid_filter; /* rescheduled grids: resident blocks */
     unsigned foldx; /* one fold a row: blocks a row */
     size_t smem_plain, smem_buf;
@@ -71,6 +71,7 @@ void radik_free(void *p)
     cudaFree(r->cand[1]);
     cudaFree(r->parts);
     cudaFree(r->work);
+    cudaFree(r->arrivals);
     if (r->exec) cudaGraphExecDestroy(r->exec);
     if (r->graph) cudaGraphDestroy(r->graph);
     if (r->stream) cudaStreamDestroy(r->stream);
@@ -151,6 +152,8 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     for (int i = 0; i < 2; i++) PB_CUDA_TRY(cudaMalloc(&r->cand[i], total * sizeof(uint2)), err);
     PB_CUDA_TRY(cudaMalloc(&r->parts, rows * 4), err);
     PB_CUDA_TRY(cudaMalloc(&r->work, (rows + 1) * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&r->arrivals, 4), err);
+    PB_CUDA_TRY(cudaMemset(r->arrivals, 0, 4), err); /* the last block leaves it at 0 */
 
     r->smem_plain = sizeof(pb_radik_pass_smem<false>);
     r->smem_buf = sizeof(pb_radik_pass_smem<true>);
@@ -217,23 +220,22 @@ bool planned(const radik *r, const pb_radik_args &a)
     return r->resched && a.nrows > 1;
 }
 
-/* The rescheduling prefix of r->parts into r->work. */
-int plan(const radik *r, const pb_radik_args &a, pb_err *err)
+/* Where start and select leave the next pass's plan (none: no plan). */
+pb_radik_plan plan_of(const radik *r, const pb_radik_args &a)
 {
-    pb_radik_plan<<<1, 1024, 0, r->stream>>>(r->parts, a.nrows, r->work);
-    PB_CUDA_LAUNCHED(err);
-    return 0;
+    pb_radik_plan pl = {NULL, NULL, NULL};
+    if (planned(r, a)) pl = {r->parts, r->work, r->arrivals};
+    return pl;
 }
 
 /* Select after the pass that read `ran` (the filter pass if `filtered`);
  * the next pass reads `next`. */
 int select(const radik *r, const pb_radik_args &a, int ran, bool filtered, int next, pb_err *err)
 {
-    bool p = planned(r, a);
-    pb_radik_select<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, p ? r->parts : NULL, ran,
+    pb_radik_select<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, plan_of(r, a), ran,
                                                                filtered ? 1 : 0, next);
     PB_CUDA_LAUNCHED(err);
-    return p ? plan(r, a, err) : 0;
+    return 0;
 }
 
 int filter_pass(const pb_gpu_topk *g, const radik *r, pb_radik_args a, pb_err *err)
@@ -259,10 +261,9 @@ int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
     /* The sample depends on the problem's seed only: every repeat of a
      * query does the same work. */
     uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
-    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(
-        a, g->prob.k, r->scale, r->filter, salt, planned(r, a) ? r->parts : NULL);
+    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, g->prob.k, r->scale, r->filter,
+                                                              salt, plan_of(r, a));
     PB_CUDA_LAUNCHED(err);
-    if (planned(r, a) && plan(r, a, err)) return -1;
     /* The filter pass writes its candidates to cand[0], where pass 1 of
      * the rows that fall back writes theirs. */
     a.cout = r->cand[0];

@@ -134,6 +134,48 @@ __device__ __forceinline__ uint32_t pb_radik_parts(const pb_radik_args &a, uint3
     return input ? pb_radik_input_nparts(a, row) : pb_radik_nparts(r.len_in);
 }
 
+/* ---- planning: the rescheduled passes' work prefix ---- */
+
+/* Where a kernel that visits every row (one block a row) leaves the next
+ * pass's plan: parts[row] per row, and in work[0, rows] their exclusive
+ * prefix, which the last block to finish sums (arrivals counts the blocks
+ * and is left at 0), so planning costs no launch of its own. parts NULL:
+ * no plan (a single row, or a fold of blocks a row). */
+struct pb_radik_plan {
+    uint32_t *parts, *work, *arrivals;
+};
+
+/* Called by every thread of every block after thread 0 wrote parts[row]. */
+__device__ void pb_radik_plan_last(const pb_radik_plan &pl, uint32_t n)
+{
+    typedef cub::BlockScan<uint32_t, PB_RADIK_BLOCK> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ uint32_t carry;
+    __shared__ bool last;
+    if (!pl.parts) return;
+    if (threadIdx.x == 0) {
+        __threadfence(); /* this block's parts[] before its arrival */
+        last = atomicAdd(pl.arrivals, 1u) == gridDim.x - 1;
+        carry = 0;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
+        uint32_t i = base + threadIdx.x;
+        uint32_t v = i < n ? __ldcg(pl.parts + i) : 0, x, total;
+        scan_t(tmp).ExclusiveSum(v, x, total);
+        if (i < n) pl.work[i] = carry + x;
+        __syncthreads();
+        if (threadIdx.x == 0) carry += total;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        pl.work[n] = carry;
+        *pl.arrivals = 0;
+    }
+}
+
 /* ---- start: select state and scaling reference, one block per row ---- */
 
 __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
@@ -146,11 +188,11 @@ __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
     return x;
 }
 
-/* `filter`: a pb_radik_filter_mode. parts (when planning): each row's
- * partitions in the first pass, the filter pass if `filter` is on. */
+/* `filter`: a pb_radik_filter_mode. Plans the first pass: the filter pass
+ * if `filter` is on. */
 __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     pb_radik_start(pb_radik_args a, uint64_t k, int scale, int filter, uint32_t salt,
-                   uint32_t *parts)
+                   pb_radik_plan pl)
 {
     typedef cub::BlockRadixSort<uint32_t, PB_RADIK_BLOCK, PB_RADIK_SAMPLE_ITEMS> sort_t;
     __shared__ typename sort_t::TempStorage tmp;
@@ -219,7 +261,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         pb_radik_row_init(&r, len, k, scaled, ref);
         if (filt) pb_radik_row_filter(&r, thr, est);
         a.rows[row] = r;
-        if (parts) {
+        if (pl.parts) {
             uint32_t n = 0;
             if (filter != PB_RADIK_FILTER_OFF)
                 n = r.mode == PB_RADIK_FILTER
@@ -227,9 +269,10 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                         : 0;
             else if (r.mode != PB_RADIK_DONE)
                 n = pb_radik_input_nparts(a, row);
-            parts[row] = n;
+            pl.parts[row] = n;
         }
     }
+    pb_radik_plan_last(pl, a.nrows);
 }
 
 /* ---- select: the pivot's bin, one block per row ---- */
@@ -238,10 +281,9 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
 
 /* Advances the rows that took part in the pass just run: those reading
  * `ran_src`, in mode FILTER if `ran_filter` and in any other mode if not.
- * parts (when planning): every row's partitions in the next pass, which
- * reads `next_src`. */
+ * Plans the next pass, which reads `next_src`. */
 __global__ void __launch_bounds__(PB_RADIK_BLOCK)
-    pb_radik_select(pb_radik_args a, uint32_t *parts, int ran_src, int ran_filter, int next_src)
+    pb_radik_select(pb_radik_args a, pb_radik_plan pl, int ran_src, int ran_filter, int next_src)
 {
     typedef cub::BlockScan<uint32_t, PB_RADIK_BLOCK> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
@@ -292,34 +334,14 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         else if (mine)
             pb_radik_row_advance(&r, 0, 0, 0, 0);
         if (mine) *rp = r;
-        if (parts) {
+        if (pl.parts) {
             bool in = next_src == PB_RADIK_SRC_INPUT;
-            parts[row] = r.mode == PB_RADIK_DONE || r.src != (uint32_t)next_src ? 0
-                         : in ? pb_radik_input_nparts(a, row)
-                              : pb_radik_nparts(r.len_in);
+            pl.parts[row] = r.mode == PB_RADIK_DONE || r.src != (uint32_t)next_src ? 0
+                            : in ? pb_radik_input_nparts(a, row)
+                                 : pb_radik_nparts(r.len_in);
         }
     }
-}
-
-/* The exclusive prefix of parts[0, n) into work[0, n]: one block. */
-__global__ void __launch_bounds__(1024) pb_radik_plan(const uint32_t *parts, uint32_t n,
-                                                      uint32_t *work)
-{
-    typedef cub::BlockScan<uint32_t, 1024> scan_t;
-    __shared__ typename scan_t::TempStorage tmp;
-    __shared__ uint32_t carry;
-    if (threadIdx.x == 0) carry = 0;
-    __syncthreads();
-    for (uint32_t base = 0; base < n; base += 1024) {
-        uint32_t i = base + threadIdx.x;
-        uint32_t v = i < n ? parts[i] : 0, x, total;
-        scan_t(tmp).ExclusiveSum(v, x, total);
-        if (i < n) work[i] = carry + x;
-        __syncthreads();
-        if (threadIdx.x == 0) carry += total;
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) work[n] = carry;
+    pb_radik_plan_last(pl, a.nrows);
 }
 
 /* ---- the pass kernel ---- */
@@ -682,15 +704,40 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args a)
 
 /* ---- the filter pass ---- */
 
+/* The filter pass's shared memory: the histogram, and a staging buffer for
+ * candidates, flushed past half full with one reservation of the row's
+ * counter a flush: a reservation a warp would serialise the whole grid on
+ * one address (2^20 of them on a 2^29 row). */
+#define PB_RADIK_FBUF 1536
+struct pb_radik_filter_smem {
+    uint32_t hist[PB_RADIK_BINS];
+    uint2 buf[PB_RADIK_FBUF];
+    uint32_t fill, base;
+};
+
+/* Writes the staged candidates of row c (fill of them). */
+__device__ void pb_radik_filter_flush(const pb_radik_args &a, const pb_radik_ctx &c,
+                                      pb_radik_filter_smem &s, uint32_t fill)
+{
+    if (threadIdx.x == 0) s.base = atomicAdd(&a.rows[c.row].wr, fill);
+    __syncthreads();
+    uint2 *out = a.cout + c.begin + s.base;
+    for (uint32_t i = threadIdx.x; i < fill; i += PB_RADIK_BLOCK) out[i] = s.buf[i];
+    __syncthreads();
+    if (threadIdx.x == 0) s.fill = 0;
+    __syncthreads();
+}
+
 /* Partition p of a filtering row c: keys at or above the threshold (c.r.lo)
- * are written as candidates at a warp's reservation (few are: no staging)
- * and histogrammed by the scaled digit around c.r.ref. The key conversion
- * is specialised (DT, LG: dtype, largest): per key the pass does a load, a
- * conversion and a compare. */
+ * become candidates, histogrammed by the scaled digit around c.r.ref. The
+ * key conversion is specialised (DT, LG: dtype, largest): per key the pass
+ * does a load, a conversion and a compare. With `hier` a warp stages its
+ * candidates with one shared reservation (or, should the buffer be full,
+ * one of the row's counter); without, every candidate reserves alone. */
 template <int DT, int LG>
 __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
                                                      const pb_radik_ctx &c, uint32_t p,
-                                                     uint32_t *hist)
+                                                     pb_radik_filter_smem &sm)
 {
     const uint32_t len = (uint32_t)(c.end - c.begin), thr = c.r.lo;
     const bool packed = pb_radik_packed(a, c.begin);
@@ -739,18 +786,31 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
         }
     }
     if (!__any_sync(0xffffffffu, keep)) return;
-    /* One reservation a warp (hier) for its kept keys, in lane order. */
     uint32_t cnt = (uint32_t)__popc(keep), base = 0;
     uint32_t *wr = &a.rows[c.row].wr;
+    bool staged = false;
     if (a.hier) {
+        /* The warp's candidates in lane order: a scan of the counts, and
+         * one reservation. A reservation past the buffer's end is given
+         * back at once: while one is outstanding every later one is past
+         * the end too, so the successful ones fill the buffer from 0. */
         uint32_t lane = threadIdx.x & 31, incl = cnt;
 #pragma unroll
         for (int d = 1; d < 32; d <<= 1) {
             uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
             if (lane >= (uint32_t)d) incl += y;
         }
-        if (lane == 31 && incl) base = atomicAdd(wr, incl);
-        base = __shfl_sync(0xffffffffu, base, 31) + incl - cnt;
+        uint32_t at = 0;
+        if (lane == 31) {
+            at = atomicAdd(&sm.fill, incl);
+            if (at + incl > PB_RADIK_FBUF) {
+                atomicSub(&sm.fill, incl);
+                at = atomicAdd(wr, incl) | 0x80000000u; /* rows < 2^31 */
+            }
+        }
+        at = __shfl_sync(0xffffffffu, at, 31);
+        staged = !(at >> 31);
+        base = (at & 0x7fffffffu) + incl - cnt;
     }
     uint32_t *g = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
 #pragma unroll
@@ -758,25 +818,39 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
         if (!((keep >> s) & 1)) continue;
         uint32_t rel = packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + (s % 4)
                               : rel0 + s * PB_RADIK_BLOCK;
-        uint32_t pos = a.hier ? base++ : atomicAdd(wr, 1u);
-        a.cout[c.begin + pos] = make_uint2(key[s], rel);
+        uint2 e = make_uint2(key[s], rel);
+        if (staged) sm.buf[base++] = e;
+        else a.cout[c.begin + (a.hier ? base++ : atomicAdd(wr, 1u))] = e;
         uint32_t d = pb_radik_scaled_digit(key[s], c.r.ref);
-        atomicAdd(a.hier ? &hist[d] : &g[d], 1u);
+        atomicAdd(a.hier ? &sm.hist[d] : &g[d], 1u);
     }
 }
 
 template <int DT, int LG>
 __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args a)
 {
-    __shared__ uint32_t hist[PB_RADIK_BINS];
+    __shared__ pb_radik_filter_smem sm;
     if (a.hier)
-        for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) hist[i] = 0;
+        for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) sm.hist[i] = 0;
+    if (threadIdx.x == 0) sm.fill = 0;
     __syncthreads();
     pb_radik_walk(
         a, [&](uint32_t row) { return pb_radik_filter_parts(a, row); },
-        [&](const pb_radik_ctx &c, uint32_t p) { pb_radik_filter_part<DT, LG>(a, c, p, hist); },
+        [&](const pb_radik_ctx &c, uint32_t p) {
+            pb_radik_filter_part<DT, LG>(a, c, p, sm);
+            if (!a.hier) return;
+            __syncthreads();
+            uint32_t fill = sm.fill;
+            __syncthreads(); /* read by all before a warp reserves again */
+            if (fill > PB_RADIK_FBUF / 2) pb_radik_filter_flush(a, c, sm, fill);
+        },
         [&](const pb_radik_ctx &c) {
-            if (a.hier) pb_radik_flush_hist(a, c, hist);
+            if (!a.hier) return;
+            __syncthreads();
+            uint32_t fill = sm.fill;
+            __syncthreads();
+            if (fill) pb_radik_filter_flush(a, c, sm, fill);
+            pb_radik_flush_hist(a, c, sm.hist);
         });
 }
 
