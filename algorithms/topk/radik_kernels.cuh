@@ -206,6 +206,11 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
      * would cost more than the passes it saves. */
     bool scaled = scale != PB_RADIK_SCALE_OFF && len >= PB_RADIK_SCALE_MIN && take < len;
     bool filt = filter != PB_RADIK_FILTER_OFF && len >= PB_RADIK_FILTER_MIN && take < len;
+    /* Past a k that no sample could make selective, no sample for it. */
+    if (filt && filter == PB_RADIK_FILTER_ON &&
+        (pb_radik_filter_rank(PB_RADIK_SAMPLE, take, len) + 1) * PB_RADIK_FILTER_KEEP >
+            PB_RADIK_SAMPLE)
+        filt = false;
     if (scaled && scale == PB_RADIK_SCALE_RANDOM) {
         uint32_t i = pb_radik_hash(row * 0x9e3779b9U + salt) % len;
         ref = pb_radik_okey(a, a.data[b + i]);
