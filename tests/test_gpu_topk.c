@@ -21,7 +21,8 @@
  *    is unique in the row, otherwise the key multisets are (neither scaling
  *    nor the filter changes the returned set).
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
- *    65537 batch) for compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */
+ *    65537 batch, which radik filters at k = 32 and 1000) for
+ *    compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */
 #include <stdlib.h>
 #include <time.h>
 
@@ -348,11 +349,12 @@ TEST_IMPL(gpu_topk_small)
                                   dist,      (int)(h >> 9 & 1),    (h >> 10 & 3) == 0};
                     go = tally(&t, mods[ci], &cases[ci], &q);
                 }
-            /* Rows long enough for sort-and-choose's per-row loop. */
-            if (!quick && go) {
+            /* Rows long enough for sort-and-choose's per-row loop and for
+             * radik's filter (quick: a k it filters with, 32 or 1000). */
+            if (go) {
                 uint32_t h = tk_coords(0x7, ci, dist, 0, 0);
-                tk_point q = {65537, (h & 1) ? 1000 : 32768, shapes[2],
-                              dist,  (int)(h >> 1 & 1),      PB_TOPK_F32};
+                uint64_t k = (h & 1) ? 1000 : quick ? 32 : 32768;
+                tk_point q = {65537, k, shapes[2], dist, (int)(h >> 1 & 1), PB_TOPK_F32};
                 go = tally(&t, mods[ci], &cases[ci], &q);
             }
         }
