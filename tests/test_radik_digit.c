@@ -182,6 +182,14 @@ TEST_IMPL(radik_filter_rank)
     }
     ASSERT_EQ_U64(pb_radik_filter_rank(2048, 1, 1u << 29), 5);
     ASSERT_EQ_U64(pb_radik_filter_rank(2048, 1u << 18, 1u << 29), 11);
+    /* Which rows may filter: long enough, a proper subset, a take whose
+     * threshold could keep at most 1/16 of the sample (any with any_k). */
+    ASSERT(pb_radik_filterable(1u << 29, 1u << 18, 0));
+    ASSERT(pb_radik_filterable(1u << 16, 32, 0));
+    ASSERT(!pb_radik_filterable((1u << 16) - 1, 32, 0));
+    ASSERT(!pb_radik_filterable(1u << 20, 65536, 0)); /* mu 128: rank 189 */
+    ASSERT(pb_radik_filterable(1u << 20, 65536, 1));
+    ASSERT(!pb_radik_filterable(1u << 20, 1u << 20, 1));
     return 0;
 }
 

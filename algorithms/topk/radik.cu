@@ -252,17 +252,31 @@ int filter_pass(const pb_gpu_topk *g, const radik *r, pb_radik_args a, pb_err *e
     return 0;
 }
 
+/* Whether any row of the problem may filter (start decides the rest). */
+bool may_filter(const pb_topk_problem &p, int filter)
+{
+    if (filter == PB_RADIK_FILTER_OFF) return false;
+    for (uint64_t i = 0; i < p.rows; i++) {
+        uint64_t len = pb_topk_row_len(&p, i), take = p.k < len ? p.k : len;
+        if (pb_radik_filterable(len, take, filter == PB_RADIK_FILTER_OVERSHOOT)) return true;
+    }
+    return false;
+}
+
 /* The query's launches, in stream order on r->stream. */
 int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
 {
     const int IN = PB_RADIK_SRC_INPUT, CAND = PB_RADIK_SRC_CAND;
     pb_radik_args a = args_of(g, r);
-    bool filt = r->filter != PB_RADIK_FILTER_OFF;
+    /* Where no row may filter, the query is the paper's: neither the
+     * filter pass nor a third candidate pass is launched. */
+    int filter = may_filter(g->prob, r->filter) ? r->filter : PB_RADIK_FILTER_OFF;
+    bool filt = filter != PB_RADIK_FILTER_OFF;
     /* The sample depends on the problem's seed only: every repeat of a
      * query does the same work. */
     uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
-    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, g->prob.k, r->scale, r->filter,
-                                                              salt, plan_of(r, a));
+    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, g->prob.k, r->scale, filter, salt,
+                                                              plan_of(r, a));
     PB_CUDA_LAUNCHED(err);
     /* The filter pass writes its candidates to cand[0], where pass 1 of
      * the rows that fall back writes theirs. */

@@ -77,7 +77,9 @@ enum pb_radik_mode {
 /* Where the next pass of a row reads: the input or its candidates. */
 enum pb_radik_src { PB_RADIK_SRC_INPUT = 0, PB_RADIK_SRC_CAND = 1 };
 
-/* The pre-filter's sample, and the rows it is drawn for. */
+/* The sample (scaling reference and pre-filter), and the rows the filter
+ * considers. */
+#define PB_RADIK_SAMPLE 2048
 #define PB_RADIK_FILTER_MIN (1u << 16)
 /* A threshold is used when it keeps at most 1/PB_RADIK_FILTER_KEEP of the
  * sample: beyond that the candidates cost about what a second read does. */
@@ -207,6 +209,17 @@ PB_RADIK_HD uint32_t pb_radik_filter_rank(uint32_t s, uint32_t take, uint32_t le
     double mu = (double)s * take / len;
     double j = mu + 5.0 * sqrt(mu) + 5.0;
     return j < (double)s ? (uint32_t)j : s;
+}
+
+/* Whether a row of len keys with `take` results may filter, before its
+ * sample says whether the threshold is selective: a long row, and (unless
+ * any_k) a take whose threshold rank could be selective at all. */
+PB_RADIK_HD int pb_radik_filterable(uint64_t len, uint64_t take, int any_k)
+{
+    if (len < PB_RADIK_FILTER_MIN || take >= len) return 0;
+    return any_k || (pb_radik_filter_rank(PB_RADIK_SAMPLE, (uint32_t)take, (uint32_t)len) + 1) *
+                            PB_RADIK_FILTER_KEEP <=
+                        PB_RADIK_SAMPLE;
 }
 
 /* A counting row turned into a filtering one: keys >= thr are kept and

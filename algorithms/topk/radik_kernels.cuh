@@ -52,8 +52,7 @@
 #define PB_RADIK_BLOCK 256
 #define PB_RADIK_ITEMS 8
 #define PB_RADIK_PART (PB_RADIK_BLOCK * PB_RADIK_ITEMS) /* elements a partition */
-#define PB_RADIK_SAMPLE_ITEMS 8
-#define PB_RADIK_SAMPLE (PB_RADIK_BLOCK * PB_RADIK_SAMPLE_ITEMS)
+#define PB_RADIK_SAMPLE_ITEMS (PB_RADIK_SAMPLE / PB_RADIK_BLOCK)
 #define PB_RADIK_SCALE_MIN (1u << 15) /* shorter rows are not scaled */
 
 /* The filter pass reads more keys a thread: its work per key is a compare. */
@@ -205,12 +204,8 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     /* A short row costs a few launches whatever its digits, and the sample
      * would cost more than the passes it saves. */
     bool scaled = scale != PB_RADIK_SCALE_OFF && len >= PB_RADIK_SCALE_MIN && take < len;
-    bool filt = filter != PB_RADIK_FILTER_OFF && len >= PB_RADIK_FILTER_MIN && take < len;
-    /* Past a k that no sample could make selective, no sample for it. */
-    if (filt && filter == PB_RADIK_FILTER_ON &&
-        (pb_radik_filter_rank(PB_RADIK_SAMPLE, take, len) + 1) * PB_RADIK_FILTER_KEEP >
-            PB_RADIK_SAMPLE)
-        filt = false;
+    bool filt = filter != PB_RADIK_FILTER_OFF &&
+                pb_radik_filterable(len, take, filter == PB_RADIK_FILTER_OVERSHOOT);
     if (scaled && scale == PB_RADIK_SCALE_RANDOM) {
         uint32_t i = pb_radik_hash(row * 0x9e3779b9U + salt) % len;
         ref = pb_radik_okey(a, a.data[b + i]);
