@@ -36,6 +36,13 @@
 /* Registers of bucket counts per lane: ceil(2^NBITS / 32). */
 #define PB_MS_MAXJ(NBITS) ((NBITS) <= 5 ? 1 : 1 << ((NBITS)-5))
 
+/* Resident blocks an SM the key-only postscans are compiled for (a
+ * postscan loads its tile once and waits on it, so what hides the latency
+ * is other blocks): BMS 4 (64 registers), DMS and WMS 3 (at 64 they would
+ * spill their ranks). Pairs need the registers. */
+#define PB_MS_POST_BLOCKS(PAIRS) ((PAIRS) ? 1 : 4)
+#define PB_MS_POST_WARP_BLOCKS(PAIRS) ((PAIRS) ? 1 : 3)
+
 /* Look-back status words: flag in the top two bits, count below. */
 #define PB_MS_AGGREGATE (UINT64_C(1) << 62)
 #define PB_MS_PREFIX (UINT64_C(2) << 62)
@@ -120,6 +127,29 @@ __device__ __forceinline__ uint32_t pb_ms_window_smem(uint32_t b, bool valid, ui
     return peers;
 }
 
+/* The bucket ids of ITEMS keys, for one bucket kind: with the kind a
+ * constant, pb_bucket_of's switch folds away instead of running per key. */
+template <int KIND, int ITEMS>
+__device__ __forceinline__ void pb_ms_buckets_of(pb_bucket_fn fn, const uint32_t (&k)[ITEMS],
+                                                 uint32_t (&b)[ITEMS])
+{
+    fn.kind = KIND;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) b[i] = pb_bucket_of(fn, k[i]);
+}
+
+template <int ITEMS>
+__device__ __forceinline__ void pb_ms_buckets(pb_bucket_fn fn, const uint32_t (&k)[ITEMS],
+                                              uint32_t (&b)[ITEMS])
+{
+    switch (fn.kind) {
+    case PB_BUCKET_DELTA: pb_ms_buckets_of<PB_BUCKET_DELTA>(fn, k, b); break;
+    case PB_BUCKET_IDENTITY: pb_ms_buckets_of<PB_BUCKET_IDENTITY>(fn, k, b); break;
+    case PB_BUCKET_RADIX: pb_ms_buckets_of<PB_BUCKET_RADIX>(fn, k, b); break;
+    default: pb_ms_buckets_of<PB_BUCKET_RANGE>(fn, k, b); break;
+    }
+}
+
 /* Loads a warp's ITEMS windows (coalesced) and their bucket ids. */
 template <int ITEMS, bool PAIRS>
 __device__ __forceinline__ void pb_ms_load(const uint32_t *__restrict__ keys,
@@ -135,8 +165,42 @@ __device__ __forceinline__ void pb_ms_load(const uint32_t *__restrict__ keys,
         k[i] = idx < n ? keys[idx] : 0;
         if (PAIRS) v[i] = idx < n ? vals[idx] : 0;
     }
+    pb_ms_buckets(fn, k, b);
+}
+
+/* The prescan only counts, so a lane may hold any of the warp's keys: 16-byte
+ * loads, lane l's item 4j + t being key warp_start + 128 j + 4 l + t. The
+ * keys are 16-byte aligned (a cudaMalloc'd array; warp_start a multiple of
+ * 32 * ITEMS). Returns the mask of valid items. */
+template <int ITEMS>
+__device__ __forceinline__ uint32_t pb_ms_load_any(const uint32_t *__restrict__ keys, uint32_t n,
+                                                   uint32_t warp_start, pb_bucket_fn fn,
+                                                   uint32_t (&k)[ITEMS], uint32_t (&b)[ITEMS])
+{
+    static_assert(ITEMS % 4 == 0 && ITEMS <= 32, "whole 16-byte packs");
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t valid = 0;
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) b[i] = pb_bucket_of(fn, k[i]);
+    for (int j = 0; j < ITEMS / 4; j++) {
+        uint32_t idx = warp_start + 128u * j + 4u * lane;
+        uint4 x;
+        if (idx + 4 <= n) {
+            x = *reinterpret_cast<const uint4 *>(keys + idx);
+        } else {
+            x.x = idx < n ? keys[idx] : 0;
+            x.y = idx + 1 < n ? keys[idx + 1] : 0;
+            x.z = idx + 2 < n ? keys[idx + 2] : 0;
+            x.w = 0; /* idx + 3 >= n here */
+        }
+        k[4 * j] = x.x;
+        k[4 * j + 1] = x.y;
+        k[4 * j + 2] = x.z;
+        k[4 * j + 3] = x.w;
+#pragma unroll
+        for (int t = 0; t < 4; t++) valid |= (uint32_t)(idx + t < n) << (4 * j + t);
+    }
+    pb_ms_buckets(fn, k, b);
+    return valid;
 }
 
 /* Prescan. PER_WARP: H[b * subproblems + warp] (DMS, WMS); else per block
@@ -154,14 +218,14 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const uint32_t tile = blockIdx.x;
     const uint32_t warp_start = tile * (PB_MS_BLOCK * ITEMS) + warp * (32 * ITEMS);
-    uint32_t k[ITEMS], v[ITEMS], b[ITEMS];
-    pb_ms_load<ITEMS, false>(keys, nullptr, n, warp_start, fn, k, v, b);
+    uint32_t k[ITEMS], b[ITEMS];
+    const uint32_t valid = pb_ms_load_any<ITEMS>(keys, n, warp_start, fn, k, b);
     uint32_t unused;
     if (MAXJ == 1) {
         uint32_t cnt[1] = {0};
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
-            pb_ms_window<NBITS, 1, false>(b[i], warp_start + 32u * i + lane < n, cnt, unused);
+            pb_ms_window<NBITS, 1, false>(b[i], (valid >> i) & 1, cnt, unused);
         s_hist[warp][lane] = cnt[0];
     } else {
 #pragma unroll
@@ -169,8 +233,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
         __syncwarp();
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
-            pb_ms_window_smem<NBITS, false>(b[i], warp_start + 32u * i + lane < n, s_hist[warp],
-                                            unused);
+            pb_ms_window_smem<NBITS, false>(b[i], (valid >> i) & 1, s_hist[warp], unused);
     }
     __syncthreads();
     const uint32_t m = fn.m;
@@ -200,7 +263,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
  * keys by bucket in shared memory (Section 5.6.1) so that its writes are
  * runs of consecutive addresses; DMS writes each key straight to its place. */
 template <int ITEMS, int NBITS, bool PAIRS, bool REORDER>
-__global__ void __launch_bounds__(PB_MS_BLOCK)
+__global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_WARP_BLOCKS(PAIRS))
     pb_ms_postscan_warp(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
                         uint32_t n, pb_bucket_fn fn, const uint32_t *__restrict__ G,
                         uint32_t warps, uint32_t *__restrict__ okeys, uint32_t *__restrict__ ovals)
@@ -277,7 +340,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
  * G (matrix scan) or, when LOOKBACK, from the bucket totals and a decoupled
  * look-back over the earlier tiles' counts. */
 template <int ITEMS, int NBITS, bool PAIRS, bool LOOKBACK>
-__global__ void __launch_bounds__(PB_MS_BLOCK)
+__global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_BLOCKS(PAIRS))
     pb_ms_postscan_block(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
                          uint32_t n, pb_bucket_fn fn, const uint32_t *__restrict__ G,
                          uint32_t tiles, const uint32_t *__restrict__ totals,
