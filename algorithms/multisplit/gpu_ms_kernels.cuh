@@ -36,12 +36,15 @@
 /* Registers of bucket counts per lane: ceil(2^NBITS / 32). */
 #define PB_MS_MAXJ(NBITS) ((NBITS) <= 5 ? 1 : 1 << ((NBITS)-5))
 
-/* Resident blocks an SM the key-only postscans are compiled for (a
- * postscan loads its tile once and waits on it, so what hides the latency
- * is other blocks): BMS 4 (64 registers), DMS and WMS 3 (at 64 they would
- * spill their ranks). Pairs need the registers. */
-#define PB_MS_POST_BLOCKS(PAIRS) ((PAIRS) ? 1 : 4)
-#define PB_MS_POST_WARP_BLOCKS(PAIRS) ((PAIRS) ? 1 : 3)
+/* Resident blocks an SM the postscans are compiled for. A postscan loads
+ * its tile once and waits on it, so other blocks hide the latency; but
+ * capped too far, one spills its ranks. Measured on the H200 (2^25 and
+ * 2^28 keys, m = 2 .. 256): key-only BMS 4 (64 registers) and WMS 3 beat
+ * the compiler's own choice (80 and 96 registers) by 5-7%; DMS keys keep
+ * 2, BMS pairs 3 and WMS pairs 2 (what the compiler chose unbounded); DMS
+ * pairs, allowed a whole SM's registers, ran 20-25% faster at m = 8, 32. */
+#define PB_MS_POST_BLOCKS(PAIRS) ((PAIRS) ? 3 : 4)
+#define PB_MS_POST_WARP_BLOCKS(PAIRS, REORDER) ((REORDER) ? ((PAIRS) ? 2 : 3) : ((PAIRS) ? 1 : 2))
 
 /* Look-back status words: flag in the top two bits, count below. */
 #define PB_MS_AGGREGATE (UINT64_C(1) << 62)
@@ -263,7 +266,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
  * keys by bucket in shared memory (Section 5.6.1) so that its writes are
  * runs of consecutive addresses; DMS writes each key straight to its place. */
 template <int ITEMS, int NBITS, bool PAIRS, bool REORDER>
-__global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_WARP_BLOCKS(PAIRS))
+__global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_WARP_BLOCKS(PAIRS, REORDER))
     pb_ms_postscan_warp(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
                         uint32_t n, pb_bucket_fn fn, const uint32_t *__restrict__ G,
                         uint32_t warps, uint32_t *__restrict__ okeys, uint32_t *__restrict__ ovals)

@@ -1,10 +1,12 @@
 /* multisplit: the stable multisplit to call when you just want one — it
  * picks dms, wms or bms (matrix scan) by m and item width, from the H200
- * measurements in results/reference/nvidia-h200/multisplit/table5 (all
- * three give the same, stable, output, so the choice is only about speed):
+ * measurements in results/reference/nvidia-h200/multisplit/table5 and perf
+ * (all three give the same, stable, output, so the choice is only about
+ * speed):
  *
- *   keys:  m <= 8  dms (two to eight write streams coalesce well enough
- *                       without reordering),  m > 8  bms
+ *   keys:  m <= 4  dms (a few write streams coalesce well enough without
+ *                       reordering),  m > 4  bms (at m = 8 since the key-only
+ *                       postscans were compiled for 4 resident blocks)
  *   pairs: m <= 2  dms,  m <= 16  wms,  m > 16  bms */
 #include "algorithms/multisplit/gpu_ms_split.cuh"
 
@@ -14,7 +16,7 @@ const pb_param_spec params[] = {PB_MS_COMMON_PARAMS};
 
 pb_ms_variant choose(uint32_t m, bool pairs)
 {
-    if (!pairs) return m <= 8 ? PB_MS_DMS : PB_MS_BMS;
+    if (!pairs) return m <= 4 ? PB_MS_DMS : PB_MS_BMS;
     return m <= 2 ? PB_MS_DMS : m <= 16 ? PB_MS_WMS : PB_MS_BMS;
 }
 
