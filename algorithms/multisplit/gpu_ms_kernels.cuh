@@ -40,11 +40,13 @@
  * its tile once and waits on it, so other blocks hide the latency; but
  * capped too far, one spills its ranks. Measured on the H200 (2^25 and
  * 2^28 keys, m = 2 .. 256): key-only BMS 4 (64 registers) and WMS 3 beat
- * the compiler's own choice (80 and 96 registers) by 5-7%; DMS keys keep
- * 2, BMS pairs 3 and WMS pairs 2 (what the compiler chose unbounded); DMS
- * pairs, allowed a whole SM's registers, ran 20-25% faster at m = 8, 32. */
+ * the compiler's own choice (80 and 96 registers) by 5-7%; BMS pairs 3 and
+ * WMS pairs 2 are what the compiler chose unbounded; DMS keys stay
+ * unbounded (0: its 96 registers; bounded to 2 blocks it took 126 and ran
+ * 11% slower at m = 2); DMS pairs, allowed a whole SM's registers, ran
+ * 20-25% faster at m = 8 and 32. */
 #define PB_MS_POST_BLOCKS(PAIRS) ((PAIRS) ? 3 : 4)
-#define PB_MS_POST_WARP_BLOCKS(PAIRS, REORDER) ((REORDER) ? ((PAIRS) ? 2 : 3) : ((PAIRS) ? 1 : 2))
+#define PB_MS_POST_WARP_BLOCKS(PAIRS, REORDER) ((REORDER) ? ((PAIRS) ? 2 : 3) : ((PAIRS) ? 1 : 0))
 
 /* Look-back status words: flag in the top two bits, count below. */
 #define PB_MS_AGGREGATE (UINT64_C(1) << 62)
