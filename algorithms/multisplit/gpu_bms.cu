@@ -1,7 +1,8 @@
 /* bms: the paper's Block-level multisplit (Section 5.6.2): block tiles
  * ranked per warp, combined across warps and reordered over the whole tile;
- * global bases from a decoupled look-back (default) or CUB's scan over the
- * m x tiles matrix (scan = matrix, the paper's). m <= 256. */
+ * global bases from CUB's scan over the m x tiles matrix (the paper's and
+ * the default, measured faster) or a decoupled look-back (scan = lookback).
+ * m <= 256. */
 #include "algorithms/multisplit/gpu_ms_split.cuh"
 
 namespace {
@@ -26,7 +27,7 @@ extern "C" const pb_module pb_module_bms = {
     .family = PB_FAMILY_MULTISPLIT,
     .device = PB_DEVICE_GPU,
     .flags = 0,
-    .summary = "Block-level multisplit: block tiles ranked by warps, reordered over the whole tile, bases by decoupled look-back (or the matrix scan); m <= 256",
+    .summary = "Block-level multisplit: block tiles ranked by warps, reordered over the whole tile, bases by the matrix scan (or a decoupled look-back); m <= 256",
     .params = PB_PARAMS(params),
     .max_n = (UINT64_C(1) << 31) - 1,
     .footprint = footprint,

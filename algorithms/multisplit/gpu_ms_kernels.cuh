@@ -155,6 +155,26 @@ __device__ __forceinline__ void pb_ms_buckets(pb_bucket_fn fn, const uint32_t (&
     }
 }
 
+/* Ranks a warp's ITEMS windows (m <= 32): rank[i] is the number of the
+ * warp's keys before item i, in input order, with its bucket. Returns the
+ * count of bucket `lane` in the warp. */
+template <int ITEMS, int NBITS>
+__device__ __forceinline__ uint32_t pb_ms_rank_warp(const uint32_t (&b)[ITEMS],
+                                                    uint32_t warp_start, uint32_t n,
+                                                    uint32_t (&rank)[ITEMS])
+{
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t cnt[1] = {0};
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t before;
+        uint32_t peers =
+            pb_ms_window<NBITS, 1, true>(b[i], warp_start + 32u * i + lane < n, cnt, before);
+        rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
+    }
+    return cnt[0];
+}
+
 /* Loads a warp's ITEMS windows (coalesced) and their bucket ids. */
 template <int ITEMS, bool PAIRS>
 __device__ __forceinline__ void pb_ms_load(const uint32_t *__restrict__ keys,
@@ -284,14 +304,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_WARP_BLOCKS(PAIRS, REO
     if (warp_start >= n) return; /* whole warps only: no block barrier follows */
     uint32_t k[ITEMS], v[ITEMS], b[ITEMS], rank[ITEMS];
     pb_ms_load<ITEMS, PAIRS>(keys, vals, n, warp_start, fn, k, v, b);
-    uint32_t cnt[1] = {0};
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        uint32_t before;
-        uint32_t peers =
-            pb_ms_window<NBITS, 1, true>(b[i], warp_start + 32u * i + lane < n, cnt, before);
-        rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
-    }
+    const uint32_t cnt = pb_ms_rank_warp<ITEMS, NBITS>(b, warp_start, n, rank);
     const uint32_t m = fn.m;
     const uint32_t gbase = lane < m ? G[(uint64_t)lane * warps + gw] : 0;
     if (!REORDER) {
@@ -306,7 +319,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_WARP_BLOCKS(PAIRS, REO
         return;
     }
     /* The warp's bucket starts: an exclusive scan over the lanes in charge. */
-    uint32_t c = lane < m ? cnt[0] : 0, incl = c;
+    uint32_t c = lane < m ? cnt : 0, incl = c;
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
         uint32_t t = __shfl_up_sync(PB_MS_FULL, incl, d);
@@ -381,15 +394,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_BLOCKS(PAIRS))
     uint32_t k[ITEMS], v[ITEMS], b[ITEMS], rank[ITEMS];
     pb_ms_load<ITEMS, PAIRS>(keys, vals, n, warp_start, fn, k, v, b);
     if (MAXJ == 1) {
-        uint32_t cnt[1] = {0};
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            uint32_t before;
-            uint32_t peers =
-                pb_ms_window<NBITS, 1, true>(b[i], warp_start + 32u * i + lane < n, cnt, before);
-            rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
-        }
-        s_whist[warp][lane] = cnt[0];
+        s_whist[warp][lane] = pb_ms_rank_warp<ITEMS, NBITS>(b, warp_start, n, rank);
     } else {
 #pragma unroll
         for (int j = 0; j < MAXJ; j++) s_whist[warp][lane + 32 * j] = 0;

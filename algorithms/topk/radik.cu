@@ -189,20 +189,24 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
     return pb_gpu_topk_prepare_with(pt, setup, nullptr, state, err);
 }
 
-/* Launches one pass: rescheduled over a work prefix, or one fold a row. */
-template <bool INPUT, bool BUF>
-int launch_pass(const radik *r, pb_radik_args a, const uint32_t *work, pb_err *err)
+/* A pass's grid: `resident` blocks walking the work prefix of all rows
+ * (a single row: its partitions, no prefix), or one fold of blocks a row.
+ * Sets a.work to match. */
+dim3 grid_of(const radik *r, pb_radik_args &a, unsigned resident)
 {
-    size_t smem = BUF ? r->smem_buf : r->smem_plain;
     if (a.nrows == 1 || r->resched) {
-        a.work = a.nrows == 1 ? NULL : work;
-        pb_radik_pass<INPUT, BUF>
-            <<<BUF ? r->grid_buf : r->grid, PB_RADIK_BLOCK, smem, r->stream>>>(a);
-    } else {
-        a.work = NULL;
-        pb_radik_pass<INPUT, BUF>
-            <<<dim3(r->foldx, a.nrows), PB_RADIK_BLOCK, smem, r->stream>>>(a);
+        a.work = a.nrows == 1 ? NULL : r->work;
+        return dim3(resident);
     }
+    a.work = NULL;
+    return dim3(r->foldx, a.nrows);
+}
+
+template <bool INPUT, bool BUF> int launch_pass(const radik *r, pb_radik_args a, pb_err *err)
+{
+    dim3 grid = grid_of(r, a, BUF ? r->grid_buf : r->grid);
+    pb_radik_pass<INPUT, BUF>
+        <<<grid, PB_RADIK_BLOCK, BUF ? r->smem_buf : r->smem_plain, r->stream>>>(a);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
@@ -210,8 +214,7 @@ int launch_pass(const radik *r, pb_radik_args a, const uint32_t *work, pb_err *e
 template <bool INPUT>
 int pass(const radik *r, const pb_radik_args &a, bool buf, pb_err *err)
 {
-    return buf ? launch_pass<INPUT, true>(r, a, r->work, err)
-               : launch_pass<INPUT, false>(r, a, r->work, err);
+    return buf ? launch_pass<INPUT, true>(r, a, err) : launch_pass<INPUT, false>(r, a, err);
 }
 
 /* Whether the passes walk a work prefix (else one row, or a fold a row). */
@@ -240,14 +243,8 @@ int select(const radik *r, const pb_radik_args &a, int ran, bool filtered, int n
 
 int filter_pass(const pb_gpu_topk *g, const radik *r, pb_radik_args a, pb_err *err)
 {
-    filter_fn f = filter_kernel(g->prob);
-    if (a.nrows == 1 || r->resched) {
-        a.work = a.nrows == 1 ? NULL : r->work;
-        f<<<r->grid_filter, PB_RADIK_BLOCK, 0, r->stream>>>(a);
-    } else {
-        a.work = NULL;
-        f<<<dim3(r->foldx, a.nrows), PB_RADIK_BLOCK, 0, r->stream>>>(a);
-    }
+    dim3 grid = grid_of(r, a, r->grid_filter);
+    filter_kernel(g->prob)<<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }

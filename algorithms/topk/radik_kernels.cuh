@@ -113,20 +113,21 @@ __device__ __forceinline__ uint32_t pb_radik_input_nparts(const pb_radik_args &a
     return pb_radik_nparts(pb_radik_span(a, row));
 }
 
-/* Partitions of a row in the filter pass (0 unless it filters). */
-__device__ __forceinline__ uint32_t pb_radik_filter_parts(const pb_radik_args &a, uint32_t row)
+/* Partitions of row `row`, in state r, in the filter pass (0 unless it
+ * filters). */
+__device__ __forceinline__ uint32_t pb_radik_filter_parts(const pb_radik_args &a, uint32_t row,
+                                                          const pb_radik_row &r)
 {
-    if (a.rows[row].mode != PB_RADIK_FILTER) return 0;
+    if (r.mode != PB_RADIK_FILTER) return 0;
     return (uint32_t)((pb_radik_span(a, row) + PB_RADIK_FPART - 1) / PB_RADIK_FPART);
 }
 
-/* Partitions of a row in a pass over the input or over candidates: 0 for a
- * finished row, one waiting to filter, or one whose next read is the other
- * source. */
+/* Partitions of row `row`, in state r, in a pass over the input or over
+ * candidates: 0 for a finished row, one waiting to filter, or one whose
+ * next read is the other source. */
 __device__ __forceinline__ uint32_t pb_radik_parts(const pb_radik_args &a, uint32_t row,
-                                                   bool input)
+                                                   const pb_radik_row &r, bool input)
 {
-    const pb_radik_row &r = a.rows[row];
     if (r.mode == PB_RADIK_DONE || r.mode == PB_RADIK_FILTER ||
         r.src != (input ? PB_RADIK_SRC_INPUT : PB_RADIK_SRC_CAND))
         return 0;
@@ -261,16 +262,9 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         pb_radik_row_init(&r, len, k, scaled, ref);
         if (filt) pb_radik_row_filter(&r, thr, est);
         a.rows[row] = r;
-        if (pl.parts) {
-            uint32_t n = 0;
-            if (filter != PB_RADIK_FILTER_OFF)
-                n = r.mode == PB_RADIK_FILTER
-                        ? (uint32_t)((pb_radik_span(a, row) + PB_RADIK_FPART - 1) / PB_RADIK_FPART)
-                        : 0;
-            else if (r.mode != PB_RADIK_DONE)
-                n = pb_radik_input_nparts(a, row);
-            pl.parts[row] = n;
-        }
+        if (pl.parts)
+            pl.parts[row] = filter != PB_RADIK_FILTER_OFF ? pb_radik_filter_parts(a, row, r)
+                                                          : pb_radik_parts(a, row, r, true);
     }
     pb_radik_plan_last(pl, a.nrows);
 }
@@ -334,12 +328,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         else if (mine)
             pb_radik_row_advance(&r, 0, 0, 0, 0);
         if (mine) *rp = r;
-        if (pl.parts) {
-            bool in = next_src == PB_RADIK_SRC_INPUT;
-            pl.parts[row] = r.mode == PB_RADIK_DONE || r.src != (uint32_t)next_src ? 0
-                            : in ? pb_radik_input_nparts(a, row)
-                                 : pb_radik_nparts(r.len_in);
-        }
+        if (pl.parts) pl.parts[row] = pb_radik_parts(a, row, r, next_src == PB_RADIK_SRC_INPUT);
     }
     pb_radik_plan_last(pl, a.nrows);
 }
@@ -697,7 +686,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args a)
     if (threadIdx.x == 0) s.b.fill_keep = s.b.fill_out = 0;
     __syncthreads();
     pb_radik_walk(
-        a, [&](uint32_t row) { return pb_radik_parts(a, row, INPUT); },
+        a, [&](uint32_t row) { return pb_radik_parts(a, row, a.rows[row], INPUT); },
         [&](const pb_radik_ctx &c, uint32_t p) { pb_radik_partition<INPUT, BUF>(a, c, p, s); },
         [&](const pb_radik_ctx &c) { pb_radik_finish_row(a, c, s); });
 }
@@ -715,10 +704,15 @@ struct pb_radik_filter_smem {
     uint32_t fill, base;
 };
 
-/* Writes the staged candidates of row c (fill of them). */
+/* Writes the staged candidates of row c if there are more than `past`;
+ * every thread of the block calls it. */
 __device__ void pb_radik_filter_flush(const pb_radik_args &a, const pb_radik_ctx &c,
-                                      pb_radik_filter_smem &s, uint32_t fill)
+                                      pb_radik_filter_smem &s, uint32_t past)
 {
+    __syncthreads();
+    uint32_t fill = s.fill;
+    __syncthreads(); /* read by all before a warp reserves again */
+    if (fill <= past) return;
     if (threadIdx.x == 0) s.base = atomicAdd(&a.rows[c.row].wr, fill);
     __syncthreads();
     uint2 *out = a.cout + c.begin + s.base;
@@ -835,21 +829,14 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args 
     if (threadIdx.x == 0) sm.fill = 0;
     __syncthreads();
     pb_radik_walk(
-        a, [&](uint32_t row) { return pb_radik_filter_parts(a, row); },
+        a, [&](uint32_t row) { return pb_radik_filter_parts(a, row, a.rows[row]); },
         [&](const pb_radik_ctx &c, uint32_t p) {
             pb_radik_filter_part<DT, LG>(a, c, p, sm);
-            if (!a.hier) return;
-            __syncthreads();
-            uint32_t fill = sm.fill;
-            __syncthreads(); /* read by all before a warp reserves again */
-            if (fill > PB_RADIK_FBUF / 2) pb_radik_filter_flush(a, c, sm, fill);
+            if (a.hier) pb_radik_filter_flush(a, c, sm, PB_RADIK_FBUF / 2);
         },
         [&](const pb_radik_ctx &c) {
             if (!a.hier) return;
-            __syncthreads();
-            uint32_t fill = sm.fill;
-            __syncthreads();
-            if (fill) pb_radik_filter_flush(a, c, sm, fill);
+            pb_radik_filter_flush(a, c, sm, 0);
             pb_radik_flush_hist(a, c, sm.hist);
         });
 }
