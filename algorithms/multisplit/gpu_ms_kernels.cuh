@@ -46,6 +46,9 @@
  * 11% slower at m = 2); DMS pairs, allowed a whole SM's registers, ran
  * 20-25% faster at m = 8 and 32. */
 #define PB_MS_POST_BLOCKS(PAIRS) ((PAIRS) ? 3 : 4)
+/* The streaming postscan (key-only BMS, matrix scan): 64 registers, and its
+ * 52 KB of tile buffers fit four blocks in an SM's shared memory. */
+#define PB_MS_STREAM_BLOCKS 4
 #define PB_MS_POST_WARP_BLOCKS(PAIRS, REORDER) ((REORDER) ? ((PAIRS) ? 2 : 3) : ((PAIRS) ? 1 : 0))
 
 /* Look-back status words: flag in the top two bits, count below. */
@@ -228,17 +231,70 @@ __device__ __forceinline__ uint32_t pb_ms_load_any(const uint32_t *__restrict__ 
     return valid;
 }
 
+/* Prescan counts for m <= 32 without ballots. Each lane counts its own keys
+ * in 8-bit fields, four buckets to a word (at most 255 keys a lane): in
+ * registers for m <= 8, else in the lane's own column of shared memory,
+ * which no other lane touches (no atomics, no barriers). redux.sync then
+ * sums each word over the warp in two 16-bit halves. That is about 8
+ * instructions a key per lane, so 8 warp instructions per 32 keys, where
+ * the ballot window costs 14 (m = 8) to 22 (m = 32); on the H200 the ballot
+ * prescan was compute-bound (SM 80-89%, DRAM 32-44%). Returns the warp's
+ * count of bucket `lane`. */
+template <int ITEMS, int NBITS>
+__device__ __forceinline__ uint32_t pb_ms_count_lanes(const uint32_t (&b)[ITEMS], uint32_t valid,
+                                                      uint32_t *s_col)
+{
+    static_assert(NBITS <= 5 && ITEMS <= 255, "8-bit fields of at most 32 buckets");
+    constexpr int W = (1 << NBITS) > 4 ? (1 << NBITS) / 4 : 1;
+    constexpr bool REGS = W <= 2;
+    uint32_t c[W];
+#pragma unroll
+    for (int w = 0; w < W; w++) {
+        if constexpr (REGS) c[w] = 0;
+        else s_col[w * PB_MS_BLOCK] = 0;
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const uint32_t inc = ((valid >> i) & 1u) << ((b[i] & 3u) << 3);
+        if constexpr (REGS) {
+#pragma unroll
+            for (int w = 0; w < W; w++) c[w] += (b[i] >> 2) == (uint32_t)w ? inc : 0u;
+        } else {
+            s_col[(b[i] >> 2) * PB_MS_BLOCK] += inc;
+        }
+    }
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t mine = 0;
+#pragma unroll
+    for (int w = 0; w < W; w++) {
+        uint32_t x;
+        if constexpr (REGS) x = c[w];
+        else x = s_col[w * PB_MS_BLOCK];
+        const uint32_t lo = __reduce_add_sync(PB_MS_FULL, x & 0x00ff00ffu);
+        const uint32_t hi = __reduce_add_sync(PB_MS_FULL, (x >> 8) & 0x00ff00ffu);
+        /* Bucket 4w + r sits in lo's low half (r = 0), hi's low (1), lo's
+         * high (2), hi's high (3). */
+        if ((lane >> 2) == (uint32_t)w) {
+            const uint32_t h = (lane & 1u) ? hi : lo;
+            mine = (lane & 2u) ? h >> 16 : h & 0xffffu;
+        }
+    }
+    return mine;
+}
+
 /* Prescan. PER_WARP: H[b * subproblems + warp] (DMS, WMS); else per block
  * tile: H[b * tiles + tile] (BMS, matrix), or, with totals != NULL, the
  * tile's counts added to the bucket totals (BMS, look-back). */
-template <int ITEMS, int NBITS, bool PER_WARP>
+template <int ITEMS, int NBITS, bool PER_WARP, bool LANES>
 __global__ void __launch_bounds__(PB_MS_BLOCK)
     pb_ms_prescan(const uint32_t *__restrict__ keys, uint32_t n, pb_bucket_fn fn,
                   uint32_t *__restrict__ H, uint32_t subproblems, uint32_t *__restrict__ totals)
 {
     constexpr int MAXJ = PB_MS_MAXJ(NBITS);
+    static_assert(!LANES || MAXJ == 1, "lane counters for m <= 32");
     __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
     __shared__ uint32_t s_hist[PB_MS_WARPS][32 * MAXJ];
+    __shared__ uint32_t s_cols[LANES && NBITS > 3 ? (1 << NBITS) / 4 : 1][PB_MS_BLOCK];
     fn = pb_ms_stage_splitters(fn, s_split);
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const uint32_t tile = blockIdx.x;
@@ -246,7 +302,9 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
     uint32_t k[ITEMS], b[ITEMS];
     const uint32_t valid = pb_ms_load_any<ITEMS>(keys, n, warp_start, fn, k, b);
     uint32_t unused;
-    if (MAXJ == 1) {
+    if constexpr (LANES) {
+        s_hist[warp][lane] = pb_ms_count_lanes<ITEMS, NBITS>(b, valid, &s_cols[0][threadIdx.x]);
+    } else if (MAXJ == 1) {
         uint32_t cnt[1] = {0};
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
@@ -352,6 +410,46 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_WARP_BLOCKS(PAIRS, REO
     }
 }
 
+/* Ranks a block tile (Section 5.5.4): rank[i] is the number of keys of
+ * item i's bucket before it in its warp, s_whist[w][b] becomes the count of
+ * bucket b in the warps before w, and thread t < m gets bucket t's count in
+ * the tile. Ends past a barrier. */
+template <int ITEMS, int NBITS, int ROW>
+__device__ __forceinline__ uint32_t pb_ms_rank_block(const uint32_t (&b)[ITEMS],
+                                                     uint32_t warp_start, uint32_t n, uint32_t m,
+                                                     uint32_t (&rank)[ITEMS],
+                                                     uint32_t (*s_whist)[ROW])
+{
+    constexpr int MAXJ = PB_MS_MAXJ(NBITS);
+    static_assert(ROW == 32 * MAXJ, "a row of counts per warp");
+    const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31, t = threadIdx.x;
+    if (MAXJ == 1) {
+        s_whist[warp][lane] = pb_ms_rank_warp<ITEMS, NBITS>(b, warp_start, n, rank);
+    } else {
+#pragma unroll
+        for (int j = 0; j < MAXJ; j++) s_whist[warp][lane + 32 * j] = 0;
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            uint32_t before;
+            uint32_t peers = pb_ms_window_smem<NBITS, true>(b[i], warp_start + 32u * i + lane < n,
+                                                            s_whist[warp], before);
+            rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
+        }
+    }
+    __syncthreads();
+    uint32_t tcount = 0;
+    if (t < m) {
+#pragma unroll
+        for (int w = 0; w < PB_MS_WARPS; w++) {
+            uint32_t c = s_whist[w][t];
+            s_whist[w][t] = tcount;
+            tcount += c;
+        }
+    }
+    return tcount;
+}
+
 /* BMS postscan: the block tile's keys are ranked per warp, combined across
  * warps (Section 5.5.4), reordered by bucket over the whole tile in shared
  * memory (Section 5.6.2) and written out. The tile's global bases come from
@@ -393,34 +491,10 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_BLOCKS(PAIRS))
     const uint32_t warp_start = tile_start + warp * (32 * ITEMS);
     uint32_t k[ITEMS], v[ITEMS], b[ITEMS], rank[ITEMS];
     pb_ms_load<ITEMS, PAIRS>(keys, vals, n, warp_start, fn, k, v, b);
-    if (MAXJ == 1) {
-        s_whist[warp][lane] = pb_ms_rank_warp<ITEMS, NBITS>(b, warp_start, n, rank);
-    } else {
-#pragma unroll
-        for (int j = 0; j < MAXJ; j++) s_whist[warp][lane + 32 * j] = 0;
-        __syncwarp();
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            uint32_t before;
-            uint32_t peers = pb_ms_window_smem<NBITS, true>(b[i], warp_start + 32u * i + lane < n,
-                                                            s_whist[warp], before);
-            rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
-        }
-    }
-    __syncthreads();
-
-    /* Thread t is in charge of bucket t (m <= 256 = PB_MS_BLOCK): warp
-     * prefixes, the tile's count, the tile's bucket starts, global base. */
+    /* Thread t is in charge of bucket t (m <= 256 = PB_MS_BLOCK): the
+     * tile's count, the tile's bucket starts, global base. */
     const uint32_t m = fn.m, t = threadIdx.x;
-    uint32_t tcount = 0;
-    if (t < m) {
-#pragma unroll
-        for (int w = 0; w < PB_MS_WARPS; w++) {
-            uint32_t c = s_whist[w][t];
-            s_whist[w][t] = tcount;
-            tcount += c;
-        }
-    }
+    const uint32_t tcount = pb_ms_rank_block<ITEMS, NBITS>(b, warp_start, n, m, rank, s_whist);
     uint32_t bstart;
     scan_t(s_u.scan).ExclusiveSum(tcount, bstart);
     if (t < 32 * MAXJ) s_bstart[t] = bstart;
@@ -472,6 +546,124 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_BLOCKS(PAIRS))
             uint32_t g = s_gbase[bj] + j - s_bstart[bj];
             okeys[g] = s_keys[j];
             if (PAIRS) ovals[g] = s_vals[j];
+        }
+    }
+}
+
+/* 16 bytes from global to shared memory without a register round trip
+ * (cp.async); the bytes past src_bytes are zero-filled, not read. */
+__device__ __forceinline__ void pb_ms_cp_async16(void *dst, const void *src, uint32_t src_bytes)
+{
+    const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
+                 "r"(src_bytes)
+                 : "memory");
+}
+
+template <int N> __device__ __forceinline__ void pb_ms_cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* Starts copying tile `tile` of the keys into dst (TILE words, zeros past
+ * n) as one cp.async group. The keys are 16-byte aligned (see
+ * pb_ms_load_any). */
+template <int TILE>
+__device__ __forceinline__ void pb_ms_fetch_tile(const uint32_t *__restrict__ keys, uint32_t n,
+                                                 uint32_t tile, uint32_t *dst)
+{
+    static_assert(TILE % (4 * PB_MS_BLOCK) == 0, "whole 16-byte chunks per thread");
+    const uint32_t start = tile * TILE;
+#pragma unroll
+    for (int j = 0; j < TILE / (4 * PB_MS_BLOCK); j++) {
+        const uint32_t c = 4u * (threadIdx.x + PB_MS_BLOCK * j), idx = start + c;
+        const uint32_t words = idx >= n ? 0u : min(n - idx, 4u);
+        pb_ms_cp_async16(dst + c, keys + (words ? idx : 0u), 4u * words);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+/* Shared memory of the streaming postscan beyond its static arrays: two
+ * input tiles, the reordered tile and its bucket ids. */
+#define PB_MS_STREAM_SMEM(TILE) (3 * 4 * (TILE) + (TILE))
+
+/* BMS key-only postscan with the matrix scan, streaming. The one-tile
+ * kernel's blocks load their tile and then wait on it, and on the H200 its
+ * DRAM throughput stayed at 35-42% with 4 blocks an SM. Here each block
+ * stays resident and takes tiles blockIdx.x, + gridDim.x, ...; while it
+ * ranks, reorders and writes one tile, cp.async brings the next into the
+ * other half of a double buffer, so the loads never stop. The ranking, the
+ * order of the output and so the result are those of pb_ms_postscan_block.
+ * Launch with PB_MS_STREAM_SMEM(TILE) bytes of dynamic shared memory. */
+template <int ITEMS, int NBITS>
+__global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_STREAM_BLOCKS)
+    pb_ms_postscan_stream(const uint32_t *__restrict__ keys, uint32_t n, pb_bucket_fn fn,
+                          const uint32_t *__restrict__ G, uint32_t tiles,
+                          uint32_t *__restrict__ okeys)
+{
+    constexpr int TILE = PB_MS_BLOCK * ITEMS;
+    constexpr int MAXJ = PB_MS_MAXJ(NBITS);
+    typedef cub::BlockScan<uint32_t, PB_MS_BLOCK> scan_t;
+    __shared__ typename scan_t::TempStorage s_scan;
+    __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
+    __shared__ uint32_t s_whist[PB_MS_WARPS][32 * MAXJ];
+    __shared__ uint32_t s_bstart[32 * MAXJ];
+    __shared__ uint32_t s_shift[32 * MAXJ]; /* global base - start in the tile, per bucket */
+    extern __shared__ uint4 s_dyn[];
+    uint32_t *const s_in = reinterpret_cast<uint32_t *>(s_dyn); /* [2][TILE] */
+    uint32_t *const s_out = s_in + 2 * TILE;
+    uint8_t *const s_b = reinterpret_cast<uint8_t *>(s_out + TILE);
+
+    fn = pb_ms_stage_splitters(fn, s_split);
+    const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31, t = threadIdx.x;
+    const uint32_t m = fn.m;
+    if (blockIdx.x < tiles) pb_ms_fetch_tile<TILE>(keys, n, blockIdx.x, s_in);
+    uint32_t half = 0;
+    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, half ^= 1) {
+        /* The other half was last read by the previous tile's scatter, which
+         * every thread finished before that tile's final barrier. */
+        if (tile + gridDim.x < tiles) {
+            pb_ms_fetch_tile<TILE>(keys, n, tile + gridDim.x, s_in + (half ^ 1) * TILE);
+            pb_ms_cp_async_wait<1>();
+        } else {
+            pb_ms_cp_async_wait<0>();
+        }
+        /* The tile is here for every thread's copies; and the previous
+         * tile's write-out is done with s_out, s_b and s_shift. */
+        __syncthreads();
+        const uint32_t gbase = t < m ? G[(uint64_t)t * tiles + tile] : 0;
+        const uint32_t tile_start = tile * TILE;
+        const uint32_t warp_start = tile_start + warp * (32 * ITEMS);
+        const uint32_t *wk = s_in + half * TILE + warp * (32 * ITEMS);
+        uint32_t b[ITEMS], rank[ITEMS];
+        {
+            uint32_t k[ITEMS];
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) k[i] = wk[32 * i + lane];
+            pb_ms_buckets(fn, k, b);
+        }
+        const uint32_t tcount = pb_ms_rank_block<ITEMS, NBITS>(b, warp_start, n, m, rank, s_whist);
+        uint32_t bstart;
+        scan_t(s_scan).ExclusiveSum(tcount, bstart);
+        if (t < m) {
+            s_bstart[t] = bstart;
+            s_shift[t] = gbase - bstart;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            if (warp_start + 32u * i + lane < n) {
+                const uint32_t pos = s_bstart[b[i]] + s_whist[warp][b[i]] + rank[i];
+                s_out[pos] = wk[32 * i + lane];
+                s_b[pos] = (uint8_t)b[i];
+            }
+        }
+        __syncthreads();
+        const uint32_t valid = min(n - tile_start, (uint32_t)TILE);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const uint32_t j = PB_MS_BLOCK * i + t;
+            if (j < valid) okeys[s_shift[s_b[j]] + j] = s_out[j];
         }
     }
 }

@@ -20,12 +20,15 @@ pb_ms_variant choose(uint32_t m, bool pairs)
     return m <= 2 ? PB_MS_DMS : m <= 16 ? PB_MS_WMS : PB_MS_BMS;
 }
 
-/* The chosen module's parameters: ours, then stage = all, scan = matrix. */
+/* The chosen module's parameters: ours, then each of its own at its first
+ * (fastest) choice: stage = all, count = lanes, scan = matrix, load = async. */
 pb_params expand(const pb_point *pt)
 {
     pb_params p = *pt->params;
-    p.v[PB_MS_NCOMMON] = 0;
-    p.v[PB_MS_NCOMMON + 1] = 0;
+    p.v[PB_MS_SPLIT_P_STAGE] = 0;
+    p.v[PB_MS_SPLIT_P_COUNT] = 0;
+    p.v[PB_MS_SPLIT_P_SCAN] = 0;
+    p.v[PB_MS_SPLIT_P_LOAD] = 0;
     return p;
 }
 

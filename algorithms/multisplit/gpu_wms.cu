@@ -8,6 +8,7 @@ namespace {
 const pb_param_spec params[] = {
     PB_MS_COMMON_PARAMS,
     PB_MS_SPLIT_STAGE_PARAM,
+    PB_MS_SPLIT_COUNT_PARAM,
 };
 
 int prepare(const pb_point *pt, void **state, pb_err *err)
