@@ -56,6 +56,13 @@
 #define PB_MS_PREFIX (UINT64_C(2) << 62)
 #define PB_MS_COUNT_MASK ((UINT64_C(1) << 62) - 1)
 
+/* A compile-time bool as a value: a kernel's generic lambda takes one to be
+ * compiled once for full tiles (no bounds checks, no branches around each
+ * key) and once for the last, partial, tile. */
+template <bool B> struct pb_ms_bool {
+    static constexpr bool value = B;
+};
+
 __device__ __forceinline__ uint32_t pb_ms_lanemask_lt()
 {
     uint32_t r;
@@ -77,13 +84,14 @@ __device__ __forceinline__ pb_bucket_fn pb_ms_stage_splitters(pb_bucket_fn fn, u
 /* One window: 32 keys, one per lane. Returns the mask of valid lanes whose
  * key is in this lane's bucket b; adds the window to the counts of the
  * buckets this lane is in charge of; `before` gets the count of b's keys in
- * earlier windows (when WANT_BEFORE). */
-template <int NBITS, int MAXJ, bool WANT_BEFORE>
+ * earlier windows (when WANT_BEFORE). ALL: every lane is valid (a full
+ * tile), which saves the ballot of the valid lanes. */
+template <int NBITS, int MAXJ, bool WANT_BEFORE, bool ALL = false>
 __device__ __forceinline__ uint32_t pb_ms_window(uint32_t b, bool valid, uint32_t (&cnt)[MAXJ],
                                                  uint32_t &before)
 {
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t vmask = __ballot_sync(PB_MS_FULL, valid);
+    const uint32_t vmask = ALL ? PB_MS_FULL : __ballot_sync(PB_MS_FULL, valid);
     uint32_t peers = vmask;
     uint32_t own[MAXJ];
 #pragma unroll
@@ -98,7 +106,9 @@ __device__ __forceinline__ uint32_t pb_ms_window(uint32_t b, bool valid, uint32_
 #pragma unroll
         for (int j = 0; j < MAXJ; j++) own[j] &= bal ^ ((((lane + 32u * j) >> k) & 1u) - 1u);
     }
-    if (WANT_BEFORE) {
+    if (WANT_BEFORE && MAXJ == 1) {
+        before = __shfl_sync(PB_MS_FULL, cnt[0], b & 31u); /* b < 32 */
+    } else if (WANT_BEFORE) {
         before = 0;
 #pragma unroll
         for (int j = 0; j < MAXJ; j++) {
@@ -160,8 +170,9 @@ __device__ __forceinline__ void pb_ms_buckets(pb_bucket_fn fn, const uint32_t (&
 
 /* Ranks a warp's ITEMS windows (m <= 32): rank[i] is the number of the
  * warp's keys before item i, in input order, with its bucket. Returns the
- * count of bucket `lane` in the warp. */
-template <int ITEMS, int NBITS>
+ * count of bucket `lane` in the warp. FULL: all the warp's keys are below
+ * n. */
+template <int ITEMS, int NBITS, bool FULL = false>
 __device__ __forceinline__ uint32_t pb_ms_rank_warp(const uint32_t (&b)[ITEMS],
                                                     uint32_t warp_start, uint32_t n,
                                                     uint32_t (&rank)[ITEMS])
@@ -171,15 +182,16 @@ __device__ __forceinline__ uint32_t pb_ms_rank_warp(const uint32_t (&b)[ITEMS],
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         uint32_t before;
-        uint32_t peers =
-            pb_ms_window<NBITS, 1, true>(b[i], warp_start + 32u * i + lane < n, cnt, before);
+        uint32_t peers = pb_ms_window<NBITS, 1, true, FULL>(
+            b[i], FULL || warp_start + 32u * i + lane < n, cnt, before);
         rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
     }
     return cnt[0];
 }
 
-/* Loads a warp's ITEMS windows (coalesced) and their bucket ids. */
-template <int ITEMS, bool PAIRS>
+/* Loads a warp's ITEMS windows (coalesced) and their bucket ids. FULL:
+ * all of them are below n. */
+template <int ITEMS, bool PAIRS, bool FULL = false>
 __device__ __forceinline__ void pb_ms_load(const uint32_t *__restrict__ keys,
                                            const uint32_t *__restrict__ vals, uint32_t n,
                                            uint32_t warp_start, pb_bucket_fn fn,
@@ -190,8 +202,8 @@ __device__ __forceinline__ void pb_ms_load(const uint32_t *__restrict__ keys,
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         uint32_t idx = warp_start + 32u * i + lane;
-        k[i] = idx < n ? keys[idx] : 0;
-        if (PAIRS) v[i] = idx < n ? vals[idx] : 0;
+        k[i] = FULL || idx < n ? keys[idx] : 0;
+        if (PAIRS) v[i] = FULL || idx < n ? vals[idx] : 0;
     }
     pb_ms_buckets(fn, k, b);
 }
@@ -413,8 +425,8 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_WARP_BLOCKS(PAIRS, REO
 /* Ranks a block tile (Section 5.5.4): rank[i] is the number of keys of
  * item i's bucket before it in its warp, s_whist[w][b] becomes the count of
  * bucket b in the warps before w, and thread t < m gets bucket t's count in
- * the tile. Ends past a barrier. */
-template <int ITEMS, int NBITS, int ROW>
+ * the tile. Ends past a barrier. FULL: the tile holds no key past n. */
+template <int ITEMS, int NBITS, bool FULL, int ROW>
 __device__ __forceinline__ uint32_t pb_ms_rank_block(const uint32_t (&b)[ITEMS],
                                                      uint32_t warp_start, uint32_t n, uint32_t m,
                                                      uint32_t (&rank)[ITEMS],
@@ -424,7 +436,7 @@ __device__ __forceinline__ uint32_t pb_ms_rank_block(const uint32_t (&b)[ITEMS],
     static_assert(ROW == 32 * MAXJ, "a row of counts per warp");
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31, t = threadIdx.x;
     if (MAXJ == 1) {
-        s_whist[warp][lane] = pb_ms_rank_warp<ITEMS, NBITS>(b, warp_start, n, rank);
+        s_whist[warp][lane] = pb_ms_rank_warp<ITEMS, NBITS, FULL>(b, warp_start, n, rank);
     } else {
 #pragma unroll
         for (int j = 0; j < MAXJ; j++) s_whist[warp][lane + 32 * j] = 0;
@@ -432,8 +444,8 @@ __device__ __forceinline__ uint32_t pb_ms_rank_block(const uint32_t (&b)[ITEMS],
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             uint32_t before;
-            uint32_t peers = pb_ms_window_smem<NBITS, true>(b[i], warp_start + 32u * i + lane < n,
-                                                            s_whist[warp], before);
+            uint32_t peers = pb_ms_window_smem<NBITS, true>(
+                b[i], FULL || warp_start + 32u * i + lane < n, s_whist[warp], before);
             rank[i] = before + __popc(peers & pb_ms_lanemask_lt());
         }
     }
@@ -448,6 +460,43 @@ __device__ __forceinline__ uint32_t pb_ms_rank_block(const uint32_t (&b)[ITEMS],
         }
     }
     return tcount;
+}
+
+/* Loads and ranks a block tile for the one-tile postscan (see
+ * pb_ms_rank_block); br[i] packs item i's rank (below 32 * ITEMS) over its
+ * bucket id (8 bits), so that only ITEMS registers stay live across the
+ * tile's scan and barriers. */
+template <int ITEMS, int NBITS, bool PAIRS, bool FULL, int ROW>
+__device__ __forceinline__ uint32_t pb_ms_rank_packed(const uint32_t *__restrict__ keys,
+                                                      const uint32_t *__restrict__ vals,
+                                                      uint32_t n, uint32_t warp_start,
+                                                      pb_bucket_fn fn, uint32_t (&k)[ITEMS],
+                                                      uint32_t (&v)[ITEMS], uint32_t (&br)[ITEMS],
+                                                      uint32_t m, uint32_t (*s_whist)[ROW])
+{
+    static_assert(32 * ITEMS <= (1 << 24), "ranks fit above the bucket id");
+    uint32_t b[ITEMS], rank[ITEMS];
+    pb_ms_load<ITEMS, PAIRS, FULL>(keys, vals, n, warp_start, fn, k, v, b);
+    const uint32_t tcount = pb_ms_rank_block<ITEMS, NBITS, FULL>(b, warp_start, n, m, rank, s_whist);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) br[i] = rank[i] << 8 | b[i];
+    return tcount;
+}
+
+/* After the tile's scan, thread t < m in charge of bucket t: s_whist[w][t]
+ * becomes where warp w's keys of bucket t start in the reordered tile, and
+ * s_shift[t] what turns a tile position of bucket t into its global one;
+ * so the scatter and the write each look up one word a key. */
+template <int ROW>
+__device__ __forceinline__ void pb_ms_tile_bases(uint32_t m, uint32_t bstart, uint32_t gbase,
+                                                 uint32_t (*s_whist)[ROW], uint32_t *s_shift)
+{
+    const uint32_t t = threadIdx.x;
+    if (t < m) {
+#pragma unroll
+        for (int w = 0; w < PB_MS_WARPS; w++) s_whist[w][t] += bstart;
+        s_shift[t] = gbase - bstart;
+    }
 }
 
 /* BMS postscan: the block tile's keys are ranked per warp, combined across
@@ -471,8 +520,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_BLOCKS(PAIRS))
     } s_u;
     __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
     __shared__ uint32_t s_whist[PB_MS_WARPS][32 * MAXJ];
-    __shared__ uint32_t s_bstart[32 * MAXJ];
-    __shared__ uint32_t s_gbase[32 * MAXJ];
+    __shared__ uint32_t s_shift[32 * MAXJ];
     __shared__ uint32_t s_keys[TILE];
     __shared__ uint32_t s_vals[PAIRS ? TILE : 1];
     __shared__ uint8_t s_b[TILE];
@@ -489,65 +537,68 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_BLOCKS(PAIRS))
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const uint32_t tile_start = tile * TILE;
     const uint32_t warp_start = tile_start + warp * (32 * ITEMS);
-    uint32_t k[ITEMS], v[ITEMS], b[ITEMS], rank[ITEMS];
-    pb_ms_load<ITEMS, PAIRS>(keys, vals, n, warp_start, fn, k, v, b);
     /* Thread t is in charge of bucket t (m <= 256 = PB_MS_BLOCK): the
      * tile's count, the tile's bucket starts, global base. */
     const uint32_t m = fn.m, t = threadIdx.x;
-    const uint32_t tcount = pb_ms_rank_block<ITEMS, NBITS>(b, warp_start, n, m, rank, s_whist);
-    uint32_t bstart;
-    scan_t(s_u.scan).ExclusiveSum(tcount, bstart);
-    if (t < 32 * MAXJ) s_bstart[t] = bstart;
-    if (LOOKBACK) {
-        uint32_t total = t < m ? totals[t] : 0, gstart;
-        __syncthreads(); /* the scan storage is reused */
-        scan_t(s_u.scan).ExclusiveSum(total, gstart);
-        if (t < m) {
-            unsigned long long *my = status + (uint64_t)tile * m + t;
-            uint64_t prefix = 0;
-            if (tile == 0) {
-                atomicExch(my, PB_MS_PREFIX | tcount);
-            } else {
-                atomicExch(my, PB_MS_AGGREGATE | tcount);
-                for (int64_t p = (int64_t)tile - 1; p >= 0; p--) {
-                    volatile unsigned long long *ps = status + (uint64_t)p * m + t;
-                    unsigned long long s;
-                    do {
-                        s = *ps;
-                    } while ((s >> 62) == 0);
-                    prefix += s & PB_MS_COUNT_MASK;
-                    if ((s & ~PB_MS_COUNT_MASK) == PB_MS_PREFIX) break;
+    auto body = [&](auto full) {
+        constexpr bool FULL = decltype(full)::value;
+        uint32_t k[ITEMS], v[ITEMS], br[ITEMS];
+        const uint32_t tcount = pb_ms_rank_packed<ITEMS, NBITS, PAIRS, FULL>(
+            keys, vals, n, warp_start, fn, k, v, br, m, s_whist);
+        uint32_t bstart, gbase = 0;
+        scan_t(s_u.scan).ExclusiveSum(tcount, bstart);
+        if (LOOKBACK) {
+            uint32_t total = t < m ? totals[t] : 0, gstart;
+            __syncthreads(); /* the scan storage is reused */
+            scan_t(s_u.scan).ExclusiveSum(total, gstart);
+            if (t < m) {
+                unsigned long long *my = status + (uint64_t)tile * m + t;
+                uint64_t prefix = 0;
+                if (tile == 0) {
+                    atomicExch(my, PB_MS_PREFIX | tcount);
+                } else {
+                    atomicExch(my, PB_MS_AGGREGATE | tcount);
+                    for (int64_t p = (int64_t)tile - 1; p >= 0; p--) {
+                        volatile unsigned long long *ps = status + (uint64_t)p * m + t;
+                        unsigned long long s;
+                        do {
+                            s = *ps;
+                        } while ((s >> 62) == 0);
+                        prefix += s & PB_MS_COUNT_MASK;
+                        if ((s & ~PB_MS_COUNT_MASK) == PB_MS_PREFIX) break;
+                    }
+                    atomicExch(my, PB_MS_PREFIX | (prefix + tcount));
                 }
-                atomicExch(my, PB_MS_PREFIX | (prefix + tcount));
+                gbase = gstart + (uint32_t)prefix;
             }
-            s_gbase[t] = gstart + (uint32_t)prefix;
+        } else if (t < m) {
+            gbase = G[(uint64_t)t * tiles + tile];
         }
-    } else if (t < m) {
-        s_gbase[t] = G[(uint64_t)t * tiles + tile];
-    }
-    __syncthreads();
-
+        pb_ms_tile_bases(m, bstart, gbase, s_whist, s_shift);
+        __syncthreads();
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        if (warp_start + 32u * i + lane < n) {
-            uint32_t pos = s_bstart[b[i]] + s_whist[warp][b[i]] + rank[i];
-            s_keys[pos] = k[i];
-            if (PAIRS) s_vals[pos] = v[i];
-            s_b[pos] = (uint8_t)b[i];
+        for (int i = 0; i < ITEMS; i++) {
+            if (FULL || warp_start + 32u * i + lane < n) {
+                const uint32_t b = br[i] & 0xffu, pos = s_whist[warp][b] + (br[i] >> 8);
+                s_keys[pos] = k[i];
+                if (PAIRS) s_vals[pos] = v[i];
+                s_b[pos] = (uint8_t)b;
+            }
         }
-    }
-    __syncthreads();
-    const uint32_t valid = min(n - tile_start, (uint32_t)TILE);
+        __syncthreads();
+        const uint32_t valid = FULL ? TILE : min(n - tile_start, (uint32_t)TILE);
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        uint32_t j = PB_MS_BLOCK * i + t;
-        if (j < valid) {
-            uint32_t bj = s_b[j];
-            uint32_t g = s_gbase[bj] + j - s_bstart[bj];
-            okeys[g] = s_keys[j];
-            if (PAIRS) ovals[g] = s_vals[j];
+        for (int i = 0; i < ITEMS; i++) {
+            uint32_t j = PB_MS_BLOCK * i + t;
+            if (FULL || j < valid) {
+                uint32_t g = s_shift[s_b[j]] + j;
+                okeys[g] = s_keys[j];
+                if (PAIRS) ovals[g] = s_vals[j];
+            }
         }
-    }
+    };
+    if (tile_start + TILE <= n) body(pb_ms_bool<true>());
+    else body(pb_ms_bool<false>());
 }
 
 /* 16 bytes from global to shared memory without a register round trip
@@ -607,8 +658,7 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_STREAM_BLOCKS)
     __shared__ typename scan_t::TempStorage s_scan;
     __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
     __shared__ uint32_t s_whist[PB_MS_WARPS][32 * MAXJ];
-    __shared__ uint32_t s_bstart[32 * MAXJ];
-    __shared__ uint32_t s_shift[32 * MAXJ]; /* global base - start in the tile, per bucket */
+    __shared__ uint32_t s_shift[32 * MAXJ];
     extern __shared__ uint4 s_dyn[];
     uint32_t *const s_in = reinterpret_cast<uint32_t *>(s_dyn); /* [2][TILE] */
     uint32_t *const s_out = s_in + 2 * TILE;
@@ -635,36 +685,41 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_STREAM_BLOCKS)
         const uint32_t tile_start = tile * TILE;
         const uint32_t warp_start = tile_start + warp * (32 * ITEMS);
         const uint32_t *wk = s_in + half * TILE + warp * (32 * ITEMS);
-        uint32_t b[ITEMS], rank[ITEMS];
-        {
-            uint32_t k[ITEMS];
+        auto body = [&](auto full) {
+            constexpr bool FULL = decltype(full)::value;
+            uint32_t br[ITEMS];
+            uint32_t tcount;
+            {
+                uint32_t k[ITEMS], b[ITEMS], rank[ITEMS];
 #pragma unroll
-            for (int i = 0; i < ITEMS; i++) k[i] = wk[32 * i + lane];
-            pb_ms_buckets(fn, k, b);
-        }
-        const uint32_t tcount = pb_ms_rank_block<ITEMS, NBITS>(b, warp_start, n, m, rank, s_whist);
-        uint32_t bstart;
-        scan_t(s_scan).ExclusiveSum(tcount, bstart);
-        if (t < m) {
-            s_bstart[t] = bstart;
-            s_shift[t] = gbase - bstart;
-        }
-        __syncthreads();
+                for (int i = 0; i < ITEMS; i++) k[i] = wk[32 * i + lane];
+                pb_ms_buckets(fn, k, b);
+                tcount = pb_ms_rank_block<ITEMS, NBITS, FULL>(b, warp_start, n, m, rank, s_whist);
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            if (warp_start + 32u * i + lane < n) {
-                const uint32_t pos = s_bstart[b[i]] + s_whist[warp][b[i]] + rank[i];
-                s_out[pos] = wk[32 * i + lane];
-                s_b[pos] = (uint8_t)b[i];
+                for (int i = 0; i < ITEMS; i++) br[i] = rank[i] << 8 | b[i];
             }
-        }
-        __syncthreads();
-        const uint32_t valid = min(n - tile_start, (uint32_t)TILE);
+            uint32_t bstart;
+            scan_t(s_scan).ExclusiveSum(tcount, bstart);
+            pb_ms_tile_bases(m, bstart, gbase, s_whist, s_shift);
+            __syncthreads();
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const uint32_t j = PB_MS_BLOCK * i + t;
-            if (j < valid) okeys[s_shift[s_b[j]] + j] = s_out[j];
-        }
+            for (int i = 0; i < ITEMS; i++) {
+                if (FULL || warp_start + 32u * i + lane < n) {
+                    const uint32_t b = br[i] & 0xffu, pos = s_whist[warp][b] + (br[i] >> 8);
+                    s_out[pos] = wk[32 * i + lane];
+                    s_b[pos] = (uint8_t)b;
+                }
+            }
+            __syncthreads();
+            const uint32_t valid = FULL ? TILE : min(n - tile_start, (uint32_t)TILE);
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                const uint32_t j = PB_MS_BLOCK * i + t;
+                if (FULL || j < valid) okeys[s_shift[s_b[j]] + j] = s_out[j];
+            }
+        };
+        if (tile_start + TILE <= n) body(pb_ms_bool<true>());
+        else body(pb_ms_bool<false>());
     }
 }
 
