@@ -12,7 +12,6 @@ const pb_param_spec params[] = {
     PB_MS_SPLIT_STAGE_PARAM,
     PB_MS_SPLIT_COUNT_PARAM,
     PB_MS_SPLIT_SCAN_PARAM,
-    PB_MS_SPLIT_LOAD_PARAM,
 };
 
 int prepare(const pb_point *pt, void **state, pb_err *err)

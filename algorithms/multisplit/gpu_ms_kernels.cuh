@@ -46,9 +46,6 @@
  * 11% slower at m = 2); DMS pairs, allowed a whole SM's registers, ran
  * 20-25% faster at m = 8 and 32. */
 #define PB_MS_POST_BLOCKS(PAIRS) ((PAIRS) ? 3 : 4)
-/* The streaming postscan (key-only BMS, matrix scan): 64 registers, and its
- * 52 KB of tile buffers fit four blocks in an SM's shared memory. */
-#define PB_MS_STREAM_BLOCKS 4
 #define PB_MS_POST_WARP_BLOCKS(PAIRS, REORDER) ((REORDER) ? ((PAIRS) ? 2 : 3) : ((PAIRS) ? 1 : 0))
 
 /* Look-back status words: flag in the top two bits, count below. */
@@ -599,128 +596,6 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_BLOCKS(PAIRS))
     };
     if (tile_start + TILE <= n) body(pb_ms_bool<true>());
     else body(pb_ms_bool<false>());
-}
-
-/* 16 bytes from global to shared memory without a register round trip
- * (cp.async); the bytes past src_bytes are zero-filled, not read. */
-__device__ __forceinline__ void pb_ms_cp_async16(void *dst, const void *src, uint32_t src_bytes)
-{
-    const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
-                 "r"(src_bytes)
-                 : "memory");
-}
-
-template <int N> __device__ __forceinline__ void pb_ms_cp_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-/* Starts copying tile `tile` of the keys into dst (TILE words, zeros past
- * n) as one cp.async group. The keys are 16-byte aligned (see
- * pb_ms_load_any). */
-template <int TILE>
-__device__ __forceinline__ void pb_ms_fetch_tile(const uint32_t *__restrict__ keys, uint32_t n,
-                                                 uint32_t tile, uint32_t *dst)
-{
-    static_assert(TILE % (4 * PB_MS_BLOCK) == 0, "whole 16-byte chunks per thread");
-    const uint32_t start = tile * TILE;
-#pragma unroll
-    for (int j = 0; j < TILE / (4 * PB_MS_BLOCK); j++) {
-        const uint32_t c = 4u * (threadIdx.x + PB_MS_BLOCK * j), idx = start + c;
-        const uint32_t words = idx >= n ? 0u : min(n - idx, 4u);
-        pb_ms_cp_async16(dst + c, keys + (words ? idx : 0u), 4u * words);
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-/* Shared memory of the streaming postscan beyond its static arrays: two
- * input tiles, the reordered tile and its bucket ids. */
-#define PB_MS_STREAM_SMEM(TILE) (3 * 4 * (TILE) + (TILE))
-
-/* BMS key-only postscan with the matrix scan, streaming. The one-tile
- * kernel's blocks load their tile and then wait on it, and on the H200 its
- * DRAM throughput stayed at 35-42% with 4 blocks an SM. Here each block
- * stays resident and takes tiles blockIdx.x, + gridDim.x, ...; while it
- * ranks, reorders and writes one tile, cp.async brings the next into the
- * other half of a double buffer, so the loads never stop. The ranking, the
- * order of the output and so the result are those of pb_ms_postscan_block.
- * Launch with PB_MS_STREAM_SMEM(TILE) bytes of dynamic shared memory. */
-template <int ITEMS, int NBITS>
-__global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_STREAM_BLOCKS)
-    pb_ms_postscan_stream(const uint32_t *__restrict__ keys, uint32_t n, pb_bucket_fn fn,
-                          const uint32_t *__restrict__ G, uint32_t tiles,
-                          uint32_t *__restrict__ okeys)
-{
-    constexpr int TILE = PB_MS_BLOCK * ITEMS;
-    constexpr int MAXJ = PB_MS_MAXJ(NBITS);
-    typedef cub::BlockScan<uint32_t, PB_MS_BLOCK> scan_t;
-    __shared__ typename scan_t::TempStorage s_scan;
-    __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
-    __shared__ uint32_t s_whist[PB_MS_WARPS][32 * MAXJ];
-    __shared__ uint32_t s_shift[32 * MAXJ];
-    extern __shared__ uint4 s_dyn[];
-    uint32_t *const s_in = reinterpret_cast<uint32_t *>(s_dyn); /* [2][TILE] */
-    uint32_t *const s_out = s_in + 2 * TILE;
-    uint8_t *const s_b = reinterpret_cast<uint8_t *>(s_out + TILE);
-
-    fn = pb_ms_stage_splitters(fn, s_split);
-    const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31, t = threadIdx.x;
-    const uint32_t m = fn.m;
-    if (blockIdx.x < tiles) pb_ms_fetch_tile<TILE>(keys, n, blockIdx.x, s_in);
-    uint32_t half = 0;
-    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, half ^= 1) {
-        /* The other half was last read by the previous tile's scatter, which
-         * every thread finished before that tile's final barrier. */
-        if (tile + gridDim.x < tiles) {
-            pb_ms_fetch_tile<TILE>(keys, n, tile + gridDim.x, s_in + (half ^ 1) * TILE);
-            pb_ms_cp_async_wait<1>();
-        } else {
-            pb_ms_cp_async_wait<0>();
-        }
-        /* The tile is here for every thread's copies; and the previous
-         * tile's write-out is done with s_out, s_b and s_shift. */
-        __syncthreads();
-        const uint32_t gbase = t < m ? G[(uint64_t)t * tiles + tile] : 0;
-        const uint32_t tile_start = tile * TILE;
-        const uint32_t warp_start = tile_start + warp * (32 * ITEMS);
-        const uint32_t *wk = s_in + half * TILE + warp * (32 * ITEMS);
-        auto body = [&](auto full) {
-            constexpr bool FULL = decltype(full)::value;
-            uint32_t br[ITEMS];
-            uint32_t tcount;
-            {
-                uint32_t k[ITEMS], b[ITEMS], rank[ITEMS];
-#pragma unroll
-                for (int i = 0; i < ITEMS; i++) k[i] = wk[32 * i + lane];
-                pb_ms_buckets(fn, k, b);
-                tcount = pb_ms_rank_block<ITEMS, NBITS, FULL>(b, warp_start, n, m, rank, s_whist);
-#pragma unroll
-                for (int i = 0; i < ITEMS; i++) br[i] = rank[i] << 8 | b[i];
-            }
-            uint32_t bstart;
-            scan_t(s_scan).ExclusiveSum(tcount, bstart);
-            pb_ms_tile_bases(m, bstart, gbase, s_whist, s_shift);
-            __syncthreads();
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                if (FULL || warp_start + 32u * i + lane < n) {
-                    const uint32_t b = br[i] & 0xffu, pos = s_whist[warp][b] + (br[i] >> 8);
-                    s_out[pos] = wk[32 * i + lane];
-                    s_b[pos] = (uint8_t)b;
-                }
-            }
-            __syncthreads();
-            const uint32_t valid = FULL ? TILE : min(n - tile_start, (uint32_t)TILE);
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                const uint32_t j = PB_MS_BLOCK * i + t;
-                if (FULL || j < valid) okeys[s_shift[s_b[j]] + j] = s_out[j];
-            }
-        };
-        if (tile_start + TILE <= n) body(pb_ms_bool<true>());
-        else body(pb_ms_bool<false>());
-    }
 }
 
 #endif

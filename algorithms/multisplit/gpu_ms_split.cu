@@ -21,8 +21,7 @@ struct split_mod {
     pb_ms_variant v;
     int stage;
     bool lookback;
-    bool lanes;  /* prescan counts with lane counters (count = lanes) */
-    bool stream; /* key-only BMS postscan streams its tiles (load = async) */
+    bool lanes; /* prescan counts with lane counters (count = lanes) */
     uint32_t tiles;       /* blocks of the pre- and postscan */
     uint32_t subproblems; /* columns of H */
     uint32_t *d_H, *d_G, *d_totals, *d_counter;
@@ -95,64 +94,6 @@ void postscan_block_m(int nbits, bool lookback, uint32_t tiles, const uint32_t *
 #undef F
 }
 
-/* How many blocks of the streaming postscan the device holds at once. The
- * first call per bucket-id width sets the kernel's shared memory limit and
- * asks the occupancy calculator: the split modules make it from setup,
- * ms-sort in its first (warm-up) run, so no timed run pays for it. */
-template <int NB> int stream_resident(uint32_t *resident, pb_err *err)
-{
-    static uint32_t cached = 0;
-    constexpr int TILE = PB_MS_BLOCK * BMS_ITEMS_KEYS;
-    if (!cached) {
-        auto kernel = pb_ms_postscan_stream<BMS_ITEMS_KEYS, NB>;
-        int dev = 0, sms = 0, per_sm = 0;
-        PB_CUDA_TRY(cudaGetDevice(&dev), err);
-        PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
-        PB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         PB_MS_STREAM_SMEM(TILE)),
-                    err);
-        PB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                         (int)cudaSharedmemCarveoutMaxShared),
-                    err);
-        PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, PB_MS_BLOCK,
-                                                                  PB_MS_STREAM_SMEM(TILE)),
-                    err);
-        if (per_sm < 1) return pb_err_set(err, "bms: no block of the streaming postscan fits an SM");
-        cached = (uint32_t)(sms * per_sm);
-    }
-    *resident = cached;
-    return 0;
-}
-
-/* The streaming postscan's grid: every block resident at once, the tiles
- * dealt evenly (a block with one tile more than the others would set the
- * kernel's time). */
-int stream_grid(int nbits, uint32_t tiles, uint32_t *grid, pb_err *err)
-{
-    uint32_t resident = 0;
-#define F(NB)                                                                                      \
-    if (stream_resident<NB>(&resident, err)) return -1
-    PB_MS_NBITS_SWITCH(nbits, F)
-#undef F
-    uint32_t rounds = (tiles + resident - 1) / resident;
-    *grid = rounds ? (tiles + rounds - 1) / rounds : 1;
-    return 0;
-}
-
-int postscan_stream(int nbits, uint32_t tiles, const uint32_t *keys, uint32_t n, pb_bucket_fn fn,
-                    const uint32_t *G, uint32_t *okeys, pb_err *err)
-{
-    constexpr int TILE = PB_MS_BLOCK * BMS_ITEMS_KEYS;
-    uint32_t grid = 0;
-    if (stream_grid(nbits, tiles, &grid, err)) return -1;
-#define F(NB)                                                                                      \
-    pb_ms_postscan_stream<BMS_ITEMS_KEYS, NB>                                                      \
-        <<<grid, PB_MS_BLOCK, PB_MS_STREAM_SMEM(TILE)>>>(keys, n, fn, G, tiles, okeys)
-    PB_MS_NBITS_SWITCH(nbits, F)
-#undef F
-    return 0;
-}
-
 template <bool PAIRS, bool REORDER>
 void postscan_warp(int nbits, uint32_t tiles, const uint32_t *keys, const uint32_t *vals,
                    uint32_t n, pb_bucket_fn fn, const uint32_t *G, uint32_t sub, uint32_t *okeys,
@@ -169,7 +110,7 @@ void postscan_warp(int nbits, uint32_t tiles, const uint32_t *keys, const uint32
  * BMS passes. */
 struct pass_args {
     pb_ms_variant v;
-    bool lookback, pairs, lanes, stream;
+    bool lookback, pairs, lanes;
     const uint32_t *keys, *vals;
     uint32_t *okeys, *ovals;
     uint32_t n;
@@ -215,9 +156,7 @@ int stage_postscan(const pass_args &a, pb_err *err)
 {
     split_mod *s = a.s;
     int nbits = pb_ms_bits(a.fn.m);
-    if (a.v == PB_MS_BMS && a.stream && !a.pairs && !a.lookback) {
-        if (postscan_stream(nbits, s->tiles, a.keys, a.n, a.fn, s->d_G, a.okeys, err)) return -1;
-    } else if (a.v == PB_MS_BMS) {
+    if (a.v == PB_MS_BMS) {
         if (a.pairs)
             postscan_block_m<BMS_ITEMS_PAIRS, true>(nbits, a.lookback, s->tiles, a.keys, a.vals,
                                                     a.n, a.fn, s->d_G, s->d_totals, s->d_status,
@@ -290,7 +229,6 @@ pass_args args_of(pb_gpu_ms *g)
     a.v = s->v;
     a.lookback = s->lookback;
     a.lanes = s->lanes;
-    a.stream = s->stream;
     a.pairs = g->pairs;
     a.keys = g->d_keys;
     a.vals = g->d_vals;
@@ -314,7 +252,6 @@ int setup(pb_gpu_ms *g, const void *ctx, pb_err *err)
     g->check = PB_MS_CHECK_STABLE;
     s->stage = (int)g->params.v[PB_MS_SPLIT_P_STAGE];
     s->lanes = g->params.v[PB_MS_SPLIT_P_COUNT] == 0;
-    s->stream = v == PB_MS_BMS && g->params.v[PB_MS_SPLIT_P_LOAD] == 0;
     bool lookback = v == PB_MS_BMS && g->params.v[PB_MS_SPLIT_P_SCAN] == 1;
     size_t bytes = layout(s, v, g->n, g->prob.m, g->pairs, lookback, nullptr);
     char *base = nullptr;
@@ -323,10 +260,6 @@ int setup(pb_gpu_ms *g, const void *ctx, pb_err *err)
         return pb_err_set(err, "cudaMalloc of %zu bytes of scratch: %s", bytes,
                           cudaGetErrorString(e));
     layout(s, v, g->n, g->prob.m, g->pairs, lookback, base); /* d_H is base: mod_free frees it */
-    uint32_t grid;
-    if (s->stream && !g->pairs && !lookback &&
-        stream_grid(pb_ms_bits(g->prob.m), s->tiles, &grid, err))
-        return -1;
     if (s->stage != STAGE_ALL) {
         /* The stages before the timed one, so it has its inputs. */
         g->complete = complete;
@@ -399,7 +332,6 @@ int pb_ms_bms_pass(const uint32_t *keys, const uint32_t *vals, uint32_t *okeys, 
     a.v = PB_MS_BMS;
     a.lookback = false;
     a.lanes = true;
-    a.stream = true;
     a.pairs = vals != nullptr;
     a.keys = keys;
     a.vals = vals;

@@ -8,12 +8,11 @@
 typedef enum pb_ms_variant { PB_MS_DMS, PB_MS_WMS, PB_MS_BMS } pb_ms_variant;
 
 /* Module parameters after the common ones: dms and wms declare stage and
- * count, bms all four, at these indices. */
+ * count, bms all three, at these indices. */
 enum {
     PB_MS_SPLIT_P_STAGE = PB_MS_NCOMMON,
     PB_MS_SPLIT_P_COUNT,
     PB_MS_SPLIT_P_SCAN,
-    PB_MS_SPLIT_P_LOAD,
 };
 #define PB_MS_SPLIT_STAGE_PARAM                                                                    \
     {"stage", PB_PARAM_ENUM, 0, 0, 0, "all|prescan|scan|postscan",                                \
@@ -26,11 +25,6 @@ enum {
     {"count", PB_PARAM_ENUM, 0, 0, 0, "lanes|ballots",                                             \
      "prescan histograms for m <= 32: 8-bit counters per lane summed by redux.sync, or the "      \
      "paper's warp ballots per bucket-id bit (m > 32 always uses ballots)"}
-#define PB_MS_SPLIT_LOAD_PARAM                                                                     \
-    {"load", PB_PARAM_ENUM, 0, 0, 0, "async|direct",                                              \
-     "key-only postscan with scan=matrix: resident blocks prefetch their next tile with "          \
-     "cp.async while ranking this one, or one tile per block loaded into registers (the "         \
-     "paper's; pairs and the look-back always load directly)"}
 
 int pb_ms_split_prepare(pb_ms_variant v, const pb_point *pt, void **state, pb_err *err);
 int pb_ms_split_run(void *state, uint64_t sample, pb_err *err);

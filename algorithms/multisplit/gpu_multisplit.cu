@@ -21,14 +21,13 @@ pb_ms_variant choose(uint32_t m, bool pairs)
 }
 
 /* The chosen module's parameters: ours, then each of its own at its first
- * (fastest) choice: stage = all, count = lanes, scan = matrix, load = async. */
+ * (fastest) choice: stage = all, count = lanes, scan = matrix. */
 pb_params expand(const pb_point *pt)
 {
     pb_params p = *pt->params;
     p.v[PB_MS_SPLIT_P_STAGE] = 0;
     p.v[PB_MS_SPLIT_P_COUNT] = 0;
     p.v[PB_MS_SPLIT_P_SCAN] = 0;
-    p.v[PB_MS_SPLIT_P_LOAD] = 0;
     return p;
 }
 
