@@ -1,27 +1,19 @@
-/* multisplit: the stable multisplit to call when you just want one — it
- * picks dms, wms or bms (matrix scan) by m and item width, from the H200
- * measurements in results/reference/nvidia-h200/multisplit/table5 and perf
- * (all three give the same, stable, output, so the choice is only about
- * speed):
- *
- *   keys:  m <= 4  dms (a few write streams coalesce well enough without
- *                       reordering),  m > 4  bms (at m = 8 since the key-only
- *                       postscans were compiled for 4 resident blocks)
- *   pairs: m <= 2  dms,  m <= 16  wms,  m > 16  bms */
+/* multisplit: the stable multisplit to call when you just want one. It is
+ * bms with the matrix scan and lane counters. The paper (and our H200 runs
+ * up to b5322ee) found dms and wms faster for few buckets; with the
+ * lane-counting prescan and the branch-free full-tile postscan, bms is as
+ * fast or faster at every m on the H200 (commit 40d2562, 2^25 and 2^28
+ * keys, m = 2..32; e.g. 2^28 pairs m = 8: bms 1.56 ms, wms 1.59, dms 2.86;
+ * 2^28 keys m = 2: bms 0.886, dms 0.932; at 2^25 keys m = 2 they tie). dms
+ * and wms remain as modules for the paper's tables. */
 #include "algorithms/multisplit/gpu_ms_split.cuh"
 
 namespace {
 
 const pb_param_spec params[] = {PB_MS_COMMON_PARAMS};
 
-pb_ms_variant choose(uint32_t m, bool pairs)
-{
-    if (!pairs) return m <= 4 ? PB_MS_DMS : PB_MS_BMS;
-    return m <= 2 ? PB_MS_DMS : m <= 16 ? PB_MS_WMS : PB_MS_BMS;
-}
-
-/* The chosen module's parameters: ours, then each of its own at its first
- * (fastest) choice: stage = all, count = lanes, scan = matrix. */
+/* bms's parameters: ours, then each of its own at its first (fastest)
+ * choice: stage = all, count = lanes, scan = matrix. */
 pb_params expand(const pb_point *pt)
 {
     pb_params p = *pt->params;
@@ -36,8 +28,7 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
     pb_params p = expand(pt);
     pb_point q = *pt;
     q.params = &p;
-    return pb_ms_split_prepare(choose((uint32_t)p.v[PB_MS_P_BUCKETS], pt->item_bytes == 8), &q,
-                               state, err);
+    return pb_ms_split_prepare(PB_MS_BMS, &q, state, err);
 }
 
 uint64_t footprint(const pb_point *pt)
@@ -45,7 +36,7 @@ uint64_t footprint(const pb_point *pt)
     pb_params p = expand(pt);
     pb_point q = *pt;
     q.params = &p;
-    return pb_ms_split_footprint(choose((uint32_t)p.v[PB_MS_P_BUCKETS], pt->item_bytes == 8), &q);
+    return pb_ms_split_footprint(PB_MS_BMS, &q);
 }
 
 } // namespace
@@ -55,8 +46,7 @@ extern "C" const pb_module pb_module_multisplit = {
     .family = PB_FAMILY_MULTISPLIT,
     .device = PB_DEVICE_GPU,
     .flags = 0,
-    .summary = "stable multisplit, m <= 256: dms, wms or bms chosen by m and item width "
-               "(measured on an H200)",
+    .summary = "stable multisplit, m <= 256: bms with its fastest settings (measured on an H200)",
     .params = PB_PARAMS(params),
     .max_n = (UINT64_C(1) << 31) - 1,
     .footprint = footprint,
