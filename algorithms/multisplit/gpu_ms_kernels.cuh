@@ -249,13 +249,24 @@ __device__ __forceinline__ uint32_t pb_ms_load_any(const uint32_t *__restrict__ 
  * the ballot window costs 14 (m = 8) to 22 (m = 32); on the H200 the ballot
  * prescan was compute-bound (SM 80-89%, DRAM 32-44%). Returns the warp's
  * count of bucket `lane`. */
+/* Words of a lane's counters (four buckets each), and whether they fit in
+ * registers; the prescan sizes its shared columns by them. */
+__host__ __device__ constexpr int pb_ms_lane_words(int nbits)
+{
+    return nbits > 2 ? 1 << (nbits - 2) : 1;
+}
+__host__ __device__ constexpr bool pb_ms_lane_regs(int nbits)
+{
+    return pb_ms_lane_words(nbits) <= 2;
+}
+
 template <int ITEMS, int NBITS>
 __device__ __forceinline__ uint32_t pb_ms_count_lanes(const uint32_t (&b)[ITEMS], uint32_t valid,
                                                       uint32_t *s_col)
 {
     static_assert(NBITS <= 5 && ITEMS <= 255, "8-bit fields of at most 32 buckets");
-    constexpr int W = (1 << NBITS) > 4 ? (1 << NBITS) / 4 : 1;
-    constexpr bool REGS = W <= 2;
+    constexpr int W = pb_ms_lane_words(NBITS);
+    constexpr bool REGS = pb_ms_lane_regs(NBITS);
     uint32_t c[W];
 #pragma unroll
     for (int w = 0; w < W; w++) {
@@ -303,7 +314,8 @@ __global__ void __launch_bounds__(PB_MS_BLOCK)
     static_assert(!LANES || MAXJ == 1, "lane counters for m <= 32");
     __shared__ uint32_t s_split[PB_MS_MAX_BUCKETS];
     __shared__ uint32_t s_hist[PB_MS_WARPS][32 * MAXJ];
-    __shared__ uint32_t s_cols[LANES && NBITS > 3 ? (1 << NBITS) / 4 : 1][PB_MS_BLOCK];
+    __shared__ uint32_t s_cols[LANES && !pb_ms_lane_regs(NBITS) ? pb_ms_lane_words(NBITS) : 1]
+                              [PB_MS_BLOCK];
     fn = pb_ms_stage_splitters(fn, s_split);
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const uint32_t tile = blockIdx.x;
@@ -459,43 +471,6 @@ __device__ __forceinline__ uint32_t pb_ms_rank_block(const uint32_t (&b)[ITEMS],
     return tcount;
 }
 
-/* Loads and ranks a block tile for the one-tile postscan (see
- * pb_ms_rank_block); br[i] packs item i's rank (below 32 * ITEMS) over its
- * bucket id (8 bits), so that only ITEMS registers stay live across the
- * tile's scan and barriers. */
-template <int ITEMS, int NBITS, bool PAIRS, bool FULL, int ROW>
-__device__ __forceinline__ uint32_t pb_ms_rank_packed(const uint32_t *__restrict__ keys,
-                                                      const uint32_t *__restrict__ vals,
-                                                      uint32_t n, uint32_t warp_start,
-                                                      pb_bucket_fn fn, uint32_t (&k)[ITEMS],
-                                                      uint32_t (&v)[ITEMS], uint32_t (&br)[ITEMS],
-                                                      uint32_t m, uint32_t (*s_whist)[ROW])
-{
-    static_assert(32 * ITEMS <= (1 << 24), "ranks fit above the bucket id");
-    uint32_t b[ITEMS], rank[ITEMS];
-    pb_ms_load<ITEMS, PAIRS, FULL>(keys, vals, n, warp_start, fn, k, v, b);
-    const uint32_t tcount = pb_ms_rank_block<ITEMS, NBITS, FULL>(b, warp_start, n, m, rank, s_whist);
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) br[i] = rank[i] << 8 | b[i];
-    return tcount;
-}
-
-/* After the tile's scan, thread t < m in charge of bucket t: s_whist[w][t]
- * becomes where warp w's keys of bucket t start in the reordered tile, and
- * s_shift[t] what turns a tile position of bucket t into its global one;
- * so the scatter and the write each look up one word a key. */
-template <int ROW>
-__device__ __forceinline__ void pb_ms_tile_bases(uint32_t m, uint32_t bstart, uint32_t gbase,
-                                                 uint32_t (*s_whist)[ROW], uint32_t *s_shift)
-{
-    const uint32_t t = threadIdx.x;
-    if (t < m) {
-#pragma unroll
-        for (int w = 0; w < PB_MS_WARPS; w++) s_whist[w][t] += bstart;
-        s_shift[t] = gbase - bstart;
-    }
-}
-
 /* BMS postscan: the block tile's keys are ranked per warp, combined across
  * warps (Section 5.5.4), reordered by bucket over the whole tile in shared
  * memory (Section 5.6.2) and written out. The tile's global bases come from
@@ -539,9 +514,18 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_BLOCKS(PAIRS))
     const uint32_t m = fn.m, t = threadIdx.x;
     auto body = [&](auto full) {
         constexpr bool FULL = decltype(full)::value;
-        uint32_t k[ITEMS], v[ITEMS], br[ITEMS];
-        const uint32_t tcount = pb_ms_rank_packed<ITEMS, NBITS, PAIRS, FULL>(
-            keys, vals, n, warp_start, fn, k, v, br, m, s_whist);
+        /* br[i] packs item i's rank (below 32 * ITEMS) over its bucket id (8
+         * bits): only ITEMS registers stay live across the tile's scan and
+         * barriers. */
+        static_assert(32 * ITEMS <= (1 << 24), "ranks fit above the bucket id");
+        uint32_t k[ITEMS], v[ITEMS], br[ITEMS], tcount;
+        {
+            uint32_t b[ITEMS], rank[ITEMS];
+            pb_ms_load<ITEMS, PAIRS, FULL>(keys, vals, n, warp_start, fn, k, v, b);
+            tcount = pb_ms_rank_block<ITEMS, NBITS, FULL>(b, warp_start, n, m, rank, s_whist);
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) br[i] = rank[i] << 8 | b[i];
+        }
         uint32_t bstart, gbase = 0;
         scan_t(s_u.scan).ExclusiveSum(tcount, bstart);
         if (LOOKBACK) {
@@ -571,7 +555,15 @@ __global__ void __launch_bounds__(PB_MS_BLOCK, PB_MS_POST_BLOCKS(PAIRS))
         } else if (t < m) {
             gbase = G[(uint64_t)t * tiles + tile];
         }
-        pb_ms_tile_bases(m, bstart, gbase, s_whist, s_shift);
+        /* s_whist[w][t] becomes where warp w's keys of bucket t start in the
+         * reordered tile, s_shift[t] what turns a tile position of bucket t
+         * into its global one: the scatter and the write each look up one
+         * word a key. */
+        if (t < m) {
+#pragma unroll
+            for (int w = 0; w < PB_MS_WARPS; w++) s_whist[w][t] += bstart;
+            s_shift[t] = gbase - bstart;
+        }
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {

@@ -12,30 +12,30 @@ namespace {
 
 const pb_param_spec params[] = {PB_MS_COMMON_PARAMS};
 
-/* bms's parameters: ours, then each of its own at its first (fastest)
- * choice: stage = all, count = lanes, scan = matrix. */
-pb_params expand(const pb_point *pt)
+/* The point as bms sees it: our parameters, then each of bms's own at its
+ * first (fastest) choice: stage = all, count = lanes, scan = matrix. */
+pb_point as_bms(const pb_point *pt, pb_params *p)
 {
-    pb_params p = *pt->params;
-    p.v[PB_MS_SPLIT_P_STAGE] = 0;
-    p.v[PB_MS_SPLIT_P_COUNT] = 0;
-    p.v[PB_MS_SPLIT_P_SCAN] = 0;
-    return p;
+    *p = *pt->params;
+    p->v[PB_MS_SPLIT_P_STAGE] = 0;
+    p->v[PB_MS_SPLIT_P_COUNT] = 0;
+    p->v[PB_MS_SPLIT_P_SCAN] = 0;
+    pb_point q = *pt;
+    q.params = p;
+    return q;
 }
 
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
-    pb_params p = expand(pt);
-    pb_point q = *pt;
-    q.params = &p;
+    pb_params p;
+    pb_point q = as_bms(pt, &p);
     return pb_ms_split_prepare(PB_MS_BMS, &q, state, err);
 }
 
 uint64_t footprint(const pb_point *pt)
 {
-    pb_params p = expand(pt);
-    pb_point q = *pt;
-    q.params = &p;
+    pb_params p;
+    pb_point q = as_bms(pt, &p);
     return pb_ms_split_footprint(PB_MS_BMS, &q);
 }
 
