@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "harness/rng.h"
+#include "core/rng.h"
 
 #ifdef __CUDACC__
 #define PB_AFFINE_HD __host__ __device__

@@ -3,8 +3,8 @@
 #include <omp.h>
 #include <string.h>
 
-#include "harness/module.h"
-#include "harness/shuffle_buffers.h"
+#include "core/module.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 static const pb_param_spec params[] = {PB_PARAM_THREADS};
 
@@ -27,9 +27,10 @@ static int run(void *state, uint64_t sample, pb_err *err)
 
 const pb_module pb_module_cpu_copy = {
     .name = "cpu-copy",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_CEILING,
+    .bound = PB_BOUND_COPY,
     .summary = "contiguous parallel copy (OpenMP): the host's bandwidth ceiling",
     .params = PB_PARAMS(params),
     .footprint = pb_shuffle_footprint_outofplace,

@@ -4,8 +4,8 @@
 #include <omp.h>
 
 #include "baselines/affine.h"
-#include "harness/module.h"
-#include "harness/shuffle_buffers.h"
+#include "core/module.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 static const pb_param_spec params[] = {PB_PARAM_THREADS};
 
@@ -41,9 +41,10 @@ static int run(void *state, uint64_t sample, pb_err *err)
 
 const pb_module pb_module_cpu_gather = {
     .name = "cpu-gather",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
+    .bound = PB_BOUND_GATHER,
     .summary = "random gather through an on-the-fly bijection (OpenMP): the host's gather ceiling",
     .params = PB_PARAMS(params),
     .footprint = pb_shuffle_footprint_outofplace,

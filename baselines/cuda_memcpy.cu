@@ -1,7 +1,7 @@
 /* cuda-memcpy: cudaMemcpyAsync device to device, the vendor's copy; the
  * reference the copy kernel's efficiency is judged by. */
-#include "harness/cuda_check.h"
-#include "harness/gpu_shuffle_buffers.h"
+#include "core/cuda_check.h"
+#include "families/shuffle/gpu_shuffle_buffers.h"
 
 static int run(void *state, uint64_t sample, pb_err *err)
 {
@@ -15,7 +15,7 @@ static int run(void *state, uint64_t sample, pb_err *err)
 
 extern "C" const pb_module pb_module_cuda_memcpy = {
     .name = "cuda-memcpy",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_CEILING,
     .summary = "cudaMemcpyAsync device-to-device: the vendor's copy",

@@ -2,9 +2,9 @@
  * Fisher-Yates), the role std::shuffle plays in the papers' tables. Swaps
  * position i with a uniform j in [0, i], drawn from Philox by Lemire's
  * unbiased method. */
-#include "harness/module.h"
-#include "harness/rng.h"
-#include "harness/shuffle_buffers.h"
+#include "core/module.h"
+#include "core/rng.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 /* One loop per item width, so the inner loop moves whole items. */
 #define FISHER_YATES(T)                                                                            \
@@ -50,7 +50,7 @@ static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint
 
 const pb_module pb_module_fisher_yates = {
     .name = "fisher-yates",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "sequential in-place Fisher-Yates (std::shuffle's role), Philox + Lemire",

@@ -3,8 +3,8 @@
  * grid that covers the whole buffer: on an H200 this matched
  * cudaMemcpyAsync (4.21 vs 4.15 TB/s at 512 MiB), where a persistent grid-stride
  * loop with four loads in flight reached 94% and streaming cache hints 90%. */
-#include "harness/cuda_check.h"
-#include "harness/gpu_shuffle_buffers.h"
+#include "core/cuda_check.h"
+#include "families/shuffle/gpu_shuffle_buffers.h"
 
 enum { THREADS = 256 };
 
@@ -44,9 +44,10 @@ static int run(void *state, uint64_t sample, pb_err *err)
 
 extern "C" const pb_module pb_module_gpu_copy = {
     .name = "copy",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_CEILING,
+    .bound = PB_BOUND_COPY,
     .summary = "contiguous device copy kernel: the GPU bandwidth ceiling",
     .params = PB_NO_PARAMS,
     .max_n = 0,

@@ -3,8 +3,8 @@
  * (every read a different sector, every write coalesced). Each thread steps
  * f along a grid-stride walk, UNROLL reads in flight before its writes. */
 #include "baselines/affine.h"
-#include "harness/cuda_check.h"
-#include "harness/gpu_shuffle_buffers.h"
+#include "core/cuda_check.h"
+#include "families/shuffle/gpu_shuffle_buffers.h"
 
 enum { THREADS = 256, UNROLL = 4 };
 
@@ -61,9 +61,10 @@ static int run(void *state, uint64_t sample, pb_err *err)
 
 extern "C" const pb_module pb_module_gpu_gather = {
     .name = "gather",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
+    .bound = PB_BOUND_GATHER,
     .summary = "random gather through an on-the-fly bijection: the GPU gather ceiling",
     .params = PB_NO_PARAMS,
     .max_n = 0,

@@ -4,9 +4,9 @@
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
 
-#include "harness/module.h"
-#include "harness/rng.h"
-#include "harness/shuffle_buffers.h"
+#include "core/module.h"
+#include "core/rng.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 static int prepare(const pb_point *pt, void **state, pb_err *err)
 {
@@ -79,7 +79,7 @@ static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint
 
 const pb_module pb_module_gsl_shuffle = {
     .name = "gsl-shuffle",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "GSL gsl_ran_shuffle with MT19937, the trusted reference",

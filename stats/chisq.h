@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "harness/err.h"
+#include "core/err.h"
 #include "stats/verdict.h"
 
 #ifdef __cplusplus

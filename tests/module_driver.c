@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/family_shuffle.h"
-#include "harness/params.h"
-#include "harness/registry.h"
+#include "families/shuffle/shuffle_family.h"
+#include "config/params.h"
+#include "registry/registry.h"
 #include "tests/test.h"
 
 const uint64_t pb_awkward_sizes[] = {1, 2, 3, 5, 31, 32, 33, 1023, 1024, 1025, 65535, 65536, 65537, 1000003, (1u << 22) + 1, 0};
@@ -34,11 +34,12 @@ int pb_drive_module(const pb_module *m, uint64_t n, unsigned item_bytes, uint64_
     const void *res = NULL;
     if (!rc) rc = m->result(state, &res, err);
     if (!rc && m->verify) rc = m->verify(state, err);
-    /* The family's own check: a permutation for shuffles. Other families
-     * have no check that works on result() alone, so their verify must. */
-    if (!rc && m->family == PB_FAMILY_SHUFFLE) rc = pb_shuffle_check(res, n, item_bytes, err);
+    /* The family's own check (a permutation, for shuffles) as well. Other
+     * families have no check that works on result() alone, so their
+     * verify must. */
+    if (!rc && m->family->check) rc = m->family->check(m, state, &pt, err);
     else if (!rc && !m->verify)
-        rc = pb_err_set(err, "%s module %s has no verify", pb_family_name(m->family), m->name);
+        rc = pb_err_set(err, "%s module %s has no verify", m->family->name, m->name);
     if (!rc && out) {
         size_t bytes = (size_t)n * item_bytes;
         *out = malloc(bytes ? bytes : 1);
@@ -74,7 +75,7 @@ int pb_drive_all_valid(pb_device dev, const uint64_t *extra)
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
         /* Shuffle modules only: other families have their own tests. */
-        if (m->device != dev || m->family != PB_FAMILY_SHUFFLE) continue;
+        if (m->device != dev || m->family != &pb_family_shuffle) continue;
         if (drive_sizes(m, pb_awkward_sizes, &tried)) return 1;
         if (extra && drive_sizes(m, extra, &tried)) return 1;
     }
@@ -88,7 +89,7 @@ int pb_check_seeds(pb_device dev)
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
         /* Shuffle modules only: other families have their own tests. */
-        if (m->device != dev || m->family != PB_FAMILY_SHUFFLE) continue;
+        if (m->device != dev || m->family != &pb_family_shuffle) continue;
         for (unsigned bytes = 4; bytes <= 8; bytes += 4) {
             void *a, *b, *c, *d;
             pb_err err;

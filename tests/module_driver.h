@@ -3,7 +3,7 @@
 #ifndef PB_TEST_MODULE_DRIVER_H
 #define PB_TEST_MODULE_DRIVER_H
 
-#include "harness/module.h"
+#include "core/module.h"
 
 /* Runs `m` on n items for samples 0..runs-1 (runs >= 1) with default
  * parameters (threads overridden when > 0), checks the output with the

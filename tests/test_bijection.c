@@ -5,7 +5,7 @@
 
 #include "algorithms/shuffle/bijection.h"
 #include "algorithms/shuffle/bijective_twin.h"
-#include "harness/rng.h"
+#include "core/rng.h"
 #include "tests/test.h"
 
 /* Whether f maps [0, 2^b) onto itself one to one. */

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "harness/config.h"
-#include "harness/registry.h"
+#include "bench/sweep_config.h"
+#include "families/shuffle/shuffle_family.h"
+#include "registry/registry.h"
 #include "tests/test.h"
 
 static int load(const char *text, pb_config *cfg, pb_err *err, char *path, size_t len)
@@ -44,7 +45,7 @@ TEST_IMPL(config_good)
                        "module = cpu-gather\n";
     ASSERT(load(text, &cfg, &err, path, sizeof path) == 0);
     ASSERT(strcmp(cfg.title, "two gathers") == 0);
-    ASSERT(cfg.family == PB_FAMILY_SHUFFLE);
+    ASSERT(cfg.family == &pb_family_shuffle);
     ASSERT_EQ_U64(cfg.nsizes, 4);
     ASSERT_EQ_U64(cfg.sizes[0], 257); ASSERT_EQ_U64(cfg.sizes[2], 16385); ASSERT_EQ_U64(cfg.sizes[3], 1000);
     ASSERT_EQ_U64(cfg.nitems, 2); ASSERT_EQ_U64(cfg.items[0], 4); ASSERT_EQ_U64(cfg.items[1], 8);
@@ -53,20 +54,20 @@ TEST_IMPL(config_good)
     ASSERT(cfg.min_time == 0.25 && cfg.timeout == 5);
     ASSERT(!cfg.flush_cache);
     ASSERT(cfg.nplots == 1 && strcmp(cfg.plots[0], "pct-copy") == 0);
-    ASSERT_EQ_U64(cfg.ninst, 3);
-    ASSERT(strcmp(cfg.inst[0].label, "fisher-yates") == 0 && cfg.inst[0].mod == pb_module_find("fisher-yates"));
-    ASSERT_EQ_U64(cfg.inst[0].line, 15);
+    ASSERT_EQ_U64(cfg.inst.n, 3);
+    ASSERT(strcmp(cfg.inst.v[0].label, "fisher-yates") == 0 && cfg.inst.v[0].mod == pb_module_find("fisher-yates"));
+    ASSERT_EQ_U64(cfg.inst.v[0].line, 15);
     /* The same module twice, with different parameters. */
-    ASSERT(cfg.inst[1].mod == pb_module_find("cpu-gather") && cfg.inst[2].mod == cfg.inst[1].mod);
-    ASSERT(cfg.inst[1].params.v[0] == 1 && cfg.inst[2].params.v[0] == 2);
-    ASSERT(cfg.inst[1].given == 1);
+    ASSERT(cfg.inst.v[1].mod == pb_module_find("cpu-gather") && cfg.inst.v[2].mod == cfg.inst.v[1].mod);
+    ASSERT(cfg.inst.v[1].params.v[0] == 1 && cfg.inst.v[2].params.v[0] == 2);
+    ASSERT(cfg.inst.v[1].given == 1);
     ASSERT(cfg.hash == pb_fnv1a64(text, strlen(text)));
 
     /* Ceilings come first, once per device, only if not already present. */
     pb_config_add_ceilings(&cfg);
-    ASSERT_EQ_U64(cfg.ninst, 4);
-    ASSERT(strcmp(cfg.inst[0].label, "cpu-copy") == 0 && cfg.inst[0].automatic);
-    ASSERT(strcmp(cfg.inst[1].label, "fisher-yates") == 0);
+    ASSERT_EQ_U64(cfg.inst.n, 4);
+    ASSERT(strcmp(cfg.inst.v[0].label, "cpu-copy") == 0 && cfg.inst.v[0].automatic);
+    ASSERT(strcmp(cfg.inst.v[1].label, "fisher-yates") == 0);
     pb_config_free(&cfg);
 
     /* Defaults: 8-byte items for shuffles, ten samples, flushing on. */
@@ -74,7 +75,7 @@ TEST_IMPL(config_good)
     ASSERT(cfg.nitems == 1 && cfg.items[0] == 8);
     ASSERT(cfg.min_samples == 10 && cfg.flush_cache && cfg.ceilings_auto);
     pb_config_add_ceilings(&cfg);
-    ASSERT_EQ_U64(cfg.ninst, 3); /* cpu-copy, cpu-gather, fisher-yates */
+    ASSERT_EQ_U64(cfg.inst.n, 3); /* cpu-copy, cpu-gather, fisher-yates */
     pb_config_free(&cfg);
     return 0;
 }
@@ -100,7 +101,7 @@ static const struct {
     {"[sweep]\nseed = 1\n[fisher-yates]\n", ":1: [sweep] has no 'sizes'"},
     {"[sweep]\nsizes = 10\n", ": no module sections"},
     {"[sweep]\nsizes = 10\n[a b]\n", ":3: bad section name [a b]"},
-    {"[sweep]\nsizes = 10\nitem = u16\n[fisher-yates]\n", ":3: item type 'u16' is not u32, u64, keys or pairs"},
+    {"[sweep]\nsizes = 10\nitem = u16\n[fisher-yates]\n", ":3: item type 'u16' is not one of the shuffle family's: u64, u32"},
     {"[sweep]\nsizes = 10\nfamily = sorting\n[fisher-yates]\n", ":3: family 'sorting' is not shuffle, multisplit or topk"},
     {"[sweep]\nsizes = 10\nseed = -4\n[fisher-yates]\n", ":3: seed '-4' is not an unsigned 64-bit integer"},
     {"[sweep]\nsizes = 10\nmin_time = soon\n[fisher-yates]\n", ":3: min_time 'soon' is not a time in seconds"},
@@ -124,14 +125,14 @@ TEST_IMPL(config_axis_lists)
     ASSERT(load("[sweep]\nsizes = 10\nreference = g\n[g]\nmodule = cpu-gather\nthreads = 1, 2,4\n"
                 "[fisher-yates]\n",
                 &cfg, &err, path, sizeof path) == 0);
-    ASSERT_EQ_U64(cfg.ninst, 4);
-    ASSERT(strcmp(cfg.inst[0].label, "g/threads=1") == 0);
-    ASSERT(strcmp(cfg.inst[2].label, "g/threads=4") == 0);
-    ASSERT(strcmp(cfg.inst[2].series, "g") == 0);
-    ASSERT(strcmp(cfg.inst[2].axis, "threads") == 0);
-    ASSERT(strcmp(cfg.inst[2].axis_value, "4") == 0);
-    ASSERT(cfg.inst[1].params.v[0] == 2);
-    ASSERT(strcmp(cfg.inst[3].series, "fisher-yates") == 0 && !cfg.inst[3].axis[0]);
+    ASSERT_EQ_U64(cfg.inst.n, 4);
+    ASSERT(strcmp(cfg.inst.v[0].label, "g/threads=1") == 0);
+    ASSERT(strcmp(cfg.inst.v[2].label, "g/threads=4") == 0);
+    ASSERT(strcmp(cfg.inst.v[2].series, "g") == 0);
+    ASSERT(strcmp(cfg.inst.v[2].axis, "threads") == 0);
+    ASSERT(strcmp(cfg.inst.v[2].axis_value, "4") == 0);
+    ASSERT(cfg.inst.v[1].params.v[0] == 2);
+    ASSERT(strcmp(cfg.inst.v[3].series, "fisher-yates") == 0 && !cfg.inst.v[3].axis[0]);
     ASSERT(strcmp(cfg.reference, "g") == 0);
     pb_config_free(&cfg);
     return 0;
@@ -165,17 +166,17 @@ TEST_IMPL(config_only)
     char path[256];
     const char *text = "[sweep]\nsizes = 10\n[fisher-yates]\n[g1]\nmodule = cpu-gather\n[g2]\nmodule = cpu-gather\n";
     ASSERT(load(text, &cfg, &err, path, sizeof path) == 0);
-    ASSERT(pb_config_only(&cfg, "g2,fisher-yates", &err) == 0);
-    ASSERT_EQ_U64(cfg.ninst, 2);
-    ASSERT(strcmp(cfg.inst[0].label, "fisher-yates") == 0 && strcmp(cfg.inst[1].label, "g2") == 0);
+    ASSERT(pb_instances_only(&cfg.inst, "g2,fisher-yates", cfg.path, &err) == 0);
+    ASSERT_EQ_U64(cfg.inst.n, 2);
+    ASSERT(strcmp(cfg.inst.v[0].label, "fisher-yates") == 0 && strcmp(cfg.inst.v[1].label, "g2") == 0);
     pb_config_free(&cfg);
 
     ASSERT(load(text, &cfg, &err, path, sizeof path) == 0);
-    ASSERT(pb_config_only(&cfg, "cpu-gather", &err) == 0); /* a module name keeps all its instances */
-    ASSERT_EQ_U64(cfg.ninst, 2);
-    ASSERT(pb_config_only(&cfg, "nosuch", &err) != 0);
+    ASSERT(pb_instances_only(&cfg.inst, "cpu-gather", cfg.path, &err) == 0); /* a module name keeps all its instances */
+    ASSERT_EQ_U64(cfg.inst.n, 2);
+    ASSERT(pb_instances_only(&cfg.inst, "nosuch", cfg.path, &err) != 0);
     ASSERT_CONTAINS(err.msg, "unknown module or label 'nosuch'");
-    ASSERT(pb_config_only(&cfg, "gsl-shuffle", &err) != 0);
+    ASSERT(pb_instances_only(&cfg.inst, "gsl-shuffle", cfg.path, &err) != 0);
     ASSERT_CONTAINS(err.msg, "module 'gsl-shuffle' is not in");
     pb_config_free(&cfg);
     return 0;

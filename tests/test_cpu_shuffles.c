@@ -23,9 +23,9 @@
 
 #include "algorithms/shuffle/bijective_twin.h"
 #include "algorithms/shuffle/cpu_streams.h"
-#include "harness/family_shuffle.h"
-#include "harness/params.h"
-#include "harness/registry.h"
+#include "families/shuffle/shuffle_items.h"
+#include "config/params.h"
+#include "registry/registry.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"
 

@@ -3,9 +3,9 @@
  * bit. Without a device, or in a build without CUDA, they report SKIP. */
 #include <stdlib.h>
 
-#include "harness/family_shuffle.h"
-#include "harness/gpu.h"
-#include "harness/registry.h"
+#include "families/shuffle/shuffle_items.h"
+#include "core/gpu.h"
+#include "registry/registry.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"
 

@@ -9,10 +9,10 @@
  * subset compute-sanitizer runs. */
 #include <stdlib.h>
 
-#include "algorithms/multisplit/ms_problem.h"
-#include "harness/gpu.h"
-#include "harness/params.h"
-#include "harness/registry.h"
+#include "families/multisplit/ms_problem.h"
+#include "core/gpu.h"
+#include "config/params.h"
+#include "registry/registry.h"
 #include "tests/test.h"
 
 static int need_gpu(void)

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 
 #include "algorithms/shuffle/bijective_twin.h"
-#include "harness/family_shuffle.h"
-#include "harness/gpu.h"
-#include "harness/params.h"
-#include "harness/registry.h"
+#include "families/shuffle/shuffle_items.h"
+#include "core/gpu.h"
+#include "config/params.h"
+#include "registry/registry.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"
 

@@ -26,13 +26,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "algorithms/topk/topk_problem.h"
-#include "harness/gpu.h"
-#include "harness/params.h"
-#include "harness/registry.h"
+#include "families/topk/topk_problem.h"
+#include "core/gpu.h"
+#include "config/params.h"
+#include "registry/registry.h"
 #include "tests/test.h"
 #ifdef PB_HAVE_CUDA
-#include "algorithms/topk/gpu_topk_output.h"
+#include "families/topk/gpu_topk_output.h"
 #endif
 
 static int need_gpu(void)

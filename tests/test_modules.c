@@ -3,9 +3,9 @@
 #include <gsl/gsl_cdf.h>
 #include <stdlib.h>
 
-#include "harness/family_shuffle.h"
-#include "harness/params.h"
-#include "harness/registry.h"
+#include "families/shuffle/shuffle_items.h"
+#include "config/params.h"
+#include "registry/registry.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"
 

@@ -20,11 +20,11 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "algorithms/multisplit/ms_internal.h"
-#include "algorithms/multisplit/ms_problem.h"
-#include "harness/params.h"
-#include "harness/registry.h"
-#include "harness/rng.h"
+#include "families/multisplit/ms_internal.h"
+#include "families/multisplit/ms_problem.h"
+#include "config/params.h"
+#include "registry/registry.h"
+#include "core/rng.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"
 
@@ -868,7 +868,7 @@ TEST_IMPL(ms_modules_registry)
     const char *names[] = {"multisplit-twin", "omp-multisplit"};
     for (int i = 0; i < 2; i++) {
         const pb_module *m = pb_module_find(names[i]);
-        ASSERT(m && m->family == PB_FAMILY_MULTISPLIT && m->device == PB_DEVICE_CPU);
+        ASSERT(m && m->family == &pb_family_multisplit && m->device == PB_DEVICE_CPU);
         ASSERT(m->verify && !m->sample_perms && !(m->flags & PB_MOD_SEEDED));
         ASSERT(pb_module_param_index(m, "buckets") == PB_MS_P_BUCKETS);
         ASSERT(pb_module_param_index(m, "bucket") == PB_MS_P_BUCKET);

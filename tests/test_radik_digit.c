@@ -15,9 +15,9 @@
 #include <stdlib.h>
 
 #include "algorithms/topk/radik_digit.h"
-#include "algorithms/topk/topk_problem.h"
-#include "harness/params.h"
-#include "harness/registry.h"
+#include "families/topk/topk_problem.h"
+#include "config/params.h"
+#include "registry/registry.h"
 #include "tests/test.h"
 
 static uint64_t rd_state = 0x9e3779b97f4a7c15u;

@@ -1,7 +1,7 @@
 /* The registry: unique names, complete descriptors, sane parameter specs,
  * GPU modules present exactly when CUDA was built. */
-#include "harness/params.h"
-#include "harness/registry.h"
+#include "config/params.h"
+#include "registry/registry.h"
 #include "tests/test.h"
 
 TEST_IMPL(registry_descriptors)
@@ -13,7 +13,10 @@ TEST_IMPL(registry_descriptors)
         ASSERT(m && m->name && m->name[0] && m->summary && m->summary[0]);
         ASSERT(pb_module_find(m->name) == m);
         for (size_t j = 0; j < i; j++) ASSERT(strcmp(pb_module_at(j)->name, m->name) != 0);
-        ASSERT(m->family <= PB_FAMILY_TOPK && m->device <= PB_DEVICE_GPU);
+        ASSERT(m->family && pb_family_find(m->family->name) == m->family && m->device <= PB_DEVICE_GPU);
+        /* At most one ceiling of each kind a device: the one rows are compared with. */
+        ASSERT(m->bound < PB_NBOUNDS);
+        if (m->bound != PB_BOUND_NONE) ASSERT(pb_bound_module(m->device, m->bound) == m && (m->flags & PB_MOD_CEILING));
         ASSERT(m->footprint && m->prepare && m->run && m->result && m->release);
         ASSERT(m->nparams <= PB_MAX_PARAMS);
         for (size_t p = 0; p < m->nparams; p++) {
@@ -35,6 +38,32 @@ TEST_IMPL(registry_descriptors)
     ASSERT(gpu == 0);
 #endif
     ASSERT(pb_module_find("no-such-module") == NULL);
+    return 0;
+}
+
+/* Families: unique names, items with widths, a bound, and the ceilings
+ * they ask for present on the CPU. */
+TEST_IMPL(registry_families)
+{
+    ASSERT(pb_family_count() >= 3);
+    for (size_t i = 0; i < pb_family_count(); i++) {
+        const pb_family *f = pb_family_at(i);
+        ASSERT(f->name && f->summary && f->input && f->bound_bytes);
+        ASSERT(pb_family_find(f->name) == f);
+        ASSERT(f->nitems >= 1);
+        for (size_t k = 0; k < f->nitems; k++) {
+            ASSERT(f->items[k].name && (f->items[k].bytes == 4 || f->items[k].bytes == 8));
+            ASSERT(pb_family_item(f, f->items[k].name) == &f->items[k]);
+        }
+        ASSERT(f->bound_bytes(1000, f->items[0].bytes) > 0);
+        for (int b = PB_BOUND_NONE + 1; b < PB_NBOUNDS; b++)
+            if (f->bounds & PB_BOUNDS(b)) ASSERT(pb_bound_module(PB_DEVICE_CPU, (pb_bound)b) != NULL);
+    }
+    ASSERT(pb_family_find("sorting") == NULL);
+    char buf[128];
+    ASSERT(strcmp(pb_family_names_text(buf, sizeof buf), "shuffle, multisplit or topk") == 0);
+    ASSERT(strcmp(pb_bound_module(PB_DEVICE_CPU, PB_BOUND_COPY)->name, "cpu-copy") == 0);
+    ASSERT(strcmp(pb_bound_module(PB_DEVICE_CPU, PB_BOUND_GATHER)->name, "cpu-gather") == 0);
     return 0;
 }
 

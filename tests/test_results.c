@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/results.h"
+#include "bench/results.h"
 #include "tests/test.h"
 
 #ifndef PB_BINARY

@@ -2,7 +2,7 @@
  * the bounded-integer draw: in range, unbiased, streams apart. */
 #include <gsl/gsl_cdf.h>
 
-#include "harness/rng.h"
+#include "core/rng.h"
 #include "tests/test.h"
 
 TEST_IMPL(rng_philox_kat)

@@ -2,7 +2,7 @@
  * of the input, or every module test built on it could not fail. */
 #include <stdlib.h>
 
-#include "harness/family_shuffle.h"
+#include "families/shuffle/shuffle_items.h"
 #include "tests/test.h"
 
 TEST_IMPL(shuffle_check_catches)

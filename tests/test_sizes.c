@@ -1,6 +1,6 @@
 /* The size syntax of sweeps: lists, ranges with offsets, and the messages
  * for what is malformed. */
-#include "harness/sizes.h"
+#include "config/sizes.h"
 #include "tests/test.h"
 
 static int parse(const char *text, uint64_t *out, size_t *n, pb_err *err)

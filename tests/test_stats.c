@@ -8,11 +8,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "stats/binomial.h"
+#include "tests/support/binomial.h"
 #include "stats/chisq.h"
 #include "stats/duplicates.h"
 #include "stats/inversions.h"
-#include "stats/ks.h"
+#include "tests/support/ks.h"
 #include "stats/lehmer.h"
 #include "stats/mmd.h"
 #include "tests/test.h"

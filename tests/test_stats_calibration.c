@@ -21,12 +21,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "harness/params.h"
-#include "harness/registry.h"
-#include "stats/binomial.h"
+#include "config/params.h"
+#include "registry/registry.h"
+#include "tests/support/binomial.h"
 #include "stats/chisq.h"
 #include "stats/duplicates.h"
-#include "stats/ks.h"
+#include "tests/support/ks.h"
 #include "stats/mmd.h"
 #include "tests/test.h"
 

@@ -6,14 +6,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/quality_config.h"
-#include "harness/quality_run.h"
-#include "harness/registry.h"
+#include "quality/quality_config.h"
+#include "quality/battery.h"
+#include "registry/registry.h"
 #include "tests/test.h"
 
 static int load(const char *text, pb_quality_config *cfg, pb_err *err)
 {
     return pb_quality_config_load_text("t.ini", "t", text, cfg, err);
+}
+
+/* The spec of the battery's test `name`. */
+static const pb_qtest_spec *spec(const pb_quality_config *cfg, const char *name)
+{
+    for (size_t k = 0; k < pb_qtest_count(); k++)
+        if (strcmp(pb_qtest_at(k)->name, name) == 0) return &cfg->test[k];
+    return NULL;
 }
 
 TEST_IMPL(quality_config_parse)
@@ -24,19 +32,20 @@ TEST_IMPL(quality_config_parse)
                 "chisq = 4\nchisq_samples = 2^10\nmmd_bounds = clt\n"
                 "[vp]\nmodule = bijective-twin\nrounds = 1 .. 4 +1, 24\n[fisher-yates]\n",
                 &cfg, &err) == 0);
-    ASSERT(cfg.seed == 7 && cfg.alpha == 0.001 && cfg.lambda == 5 && cfg.gate);
-    ASSERT(cfg.clt && !cfg.hoeffding);
-    ASSERT(cfg.test[PB_QT_MMD].nn == 2 && cfg.test[PB_QT_MMD].ns[0] == 5 &&
-           cfg.test[PB_QT_MMD].ns[1] == 100 && cfg.test[PB_QT_MMD].samples == 10000);
-    ASSERT(cfg.test[PB_QT_CHISQ].samples == 1024 && cfg.test[PB_QT_DUPLICATES].nn == 0);
-    ASSERT(cfg.ninst == 6);
-    ASSERT(strcmp(cfg.inst[0].in.label, "vp-1") == 0 && strcmp(cfg.inst[4].in.label, "vp-24") == 0);
-    ASSERT(strcmp(cfg.inst[4].group, "vp") == 0 && strcmp(cfg.inst[4].param, "rounds") == 0);
-    ASSERT(cfg.inst[4].value == 24 && cfg.inst[4].in.params.v[1] == 24);
-    ASSERT(strcmp(cfg.inst[5].in.label, "fisher-yates") == 0 && cfg.inst[5].param[0] == 0);
+    ASSERT(cfg.seed == 7 && cfg.settings.alpha == 0.001 && cfg.settings.lambda == 5 && cfg.gate);
+    const pb_qtest_spec *mmd = spec(&cfg, "mmd");
+    ASSERT(mmd->select == 2); /* clt only: results are hoeffding, clt */
+    ASSERT(mmd->nn == 2 && mmd->ns[0] == 5 && mmd->ns[1] == 100 && mmd->samples == 10000);
+    ASSERT(spec(&cfg, "chisq")->samples == 1024 && spec(&cfg, "duplicates")->nn == 0);
+    ASSERT(cfg.inst.n == 6);
+    /* The one labelling rule of both config kinds: <section>/<param>=<value>. */
+    ASSERT(strcmp(cfg.inst.v[0].label, "vp/rounds=1") == 0 && strcmp(cfg.inst.v[4].label, "vp/rounds=24") == 0);
+    ASSERT(strcmp(cfg.inst.v[4].series, "vp") == 0 && strcmp(cfg.inst.v[4].axis, "rounds") == 0);
+    ASSERT(strcmp(cfg.inst.v[4].axis_value, "24") == 0 && cfg.inst.v[4].params.v[1] == 24);
+    ASSERT(strcmp(cfg.inst.v[5].label, "fisher-yates") == 0 && cfg.inst.v[5].axis[0] == 0);
     uint64_t ns[8];
     ASSERT(pb_quality_config_sizes(&cfg, ns, 8) == 3 && ns[0] == 4 && ns[2] == 100);
-    ASSERT(pb_quality_config_only(&cfg, "vp", &err) == 0 && cfg.ninst == 5);
+    ASSERT(pb_instances_only(&cfg.inst, "vp", cfg.path, &err) == 0 && cfg.inst.n == 5);
     pb_quality_config_free(&cfg);
 
     /* modules = cpu: every CPU module with sample permutations, once. */
@@ -48,14 +57,14 @@ TEST_IMPL(quality_config_parse)
         const pb_module *m = pb_module_at(i);
         want += m->device == PB_DEVICE_CPU && m->sample_perms && strcmp(m->name, "fisher-yates") != 0;
     }
-    ASSERT(cfg.ninst == want);
+    ASSERT(cfg.inst.n == want);
     pb_quality_config_free(&cfg);
 
     /* A fallback list takes the first module this build has and can run. */
     ASSERT(load("[quality]\nmmd = 10\nmmd_samples = 10\n[x]\nmodule = no-such | fisher-yates | "
                 "gsl-shuffle\n",
                 &cfg, &err) == 0);
-    ASSERT(cfg.ninst == 1 && strcmp(cfg.inst[0].in.mod->name, "fisher-yates") == 0);
+    ASSERT(cfg.inst.n == 1 && strcmp(cfg.inst.v[0].mod->name, "fisher-yates") == 0);
     pb_quality_config_free(&cfg);
     return 0;
 }
@@ -82,7 +91,7 @@ TEST_IMPL(quality_config_errors)
         {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = nope\n", "t.ini:5: unknown module 'nope'"},
         {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nrounds = 1, 2\n"
          "threads = 1, 2\n",
-         "t.ini:7: [x] gives lists for 'rounds' and 'threads'"},
+         "t.ini:7: [x] already varies 'rounds'; one list-valued parameter per section"},
         {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nrounds = 1 .. 99 +1\n",
          "t.ini:6: parameter 'rounds' of 'bijective-twin': 65 is outside 1..64"},
         {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nbijection = lcg, "
@@ -156,9 +165,9 @@ TEST_IMPL(quality_run_invalid)
     ASSERT(load("[quality]\nchisq = 5\nchisq_samples = 1000\nmmd = 5\nmmd_samples = 1000\n"
                 "duplicates = 30\nduplicates_samples = 100\n[fisher-yates]\n",
                 &cfg, &err) == 0);
-    pb_module fake = *cfg.inst[0].in.mod;
+    pb_module fake = *cfg.inst.v[0].mod;
     fake.sample_perms = broken_perms;
-    cfg.inst[0].in.mod = &fake;
+    cfg.inst.v[0].mod = &fake;
     ASSERT(pb_quality_run(&cfg, NULL, &run, &err) == 0);
     ASSERT(run.nrows == 4);
     for (size_t i = 0; i < run.nrows; i++) {

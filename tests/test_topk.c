@@ -18,10 +18,10 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "algorithms/topk/topk_problem.h"
-#include "algorithms/topk/topk_select.h"
-#include "harness/params.h"
-#include "harness/registry.h"
+#include "families/topk/topk_problem.h"
+#include "families/topk/topk_select.h"
+#include "config/params.h"
+#include "registry/registry.h"
 #include "tests/test.h"
 
 /* ---- helpers ---- */
@@ -554,7 +554,7 @@ TEST_IMPL(topk_omp_threads)
 TEST_IMPL(topk_module_descriptor)
 {
     const pb_module *m = pb_module_find("omp-topk");
-    ASSERT(m && m->family == PB_FAMILY_TOPK && m->device == PB_DEVICE_CPU);
+    ASSERT(m && m->family == &pb_family_topk && m->device == PB_DEVICE_CPU);
     ASSERT(m->verify && m->work && !m->sample_perms);
     const char *names[] = {"k", "rows", "ragged", "misalign", "largest", "dist", "dtype"};
     for (int i = 0; i < PB_TOPK_NCOMMON; i++) ASSERT(pb_module_param_index(m, names[i]) == i);

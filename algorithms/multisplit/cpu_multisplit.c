@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms/multisplit/ms_internal.h"
-#include "algorithms/multisplit/ms_problem.h"
-#include "harness/module.h"
+#include "families/multisplit/ms_internal.h"
+#include "families/multisplit/ms_problem.h"
+#include "core/module.h"
 
 static const pb_param_spec twin_params[] = {PB_MS_COMMON_PARAMS};
 static const pb_param_spec omp_params[] = {PB_MS_COMMON_PARAMS, PB_PARAM_THREADS};
@@ -106,7 +106,7 @@ static int verify(void *state, pb_err *err)
 
 const pb_module pb_module_multisplit_twin = {
     .name = "multisplit-twin",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_CPU,
     .summary = "the sequential C twin: stable counting-sort multisplit (count, scan, scatter)",
     .params = PB_PARAMS(twin_params),
@@ -120,7 +120,7 @@ const pb_module pb_module_multisplit_twin = {
 
 const pb_module pb_module_omp_multisplit = {
     .name = "omp-multisplit",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_CPU,
     .summary = "stable multisplit, OpenMP: per-chunk histograms, one scan, parallel scatter; "
                "the twin's output for any thread count",

@@ -25,7 +25,7 @@ uint64_t footprint(const pb_point *pt) { return pb_ms_split_footprint(PB_MS_BMS,
 
 extern "C" const pb_module pb_module_bms = {
     .name = "bms",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "Block-level multisplit: block tiles ranked by warps, reordered over the whole tile, bases by the matrix scan (or a decoupled look-back); m <= 256",

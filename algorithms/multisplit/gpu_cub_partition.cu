@@ -10,8 +10,8 @@
 #include <cub/device/device_partition.cuh>
 
 #include "algorithms/multisplit/gpu_ms_helpers.cuh"
-#include "algorithms/multisplit/gpu_ms_state.cuh"
-#include "harness/gpu_launch.cuh"
+#include "families/multisplit/gpu_ms_state.cuh"
+#include "core/gpu_launch.cuh"
 
 namespace {
 
@@ -161,7 +161,7 @@ uint64_t footprint(const pb_point *pt)
 
 extern "C" const pb_module pb_module_cub_partition = {
     .name = "cub-partition",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "CUB DevicePartition::If: two buckets (unstable: rejected keys reversed), or the "

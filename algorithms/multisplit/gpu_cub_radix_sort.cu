@@ -6,7 +6,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "algorithms/multisplit/gpu_ms_state.cuh"
+#include "families/multisplit/gpu_ms_state.cuh"
 
 namespace {
 
@@ -88,7 +88,7 @@ uint64_t footprint(const pb_point *pt)
 
 extern "C" const pb_module pb_module_cub_radix_sort = {
     .name = "cub-radix-sort",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "CUB DeviceRadixSort of the keys (or pairs) on bits [0, bits): the sort "

@@ -22,7 +22,7 @@ uint64_t footprint(const pb_point *pt) { return pb_ms_split_footprint(PB_MS_DMS,
 
 extern "C" const pb_module pb_module_dms = {
     .name = "dms",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "Direct multisplit (Ashkiani et al. 2017): warp-level ballot histograms, CUB scan over the m x warps matrix, each key written straight to its place; m <= 32",

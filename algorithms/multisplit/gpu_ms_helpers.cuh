@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "algorithms/multisplit/ms_bucket.h"
+#include "families/multisplit/ms_bucket.h"
 
 /* The bucket id as a device functor (CUB select and partition operators). */
 struct pb_ms_bucket_is {

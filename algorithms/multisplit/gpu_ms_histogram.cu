@@ -16,9 +16,9 @@
 #include <cub/device/device_histogram.cuh>
 
 #include "algorithms/multisplit/gpu_ms_kernels.cuh"
-#include "harness/cuda_check.h"
-#include "harness/module.h"
-#include "harness/rng.h"
+#include "core/cuda_check.h"
+#include "core/module.h"
+#include "core/rng.h"
 
 namespace {
 
@@ -272,7 +272,7 @@ void work(const pb_point *pt, double *items, double *bytes)
 
 extern "C" const pb_module pb_module_ms_histogram = {
     .name = "ms-histogram",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "histogram of floats from the multisplit's warp-level ballot counts (even or "
@@ -291,7 +291,7 @@ extern "C" const pb_module pb_module_ms_histogram = {
 
 extern "C" const pb_module pb_module_cub_histogram = {
     .name = "cub-histogram",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "CUB DeviceHistogram::HistogramEven / HistogramRange on the same floats",

@@ -28,7 +28,7 @@
 
 #include <cub/block/block_scan.cuh>
 
-#include "algorithms/multisplit/ms_bucket.h"
+#include "families/multisplit/ms_bucket.h"
 
 #define PB_MS_WARPS 8
 #define PB_MS_BLOCK (32 * PB_MS_WARPS)

@@ -85,7 +85,7 @@ uint64_t footprint(const pb_point *pt)
 
 extern "C" const pb_module pb_module_ms_sort = {
     .name = "ms-sort",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "LSD radix sort of 32-bit keys (or pairs) from ceil(32/r) stable BMS multisplit "

@@ -7,7 +7,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "algorithms/multisplit/gpu_ms_kernels.cuh"
-#include "harness/gpu.h"
+#include "core/gpu.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #ifndef PB_GPU_MS_SPLIT_CUH
 #define PB_GPU_MS_SPLIT_CUH
 
-#include "algorithms/multisplit/gpu_ms_state.cuh"
+#include "families/multisplit/gpu_ms_state.cuh"
 
 typedef enum pb_ms_variant { PB_MS_DMS, PB_MS_WMS, PB_MS_BMS } pb_ms_variant;
 

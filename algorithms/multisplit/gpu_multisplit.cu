@@ -43,7 +43,7 @@ uint64_t footprint(const pb_point *pt)
 
 extern "C" const pb_module pb_module_multisplit = {
     .name = "multisplit",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "stable multisplit, m <= 256: bms with its fastest settings (measured on an H200)",

@@ -8,8 +8,8 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "algorithms/multisplit/gpu_ms_helpers.cuh"
-#include "algorithms/multisplit/gpu_ms_state.cuh"
-#include "harness/gpu_launch.cuh"
+#include "families/multisplit/gpu_ms_state.cuh"
+#include "core/gpu_launch.cuh"
 
 namespace {
 
@@ -143,7 +143,7 @@ uint64_t footprint(const pb_point *pt)
 
 extern "C" const pb_module pb_module_rb_sort = {
     .name = "rb-sort",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "reduced-bit sort: bucket labels, CUB radix sort of (label, key) pairs on "

@@ -6,8 +6,8 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "algorithms/multisplit/gpu_ms_state.cuh"
-#include "harness/gpu_launch.cuh"
+#include "families/multisplit/gpu_ms_state.cuh"
+#include "core/gpu_launch.cuh"
 
 namespace {
 
@@ -103,7 +103,7 @@ uint64_t footprint(const pb_point *pt) { return pb_gpu_ms_footprint_io(pt) + 8 *
 
 extern "C" const pb_module pb_module_scan_split = {
     .name = "scan-split",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "split into 2 buckets with one global scan: flags, CUB exclusive sum, scatter "

@@ -22,7 +22,7 @@ uint64_t footprint(const pb_point *pt) { return pb_ms_split_footprint(PB_MS_WMS,
 
 extern "C" const pb_module pb_module_wms = {
     .name = "wms",
-    .family = PB_FAMILY_MULTISPLIT,
+    .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "Warp-level multisplit: as dms, keys reordered by bucket within each warp in shared memory before the write; m <= 32",

@@ -3,8 +3,8 @@
  * so it can be timed, validated and sampled like any other. */
 
 #include "algorithms/shuffle/bijective_twin.h"
-#include "harness/module.h"
-#include "harness/shuffle_buffers.h"
+#include "core/module.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 enum { P_BIJECTION, P_ROUNDS };
 
@@ -39,7 +39,7 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
 
 const pb_module pb_module_bijective_twin = {
     .name = "bijective-twin",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED,
     .summary = "bijective shuffle in sequential C: the twin of the GPU kernels",

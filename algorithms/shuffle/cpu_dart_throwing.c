@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "algorithms/shuffle/cpu_streams.h"
-#include "harness/module.h"
-#include "harness/shuffle_buffers.h"
+#include "core/module.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 enum { P_THREADS };
 
@@ -315,7 +315,7 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
 
 const pb_module pb_module_cpu_dart_throwing = {
     .name = "cpu-dart-throwing",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED,
     .summary = "dart throwing into 2n slots by rounds of atomic claims (lowest item wins), then "

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 
 #include "algorithms/shuffle/cpu_streams.h"
-#include "harness/module.h"
-#include "harness/shuffle_buffers.h"
+#include "core/module.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 enum { P_THREADS, P_BLOCK };
 
@@ -185,7 +185,7 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
 
 const pb_module pb_module_merge_shuffle = {
     .name = "merge-shuffle",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "MergeShuffle (Bacher et al.): parallel Fisher-Yates blocks, random-bit merges "

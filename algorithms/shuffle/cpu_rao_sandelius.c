@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "algorithms/shuffle/cpu_streams.h"
-#include "harness/module.h"
-#include "harness/shuffle_buffers.h"
+#include "core/module.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 enum { P_THREADS, P_RADIX_BITS, P_CUTOFF };
 
@@ -321,7 +321,7 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
 
 const pb_module pb_module_rao_sandelius = {
     .name = "rao-sandelius",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "Rao-Sandelius divide and conquer: random digits, stable scatter, parallel "

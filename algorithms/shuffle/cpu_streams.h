@@ -38,7 +38,7 @@
 
 #include <stdint.h>
 
-#include "harness/rng.h"
+#include "core/rng.h"
 
 #ifdef __cplusplus
 extern "C" {

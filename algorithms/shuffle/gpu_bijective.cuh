@@ -15,9 +15,9 @@
 #include <cub/cub.cuh>
 
 #include "algorithms/shuffle/bijective_twin.h"
-#include "harness/cuda_check.h"
-#include "harness/gpu_launch.cuh"
-#include "harness/gpu_shuffle_buffers.h"
+#include "core/cuda_check.h"
+#include "core/gpu_launch.cuh"
+#include "families/shuffle/gpu_shuffle_buffers.h"
 
 namespace pb_bijective {
 

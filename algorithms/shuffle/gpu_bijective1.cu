@@ -9,7 +9,7 @@ static int prepare(const pb_point *pt, void **state, pb_err *err)
 
 extern "C" const pb_module pb_module_bijective1 = {
     .name = "bijective1",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_SEEDED,
     .summary = "bijective shuffle fused into a two-pass scan",

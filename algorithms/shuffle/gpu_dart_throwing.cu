@@ -7,10 +7,10 @@
 
 #include <cub/cub.cuh>
 
-#include "harness/cuda_check.h"
-#include "harness/gpu_launch.cuh"
-#include "harness/gpu_shuffle_buffers.h"
-#include "harness/rng.h"
+#include "core/cuda_check.h"
+#include "core/gpu_launch.cuh"
+#include "families/shuffle/gpu_shuffle_buffers.h"
+#include "core/rng.h"
 
 namespace {
 
@@ -175,7 +175,7 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 
 extern "C" const pb_module pb_module_dart_throwing = {
     .name = "dart-throwing",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_SEEDED | PB_MOD_NONDETERMINISTIC,
     .summary = "dart throwing: atomic claims of random slots among 2n, then CUB compaction",

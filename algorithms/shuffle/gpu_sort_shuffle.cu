@@ -9,10 +9,10 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-#include "harness/cuda_check.h"
-#include "harness/gpu_launch.cuh"
-#include "harness/gpu_shuffle_buffers.h"
-#include "harness/rng.h"
+#include "core/cuda_check.h"
+#include "core/gpu_launch.cuh"
+#include "families/shuffle/gpu_shuffle_buffers.h"
+#include "core/rng.h"
 
 namespace {
 
@@ -153,7 +153,7 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 
 extern "C" const pb_module pb_module_sort_shuffle = {
     .name = "sort-shuffle",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_SEEDED,
     .summary = "sort shuffle: random 64-bit Philox keys, CUB radix sort of (key, item) pairs",

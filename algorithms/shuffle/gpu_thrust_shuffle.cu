@@ -8,9 +8,9 @@
 #include <thrust/random.h>
 #include <thrust/shuffle.h>
 
-#include "harness/cuda_check.h"
-#include "harness/gpu_shuffle_buffers.h"
-#include "harness/rng.h"
+#include "core/cuda_check.h"
+#include "families/shuffle/gpu_shuffle_buffers.h"
+#include "core/rng.h"
 
 namespace {
 
@@ -91,7 +91,7 @@ uint64_t footprint(const pb_point *pt)
 
 extern "C" const pb_module pb_module_thrust_shuffle = {
     .name = "thrust-shuffle",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_SEEDED,
     .summary = "thrust::shuffle_copy from the CUDA toolkit: the vendor peer",

@@ -160,7 +160,7 @@ int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, 
 
 extern "C" const pb_module pb_module_tbb_bijective = {
     .name = "tbb-bijective",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED,
     .summary = "bijective shuffle on oneTBB (parallel_scan compaction), VariablePhilox or LCG; "

@@ -52,7 +52,7 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
 
 extern "C" const pb_module pb_module_tbb_gather = {
     .name = "tbb-gather",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
     .summary = "random gather through an on-the-fly bijection (oneTBB): the paper's CPU gather "

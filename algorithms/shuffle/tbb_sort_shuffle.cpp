@@ -127,7 +127,7 @@ int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, 
 
 extern "C" const pb_module pb_module_tbb_sort_shuffle = {
     .name = "tbb-sort-shuffle",
-    .family = PB_FAMILY_SHUFFLE,
+    .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "random 64-bit keys sorted with oneTBB's parallel_sort (SortShuffle); same output "

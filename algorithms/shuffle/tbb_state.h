@@ -10,8 +10,8 @@
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
 
-#include "harness/module.h"
-#include "harness/shuffle_buffers.h"
+#include "core/module.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 struct pb_tbb_state {
     pb_shuffle_buffers *b;

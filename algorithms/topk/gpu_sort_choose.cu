@@ -39,8 +39,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
-#include "algorithms/topk/gpu_topk_state.cuh"
-#include "harness/gpu_launch.cuh"
+#include "families/topk/gpu_topk_state.cuh"
+#include "core/gpu_launch.cuh"
 
 namespace {
 
@@ -263,7 +263,7 @@ uint64_t footprint(const pb_point *pt)
 
 extern "C" const pb_module pb_module_sort_and_choose = {
     .name = "sort-and-choose",
-    .family = PB_FAMILY_TOPK,
+    .family = &pb_family_topk,
     .device = PB_DEVICE_GPU,
     .flags = 0,
     .summary = "CUB sort of each row by order key (radix sort per row, or segmented sort for "

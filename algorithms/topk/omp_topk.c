@@ -5,9 +5,9 @@
  * selection over the threads' candidates. Output unsorted within a row. */
 #include <stdlib.h>
 
-#include "algorithms/topk/topk_problem.h"
-#include "algorithms/topk/topk_select.h"
-#include "harness/module.h"
+#include "families/topk/topk_problem.h"
+#include "families/topk/topk_select.h"
+#include "core/module.h"
 
 enum { P_THREADS = PB_TOPK_NCOMMON };
 
@@ -76,7 +76,7 @@ static int verify(void *state, pb_err *err)
 
 const pb_module pb_module_omp_topk = {
     .name = "omp-topk",
-    .family = PB_FAMILY_TOPK,
+    .family = &pb_family_topk,
     .device = PB_DEVICE_CPU,
     .summary = "CPU top-k (OpenMP): per-thread candidate buffers and quickselect; the C twin",
     .params = PB_PARAMS(params),

@@ -12,9 +12,9 @@
  * synchronisation inside a query. */
 #include <stdlib.h>
 
-#include "algorithms/topk/gpu_topk_state.cuh"
+#include "families/topk/gpu_topk_state.cuh"
 #include "algorithms/topk/radik_kernels.cuh"
-#include "harness/gpu_launch.cuh"
+#include "core/gpu_launch.cuh"
 
 namespace {
 
@@ -331,7 +331,7 @@ uint64_t footprint(const pb_point *pt)
 
 extern "C" const pb_module pb_module_radik = {
     .name = "radik",
-    .family = PB_FAMILY_TOPK,
+    .family = &pb_family_topk,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_NONDETERMINISTIC,
     .summary = "RadiK radix top-k: hierarchical atomics, flush-efficient write buffer, task "

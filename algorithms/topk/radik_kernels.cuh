@@ -47,7 +47,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "algorithms/topk/radik_digit.h"
-#include "algorithms/topk/topk_key.h"
+#include "families/topk/topk_key.h"
 
 #define PB_RADIK_BLOCK 256
 #define PB_RADIK_ITEMS 8

@@ -1,0 +1,29 @@
+/* The permbench command line: one function per subcommand, each returning
+ * the process exit status (0 ok, 1 a row failed verification or could not
+ * run, 2 bad input). */
+#ifndef PB_CLI_H
+#define PB_CLI_H
+
+#include <stdbool.h>
+
+#include "core/err.h"
+
+enum { PB_EXIT_OK = 0, PB_EXIT_FAILED = 1, PB_EXIT_USAGE = 2 };
+
+int pb_cmd_list(int argc, char **argv);
+int pb_cmd_info(int argc, char **argv);
+int pb_cmd_run(int argc, char **argv);
+int pb_cmd_plot(int argc, char **argv);
+int pb_cmd_quality(int argc, char **argv);
+
+/* Prints "permbench: <message>" as one line on stderr; returns 2. */
+int pb_cli_fail(const char *fmt, ...) PB_PRINTF(1, 2);
+
+/* Parses the options of subcommand `cmd`: `longopts` as for getopt_long.
+ * Returns the option's value, -1 at the end, or a negative status after
+ * printing the one-line error for an unknown option or missing argument
+ * (-2). */
+struct option;
+int pb_cli_getopt(const char *cmd, int argc, char **argv, const struct option *longopts);
+
+#endif

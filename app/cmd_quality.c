@@ -1,0 +1,309 @@
+/* permbench quality: the statistical release gate. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/cli.h"
+#include "bench/outdir.h"
+#include "config/embedded.h"
+#include "bench/plot.h"
+#include "bench/provenance.h"
+#include "bench/progress.h"
+#include "quality/quality_plot.h"
+#include "quality/quality_results.h"
+#include "registry/registry.h"
+#include "config/sizes.h"
+
+static const char help[] =
+    "usage: permbench quality [CONFIG.ini] [--out DIR] [--only NAME,...] [--quiet]\n"
+    "       permbench quality --replot RESULT_DIR\n"
+    "\n"
+    "Draws sample permutations through each shuffle module's own code path (its\n"
+    "GPU kernels on a GPU), in batches, and runs the statistical tests of\n"
+    "CONFIG.ini's [quality] section at its n, sample counts and alpha:\n"
+    "%s"
+    "Without CONFIG, runs the built-in configs/quality/release.ini.\n"
+    "\n"
+    "Prints per (module, n, test): samples, statistic, threshold, p-value and a\n"
+    "verdict: FAIL (p < 1e-6, or outside the acceptance region at alpha), SUSPECT\n"
+    "(p < 0.001), PASS. Writes results/quality-<config>/<UTC timestamp>/ (or DIR):\n"
+    "quality.csv, quality.json (with provenance) and, with plot = sweep, figures.\n"
+    "\n"
+    "  --out DIR         write the results to DIR (created; must not hold results)\n"
+    "  --only NAME,...   test only the instances with these labels, sections or modules\n"
+    "  --quiet           no table and no progress line\n"
+    "  --replot DIR      redraw the figures of a finished quality run\n"
+    "\n"
+    "Exit status: 0 no test failed, 1 a test failed (or a module could not draw\n"
+    "its samples), 2 bad input (nothing is written then). With gate = no in\n"
+    "[quality], failures are reported but the status stays 0.\n";
+
+/* Instances this machine cannot run, when skip_unavailable drops them:
+ * named on stderr and listed in the JSON. */
+typedef struct skip_note {
+    bool quiet;
+    json_t *skipped;
+} skip_note;
+
+static void on_skipped(const pb_instance *in, const char *why, void *user)
+{
+    skip_note *s = user;
+    if (!s->quiet) fprintf(stderr, "permbench: skipping [%s] (%s): %s\n", in->label, in->mod->name, why);
+    json_array_append_new(s->skipped, json_pack("{s:s, s:s, s:s}", "label", in->label, "module",
+                                                in->mod->name, "reason", why));
+}
+
+/* With modules = all|cpu|gpu, the shuffle modules left out because they
+ * cannot hand over sample permutations are named, not silently dropped. */
+static void note_untestable(const pb_quality_config *cfg, bool quiet, json_t *skipped)
+{
+    if (cfg->modules == PB_QMOD_NONE) return;
+    for (size_t i = 0; i < pb_module_count(); i++) {
+        const pb_module *m = pb_module_at(i);
+        if (!m->family->permutes || (m->flags & PB_MOD_CEILING) || m->sample_perms) continue;
+        if ((cfg->modules == PB_QMOD_CPU && m->device != PB_DEVICE_CPU) ||
+            (cfg->modules == PB_QMOD_GPU && m->device != PB_DEVICE_GPU))
+            continue;
+        if (!quiet)
+            fprintf(stderr, "permbench: note: %s has no sample-permutation path; not tested\n", m->name);
+        json_array_append_new(skipped, json_pack("{s:s, s:s, s:s}", "label", m->name, "module",
+                                                 m->name, "reason", "no sample-permutation path"));
+    }
+}
+
+/* ---- terminal output ---------------------------------------------------- */
+
+typedef struct ui {
+    bool quiet;
+    const char *dir;
+    bool shown;     /* a progress line is on the terminal */
+    double last;    /* when the last progress line was logged (not a terminal) */
+} ui;
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void clear_progress(ui *u)
+{
+    if (u->shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        u->shown = false;
+    }
+}
+
+static void header(void)
+{
+    printf("%-24s %-4s %9s %-14s %9s %12s %12s %10s %s\n", "label", "dev", "n", "test", "samples",
+           "statistic", "threshold", "p-value", "verdict");
+    fflush(stdout);
+}
+
+static void on_row(const pb_qrun *run, const pb_qrow *r, void *user)
+{
+    ui *u = user;
+    if (!u->quiet) {
+        clear_progress(u);
+        char nb[48];
+        pb_size_format(r->n, nb, sizeof nb);
+        if (r->error)
+            printf("%-24s %-4s %9s %-14s %9s %12s %12s %10s FAIL (%s)\n", r->in->label,
+                   pb_device_name(r->in->mod->device), nb, r->test, "-", "-", "-", "-",
+                   r->message);
+        else
+            printf("%-24s %-4s %9s %-14s %9llu %12.6g %12.6g %10.3g %s%s%s%s\n", r->in->label,
+                   pb_device_name(r->in->mod->device), nb, r->test,
+                   (unsigned long long)r->r.samples, r->r.statistic, r->r.threshold, r->r.p_value,
+                   pb_verdict_name(r->r.verdict), r->message[0] ? " (" : "", r->message,
+                   r->message[0] ? ")" : "");
+        fflush(stdout);
+    }
+    char path[1200];
+    pb_err err;
+    snprintf(path, sizeof path, "%s/quality.partial.csv", u->dir);
+    if (pb_quality_write_csv(path, run, &err)) fprintf(stderr, "permbench: %s\n", err.msg);
+}
+
+static void on_progress(const pb_instance *in, uint32_t n, uint64_t drawn, uint64_t total,
+                        double frac, double eta, void *user)
+{
+    ui *u = user;
+    if (u->quiet) return;
+    char nb[48], d[32], left[64] = "time left: estimating";
+    pb_size_format(n, nb, sizeof nb);
+    if (eta >= 0) snprintf(left, sizeof left, "about %s left", pb_duration_format(eta, d, sizeof d));
+    if (isatty(STDERR_FILENO)) {
+        fprintf(stderr, "\r\033[K%3.0f%% %s n=%s: %llu/%llu samples ... %s", 100 * frac,
+                in->label, nb, (unsigned long long)drawn, (unsigned long long)total, left);
+        fflush(stderr);
+        u->shown = true;
+        return;
+    }
+    double t = mono();
+    if (t - u->last >= 10) {
+        fprintf(stderr, "progress: %.0f%% done; %s n=%s: %llu/%llu samples; %s\n", 100 * frac,
+                in->label, nb, (unsigned long long)drawn, (unsigned long long)total, left);
+        u->last = t;
+    }
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+int pb_cmd_quality(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"out", required_argument, NULL, 'o'},
+                                         {"only", required_argument, NULL, 'n'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"replot", required_argument, NULL, 'r'},
+                                         {NULL, 0, NULL, 0}};
+    const char *out_opt = NULL, *only = NULL, *replot = NULL;
+    bool quiet = false;
+    int c;
+    while ((c = pb_cli_getopt("quality", argc, argv, opts)) != -1) {
+        if (c == -2) return PB_EXIT_USAGE;
+        if (c == 'h') {
+            char tests[1024] = "";
+            size_t off = 0;
+            for (size_t k = 0; k < pb_qtest_count() && off < sizeof tests; k++)
+                off += (size_t)snprintf(tests + off, sizeof tests - off, "  %-11s %s\n",
+                                        pb_qtest_at(k)->name, pb_qtest_at(k)->summary);
+            printf(help, tests);
+            return PB_EXIT_OK;
+        }
+        if (c == 'o') out_opt = optarg;
+        if (c == 'n') only = optarg;
+        if (c == 'q') quiet = true;
+        if (c == 'r') replot = optarg;
+    }
+    if (argc - optind > 1)
+        return pb_cli_fail("quality: expected at most one CONFIG.ini, got '%s' too", argv[optind + 1]);
+    if (replot) {
+        if (optind < argc || out_opt || only)
+            return pb_cli_fail("quality: --replot takes a result directory and nothing else");
+        pb_err err;
+        if (pb_quality_replot(replot, quiet, &err)) return pb_cli_fail("quality: %s", err.msg);
+        return PB_EXIT_OK;
+    }
+
+    pb_quality_config cfg;
+    pb_err err;
+    int rc;
+    if (optind < argc) {
+        rc = pb_quality_config_load_file(argv[optind], &cfg, &err);
+    } else {
+        const pb_embedded_file *def = pb_embedded_find("configs/quality/release.ini");
+        rc = def ? pb_quality_config_load_text("(built-in) configs/quality/release.ini", "release",
+                                               def->data, &cfg, &err)
+                 : pb_err_set(&err, "no built-in release config");
+    }
+    if (rc) return pb_cli_fail("%s", err.msg);
+
+    int status = PB_EXIT_USAGE;
+    pb_qrun run = {0};
+    json_t *skipped = json_array();
+    char dir[1024];
+    skip_note note = {quiet, skipped};
+    if ((only && pb_instances_only(&cfg.inst, only, cfg.path, &err)) ||
+        pb_instances_available(&cfg.inst, cfg.skip_unavailable, cfg.path, "quality", on_skipped,
+                               &note, &err)) {
+        pb_cli_fail("%s", err.msg);
+        goto out;
+    }
+    note_untestable(&cfg, quiet, skipped);
+
+    /* Only now, with the whole battery known to be runnable, is anything written. */
+    if (out_opt) {
+        snprintf(dir, sizeof dir, "%s", out_opt);
+        if (pb_dir_has(dir, "quality.csv") || pb_dir_has(dir, "quality.json")) {
+            pb_cli_fail("quality: %s already holds results; choose another --out", dir);
+            goto out;
+        }
+    } else if (pb_results_dir("quality-", cfg.name, dir, sizeof dir)) {
+        pb_cli_fail("quality: cannot choose a results directory under results/quality-%s", cfg.name);
+        goto out;
+    }
+    if (pb_mkdir_p(dir) != 0) {
+        pb_cli_fail("quality: cannot create %s: %s", dir, strerror(errno));
+        goto out;
+    }
+
+    ui u = {quiet, dir, false, -1e9};
+    pb_qhooks hooks = {on_row, on_progress, &u};
+    if (!quiet) {
+        printf("# %s -> %s (alpha = %g, seed = %llu)\n", cfg.path, dir, cfg.settings.alpha,
+               (unsigned long long)cfg.seed);
+        header();
+    }
+    status = PB_EXIT_FAILED;
+    if (pb_quality_run(&cfg, &hooks, &run, &err)) {
+        clear_progress(&u);
+        fprintf(stderr, "permbench: %s\n", err.msg);
+        goto out;
+    }
+    clear_progress(&u);
+
+    char path[1200];
+    snprintf(path, sizeof path, "%s/quality.csv", dir);
+    if (pb_quality_write_csv(path, &run, &err)) {
+        fprintf(stderr, "permbench: %s\n", err.msg);
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/quality.partial.csv", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/quality.json", dir);
+    json_incref(skipped);
+    if (pb_quality_write_json(path, &cfg, &run, pb_provenance_json(cfg.path, cfg.name, cfg.text, cfg.hash, argc, argv), skipped,
+                              &err)) {
+        fprintf(stderr, "permbench: %s\n", err.msg);
+        goto out;
+    }
+    if (!quiet) {
+        char d[32];
+        printf("results: %s/quality.csv, %s/quality.json (%llu permutations in %s)\n", dir, dir,
+               (unsigned long long)run.permutations, pb_duration_format(run.wall_s, d, sizeof d));
+    }
+
+    char gnuplot[1024];
+    if (cfg.plot && !pb_gnuplot_find(gnuplot, sizeof gnuplot)) {
+        fprintf(stderr, "permbench: note: gnuplot not found; figures not drawn (install gnuplot-nox)\n");
+    } else if (cfg.plot && pb_quality_plot(gnuplot, dir, &cfg, &run, quiet, &err)) {
+        fprintf(stderr, "permbench: %s\n", err.msg);
+        goto out;
+    }
+
+    size_t fails = 0, suspects = 0;
+    for (size_t i = 0; i < run.nrows; i++) {
+        fails += run.rows[i].r.verdict == PB_VERDICT_FAIL;
+        suspects += run.rows[i].r.verdict == PB_VERDICT_SUSPECT;
+    }
+    if (fails) {
+        fprintf(stderr, "permbench: %zu of %zu tests FAILED:", fails, run.nrows);
+        for (size_t i = 0, shown = 0; i < run.nrows && shown < 8; i++)
+            if (run.rows[i].r.verdict == PB_VERDICT_FAIL) {
+                fprintf(stderr, "%s %s n=%u %s", shown ? "," : "", run.rows[i].in->label,
+                        run.rows[i].n, run.rows[i].test);
+                shown++;
+            }
+        fprintf(stderr, "%s%s\n", fails > 8 ? ", ..." : "",
+                cfg.gate ? "" : " (gate = no: exit status 0)");
+    } else if (!quiet) {
+        printf("quality: all %zu tests passed%s\n", run.nrows, suspects ? " (some SUSPECT)" : "");
+    }
+    status = fails && cfg.gate ? PB_EXIT_FAILED : PB_EXIT_OK;
+out:
+    json_decref(skipped);
+    pb_qrun_free(&run);
+    pb_quality_config_free(&cfg);
+    return status;
+}

@@ -1,0 +1,178 @@
+#include "bench/plot.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config/embedded.h"
+
+bool pb_gnuplot_find(char *path, size_t len)
+{
+    const char *env = getenv("PERMBENCH_GNUPLOT");
+    if (env && *env) {
+        snprintf(path, len, "%s", env);
+        return access(path, X_OK) == 0;
+    }
+    const char *p = getenv("PATH");
+    if (!p) return false;
+    while (*p) {
+        const char *colon = strchr(p, ':');
+        size_t l = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(path, len, "%.*s/gnuplot", (int)l, l ? p : ".");
+        if (access(path, X_OK) == 0) return true;
+        p += l + (colon ? 1 : 0);
+    }
+    return false;
+}
+
+/* gnuplot strings are single-quoted: refuse what would break out of them. */
+static bool quotable(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
+
+int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
+{
+    /* "axis-speedup" draws plots/axis.gp with the speedup column: one
+     * script per figure shape, its y column chosen by `kind`. */
+    char script_path[128], base[64];
+    snprintf(base, sizeof base, "%s", req->kind);
+    static const char *const variants[] = {"-speedup", "-time"};
+    for (size_t v = 0; v < 2; v++) {
+        char *sp = strstr(base, variants[v]);
+        size_t l = strlen(variants[v]);
+        if (sp) memmove(sp, sp + l, strlen(sp + l) + 1);
+    }
+    snprintf(script_path, sizeof script_path, "plots/%s.gp", base);
+    const pb_embedded_file *script = pb_embedded_find(script_path);
+    if (!script) return pb_err_set(err, "no plot script for kind '%s'", req->kind);
+    const char *series = req->series ? req->series : "", *sizes = req->sizes ? req->sizes : "";
+    const char *axis = req->axis ? req->axis : "", *axvals = req->axis_values ? req->axis_values : "";
+    if (!quotable(req->dir) || !quotable(req->title) || !quotable(req->labels) ||
+        !quotable(series) || !quotable(axis) || !quotable(axvals))
+        return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels");
+
+#define VARS_FMT                                                                                   \
+    "datafile = '%s/results.csv'\nlabels = '%s'\nitems = '%s'\ntitle = '%s'\nkind = '%s'\n"          \
+    "series = '%s'\nsizes = '%s'\naxis = '%s'\naxis_values = '%s'\n"
+#define VARS_ARGS req->dir, req->labels, req->items, req->title, req->kind, series, sizes, axis, axvals
+    size_t len = (size_t)snprintf(NULL, 0, VARS_FMT, VARS_ARGS) + 1;
+    char *vars = malloc(len);
+    if (!vars) return pb_err_set(err, "out of memory");
+    snprintf(vars, len, VARS_FMT, VARS_ARGS);
+    int rc = pb_gnuplot_draw(gnuplot, vars, script->data, script->len, req->dir, req->kind, err);
+    free(vars);
+    return rc;
+}
+
+int pb_gnuplot_draw(const char *gnuplot, const char *vars, const char *script, size_t script_len,
+                    const char *dir, const char *stem, pb_err *err)
+{
+    static const char *const terms[][2] = {
+        {"pngcairo size 1100,650 font 'sans,10'", "png"},
+        {"svg size 1100,650 dynamic font 'sans,10'", "svg"},
+    };
+    for (size_t t = 0; t < 2; t++) {
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "'%s'", gnuplot);
+        FILE *g = popen(cmd, "w");
+        if (!g) return pb_err_set(err, "cannot start %s", gnuplot);
+        fputs(vars, g);
+        fprintf(g, "set terminal %s\nset output '%s/%s.%s'\n", terms[t][0], dir, stem, terms[t][1]);
+        fwrite(script, 1, script_len, g);
+        fputs("\nset output\n", g);
+        int st = pclose(g);
+        if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return pb_err_set(err, "gnuplot failed drawing %s/%s.%s", dir, stem, terms[t][1]);
+    }
+    return 0;
+}
+
+/* `w` is one of the space-separated words of `list`. */
+static bool word_in(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+    return false;
+}
+
+int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
+{
+    char path[1100];
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return pb_err_set(err, "%s: no such result directory", dir);
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    if (access(path, R_OK) != 0) return pb_err_set(err, "%s: no results.csv", dir);
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) return pb_err_set(err, "%s:%d: %s", path, je.line, je.text);
+
+    int rc = -1;
+    char labels[16384] = "", items[32] = "", gnuplot[1024];
+    char series[4096] = "", sizes[2048] = "", axis[64] = "", axvals[2048] = "";
+    json_t *sweep = json_object_get(root, "sweep");
+    json_t *plots = json_object_get(sweep, "plots");
+    json_t *inst = json_object_get(root, "instances");
+    json_t *ib = json_object_get(sweep, "item_bytes");
+    const char *title = json_string_value(json_object_get(sweep, "title"));
+    if (!json_is_array(plots) || !json_is_array(inst) || !json_is_array(ib)) {
+        pb_err_set(err, "%s: not a permbench results file (no sweep.plots / instances)", path);
+        goto out;
+    }
+    size_t i, off = 0;
+    json_t *v;
+    json_array_foreach(inst, i, v)
+    {
+        const char *l = json_string_value(json_object_get(v, "label"));
+        if (l) off += (size_t)snprintf(labels + off, sizeof labels - off, "%s%s", off ? " " : "", l);
+        if (off >= sizeof labels) break;
+    }
+    /* Unique series and axis values, in order of first appearance. */
+    size_t so = 0, ao = 0;
+    json_array_foreach(inst, i, v)
+    {
+        const char *sr = json_string_value(json_object_get(v, "series"));
+        const char *ax = json_string_value(json_object_get(v, "axis"));
+        const char *av = json_string_value(json_object_get(v, "axis_value"));
+        if (!sr) sr = json_string_value(json_object_get(v, "label"));
+        if (sr && !word_in(series, sr) && so + strlen(sr) + 2 < sizeof series)
+            so += (size_t)snprintf(series + so, sizeof series - so, "%s%s", so ? " " : "", sr);
+        if (ax && *ax && !axis[0]) snprintf(axis, sizeof axis, "%s", ax);
+        if (av && *av && !word_in(axvals, av) && ao + strlen(av) + 2 < sizeof axvals)
+            ao += (size_t)snprintf(axvals + ao, sizeof axvals - ao, "%s%s", ao ? " " : "", av);
+    }
+    off = 0;
+    json_t *sz = json_object_get(sweep, "sizes");
+    json_array_foreach(sz, i, v)
+    {
+        if (off + 24 >= sizeof sizes) break;
+        off += (size_t)snprintf(sizes + off, sizeof sizes - off, "%s%lld", off ? " " : "",
+                                (long long)json_integer_value(v));
+    }
+    off = 0;
+    json_array_foreach(ib, i, v) off += (size_t)snprintf(items + off, sizeof items - off, "%s%lld",
+                                                         off ? " " : "", json_integer_value(v));
+    if (json_array_size(plots) == 0) {
+        rc = 0;
+        goto out;
+    }
+    if (!pb_gnuplot_find(gnuplot, sizeof gnuplot)) {
+        pb_err_set(err, "gnuplot not found on PATH (install gnuplot-nox, or set PERMBENCH_GNUPLOT)");
+        goto out;
+    }
+    json_array_foreach(plots, i, v)
+    {
+        pb_plot_request req = {dir,    json_string_value(v), title ? title : "", labels, items,
+                               series, sizes,                axis,               axvals};
+        if (!req.kind || pb_plot_draw(gnuplot, &req, err)) goto out;
+        if (!quiet) printf("figure: %s/%s.png, %s/%s.svg\n", dir, req.kind, dir, req.kind);
+    }
+    rc = 0;
+out:
+    json_decref(root);
+    return rc;
+}

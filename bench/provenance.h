@@ -1,0 +1,17 @@
+/* The provenance object of results.json. */
+#ifndef PB_PROVENANCE_H
+#define PB_PROVENANCE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* date, git commit and dirty flag, config path/name/hash/text, host, GPU
+ * (null with the reason when none), compilers, command line. */
+json_t *pb_provenance_json(const char *path, const char *name, const char *text, uint64_t hash,
+                           int argc, char **argv);
+
+/* The machine part alone (also printed by `permbench info --json`). */
+json_t *pb_host_json(void);
+json_t *pb_gpu_json(void);
+
+#endif

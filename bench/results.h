@@ -1,0 +1,24 @@
+/* results.csv and results.json: one row per module instance x problem point.
+ * Column and field names are stable; tests/test_results.c holds them to it. */
+#ifndef PB_RESULTS_H
+#define PB_RESULTS_H
+
+#include <jansson.h>
+
+#include "bench/sweep_config.h"
+#include "bench/runner.h"
+
+/* The CSV header, in order. */
+extern const char *const pb_csv_columns[];
+extern const size_t pb_csv_ncolumns;
+
+/* Both write to a temporary file and rename it, so a reader never sees half
+ * a file. */
+int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err);
+/* Takes ownership of `provenance`. */
+int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *run,
+                          json_t *provenance, pb_err *err);
+
+const char *pb_row_status_name(int status);
+
+#endif

@@ -1,0 +1,63 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/results.h"
+
+const char *const pb_csv_columns[] = {
+    "label",     "series",      "axis",           "axis_value",  "module",         "family",
+    "device",    "n",           "item_bytes",     "threads",     "samples",        "median_ms",
+    "min_ms",    "max_ms",      "mean_ms",        "stddev_ms",   "items_per_s",    "effective_gbps",
+    "pct_of_copy", "speedup_vs_ref", "verified",  "status",
+};
+const size_t pb_csv_ncolumns = sizeof pb_csv_columns / sizeof pb_csv_columns[0];
+
+const char *pb_row_status_name(int status)
+{
+    switch (status) {
+    case PB_ROW_OK: return "ok";
+    case PB_ROW_FAILED: return "FAILED";
+    default: return "ERROR";
+    }
+}
+
+int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
+{
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return pb_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
+    for (size_t c = 0; c < pb_csv_ncolumns; c++)
+        fprintf(f, "%s%s", c ? "," : "", pb_csv_columns[c]);
+    fputc('\n', f);
+    for (size_t r = 0; r < run->nrows; r++) {
+        const pb_row *row = &run->rows[r];
+        const pb_module *m = row->inst->mod;
+        /* Labels are [A-Za-z0-9._+-] plus '/' and '=' in expanded ones, and
+         * list values hold no comma: no quoting needed. */
+        fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%llu,%u,", row->inst->label, row->inst->series,
+                row->inst->axis, row->inst->axis_value, m->name, m->family->name,
+                pb_device_name(m->device), (unsigned long long)row->n, row->item_bytes);
+        if (m->device == PB_DEVICE_CPU) fprintf(f, "%d", row->threads);
+        fprintf(f, ",%zu,", row->nsamples);
+        if (row->status == PB_ROW_ERROR) {
+            fprintf(f, ",,,,,,,,,");
+        } else {
+            fprintf(f, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", row->ms.median, row->ms.min,
+                    row->ms.max, row->ms.mean, row->ms.stddev, row->items_per_s, row->gbps);
+            if (!isnan(row->pct_copy)) fprintf(f, "%.2f", row->pct_copy);
+            fputc(',', f);
+            if (!isnan(row->speedup_vs_ref)) fprintf(f, "%.4f", row->speedup_vs_ref);
+            fputc(',', f);
+        }
+        fprintf(f, "%s,%s\n", row->verified ? "yes" : "no", pb_row_status_name(row->status));
+    }
+    bool bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return pb_err_set(err, "cannot write %s", path);
+    }
+    return 0;
+}

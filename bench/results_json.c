@@ -1,0 +1,100 @@
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/params.h"
+#include "bench/results.h"
+
+static json_t *instance_json(const pb_instance *in)
+{
+    json_t *params = json_object();
+    for (size_t i = 0; i < in->mod->nparams; i++) {
+        const pb_param_spec *s = &in->mod->params[i];
+        json_t *v;
+        char buf[64];
+        if (s->type == PB_PARAM_INT) v = json_integer(in->params.v[i]);
+        else if (s->type == PB_PARAM_BOOL) v = json_boolean(in->params.v[i]);
+        else v = json_string(pb_param_format(s, in->params.v[i], buf, sizeof buf));
+        json_object_set_new(params, s->name, v);
+    }
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:b}", "label", in->label, "series",
+                     in->series, "axis", in->axis, "axis_value", in->axis_value, "module",
+                     in->mod->name, "family", in->mod->family->name, "device",
+                     pb_device_name(in->mod->device), "params", params, "automatic",
+                     in->automatic);
+}
+
+static json_t *num_or_null(double x, bool ok) { return ok && isfinite(x) ? json_real(x) : json_null(); }
+
+static json_t *row_json(const pb_row *row)
+{
+    bool ok = row->status != PB_ROW_ERROR;
+    json_t *samples = json_array();
+    for (size_t i = 0; i < row->nsamples; i++)
+        json_array_append_new(samples, json_real(row->samples_ms[i]));
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:I, s:i, s:o, s:I, s:b}", "label",
+                          row->inst->label, "module", row->inst->mod->name, "family",
+                          row->inst->mod->family->name, "device",
+                          pb_device_name(row->inst->mod->device), "n", (json_int_t)row->n,
+                          "item_bytes", (int)row->item_bytes, "threads",
+                          row->inst->mod->device == PB_DEVICE_CPU ? json_integer(row->threads)
+                                                                  : json_null(),
+                          "samples", (json_int_t)row->nsamples, "timed_out", row->timed_out);
+    json_object_set_new(j, "median_ms", num_or_null(row->ms.median, ok));
+    json_object_set_new(j, "min_ms", num_or_null(row->ms.min, ok));
+    json_object_set_new(j, "max_ms", num_or_null(row->ms.max, ok));
+    json_object_set_new(j, "mean_ms", num_or_null(row->ms.mean, ok));
+    json_object_set_new(j, "stddev_ms", num_or_null(row->ms.stddev, ok));
+    json_object_set_new(j, "items_per_s", num_or_null(row->items_per_s, ok));
+    json_object_set_new(j, "effective_gbps", num_or_null(row->gbps, ok));
+    json_object_set_new(j, "pct_of_copy", num_or_null(row->pct_copy, ok));
+    json_object_set_new(j, "speedup_vs_ref", num_or_null(row->speedup_vs_ref, ok));
+    json_object_set_new(j, "series", json_string(row->inst->series));
+    json_object_set_new(j, "axis", json_string(row->inst->axis));
+    json_object_set_new(j, "axis_value", json_string(row->inst->axis_value));
+    json_object_set_new(j, "verified", json_boolean(row->verified));
+    json_object_set_new(j, "status", json_string(pb_row_status_name(row->status)));
+    json_object_set_new(j, "message", row->message[0] ? json_string(row->message) : json_null());
+    json_object_set_new(j, "samples_ms", samples);
+    return j;
+}
+
+int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *run,
+                          json_t *provenance, pb_err *err)
+{
+    json_t *sizes = json_array(), *items = json_array(), *plots = json_array();
+    for (size_t i = 0; i < cfg->nsizes; i++) json_array_append_new(sizes, json_integer((json_int_t)cfg->sizes[i]));
+    for (size_t i = 0; i < cfg->nitems; i++) json_array_append_new(items, json_integer(cfg->items[i]));
+    for (size_t i = 0; i < cfg->nplots; i++) json_array_append_new(plots, json_string(cfg->plots[i]));
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)cfg->seed);
+    json_t *sweep = json_pack("{s:s, s:s, s:o, s:o, s:s, s:i, s:i, s:i, s:f, s:f, s:b, s:b, s:o}",
+                              "family", cfg->family->name, "title", cfg->title, "sizes",
+                              sizes, "item_bytes", items, "seed", seed, "warmup", cfg->warmup,
+                              "min_samples", cfg->min_samples, "max_samples", cfg->max_samples,
+                              "min_time_s", cfg->min_time, "timeout_s", cfg->timeout,
+                              "flush_cache", cfg->flush_cache, "ceilings_auto",
+                              cfg->ceilings_auto, "plots", plots);
+    json_object_set_new(sweep, "reference", cfg->reference[0] ? json_string(cfg->reference) : json_null());
+    json_t *inst = json_array(), *rows = json_array();
+    for (size_t i = 0; i < cfg->inst.n; i++) json_array_append_new(inst, instance_json(&cfg->inst.v[i]));
+    size_t failed = 0;
+    for (size_t r = 0; r < run->nrows; r++) {
+        json_array_append_new(rows, row_json(&run->rows[r]));
+        failed += run->rows[r].status != PB_ROW_OK;
+    }
+    json_t *root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:{s:I, s:I, s:f}}", "schema_version", 1,
+                             "provenance", provenance, "sweep", sweep, "instances", inst,
+                             "results", rows, "summary", "rows", (json_int_t)run->nrows,
+                             "failed_rows", (json_int_t)failed, "wall_s", run->wall_s);
+    if (!root) return pb_err_set(err, "cannot build the JSON document");
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9));
+    json_decref(root);
+    if (rc != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        return pb_err_set(err, "cannot write %s", path);
+    }
+    return 0;
+}

@@ -1,0 +1,82 @@
+/* A sweep configuration (`permbench run`): one [sweep] section and one
+ * section per module instance, read by the one INI reader (config/ini.h)
+ * into instances (registry/instance.h).
+ *
+ *   [sweep]
+ *   family = shuffle
+ *   sizes = 2^8+1 .. 2^29+1 *8
+ *   item = u64
+ *
+ *   [bijective2-lcg]        ; the section name is the instance's label
+ *   module = bijective2     ; defaults to the label
+ *   bijection = lcg         ; any parameter the module accepts
+ *
+ *   [bms]
+ *   buckets = 2, 4, 8, 32   ; a list: one instance per value, labelled
+ *                           ; bms/buckets=2, ...
+ *
+ * Every error names the file and line. */
+#ifndef PB_SWEEP_CONFIG_H
+#define PB_SWEEP_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config/ini.h"
+#include "config/sizes.h"
+#include "registry/instance.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PB_MAX_PLOTS 4
+#define PB_MAX_ITEMS 8
+
+typedef struct pb_config {
+    char path[1024];  /* as given, or "(built-in) configs/NAME.ini" */
+    char name[128];   /* results/<name>/... */
+    char *text;       /* the file's bytes, kept for the hash and the JSON */
+    uint64_t hash;    /* FNV-1a 64 of text */
+    char title[160];
+
+    const pb_family *family;
+    uint64_t sizes[PB_MAX_SIZES];
+    size_t nsizes;
+    unsigned items[PB_MAX_ITEMS]; /* item widths in bytes, as named by `item` */
+    size_t nitems;
+    uint64_t seed;
+    int warmup;
+    int min_samples, max_samples;
+    double min_time, timeout;  /* seconds per problem point */
+    bool flush_cache;
+    bool skip_unavailable;
+    bool ceilings_auto;
+    char plots[PB_MAX_PLOTS][32];
+    size_t nplots;
+    /* Label or series every row's speedup_vs_ref is measured against ("" =
+     * none): the row of the same n and item width, and of the same axis
+     * value when the reference has that axis too. */
+    char reference[PB_LABEL_MAX];
+
+    pb_instances inst;
+} pb_config;
+
+/* Parses and validates; on failure nothing is allocated and err holds one
+ * line naming the file, the line and the problem. */
+int pb_config_load_file(const char *path, pb_config *cfg, pb_err *err);
+/* Same from text already in memory; `path` is only used in messages. */
+int pb_config_load_text(const char *path, const char *name, const char *text, pb_config *cfg,
+                        pb_err *err);
+void pb_config_free(pb_config *cfg);
+
+/* Adds the ceilings the sweep's family is bounded by (core/family.h) on
+ * each device its instances run on, unless present, ahead of the others:
+ * the CPU's first, copy before gather. */
+void pb_config_add_ceilings(pb_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,50 @@
+#include "bench/table.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "bench/progress.h"
+#include "bench/results.h"
+#include "config/sizes.h"
+
+void pb_table_header(void)
+{
+    printf("%-22s %-4s %12s %4s %4s %7s %11s %10s %9s %7s %s\n", "label", "dev", "n", "item",
+           "thr", "samples", "median_ms", "Gitems/s", "GB/s", "%copy", "verified");
+    fflush(stdout);
+}
+
+void pb_table_row(const pb_row *row)
+{
+    char nb[48], thr[16] = "-", pct[16] = "-";
+    pb_progress_clear();
+    pb_size_format(row->n, nb, sizeof nb);
+    if (row->threads) snprintf(thr, sizeof thr, "%d", row->threads);
+    if (!isnan(row->pct_copy)) snprintf(pct, sizeof pct, "%.1f", row->pct_copy);
+    if (row->status == PB_ROW_ERROR) {
+        printf("%-22s %-4s %12s %4u %4s %7s %11s %10s %9s %7s %s\n", row->inst->label,
+               pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr, "-", "-", "-",
+               "-", "-", "ERROR");
+    } else {
+        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %10.4f %9.2f %7s %s%s\n", row->inst->label,
+               pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr, row->nsamples,
+               row->ms.median, row->items_per_s / 1e9, row->gbps, pct,
+               row->status == PB_ROW_OK ? "yes" : "FAILED", row->timed_out ? " (timeout)" : "");
+    }
+    fflush(stdout);
+}
+
+void pb_table_failures(const pb_run *run)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < run->nrows; i++) bad += run->rows[i].status != PB_ROW_OK;
+    if (!bad) return;
+    fprintf(stderr, "%zu row(s) failed:\n", bad);
+    for (size_t i = 0; i < run->nrows; i++) {
+        const pb_row *r = &run->rows[i];
+        if (r->status == PB_ROW_OK) continue;
+        char nb[48];
+        fprintf(stderr, "  %s %s n=%s item=%u: %s\n", pb_row_status_name(r->status),
+                r->inst->label, pb_size_format(r->n, nb, sizeof nb), r->item_bytes, r->message);
+    }
+}

@@ -1,0 +1,27 @@
+/* How this binary was built (commit, dirty flag, compilers), generated at
+ * every build by cmake/build_info.cmake; part of every result's provenance. */
+#ifndef PB_BUILD_INFO_H
+#define PB_BUILD_INFO_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pb_build_info {
+    const char *version;
+    const char *commit;
+    const char *dirty; /* "yes", "no" or "unknown" */
+    const char *build_type;
+    const char *c_compiler;
+    const char *cxx_compiler;
+    const char *cuda_compiler; /* " " when built without CUDA */
+    const char *cuda_archs;
+} pb_build_info;
+
+extern const pb_build_info pb_build;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,119 @@
+/* The harness's CUDA side: device discovery, properties for provenance,
+ * the L2 flush between samples and the event timer. */
+#include "core/gpu.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/cuda_check.h"
+
+static int device_count = -1;
+static char count_reason[256];
+static void *flush_buf;
+static size_t flush_bytes;
+static cudaEvent_t ev_start, ev_stop;
+
+extern "C" int pb_gpu_count(char *why, unsigned long whylen)
+{
+    if (device_count < 0) {
+        int n = 0;
+        cudaError_t e = cudaGetDeviceCount(&n);
+        if (e != cudaSuccess) {
+            snprintf(count_reason, sizeof count_reason, "no CUDA device: %s",
+                     cudaGetErrorString(e));
+            cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
+            n = 0;
+        } else if (n == 0) {
+            snprintf(count_reason, sizeof count_reason, "no CUDA device");
+        }
+        device_count = n;
+    }
+    if (device_count == 0 && why) snprintf(why, whylen, "%s", count_reason);
+    return device_count;
+}
+
+extern "C" int pb_gpu_get_info(pb_gpu_info *info, pb_err *err)
+{
+    memset(info, 0, sizeof *info);
+    char why[256];
+    if (pb_gpu_count(why, sizeof why) == 0) return pb_err_set(err, "%s", why);
+    int dev = 0;
+    PB_CUDA_TRY(cudaGetDevice(&dev), err);
+    cudaDeviceProp p;
+    PB_CUDA_TRY(cudaGetDeviceProperties(&p, dev), err);
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    info->ordinal = dev;
+    info->sms = p.multiProcessorCount;
+    info->cc_major = p.major;
+    info->cc_minor = p.minor;
+    info->mem_bytes = p.totalGlobalMem;
+    info->l2_bytes = (uint64_t)p.l2CacheSize;
+    info->mem_bus_bits = p.memoryBusWidth;
+    info->ecc = p.ECCEnabled;
+    /* CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes
+     * still report them (kHz). */
+    int khz = 0;
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev), err);
+    info->sm_clock_mhz = khz / 1000;
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev), err);
+    info->mem_clock_mhz = khz / 1000;
+    /* Double data rate: two transfers per memory clock. */
+    info->peak_gbps = 2.0 * (double)khz * 1e3 * (p.memoryBusWidth / 8.0) / 1e9;
+    PB_CUDA_TRY(cudaDeviceGetPCIBusId(info->pci_bus_id, sizeof info->pci_bus_id, dev), err);
+    PB_CUDA_TRY(cudaDriverGetVersion(&info->driver_version), err);
+    PB_CUDA_TRY(cudaRuntimeGetVersion(&info->runtime_version), err);
+    return 0;
+}
+
+extern "C" int pb_gpu_mem_free(uint64_t *free_bytes, pb_err *err)
+{
+    size_t f = 0, t = 0;
+    *free_bytes = 0;
+    PB_CUDA_TRY(cudaMemGetInfo(&f, &t), err);
+    *free_bytes = f;
+    return 0;
+}
+
+extern "C" int pb_gpu_flush_cache(pb_err *err)
+{
+    if (!flush_buf) {
+        int dev = 0, l2 = 0;
+        PB_CUDA_TRY(cudaGetDevice(&dev), err);
+        PB_CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev), err);
+        flush_bytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+        PB_CUDA_TRY(cudaMalloc(&flush_buf, flush_bytes), err);
+    }
+    static int fill;
+    fill = (fill + 1) & 0xff; /* a new value each time, so no write can be skipped as redundant */
+    PB_CUDA_TRY(cudaMemsetAsync(flush_buf, fill, flush_bytes, 0), err);
+    return 0;
+}
+
+extern "C" int pb_gpu_timer_start(pb_err *err)
+{
+    if (!ev_start) {
+        PB_CUDA_TRY(cudaEventCreate(&ev_start), err);
+        PB_CUDA_TRY(cudaEventCreate(&ev_stop), err);
+    }
+    PB_CUDA_TRY(cudaEventRecord(ev_start, 0), err);
+    return 0;
+}
+
+extern "C" int pb_gpu_timer_stop(double *ms, pb_err *err)
+{
+    float f = 0;
+    *ms = 0;
+    PB_CUDA_TRY(cudaEventRecord(ev_stop, 0), err);
+    PB_CUDA_TRY(cudaEventSynchronize(ev_stop), err);
+    PB_CUDA_TRY(cudaGetLastError(), err);
+    PB_CUDA_TRY(cudaEventElapsedTime(&f, ev_start, ev_stop), err);
+    *ms = f;
+    return 0;
+}
+
+extern "C" int pb_gpu_sync(pb_err *err)
+{
+    PB_CUDA_TRY(cudaDeviceSynchronize(), err);
+    PB_CUDA_TRY(cudaGetLastError(), err);
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* What the harness needs from CUDA, behind a C interface. A build without
+ * nvcc links gpu_none.c instead, which reports that no GPU can be used. */
+#ifndef PB_GPU_H
+#define PB_GPU_H
+
+#include <stdint.h>
+
+#include "core/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pb_gpu_info {
+    char name[256];
+    int ordinal;
+    int sms;
+    int cc_major, cc_minor;
+    uint64_t mem_bytes;
+    uint64_t l2_bytes;
+    int sm_clock_mhz;   /* maximum SM clock */
+    int mem_clock_mhz;  /* peak memory clock */
+    int mem_bus_bits;
+    double peak_gbps;   /* datasheet bandwidth from clock and bus width */
+    int ecc;
+    char pci_bus_id[32];
+    int driver_version;  /* e.g. 13000 */
+    int runtime_version; /* e.g. 13000 */
+} pb_gpu_info;
+
+/* Number of usable CUDA devices; 0 with the reason in `why` when none. */
+int pb_gpu_count(char *why, unsigned long whylen);
+int pb_gpu_get_info(pb_gpu_info *info, pb_err *err);
+int pb_gpu_mem_free(uint64_t *free_bytes, pb_err *err);
+
+/* Evicts the L2 cache by writing a buffer of twice its size, so a repeat
+ * does not find its input still cached by the previous one. Untimed. */
+int pb_gpu_flush_cache(pb_err *err);
+
+/* CUDA events around the timed call on the default stream. stop() waits for
+ * the work and reports any error the kernels raised. */
+int pb_gpu_timer_start(pb_err *err);
+int pb_gpu_timer_stop(double *ms, pb_err *err);
+
+/* Waits for all queued work and reports any error it raised. */
+int pb_gpu_sync(pb_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

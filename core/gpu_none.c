@@ -1,0 +1,35 @@
+/* The GPU interface of a build made without nvcc: no device is ever usable. */
+#include "core/gpu.h"
+
+#include <stdio.h>
+
+static const char reason[] = "permbench was built without CUDA";
+
+int pb_gpu_count(char *why, unsigned long whylen)
+{
+    if (why) snprintf(why, whylen, "%s", reason);
+    return 0;
+}
+
+int pb_gpu_get_info(pb_gpu_info *info, pb_err *err)
+{
+    (void)info;
+    return pb_err_set(err, "%s", reason);
+}
+
+int pb_gpu_mem_free(uint64_t *free_bytes, pb_err *err)
+{
+    *free_bytes = 0;
+    return pb_err_set(err, "%s", reason);
+}
+
+int pb_gpu_flush_cache(pb_err *err) { return pb_err_set(err, "%s", reason); }
+int pb_gpu_timer_start(pb_err *err) { return pb_err_set(err, "%s", reason); }
+
+int pb_gpu_timer_stop(double *ms, pb_err *err)
+{
+    *ms = 0;
+    return pb_err_set(err, "%s", reason);
+}
+
+int pb_gpu_sync(pb_err *err) { return pb_err_set(err, "%s", reason); }

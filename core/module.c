@@ -1,0 +1,29 @@
+#include "core/module.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *pb_device_name(pb_device d) { return d == PB_DEVICE_GPU ? "gpu" : "cpu"; }
+
+int pb_module_param_index(const pb_module *m, const char *name)
+{
+    for (size_t i = 0; i < m->nparams; i++)
+        if (strcmp(m->params[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+const pb_item_kind *pb_family_item(const pb_family *f, const char *name)
+{
+    for (size_t i = 0; i < f->nitems; i++)
+        if (strcmp(f->items[i].name, name) == 0) return &f->items[i];
+    return NULL;
+}
+
+const char *pb_family_items_text(const pb_family *f, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < f->nitems && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", f->items[i].name);
+    return buf;
+}

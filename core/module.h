@@ -1,0 +1,129 @@
+/* The module descriptor: what every algorithm or baseline gives the harness.
+ *
+ * A module is one file (or folder) that defines a `const pb_module
+ * pb_module_<id>` and is named once in registry/module_list.h. The harness only
+ * ever talks to it through this table, so CPU and GPU modules, sequential and
+ * parallel ones, are measured by the same loop. */
+#ifndef PB_MODULE_H
+#define PB_MODULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/family.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pb_device { PB_DEVICE_CPU, PB_DEVICE_GPU } pb_device;
+
+enum pb_module_flags {
+    /* Output depends on the seed (a shuffle); copy-like ceilings do not. */
+    PB_MOD_SEEDED = 1u << 0,
+    /* A bandwidth ceiling: a peer the sweeps compare against, not an
+     * algorithm (it may serve any family's sweep). */
+    PB_MOD_CEILING = 1u << 1,
+    /* Works on its input buffer in place. */
+    PB_MOD_INPLACE = 1u << 2,
+    /* The same seed may give different outputs (atomics decide, as in dart
+     * throwing): outputs are still valid, but not reproducible. */
+    PB_MOD_NONDETERMINISTIC = 1u << 3,
+};
+
+typedef enum pb_param_type { PB_PARAM_INT, PB_PARAM_ENUM, PB_PARAM_BOOL } pb_param_type;
+
+/* One parameter a module accepts. Integers carry their valid range; enums a
+ * '|'-separated list of choices, their value being the choice's index. */
+typedef struct pb_param_spec {
+    const char *name;
+    pb_param_type type;
+    long long def;
+    long long min, max;
+    const char *choices;
+    const char *help;
+} pb_param_spec;
+
+#define PB_MAX_PARAMS 16
+
+/* Resolved values, indexed like the module's spec array. */
+typedef struct pb_params {
+    long long v[PB_MAX_PARAMS];
+} pb_params;
+
+/* One problem point: everything prepare() needs to build the input. */
+typedef struct pb_point {
+    uint64_t n;            /* items */
+    unsigned item_bytes;   /* 4 or 8 */
+    uint64_t seed;         /* the sweep's seed; run() derives per-sample keys from it */
+    const pb_params *params;
+    int threads;           /* CPU modules: threads to use (the 'threads' parameter, resolved) */
+} pb_point;
+
+typedef struct pb_module {
+    const char *name;
+    const pb_family *family;
+    pb_device device;
+    unsigned flags;
+    /* The ceiling of this kind on its device (at most one module a device
+     * and kind), which sweeps add and rows are compared with; NONE for
+     * every other module. */
+    pb_bound bound;
+    const char *summary;
+    const pb_param_spec *params;
+    size_t nparams;
+    uint64_t max_n; /* largest n it supports; 0 = limited only by memory */
+
+    /* Bytes it will allocate on its device for this point (host memory for
+     * CPU modules), so a sweep that cannot fit is refused before it starts. */
+    uint64_t (*footprint)(const pb_point *pt);
+    /* Allocate and generate the input. Untimed. */
+    int (*prepare)(const pb_point *pt, void **state, pb_err *err);
+    /* The timed part. `sample` numbers the repeat: a module draws its
+     * randomness from (seed, sample), so every repeat shuffles afresh and the
+     * whole run is reproducible. GPU modules launch on the default stream and
+     * return without synchronising; the harness's events bracket the call. */
+    int (*run)(void *state, uint64_t sample, pb_err *err);
+    /* A host view of the output of the last run (GPU modules copy it back). */
+    int (*result)(void *state, const void **out, pb_err *err);
+    /* Checks the output against the family contract; NULL means the
+     * family's own check on result(). Untimed. */
+    int (*verify)(void *state, pb_err *err);
+    void (*release)(void *state);
+
+    /* Optional: the items a run processes and the bytes it must move at
+     * least, for throughput and effective bandwidth. NULL: n items and the
+     * family's own count (its bound_bytes). Modules whose work is not n
+     * items of the point's width (a batch of top-k rows, a histogram that
+     * only reads) say so here. */
+    void (*work)(const pb_point *pt, double *items, double *bytes);
+
+    /* Optional, shuffle family: sample permutations for the statistics.
+     * Writes `count` permutations of [0, n) to out[count * n], permutation
+     * j drawn for sample index first + j of `seed`, each independent of the
+     * others, by the module's own code path (its kernels on a GPU), so the
+     * statistics test what run() times. `params` are resolved (threads > 0).
+     * The caller batches: `first` lets a long series come in several calls
+     * and stay the same series (for deterministic modules). */
+    int (*sample_perms)(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
+                        uint64_t count, uint32_t *out, pb_err *err);
+} pb_module;
+
+#define PB_PARAMS(specs) (specs), (sizeof(specs) / sizeof((specs)[0]))
+#define PB_NO_PARAMS NULL, 0
+
+/* The common `threads` parameter of CPU-parallel modules (0: all cores). */
+#define PB_PARAM_THREADS                                                                           \
+    {"threads", PB_PARAM_INT, 0, 0, 4096, NULL, "worker threads (0: all cores)"}
+
+const char *pb_device_name(pb_device d);
+
+/* Index of a parameter in the module's spec array, or -1. */
+int pb_module_param_index(const pb_module *m, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,75 @@
+#include "families/shuffle/shuffle_items.h"
+
+#include <stdlib.h>
+
+/* The constants of pb_shuffle_item. */
+#define K64 UINT64_C(0x9e3779b97f4a7c15)
+#define X64 UINT64_C(0x5851f42d4c957f2d)
+#define K32 UINT32_C(0x9e3779b9)
+#define X32 UINT32_C(0x4c957f2d)
+
+/* Multiplicative inverse of an odd number modulo 2^64 by Newton's
+ * iteration, each step doubling the correct low bits (3 -> 6 -> ... -> 96). */
+static uint64_t inverse64(uint64_t k)
+{
+    uint64_t x = k;
+    for (int i = 0; i < 5; i++) x *= 2 - k * x;
+    return x;
+}
+
+uint64_t pb_shuffle_item_index(uint64_t item, unsigned item_bytes)
+{
+    if (item_bytes == 4) return (uint32_t)(((uint32_t)item ^ X32) * (uint32_t)inverse64(K32));
+    return (item ^ X64) * inverse64(K64);
+}
+
+void pb_shuffle_fill(void *buf, uint64_t n, unsigned item_bytes)
+{
+    if (item_bytes == 4) {
+        uint32_t *b = buf;
+#pragma omp parallel for schedule(static)
+        for (uint64_t i = 0; i < n; i++) b[i] = (uint32_t)pb_shuffle_item(i, 4);
+    } else {
+        uint64_t *b = buf;
+#pragma omp parallel for schedule(static)
+        for (uint64_t i = 0; i < n; i++) b[i] = pb_shuffle_item(i, 8);
+    }
+}
+
+int pb_shuffle_check(const void *out, uint64_t n, unsigned item_bytes, pb_err *err)
+{
+    if (n == 0) return 0;
+    uint64_t *seen = calloc((n + 63) / 64, sizeof *seen);
+    if (!seen) return pb_err_set(err, "out of memory checking %llu items", (unsigned long long)n);
+    /* The first bad position wins, whichever thread finds it. */
+    uint64_t bad_pos = UINT64_MAX, bad_item = 0;
+    int bad_kind = 0;
+#pragma omp parallel for schedule(static)
+    for (uint64_t p = 0; p < n; p++) {
+        uint64_t item = item_bytes == 4 ? ((const uint32_t *)out)[p] : ((const uint64_t *)out)[p];
+        uint64_t idx = pb_shuffle_item_index(item, item_bytes);
+        int kind = 0;
+        if (idx >= n) {
+            kind = 1;
+        } else {
+            uint64_t bit = UINT64_C(1) << (idx & 63);
+            if (__atomic_fetch_or(&seen[idx >> 6], bit, __ATOMIC_RELAXED) & bit) kind = 2;
+        }
+        if (kind) {
+#pragma omp critical(pb_shuffle_check)
+            if (p < bad_pos) {
+                bad_pos = p;
+                bad_item = item;
+                bad_kind = kind;
+            }
+        }
+    }
+    free(seen);
+    if (bad_kind == 1)
+        return pb_err_set(err, "not a permutation: position %llu holds 0x%llx, which is no input item",
+                          (unsigned long long)bad_pos, (unsigned long long)bad_item);
+    if (bad_kind == 2)
+        return pb_err_set(err, "not a permutation: input item 0x%llx appears twice (again at position %llu)",
+                          (unsigned long long)bad_item, (unsigned long long)bad_pos);
+    return 0;
+}

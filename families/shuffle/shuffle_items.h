@@ -1,0 +1,43 @@
+/* The shuffle family's contract: the input every shuffle module starts from,
+ * and the check that an output is a permutation of it. */
+#ifndef PB_SHUFFLE_ITEMS_H
+#define PB_SHUFFLE_ITEMS_H
+
+#include <stdint.h>
+
+#include "core/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __CUDACC__
+#define PB_HD __host__ __device__
+#else
+#define PB_HD
+#endif
+
+/* Item i of the input. Items are distinct, and not equal to their index, so
+ * a module that writes indices, or leaves the output untouched or zeroed,
+ * fails the check; the encoding is a bijection (i -> i*K ^ X modulo 2^w, K
+ * odd), so the check can map every output item back to its index. */
+PB_HD static inline uint64_t pb_shuffle_item(uint64_t i, unsigned item_bytes)
+{
+    if (item_bytes == 4) return (uint32_t)((uint32_t)i * UINT32_C(0x9e3779b9)) ^ UINT32_C(0x4c957f2d);
+    return (i * UINT64_C(0x9e3779b97f4a7c15)) ^ UINT64_C(0x5851f42d4c957f2d);
+}
+/* The inverse: the input index an item came from (>= n if none). */
+uint64_t pb_shuffle_item_index(uint64_t item, unsigned item_bytes);
+
+/* Writes the n input items (4 or 8 bytes each) on the host. Parallel. */
+void pb_shuffle_fill(void *buf, uint64_t n, unsigned item_bytes);
+
+/* Whether out[0..n) holds every input item exactly once; the error names
+ * the first offending position. */
+int pb_shuffle_check(const void *out, uint64_t n, unsigned item_bytes, pb_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,105 @@
+/* The shared half of the GPU top-k modules: problem set-up on the host,
+ * device buffers, the copy back and the family check. */
+#include "families/topk/gpu_topk_state.cuh"
+
+#include <stdlib.h>
+
+/* Padding (misaligned rows) adds at most 4 elements a row. */
+uint64_t pb_gpu_topk_footprint_io(const pb_point *pt)
+{
+    uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
+    return 4 * (pt->n * rows + 4 * rows + 8) + 24 * (rows + 1) + 8 * pb_topk_out_bound(pt) +
+           4096;
+}
+
+static int upload(pb_gpu_topk *g, pb_err *err)
+{
+    pb_topk_problem *p = &g->prob;
+    if (pb_topk_problem_init(p, &g->pt, err)) return -1;
+    size_t total = (size_t)p->total, rows = (size_t)p->rows, outs = (size_t)p->out_total;
+    /* Rounded up to whole 16-byte packs: a module reading a row's last
+     * pack (offset padding) stays inside the allocation. */
+    size_t alloc = (total + 3) / 4 * 4 + 4;
+    PB_CUDA_TRY(cudaMalloc(&g->d_data, alloc * 4), err);
+    PB_CUDA_TRY(cudaMemset(g->d_data, 0, alloc * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&g->d_begin, (rows + 1) * 8), err);
+    PB_CUDA_TRY(cudaMalloc(&g->d_end, (rows ? rows : 1) * 8), err);
+    PB_CUDA_TRY(cudaMalloc(&g->d_out_off, (rows + 1) * 8), err);
+    PB_CUDA_TRY(cudaMalloc(&g->d_vals, (outs ? outs : 1) * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&g->d_idx, (outs ? outs : 1) * 4), err);
+    if (total)
+        PB_CUDA_TRY(cudaMemcpy(g->d_data, p->data, total * 4, cudaMemcpyHostToDevice), err);
+    PB_CUDA_TRY(cudaMemcpy(g->d_begin, p->begin, (rows + 1) * 8, cudaMemcpyHostToDevice), err);
+    if (rows) PB_CUDA_TRY(cudaMemcpy(g->d_end, p->end, rows * 8, cudaMemcpyHostToDevice), err);
+    PB_CUDA_TRY(cudaMemcpy(g->d_out_off, p->out_off, (rows + 1) * 8, cudaMemcpyHostToDevice),
+                err);
+    /* A module that forgets a result leaves a value no row holds at an
+     * index outside every row, so the check cannot pass by accident. */
+    PB_CUDA_TRY(cudaMemset(g->d_idx, 0xff, (outs ? outs : 1) * 4), err);
+    return 0;
+}
+
+int pb_gpu_topk_prepare_with(const pb_point *pt, pb_gpu_topk_setup setup, const void *ctx,
+                             void **state, pb_err *err)
+{
+    *state = NULL;
+    pb_gpu_topk *g = (pb_gpu_topk *)calloc(1, sizeof *g);
+    if (!g) return pb_err_set(err, "out of host memory");
+    g->params = *pt->params;
+    g->pt = *pt;
+    g->pt.params = &g->params;
+    if (upload(g, err) || setup(g, ctx, err)) {
+        pb_gpu_topk_release(g);
+        return -1;
+    }
+    *state = g;
+    return 0;
+}
+
+static int fetch(pb_gpu_topk *g, pb_err *err)
+{
+    size_t outs = (size_t)g->prob.out_total;
+    if (!g->h_vals) {
+        g->h_vals = (uint32_t *)malloc((outs ? outs : 1) * 4);
+        g->h_idx = (uint32_t *)malloc((outs ? outs : 1) * 4);
+        if (!g->h_vals || !g->h_idx)
+            return pb_err_set(err, "out of host memory for %zu top-k results", outs);
+    }
+    if (outs) {
+        PB_CUDA_TRY(cudaMemcpy(g->h_vals, g->d_vals, outs * 4, cudaMemcpyDeviceToHost), err);
+        PB_CUDA_TRY(cudaMemcpy(g->h_idx, g->d_idx, outs * 4, cudaMemcpyDeviceToHost), err);
+    }
+    return 0;
+}
+
+int pb_gpu_topk_result(void *state, const void **out, pb_err *err)
+{
+    pb_gpu_topk *g = (pb_gpu_topk *)state;
+    if (fetch(g, err)) return -1;
+    *out = g->h_vals;
+    return 0;
+}
+
+int pb_gpu_topk_verify(void *state, pb_err *err)
+{
+    pb_gpu_topk *g = (pb_gpu_topk *)state;
+    if (fetch(g, err)) return -1;
+    return pb_topk_check(&g->prob, g->h_vals, g->h_idx, err);
+}
+
+void pb_gpu_topk_release(void *state)
+{
+    pb_gpu_topk *g = (pb_gpu_topk *)state;
+    if (!g) return;
+    if (g->mod_free) g->mod_free(g->mod);
+    cudaFree(g->d_data);
+    cudaFree(g->d_begin);
+    cudaFree(g->d_end);
+    cudaFree(g->d_out_off);
+    cudaFree(g->d_vals);
+    cudaFree(g->d_idx);
+    free(g->h_vals);
+    free(g->h_idx);
+    pb_topk_problem_free(&g->prob);
+    free(g);
+}

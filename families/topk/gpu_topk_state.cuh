@@ -1,0 +1,38 @@
+/* What every GPU top-k module keeps: the host problem (input, twin answer),
+ * the batch and its row offsets on the device, the output arrays in the
+ * problem's output layout, and module scratch. The descriptor functions here
+ * are shared; a module supplies set-up and run(). */
+#ifndef PB_GPU_TOPK_STATE_CUH
+#define PB_GPU_TOPK_STATE_CUH
+
+#include "families/topk/topk_problem.h"
+#include "core/cuda_check.h"
+#include "core/module.h"
+
+struct pb_gpu_topk {
+    pb_params params;
+    pb_point pt; /* pt.params points at `params` */
+    pb_topk_problem prob;
+    uint32_t *d_data;               /* prob.total raw values (rows and padding) */
+    uint64_t *d_begin, *d_end;      /* rows + 1 and rows: CUB's segment form */
+    uint64_t *d_out_off;            /* rows + 1 */
+    uint32_t *d_vals, *d_idx;       /* out_total results */
+    uint32_t *h_vals, *h_idx;       /* host copies, made by result() */
+    void *mod;                      /* module-owned; freed by mod_free */
+    void (*mod_free)(void *mod);
+};
+
+/* prepare() of a GPU top-k module: builds the problem on the host, copies it
+ * to the device, then runs setup(g, ctx) for the module's own scratch;
+ * everything is released if either fails. */
+typedef int (*pb_gpu_topk_setup)(pb_gpu_topk *g, const void *ctx, pb_err *err);
+int pb_gpu_topk_prepare_with(const pb_point *pt, pb_gpu_topk_setup setup, const void *ctx,
+                             void **state, pb_err *err);
+int pb_gpu_topk_result(void *state, const void **out, pb_err *err);
+/* The family check (pb_topk_check) on the copied-back output. */
+int pb_gpu_topk_verify(void *state, pb_err *err);
+void pb_gpu_topk_release(void *state);
+/* Device bytes for the input, offsets and output (modules add scratch). */
+uint64_t pb_gpu_topk_footprint_io(const pb_point *pt);
+
+#endif

@@ -1,0 +1,25 @@
+/* The top-k family: per row of a batch of 32-bit values, the k largest (or
+ * smallest) values and their indices (topk_problem.h). Every module
+ * verifies its own output against the C twin's key multiset, so the family
+ * has no generic check. */
+#include "families/topk/topk_family.h"
+
+static const pb_item_kind items[] = {
+    {"u32", 4, "32-bit values; the dtype parameter says fp32 or u32"},
+};
+
+/* The input read once. */
+static double bound_bytes(uint64_t n, unsigned item_bytes)
+{
+    (void)item_bytes;
+    return 4.0 * (double)n;
+}
+
+const pb_family pb_family_topk = {
+    .name = "topk",
+    .summary = "per row of a batch, the k largest (or smallest) values and their indices",
+    .input = "rows of fp32 or u32 values from a named distribution, ragged or misaligned",
+    .items = PB_ITEMS(items),
+    .bounds = PB_BOUNDS(PB_BOUND_COPY),
+    .bound_bytes = bound_bytes,
+};

@@ -1,0 +1,501 @@
+/* Top-k problem points: parameter checks, the row layout, the value
+ * generator, the twin's answer and the family check.
+ *
+ * Value i of the buffer is drawn from one Philox4x32-10 block keyed by the
+ * seed with i in the counter (topk_block), so any thread can generate any
+ * value and the input depends on the seed alone. Ragged row lengths come
+ * from their own stream in row order. */
+#include "families/topk/topk_problem.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "families/topk/topk_select.h"
+#include "core/rng.h"
+
+/* Tags in the counter's second word keep these streams apart from those of
+ * pb_rng_init users (whose second word stays 0 below 2^32 blocks). */
+enum { TOPK_TAG_VALUES = 0x746b7631, TOPK_TAG_LENGTHS = 0x746b6c31 };
+
+static philox4x32_ctr_t topk_block(uint64_t seed, uint64_t i)
+{
+    philox4x32_ctr_t c = {{0, TOPK_TAG_VALUES, (uint32_t)i, (uint32_t)(i >> 32)}};
+    philox4x32_key_t k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+    return philox4x32(c, k);
+}
+
+/* ---- parameters and sizes ---- */
+
+static uint64_t max_len_of(const pb_point *pt)
+{
+    return pt->n + (pt->params->v[PB_TOPK_P_RAGGED] ? pt->n / 2 : 0);
+}
+
+static uint64_t rows_of(const pb_point *pt)
+{
+    return (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
+}
+
+int pb_topk_point_check(const pb_point *pt, pb_err *err)
+{
+    const long long *v = pt->params->v;
+    if (pt->item_bytes != 4)
+        return pb_err_set(err,
+                          "top-k values are 32-bit: item must be u32 (the dtype parameter "
+                          "picks fp32 or u32), not %u-byte items",
+                          pt->item_bytes);
+    if (v[PB_TOPK_P_K] < 1 || v[PB_TOPK_P_K] > PB_TOPK_MAX_K)
+        return pb_err_set(err, "k=%lld is outside 1..2^31", v[PB_TOPK_P_K]);
+    if (v[PB_TOPK_P_ROWS] < 1 || v[PB_TOPK_P_ROWS] > PB_TOPK_MAX_ROWS)
+        return pb_err_set(err, "rows=%lld is outside 1..2^26", v[PB_TOPK_P_ROWS]);
+    if (v[PB_TOPK_P_DIST] < 0 || v[PB_TOPK_P_DIST] >= PB_TOPK_NDIST)
+        return pb_err_set(err, "dist=%lld is not one of %s", v[PB_TOPK_P_DIST],
+                          PB_TOPK_DIST_CHOICES);
+    if (v[PB_TOPK_P_DTYPE] < PB_TOPK_F32 || v[PB_TOPK_P_DTYPE] > PB_TOPK_U32)
+        return pb_err_set(err, "dtype=%lld is not one of %s", v[PB_TOPK_P_DTYPE],
+                          PB_TOPK_DTYPE_CHOICES);
+    /* Indices within a row are u32. */
+    if (max_len_of(pt) > (UINT64_C(1) << 32))
+        return pb_err_set(err, "rows of up to %llu values cannot be indexed by u32 (at most 2^32)",
+                          (unsigned long long)max_len_of(pt));
+    uint64_t total = pt->n * rows_of(pt) + 4 * rows_of(pt);
+    if (total > SIZE_MAX / 16)
+        return pb_err_set(err, "%llu rows of %llu values do not fit in memory",
+                          (unsigned long long)rows_of(pt), (unsigned long long)pt->n);
+    return 0;
+}
+
+uint64_t pb_topk_out_bound(const pb_point *pt)
+{
+    /* Ragged rows come in pairs n + d, n - d, and min(k, .) is concave, so
+     * a pair returns at most 2 min(k, n): the bound holds ragged too. */
+    uint64_t k = (uint64_t)pt->params->v[PB_TOPK_P_K];
+    return rows_of(pt) * (k < pt->n ? k : pt->n);
+}
+
+uint64_t pb_topk_problem_host_bytes(const pb_point *pt)
+{
+    uint64_t rows = rows_of(pt), outb = pb_topk_out_bound(pt);
+    uint64_t data = 4 * (pt->n * rows + 4 * rows + 1);
+    uint64_t offsets = 8 * (3 * rows + 3);
+    /* The twin's answer, and the larger of what computing it (a sort
+     * buffer pair) and checking against it (keys, a sort buffer, a bitmap
+     * a thread) hold for a moment. */
+    uint64_t twin = 8 * outb;
+    uint64_t transient = 16 * outb + (uint64_t)omp_get_num_procs() * (max_len_of(pt) / 8 + 8);
+    uint64_t zipf = pt->params->v[PB_TOPK_P_DIST] == PB_TOPK_ZIPF ? 8 * PB_TOPK_ZIPF_RANKS : 0;
+    return data + offsets + twin + transient + zipf;
+}
+
+void pb_topk_work(const pb_point *pt, double *items, double *bytes)
+{
+    *items = (double)pt->n * (double)rows_of(pt);
+    *bytes = 4.0 * *items;
+}
+
+/* ---- values ---- */
+
+/* Zipf(s) over ranks 1..R by inversion: cdf[r - 1] = P(X <= r). Built once
+ * per process (8 MiB), in a fixed order, so every run draws the same ranks. */
+static double *zipf_cdf;
+static pthread_once_t zipf_once = PTHREAD_ONCE_INIT;
+
+static void zipf_build(void)
+{
+    double *c = malloc(PB_TOPK_ZIPF_RANKS * sizeof *c);
+    if (!c) return;
+    double sum = 0;
+    for (uint32_t r = 1; r <= PB_TOPK_ZIPF_RANKS; r++) sum += pow((double)r, -PB_TOPK_ZIPF_S);
+    double run = 0;
+    for (uint32_t r = 1; r <= PB_TOPK_ZIPF_RANKS; r++) {
+        run += pow((double)r, -PB_TOPK_ZIPF_S);
+        c[r - 1] = run / sum;
+    }
+    c[PB_TOPK_ZIPF_RANKS - 1] = 1.0; /* rounding must not leave a gap at the top */
+    zipf_cdf = c;
+}
+
+/* The smallest rank whose cumulative probability exceeds u in [0, 1). */
+static uint32_t zipf_rank(double u)
+{
+    uint32_t lo = 0, len = PB_TOPK_ZIPF_RANKS;
+    while (len > 0) {
+        uint32_t half = len >> 1;
+        if (zipf_cdf[lo + half] <= u) {
+            lo += half + 1;
+            len -= half + 1;
+        } else {
+            len = half;
+        }
+    }
+    return lo + 1;
+}
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/* Uniform in [0, 1) with 53 bits. */
+static double u53(uint32_t hi, uint32_t lo)
+{
+    return (double)(((uint64_t)hi << 32 | lo) >> 11) * 0x1.0p-53;
+}
+
+/* U[-1, 1) in steps of 2^-23 (every step a float). */
+static uint32_t signed_unit(uint32_t w)
+{
+    return f32_bits((float)((int32_t)(w >> 8) - (1 << 23)) * 0x1.0p-23f);
+}
+
+#define F32_PINF 0x7f800000u
+#define F32_NINF 0xff800000u
+
+/* The fp32 value a Philox block draws, as its bits. */
+static uint32_t draw_f32(pb_topk_dist dist, philox4x32_ctr_t w)
+{
+    switch (dist) {
+    case PB_TOPK_UNIFORM:
+        return f32_bits((float)(w.v[0] >> 8) * 0x1.0p-24f);
+    case PB_TOPK_NARROW:
+        return f32_bits((float)(0.6 + 0.1 * u53(w.v[0], w.v[1])));
+    case PB_TOPK_NARROW128:
+        return f32_bits((float)(128.6 + 0.1 * u53(w.v[0], w.v[1])));
+    case PB_TOPK_ZIPF:
+        return f32_bits((float)zipf_rank(u53(w.v[0], w.v[1])));
+    case PB_TOPK_NORMAL: {
+        /* The midpoint of a 2^-53 cell: never 0 or 1, where Pinv is infinite. */
+        uint64_t x = ((uint64_t)w.v[0] << 32 | w.v[1]) >> 11;
+        return f32_bits((float)gsl_cdf_ugaussian_Pinv(((double)x + 0.5) * 0x1.0p-53));
+    }
+    case PB_TOPK_EQUAL:
+        return f32_bits(1.0f);
+    case PB_TOPK_INF: {
+        uint32_t sel = w.v[2] >> 30;
+        if (sel == 0) return F32_PINF;
+        if (sel == 1) return F32_NINF;
+        return signed_unit(w.v[0]);
+    }
+    case PB_TOPK_NAN: {
+        uint32_t sel = w.v[2] >> 28;
+        if (sel < 2) {
+            /* Any sign and payload, quiet or signalling: canonicalisation
+             * must make them all one NaN. */
+            uint32_t mant = w.v[3] & 0x7fffffu;
+            return (w.v[3] & 0x80000000u) | F32_PINF | (mant ? mant : 1u);
+        }
+        if (sel == 2) return F32_PINF;
+        if (sel == 3) return F32_NINF;
+        return signed_unit(w.v[0]);
+    }
+    default:
+        return 0;
+    }
+}
+
+static uint32_t draw(pb_topk_dist dist, pb_topk_dtype dtype, philox4x32_ctr_t w)
+{
+    if (dtype == PB_TOPK_F32) return draw_f32(dist, w);
+    switch (dist) {
+    case PB_TOPK_UNIFORM:
+        return w.v[0];
+    case PB_TOPK_ZIPF:
+        return zipf_rank(u53(w.v[0], w.v[1]));
+    case PB_TOPK_EQUAL:
+        return 1000;
+    default:
+        return pb_topk_key_bits(draw_f32(dist, w));
+    }
+}
+
+/* The value a module reading outside its row would most like to select. */
+static uint32_t padding_value(const pb_topk_problem *p)
+{
+    if (p->dtype == PB_TOPK_U32) return p->largest ? UINT32_MAX : 0;
+    return p->largest ? 0x7fc0dead : F32_NINF;
+}
+
+/* ---- the problem ---- */
+
+/* Row lengths: n each, or (ragged) pairs n + d, n - d with d uniform in
+ * [-n/2, n/2], so every length is uniform in [n - n/2, n + n/2] and the
+ * total stays rows * n (an odd last row has n). */
+static void lay_out(pb_topk_problem *p)
+{
+    pb_rng r;
+    pb_rng_init(&r, p->seed, 0);
+    r.ctr.v[1] = TOPK_TAG_LENGTHS;
+    uint64_t h = p->n / 2, pos = 0, d = 0;
+    p->max_len = 0;
+    for (uint64_t row = 0; row < p->rows; row++) {
+        uint64_t len = p->n;
+        if (p->ragged && h > 0 && (row | 1) < p->rows) {
+            if ((row & 1) == 0) d = pb_rng_below64(&r, 2 * h + 1); /* the pair's */
+            len = (row & 1) == 0 ? p->n - h + d : p->n + h - d;
+        }
+        if (p->misalign) pos += (1 - pos) & 3; /* to the next 1 mod 4 */
+        p->begin[row] = pos;
+        p->end[row] = pos + len;
+        pos += len;
+        if (len > p->max_len) p->max_len = len;
+    }
+    p->begin[p->rows] = pos;
+    p->total = pos;
+}
+
+/* The output layout: min(k, length) results a row. */
+static void lay_out_results(pb_topk_problem *p)
+{
+    p->out_off[0] = 0;
+    for (uint64_t row = 0; row < p->rows; row++) {
+        uint64_t len = pb_topk_row_len(p, row);
+        p->out_off[row + 1] = p->out_off[row] + (p->k < len ? p->k : len);
+    }
+    p->out_total = p->out_off[p->rows];
+}
+
+void pb_topk_problem_set_k(pb_topk_problem *p, uint64_t k)
+{
+    p->k = k;
+    lay_out_results(p);
+    free(p->twin_vals);
+    free(p->twin_idx);
+    p->twin_vals = p->twin_idx = NULL;
+    p->have_twin = false;
+}
+
+int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
+{
+    memset(p, 0, sizeof *p);
+    if (pb_topk_point_check(pt, err)) return -1;
+    const long long *v = pt->params->v;
+    p->n = pt->n;
+    p->rows = (uint64_t)v[PB_TOPK_P_ROWS];
+    p->k = (uint64_t)v[PB_TOPK_P_K];
+    p->ragged = v[PB_TOPK_P_RAGGED] != 0;
+    p->misalign = v[PB_TOPK_P_MISALIGN] != 0;
+    p->largest = v[PB_TOPK_P_LARGEST] != 0;
+    p->dist = (pb_topk_dist)v[PB_TOPK_P_DIST];
+    p->dtype = (pb_topk_dtype)v[PB_TOPK_P_DTYPE];
+    p->seed = pt->seed;
+    p->elems = p->n * p->rows;
+
+    p->begin = malloc((p->rows + 1) * sizeof *p->begin);
+    p->end = malloc(p->rows * sizeof *p->end);
+    p->out_off = malloc((p->rows + 1) * sizeof *p->out_off);
+    if (!p->begin || !p->end || !p->out_off) goto oom;
+    lay_out(p);
+    lay_out_results(p);
+    p->data = malloc((p->total ? p->total : 1) * sizeof *p->data);
+    if (!p->data) goto oom;
+    if (p->dist == PB_TOPK_ZIPF) {
+        pthread_once(&zipf_once, zipf_build);
+        if (!zipf_cdf) goto oom;
+    }
+
+    uint32_t *data = p->data;
+    uint64_t seed = p->seed, total = p->total;
+    pb_topk_dist dist = p->dist;
+    pb_topk_dtype dtype = p->dtype;
+#pragma omp parallel for schedule(static) if (total >= PB_TOPK_PAR_MIN)
+    for (uint64_t i = 0; i < total; i++) data[i] = draw(dist, dtype, topk_block(seed, i));
+    uint32_t pad = padding_value(p);
+    for (uint64_t r = 0, from = 0; r < p->rows; from = p->end[r], r++)
+        for (uint64_t i = from; i < p->begin[r]; i++) data[i] = pad;
+    return 0;
+oom:
+    pb_topk_problem_free(p);
+    return pb_err_set(err, "out of memory for %llu rows of %llu values",
+                      (unsigned long long)v[PB_TOPK_P_ROWS], (unsigned long long)pt->n);
+}
+
+void pb_topk_problem_free(pb_topk_problem *p)
+{
+    free(p->data);
+    free(p->begin);
+    free(p->end);
+    free(p->out_off);
+    free(p->twin_vals);
+    free(p->twin_idx);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- the twin ---- */
+
+int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err)
+{
+    if (p->have_twin) return 0;
+    size_t outs = (size_t)p->out_total;
+    p->twin_vals = malloc((outs ? outs : 1) * sizeof *p->twin_vals);
+    p->twin_idx = malloc((outs ? outs : 1) * sizeof *p->twin_idx);
+    uint64_t *c = malloc((outs ? outs : 1) * sizeof *c);
+    uint64_t *tmp = malloc((outs ? outs : 1) * sizeof *tmp);
+    pb_topk_ws ws;
+    int rc = 0;
+    if (!p->twin_vals || !p->twin_idx || !c || !tmp) {
+        rc = pb_err_set(err, "out of memory for the twin's %zu results", outs);
+    } else if ((rc = pb_topk_ws_init(&ws, p, 0, err)) == 0) {
+        pb_topk_select(p, &ws, p->twin_vals, p->twin_idx);
+        pb_topk_ws_free(&ws);
+        /* Rank order, best first: the candidates sorted descending. (One
+         * row: no team idling at the barrier while one thread sorts.) */
+#pragma omp parallel for schedule(dynamic, 1) if (p->rows > 1 && outs >= PB_TOPK_PAR_MIN)
+        for (uint64_t r = 0; r < p->rows; r++) {
+            uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o;
+            const uint32_t *row = p->data + p->begin[r];
+            for (uint64_t j = 0; j < m; j++)
+                c[o + j] =
+                    pb_topk_pack(pb_topk_problem_okey(p, p->twin_vals[o + j]), p->twin_idx[o + j]);
+            pb_topk_sort_u64(c + o, tmp + o, (size_t)m);
+            for (uint64_t j = 0; j < m; j++) {
+                uint32_t i = pb_topk_pack_idx(c[o + m - 1 - j]);
+                p->twin_idx[o + j] = i;
+                p->twin_vals[o + j] = row[i];
+            }
+        }
+        p->have_twin = true;
+    }
+    free(c);
+    free(tmp);
+    if (rc) {
+        free(p->twin_vals);
+        free(p->twin_idx);
+        p->twin_vals = p->twin_idx = NULL;
+    }
+    return rc;
+}
+
+/* ---- the check ---- */
+
+/* A raw value as text: the float (or integer) and its bits. */
+static const char *value_text(const pb_topk_problem *p, uint32_t raw, char *buf, size_t len)
+{
+    if (p->dtype == PB_TOPK_U32) {
+        snprintf(buf, len, "%u", raw);
+    } else {
+        float f;
+        memcpy(&f, &raw, sizeof f);
+        snprintf(buf, len, "%g (0x%08x)", (double)f, raw);
+    }
+    return buf;
+}
+
+/* The value with order key `okey` (NaN keys give the canonical NaN). */
+static uint32_t okey_value(const pb_topk_problem *p, uint32_t okey)
+{
+    return pb_topk_raw_of(okey, p->dtype, p->largest);
+}
+
+/* Checks row r; on failure writes the message to msg and returns -1.
+ * keys/tmp: the row's slice of two output-sized arrays; seen: a zeroed
+ * bitmap of the row's length, left zeroed. */
+static int check_row(const pb_topk_problem *p, uint64_t r, const uint32_t *vals,
+                     const uint32_t *idx, uint32_t *keys, uint32_t *tmp, uint64_t *seen, char *msg,
+                     size_t msg_len)
+{
+    uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o, len = pb_topk_row_len(p, r);
+    const uint32_t *row = p->data + p->begin[r];
+    char a[48], b[48];
+    int bad = 0;
+    uint64_t j = 0;
+    for (; j < m && !bad; j++) {
+        uint32_t i = idx[o + j], v = vals[o + j];
+        if (i >= len) {
+            snprintf(msg, msg_len,
+                     "row %llu: result %llu has index %u, outside the row (length %llu)",
+                     (unsigned long long)r, (unsigned long long)j, i, (unsigned long long)len);
+            bad = 1;
+        } else if (seen[i >> 6] & (UINT64_C(1) << (i & 63))) {
+            snprintf(msg, msg_len, "row %llu: index %u is returned twice (again as result %llu)",
+                     (unsigned long long)r, i, (unsigned long long)j);
+            bad = 1;
+        } else if (pb_topk_problem_okey(p, v) != pb_topk_problem_okey(p, row[i])) {
+            snprintf(msg, msg_len,
+                     "row %llu: result %llu is %s, but the row's value at its index %u is %s",
+                     (unsigned long long)r, (unsigned long long)j, value_text(p, v, a, sizeof a), i,
+                     value_text(p, row[i], b, sizeof b));
+            bad = 1;
+        } else {
+            seen[i >> 6] |= UINT64_C(1) << (i & 63);
+            keys[j] = pb_topk_problem_okey(p, v);
+        }
+    }
+    /* Leave the bitmap clean for the thread's next row. */
+    for (uint64_t q = 0; q < j; q++) {
+        uint32_t i = idx[o + q];
+        if (i < len) seen[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+    }
+    if (bad) return -1;
+    pb_topk_sort_u32(keys, tmp, (size_t)m);
+    /* The twin's keys, best first, against the returned keys sorted the
+     * same way: the first difference says which rank is wrong. */
+    for (uint64_t q = 0; q < m; q++) {
+        uint32_t got = keys[m - 1 - q];
+        uint32_t want = pb_topk_problem_okey(p, p->twin_vals[o + q]);
+        if (got != want) {
+            snprintf(msg, msg_len,
+                     "row %llu: not the %s %llu values: the %llu-th best returned is %s, "
+                     "where the row's is %s",
+                     (unsigned long long)r, p->largest ? "largest" : "smallest",
+                     (unsigned long long)m, (unsigned long long)q + 1,
+                     value_text(p, okey_value(p, got), a, sizeof a),
+                     value_text(p, okey_value(p, want), b, sizeof b));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int pb_topk_check(pb_topk_problem *p, const uint32_t *vals, const uint32_t *idx, pb_err *err)
+{
+    if (pb_topk_twin_answer(p, err)) return -1;
+    size_t outs = (size_t)p->out_total;
+    uint32_t *keys = malloc((outs ? outs : 1) * sizeof *keys);
+    uint32_t *tmp = malloc((outs ? outs : 1) * sizeof *tmp);
+    if (!keys || !tmp) {
+        free(keys);
+        free(tmp);
+        return pb_err_set(err, "out of memory checking %zu top-k results", outs);
+    }
+    /* The first failing row wins, whichever thread finds it. */
+    uint64_t bad_row = UINT64_MAX;
+    char bad_msg[sizeof err->msg] = "";
+    int oom = 0;
+    size_t words = (size_t)(p->max_len / 64 + 1);
+#pragma omp parallel if (p->rows > 1 && outs >= PB_TOPK_PAR_MIN)
+    {
+        uint64_t *seen = calloc(words, sizeof *seen);
+        if (!seen) {
+#pragma omp atomic write
+            oom = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t r = 0; r < p->rows; r++) {
+            if (!seen || r > __atomic_load_n(&bad_row, __ATOMIC_RELAXED)) continue;
+            char msg[sizeof err->msg];
+            uint64_t o = p->out_off[r];
+            if (check_row(p, r, vals, idx, keys + o, tmp + o, seen, msg, sizeof msg)) {
+#pragma omp critical(pb_topk_check)
+                if (r < bad_row) {
+                    memcpy(bad_msg, msg, sizeof msg);
+                    __atomic_store_n(&bad_row, r, __ATOMIC_RELAXED);
+                }
+            }
+        }
+        free(seen);
+    }
+    free(keys);
+    free(tmp);
+    if (oom)
+        return pb_err_set(err, "out of memory checking top-k rows of %llu values",
+                          (unsigned long long)p->max_len);
+    if (bad_row != UINT64_MAX) return pb_err_set(err, "%s", bad_msg);
+    return 0;
+}

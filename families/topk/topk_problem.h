@@ -1,0 +1,177 @@
+/* A top-k problem point on the host: a batch of rows of 32-bit values in one
+ * buffer, generated from the seed, and (computed on first use) the C twin's
+ * answer that every module's output is checked against.
+ *
+ * Every topk-family module declares PB_TOPK_COMMON_PARAMS first, so the
+ * shared code finds them at fixed indices (enum pb_topk_param). The point's
+ * n is the nominal row length; its item width must be 4 (the `dtype`
+ * parameter says whether the 32 bits are fp32 or u32).
+ *
+ * Layout. Row r is data[begin[r], end[r]). Without `misalign` the rows are
+ * back to back from 0, so begin[] (rows + 1 entries, begin[rows] = total) is
+ * a CSR offset array; with it, row r starts at an offset that is 1 mod 4
+ * elements (4 bytes past a 16-byte boundary of the buffer), so no row can be
+ * read as aligned 16-byte vectors: one element of padding before the first
+ * row and 0-3 between rows. begin/end are CUB's segmented form
+ * (d_begin_offsets, d_end_offsets). Padding holds the value a module would
+ * most like to select (NaN or u32 max for largest, -inf or 0 for smallest),
+ * so reading outside a row shows up in the check.
+ *
+ * Output layout (every module): one compact pair of arrays, row r's results
+ * at [out_off[r], out_off[r + 1]), min(k, row length) of them: the raw
+ * 32-bit values and their indices within the row (u32; the row's first
+ * element is index 0). A k larger than a row means the whole row. The order
+ * inside a row is free; ties at the k-th value may be resolved either way. */
+#ifndef PB_TOPK_PROBLEM_H
+#define PB_TOPK_PROBLEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "families/topk/topk_family.h"
+#include "families/topk/topk_key.h"
+#include "core/module.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pb_topk_param {
+    PB_TOPK_P_K,        /* values per row */
+    PB_TOPK_P_ROWS,     /* batch size */
+    PB_TOPK_P_RAGGED,   /* bool: row lengths vary */
+    PB_TOPK_P_MISALIGN, /* bool: rows start off 16-byte boundaries */
+    PB_TOPK_P_LARGEST,  /* bool: largest (else smallest) */
+    PB_TOPK_P_DIST,     /* pb_topk_dist */
+    PB_TOPK_P_DTYPE,    /* pb_topk_dtype */
+    PB_TOPK_NCOMMON
+};
+
+/* Value distributions (the RadiK paper's Section 5 and the issue's list).
+ * fp32:
+ *   uniform    U[0, 1): multiples of 2^-24 (torch.rand's values)
+ *   narrow     U[0.6, 0.7]: distinguished by the top 12 key bits (Fig. 14 case 1)
+ *   narrow128  U[128.6, 128.7]: one top 12-bit digit for all (Fig. 14 case 2,
+ *              adversarial for radix select)
+ *   zipf       Zipf(1.1) over ranks 1..2^20, the value being the rank (Fig. 15)
+ *   normal     N(0, 1)
+ *   equal      every value 1.0
+ *   inf        1/4 +inf, 1/4 -inf, the rest U[-1, 1)
+ *   nan        1/8 NaN (random sign, payload, quiet or signalling), 1/16 +inf,
+ *              1/16 -inf, the rest U[-1, 1)
+ * u32: uniform is uniform over all 2^32 values, zipf the rank, equal a
+ * constant; every other distribution is the key (topk_key.h) of its fp32
+ * draw, so the keys keep the fp32 order structure (a narrow range shares
+ * its top bits, infinities and NaNs sit at the extremes). */
+typedef enum pb_topk_dist {
+    PB_TOPK_UNIFORM,
+    PB_TOPK_NARROW,
+    PB_TOPK_NARROW128,
+    PB_TOPK_ZIPF,
+    PB_TOPK_NORMAL,
+    PB_TOPK_EQUAL,
+    PB_TOPK_INF,
+    PB_TOPK_NAN,
+    PB_TOPK_NDIST
+} pb_topk_dist;
+
+#define PB_TOPK_DIST_CHOICES "uniform|narrow|narrow128|zipf|normal|equal|inf|nan"
+#define PB_TOPK_ZIPF_RANKS (1u << 20)
+#define PB_TOPK_ZIPF_S 1.1
+#define PB_TOPK_MAX_K (1LL << 31)
+#define PB_TOPK_MAX_ROWS (1LL << 26)
+
+/* clang-format off */
+#define PB_TOPK_COMMON_PARAMS                                                                      \
+    {"k", PB_PARAM_INT, 32, 1, PB_TOPK_MAX_K, NULL,                                                \
+     "values selected per row; a row shorter than k is returned whole"},                           \
+    {"rows", PB_PARAM_INT, 1, 1, PB_TOPK_MAX_ROWS, NULL,                                           \
+     "rows in the batch, one query each (n is the row length)"},                                   \
+    {"ragged", PB_PARAM_BOOL, 0, 0, 1, NULL,                                                       \
+     "row lengths vary uniformly in [n - n/2, n + n/2] (total still rows * n)"},                   \
+    {"misalign", PB_PARAM_BOOL, 0, 0, 1, NULL,                                                     \
+     "every row starts 4 bytes past a 16-byte boundary (padding between rows)"},                   \
+    {"largest", PB_PARAM_BOOL, 1, 0, 1, NULL, "select the largest values (no: the smallest)"},     \
+    {"dist", PB_PARAM_ENUM, PB_TOPK_UNIFORM, 0, 0, PB_TOPK_DIST_CHOICES,                           \
+     "values: U[0,1], U[0.6,0.7], U[128.6,128.7], Zipf(1.1), N(0,1), all equal, many +-inf, "      \
+     "some NaNs"},                                                                                 \
+    {"dtype", PB_PARAM_ENUM, PB_TOPK_F32, 0, 0, PB_TOPK_DTYPE_CHOICES,                             \
+     "value type: fp32 or u32 (item must be u32: 4 bytes)"}
+/* clang-format on */
+
+typedef struct pb_topk_problem {
+    uint64_t n; /* nominal row length */
+    uint64_t rows;
+    uint64_t k; /* as asked; a row returns min(k, its length) */
+    bool ragged, misalign, largest;
+    pb_topk_dist dist;
+    pb_topk_dtype dtype;
+    uint64_t seed;
+
+    uint64_t elems;   /* values in rows: rows * n, ragged or not */
+    uint64_t total;   /* data's length: the rows and their padding */
+    uint64_t max_len; /* the longest row */
+    uint32_t *data;   /* raw 32-bit values: fp32 bit patterns or u32 */
+    uint64_t *begin;  /* rows + 1; begin[rows] = total */
+    uint64_t *end;    /* rows */
+
+    uint64_t *out_off; /* rows + 1: the output layout */
+    uint64_t out_total;
+
+    /* The twin's answer (pb_topk_twin_answer): per row in rank order, best
+     * first, ties by smaller index. */
+    uint32_t *twin_vals, *twin_idx;
+    bool have_twin;
+} pb_topk_problem;
+
+static inline uint64_t pb_topk_row_len(const pb_topk_problem *p, uint64_t r)
+{
+    return p->end[r] - p->begin[r];
+}
+
+/* The order key (larger = to be selected) of a raw value of this problem. */
+static inline uint32_t pb_topk_problem_okey(const pb_topk_problem *p, uint32_t raw)
+{
+    return pb_topk_okey_of(raw, p->dtype, p->largest);
+}
+
+/* Validates the point (item width 4, row lengths that fit a u32 index,
+ * buffers that fit in size_t), lays out the rows and generates the values
+ * from pt->seed with OpenMP. Every value is drawn from its own Philox
+ * block, the counter holding its index in the buffer, so the input depends
+ * on the seed alone, never on the thread count. */
+int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err);
+void pb_topk_problem_free(pb_topk_problem *p);
+
+/* The same input with another k (1 <= k): a new output layout, and the
+ * twin's answer dropped. For sweeps over k on one input (tests). */
+void pb_topk_problem_set_k(pb_topk_problem *p, uint64_t k);
+
+/* Only validates the point (for footprint and plan checks). */
+int pb_topk_point_check(const pb_point *pt, pb_err *err);
+
+/* Host bytes a problem of this point and its twin answer hold at most. */
+uint64_t pb_topk_problem_host_bytes(const pb_point *pt);
+/* The most results a point's problem has (sum over rows of min(k, length)). */
+uint64_t pb_topk_out_bound(const pb_point *pt);
+
+/* The module descriptor's `work` hook for every top-k module: rows * n items
+ * (exact, ragged too), each read once: 4 bytes an item. */
+void pb_topk_work(const pb_point *pt, double *items, double *bytes);
+
+/* The C twin's answer, computed once (all threads) and kept in the problem. */
+int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err);
+
+/* The family contract, for any module's output (vals, idx in the output
+ * layout): for every row, each index is inside the row, no index repeats,
+ * the value's key equals that of data at the index, and the sorted keys
+ * equal the twin's. The error names the first failing row and its first
+ * problem. Computes the twin if it was not yet. */
+int pb_topk_check(pb_topk_problem *p, const uint32_t *vals, const uint32_t *idx, pb_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,85 @@
+/* The CPU top-k: the C twin every top-k module is checked against, and the
+ * OpenMP module omp-topk.
+ *
+ * Each value becomes a 64-bit candidate (order key << 32 | ~index): all
+ * candidates of a row are distinct, their order is the rank order with ties
+ * at equal keys broken towards the smaller index, and the k largest
+ * candidates are one well-defined set. So every way of splitting the work
+ * (thread count, chunking) selects the same indices, and the twin is
+ * reproducible to the bit.
+ *
+ * A thread scans its rows (or its chunk of a long row) keeping a buffer of
+ * candidates not below a running threshold; when the buffer is full, a
+ * quickselect keeps its k largest and the k-th becomes the threshold (so
+ * O(k) memory and O(n) time per scan). Rows run in parallel when there are
+ * at least as many rows as threads; otherwise each long row (>= 2^15 values)
+ * is split into one chunk per thread, and a final quickselect over the
+ * threads' candidates picks the row's k. That final selection is sequential:
+ * O(threads * k) work, which dominates once k approaches n / threads. */
+#ifndef PB_TOPK_SELECT_H
+#define PB_TOPK_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "families/topk/topk_problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Rows shorter than this are never split across threads. */
+#define PB_TOPK_SPLIT_MIN (UINT64_C(1) << 15)
+/* Work on fewer values than this runs on one thread: a parallel region
+ * costs more than it saves, and far more when the cores are oversubscribed
+ * (every region then waits for a descheduled thread). */
+#define PB_TOPK_PAR_MIN (UINT64_C(1) << 15)
+
+/* A candidate: larger is better; distinct within a row. */
+static inline uint64_t pb_topk_pack(uint32_t okey, uint32_t idx)
+{
+    return (uint64_t)okey << 32 | (uint32_t)~idx;
+}
+static inline uint32_t pb_topk_pack_idx(uint64_t c)
+{
+    return ~(uint32_t)c;
+}
+static inline uint32_t pb_topk_pack_okey(uint64_t c)
+{
+    return (uint32_t)(c >> 32);
+}
+
+/* The scratch of pb_topk_select for one problem and thread count, allocated
+ * before timing starts. */
+typedef struct pb_topk_ws {
+    uint64_t *buf;  /* threads * per candidates */
+    size_t per;     /* candidates one thread's buffer holds */
+    size_t *counts; /* split rows: candidates each thread kept */
+    int threads;
+    bool split; /* fewer rows than threads: long rows are split */
+} pb_topk_ws;
+
+int pb_topk_ws_init(pb_topk_ws *ws, const pb_topk_problem *p, int threads, pb_err *err);
+void pb_topk_ws_free(pb_topk_ws *ws);
+/* Bytes pb_topk_ws_init allocates at most for a point (k, rows, n). */
+uint64_t pb_topk_ws_bytes(const pb_point *pt, int threads);
+
+/* Writes every row's min(k, length) largest (by order key) into vals/idx in
+ * the problem's output layout; the order within a row is unspecified. */
+void pb_topk_select(const pb_topk_problem *p, pb_topk_ws *ws, uint32_t *vals, uint32_t *idx);
+
+/* Rearranges a[0, n) (1 <= k < n, distinct values) so that a[0, k) holds
+ * the k largest, a[k - 1] the smallest of them. */
+void pb_topk_select_top(uint64_t *a, size_t n, size_t k);
+
+/* Ascending LSD radix sorts (8-bit digits, constant digits skipped); tmp has
+ * n elements. */
+void pb_topk_sort_u32(uint32_t *a, uint32_t *tmp, size_t n);
+void pb_topk_sort_u64(uint64_t *a, uint64_t *tmp, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

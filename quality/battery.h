@@ -1,0 +1,64 @@
+/* The quality battery: for every instance of a quality config and every n
+ * its tests need, draws sample permutations in batches through the module's
+ * own sample_perms, streams them through the configured tests
+ * (quality/qtest.h) and yields one row per (instance, n, test result). */
+#ifndef PB_BATTERY_H
+#define PB_BATTERY_H
+
+#include <stdbool.h>
+
+#include "quality/quality_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Buffer for one batch of permutations, at most (batches shrink at large n). */
+#define PB_Q_MAX_BATCH_BYTES (UINT64_C(1) << 28)
+
+typedef struct pb_qrow {
+    const pb_instance *in;
+    uint32_t n;
+    const pb_qtest *qt;  /* the test */
+    const char *test;    /* its result's name: "chisq", "mmd-clt", ... */
+    pb_test_result r;
+    double alpha;
+    double seconds;  /* drawing and testing all samples of (instance, n) */
+    bool error;      /* could not be run: message says why; counts as FAIL */
+    char message[600];
+} pb_qrow;
+
+typedef struct pb_qrun {
+    pb_qrow *rows;
+    size_t nrows, cap;
+    double wall_s;
+    uint64_t permutations; /* drawn in all */
+} pb_qrun;
+
+typedef struct pb_qhooks {
+    void (*on_row)(const pb_qrun *run, const pb_qrow *row, void *user);
+    /* After every batch: the instance and n being drawn, samples drawn of
+     * them, the fraction of all work done and the estimated seconds left
+     * (negative while unknown). */
+    void (*on_progress)(const pb_instance *in, uint32_t n, uint64_t drawn, uint64_t total,
+                        double frac, double eta_s, void *user);
+    void *user;
+} pb_qhooks;
+
+/* Runs the battery; returns -1 only when it cannot go on (out of memory),
+ * with err set. Module failures become rows marked error. */
+int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun *run,
+                   pb_err *err);
+void pb_qrun_free(pb_qrun *run);
+
+/* Whether the run passes the gate: no row FAILed. */
+bool pb_qrun_passed(const pb_qrun *run);
+
+/* Batch size for n: cfg->batch, shrunk so a batch fits PB_Q_MAX_BATCH_BYTES. */
+uint64_t pb_quality_batch(const pb_quality_config *cfg, uint64_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

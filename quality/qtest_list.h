@@ -1,0 +1,6 @@
+/* The battery's tests, one line each (as registry/module_list.h for
+ * modules): each defines `const pb_qtest pb_qtest_<id>` (quality/qtest.h).
+ * Their order is the order of a report's rows. */
+PB_QTEST(chisq)
+PB_QTEST(mmd)
+PB_QTEST(duplicates)

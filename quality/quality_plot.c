@@ -1,0 +1,244 @@
+#include "quality/quality_plot.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/embedded.h"
+#include "bench/plot.h"
+
+static bool quotable(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
+
+/* Whether the space-separated list holds `word`. */
+static bool has_word(const char *list, const char *word)
+{
+    size_t l = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += l)
+        if ((p == list || p[-1] == ' ') && (p[l] == ' ' || p[l] == '\0')) return true;
+    return false;
+}
+
+typedef struct figure {
+    const pb_qtest *qt;
+    const pb_qtest_spec *spec;
+    const char *test; /* the rows whose statistic is drawn: its last reported result */
+    uint32_t n;
+} figure;
+
+/* 1000000 -> "10^6", 250000 -> "2.5x10^5", 1234 -> "1234". */
+static const char *samples_text(uint64_t v, char *buf, size_t len)
+{
+    int e = 0;
+    uint64_t m = v;
+    while (m >= 10 && m % 10 == 0) m /= 10, e++;
+    if (e < 3) snprintf(buf, len, "%llu", (unsigned long long)v);
+    else if (m == 1) snprintf(buf, len, "10^%d", e);
+    else if (m < 10) snprintf(buf, len, "%llux10^%d", (unsigned long long)m, e);
+    else if (m < 100) snprintf(buf, len, "%.1fx10^%d", (double)m / 10, e + 1);
+    else snprintf(buf, len, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+/* The first row of (label, n, test), or NULL. */
+static const pb_qrow *find(const pb_qrun *run, const char *label, uint32_t n, const char *test)
+{
+    for (size_t i = 0; i < run->nrows; i++) {
+        const pb_qrow *r = &run->rows[i];
+        if (r->n == n && strcmp(r->test, test) == 0 && strcmp(r->in->label, label) == 0) return r;
+    }
+    return NULL;
+}
+
+/* Draws one figure; returns 1 if drawn, 0 if there was nothing to draw. */
+static int draw(const char *gnuplot, const char *dir, const pb_quality_config *cfg,
+                const pb_qrun *run, const figure *fig, pb_err *err)
+{
+    const pb_embedded_file *script = pb_embedded_find("plots/quality-sweep.gp");
+    if (!script) return pb_err_set(err, "no plot script plots/quality-sweep.gp");
+    /* Swept series become lines against the parameter; the others,
+     * horizontal lines at their statistic. */
+    char series[2048] = "", xlabel[64] = "";
+    size_t off = 0;
+    char hlines[4096] = "";
+    size_t hoff = 0;
+    int nh = 0;
+    for (size_t i = 0; i < cfg->inst.n; i++) {
+        const pb_instance *in = &cfg->inst.v[i];
+        if (in->axis[0]) {
+            if (!xlabel[0]) snprintf(xlabel, sizeof xlabel, "%s", in->axis);
+            if (!has_word(series, in->series) && off < sizeof series)
+                off += (size_t)snprintf(series + off, sizeof series - off, "%s%s", off ? " " : "",
+                                        in->series);
+            continue;
+        }
+        const pb_qrow *r = find(run, in->label, fig->n, fig->test);
+        if (!r || !isfinite(r->r.statistic) || !(r->r.statistic > 0) || hoff >= sizeof hlines) continue;
+        nh++;
+        hoff += (size_t)snprintf(hlines + hoff, sizeof hlines - hoff,
+                                 "h%d = %.10g\nh%d_title = '%s (%s)'\n", nh, r->r.statistic, nh,
+                                 in->label, pb_verdict_name(r->r.verdict));
+    }
+    if (!series[0]) return 0;
+    /* Thresholds: the same for every row of a result at this n and sample
+     * count; one line for each result the test reported. */
+    char thr[1024] = "";
+    size_t toff = 0;
+    int nt = 0;
+    for (size_t w = 0; w < fig->qt->nresults; w++) {
+        if (!(fig->spec->select & (1u << w))) continue;
+        for (size_t i = 0; i < run->nrows; i++) {
+            const pb_qrow *r = &run->rows[i];
+            if (r->n != fig->n || strcmp(r->test, fig->qt->results[w]) != 0 || !isfinite(r->r.threshold))
+                continue;
+            nt++;
+            toff += (size_t)snprintf(thr + toff, sizeof thr - toff,
+                                     "t%d = %.10g\nt%d_title = '%s, alpha = %g'\n", nt,
+                                     r->r.threshold, nt, fig->qt->threshold_titles[w], cfg->settings.alpha);
+            break;
+        }
+    }
+    char title[320], sb[32], stem[64];
+    snprintf(title, sizeof title, "%s (n = %u, %s samples each)", cfg->title, fig->n,
+             samples_text(fig->spec->samples, sb, sizeof sb));
+    if (!quotable(dir) || !quotable(title))
+        return pb_err_set(err, "cannot plot: a quote character in the directory or title");
+    char vars[8192];
+    snprintf(vars, sizeof vars,
+             "datafile = '%s/quality.csv'\ntitle = '%s'\nn = %u\ntest = '%s'\nxlabel = '%s'\n"
+             "ylabel = '%s'\nseries = '%s'\nnh = %d\n%snt = %d\n%s",
+             dir, title, fig->n, fig->test, xlabel, fig->qt->ylabel, series, nh, hlines, nt, thr);
+    snprintf(stem, sizeof stem, "%s-n%u", fig->qt->figure, fig->n);
+    if (pb_gnuplot_draw(gnuplot, vars, script->data, script->len, dir, stem, err)) return -1;
+    return 1;
+}
+
+int pb_quality_plot(const char *gnuplot, const char *dir, const pb_quality_config *cfg,
+                    const pb_qrun *run, bool quiet, pb_err *err)
+{
+    for (size_t k = 0; k < pb_qtest_count(); k++) {
+        const pb_qtest *qt = pb_qtest_at(k);
+        const pb_qtest_spec *t = &cfg->test[k];
+        if (!qt->figure || !t->select) continue;
+        size_t last = 0;
+        for (size_t w = 0; w < qt->nresults; w++)
+            if (t->select & (1u << w)) last = w;
+        for (size_t i = 0; i < t->nn; i++) {
+            figure fig = {qt, t, qt->results[last], (uint32_t)t->ns[i]};
+            int rc = draw(gnuplot, dir, cfg, run, &fig, err);
+            if (rc < 0) return -1;
+            if (rc > 0 && !quiet)
+                printf("figure: %s/%s-n%u.png, %s/%s-n%u.svg\n", dir, qt->figure, fig.n, dir,
+                       qt->figure, fig.n);
+        }
+    }
+    return 0;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static double jnum(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int pb_quality_replot(const char *dir, bool quiet, pb_err *err)
+{
+    char path[1100], gnuplot[1024];
+    snprintf(path, sizeof path, "%s/quality.json", dir);
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) return pb_err_set(err, "%s: %s", path, je.text);
+    int rc = -1;
+    pb_quality_config cfg;
+    pb_qrun run;
+    memset(&cfg, 0, sizeof cfg);
+    memset(&run, 0, sizeof run);
+    json_t *q = json_object_get(root, "quality"), *inst = json_object_get(root, "instances"),
+           *rows = json_object_get(root, "rows");
+    if (!json_is_object(q) || !json_is_array(inst) || !json_is_array(rows)) {
+        pb_err_set(err, "%s: not a permbench quality results file", path);
+        goto out;
+    }
+    if (!json_is_true(json_object_get(q, "plot"))) {
+        rc = 0; /* the run drew no figures */
+        goto out;
+    }
+    snprintf(cfg.title, sizeof cfg.title, "%s", jstr(q, "title"));
+    cfg.settings.alpha = jnum(q, "alpha");
+    size_t i;
+    json_t *v;
+    json_t *tests = json_object_get(q, "tests");
+    for (size_t k = 0; k < pb_qtest_count(); k++) {
+        const pb_qtest *qt = pb_qtest_at(k);
+        json_t *t = json_object_get(tests, qt->name);
+        if (!t) continue;
+        cfg.test[k].samples = (uint64_t)json_integer_value(json_object_get(t, "samples"));
+        json_array_foreach(json_object_get(t, "n"), i, v) if (cfg.test[k].nn < PB_Q_MAX_N)
+            cfg.test[k].ns[cfg.test[k].nn++] = (uint64_t)json_integer_value(v);
+        json_t *sel = qt->select_key ? json_object_get(q, qt->select_key) : NULL;
+        cfg.test[k].select = sel ? 0 : (1u << qt->nresults) - 1;
+        json_array_foreach(sel, i, v)
+        {
+            for (size_t w = 0; w < qt->nresults; w++)
+                if (json_string_value(v) && strcmp(json_string_value(v), qt->select_words[w]) == 0)
+                    cfg.test[k].select |= 1u << w;
+        }
+    }
+    cfg.inst.n = cfg.inst.cap = json_array_size(inst);
+    cfg.inst.v = calloc(cfg.inst.n ? cfg.inst.n : 1, sizeof *cfg.inst.v);
+    run.nrows = run.cap = json_array_size(rows);
+    run.rows = calloc(run.nrows ? run.nrows : 1, sizeof *run.rows);
+    if (!cfg.inst.v || !run.rows) {
+        pb_err_set(err, "out of memory");
+        goto out;
+    }
+    json_array_foreach(inst, i, v)
+    {
+        pb_instance *in = &cfg.inst.v[i];
+        snprintf(in->label, sizeof in->label, "%s", jstr(v, "label"));
+        snprintf(in->series, sizeof in->series, "%s", jstr(v, "group"));
+        snprintf(in->axis, sizeof in->axis, "%s", jstr(v, "swept_param"));
+        if (in->axis[0])
+            snprintf(in->axis_value, sizeof in->axis_value, "%lld",
+                     (long long)json_integer_value(json_object_get(v, "value")));
+    }
+    json_array_foreach(rows, i, v)
+    {
+        pb_qrow *r = &run.rows[i];
+        for (size_t k = 0; k < cfg.inst.n; k++)
+            if (strcmp(cfg.inst.v[k].label, jstr(v, "label")) == 0) r->in = &cfg.inst.v[k];
+        size_t which = 0;
+        r->qt = pb_qtest_of_result(jstr(v, "test"), &which);
+        r->test = r->qt ? r->qt->results[which] : NULL;
+        if (!r->in || !r->test) {
+            pb_err_set(err, "%s: row %zu names an unknown instance or test", path, i);
+            goto out;
+        }
+        r->n = (uint32_t)json_integer_value(json_object_get(v, "n"));
+        r->r.samples = (uint64_t)json_integer_value(json_object_get(v, "samples"));
+        r->r.statistic = jnum(v, "statistic");
+        r->r.threshold = jnum(v, "threshold");
+        r->r.p_value = jnum(v, "p_value");
+        const char *verdict = jstr(v, "verdict");
+        r->r.verdict = strcmp(verdict, "PASS") == 0      ? PB_VERDICT_PASS
+                       : strcmp(verdict, "SUSPECT") == 0 ? PB_VERDICT_SUSPECT
+                                                         : PB_VERDICT_FAIL;
+    }
+    if (!pb_gnuplot_find(gnuplot, sizeof gnuplot)) {
+        pb_err_set(err, "gnuplot not found on PATH (install gnuplot-nox, or set PERMBENCH_GNUPLOT)");
+        goto out;
+    }
+    rc = pb_quality_plot(gnuplot, dir, &cfg, &run, quiet, err);
+out:
+    free(cfg.inst.v);
+    free(run.rows);
+    json_decref(root);
+    return rc;
+}

@@ -1,0 +1,150 @@
+#include "quality/quality_results.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/params.h"
+
+const char *const pb_qcsv_columns[] = {
+    "label",     "group",     "module",  "device", "param",   "value",    "n",
+    "test",      "samples",   "statistic", "threshold", "p_value", "alpha", "verdict",
+    "expected",  "invalid",   "seconds",
+};
+const size_t pb_qcsv_ncolumns = sizeof pb_qcsv_columns / sizeof pb_qcsv_columns[0];
+
+static void num(FILE *f, double v)
+{
+    if (isfinite(v)) fprintf(f, "%.10g", v);
+}
+
+int pb_quality_write_csv(const char *path, const pb_qrun *run, pb_err *err)
+{
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return pb_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
+    for (size_t c = 0; c < pb_qcsv_ncolumns; c++) fprintf(f, "%s%s", c ? "," : "", pb_qcsv_columns[c]);
+    fputc('\n', f);
+    for (size_t i = 0; i < run->nrows; i++) {
+        const pb_qrow *r = &run->rows[i];
+        const pb_instance *in = r->in;
+        /* Labels are [A-Za-z0-9._+-] plus '/' and '=' in expanded ones, and
+         * list values hold no comma: no quoting. */
+        fprintf(f, "%s,%s,%s,%s,%s,%s,%u,%s,%llu,", in->label, in->series, in->mod->name,
+                pb_device_name(in->mod->device), in->axis, in->axis_value, r->n, r->test,
+                (unsigned long long)r->r.samples);
+        num(f, r->r.statistic);
+        fputc(',', f);
+        num(f, r->r.threshold);
+        fputc(',', f);
+        num(f, r->r.p_value);
+        fprintf(f, ",%g,%s,", r->alpha, r->error ? "FAIL" : pb_verdict_name(r->r.verdict));
+        num(f, r->r.expected);
+        fprintf(f, ",%llu,%.3f\n", (unsigned long long)r->r.invalid, r->seconds);
+    }
+    bool bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return pb_err_set(err, "cannot write %s", path);
+    }
+    return 0;
+}
+
+static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *instance_json(const pb_instance *in)
+{
+    json_t *params = json_object();
+    for (size_t k = 0; k < in->mod->nparams; k++) {
+        const pb_param_spec *s = &in->mod->params[k];
+        char v[64];
+        if (s->type == PB_PARAM_INT) json_object_set_new(params, s->name, json_integer(in->params.v[k]));
+        else json_object_set_new(params, s->name, json_string(pb_param_format(s, in->params.v[k], v, sizeof v)));
+    }
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b}", "label", in->label, "group", in->series,
+                          "module", in->mod->name, "device", pb_device_name(in->mod->device),
+                          "params", params, "automatic", in->automatic);
+    if (in->axis[0]) {
+        json_object_set_new(o, "swept_param", json_string(in->axis));
+        json_object_set_new(o, "value", json_integer(atoll(in->axis_value)));
+    }
+    return o;
+}
+
+static json_t *row_json(const pb_qrow *r)
+{
+    const char *aux_name = r->qt->aux_name, *exp_name = r->qt->expected_name;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:o, s:o, s:o, s:f, s:s, s:o, s:o, "
+                          "s:b, s:f}",
+                          "label", r->in->label, "group", r->in->series, "module",
+                          r->in->mod->name, "n", (json_int_t)r->n, "test", r->test, "samples",
+                          (json_int_t)r->r.samples, "invalid", (json_int_t)r->r.invalid,
+                          "statistic", jnum(r->r.statistic), "threshold", jnum(r->r.threshold),
+                          "p_value", jnum(r->r.p_value), "alpha", r->alpha, "verdict",
+                          r->error ? "FAIL" : pb_verdict_name(r->r.verdict), exp_name,
+                          jnum(r->error ? NAN : r->r.expected), aux_name,
+                          jnum(r->error ? NAN : r->r.aux), "reject", r->r.reject || r->error,
+                          "seconds", r->seconds);
+    if (r->message[0]) json_object_set_new(o, "message", json_string(r->message));
+    return o;
+}
+
+int pb_quality_write_json(const char *path, const pb_quality_config *cfg, const pb_qrun *run,
+                          json_t *provenance, json_t *skipped, pb_err *err)
+{
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)cfg->seed);
+    json_t *tests = json_object();
+    json_t *quality = json_pack("{s:s, s:s, s:f, s:f, s:I, s:b, s:b, s:f, s:f, s:b}", "title",
+                                cfg->title, "seed", seed, "alpha", cfg->settings.alpha, "lambda",
+                                cfg->settings.lambda, "batch", (json_int_t)cfg->batch, "gate",
+                                cfg->gate, "skip_unavailable", cfg->skip_unavailable,
+                                "suspect_below_p", PB_SUSPECT_P, "fail_below_p", PB_FAIL_P, "plot",
+                                cfg->plot);
+    /* Each test run: its n and sample count, and (under its select_key, as
+     * the config spells it) the results it reported. */
+    for (size_t k = 0; k < pb_qtest_count(); k++) {
+        const pb_qtest *qt = pb_qtest_at(k);
+        const pb_qtest_spec *t = &cfg->test[k];
+        if (!t->nn) continue;
+        json_t *ns = json_array();
+        for (size_t i = 0; i < t->nn; i++) json_array_append_new(ns, json_integer((json_int_t)t->ns[i]));
+        json_object_set_new(tests, qt->name, json_pack("{s:o, s:I}", "n", ns, "samples", (json_int_t)t->samples));
+        if (!qt->select_key) continue;
+        json_t *sel = json_array();
+        for (size_t r = 0; r < qt->nresults; r++)
+            if (t->select & (1u << r)) json_array_append_new(sel, json_string(qt->select_words[r]));
+        json_object_set_new(quality, qt->select_key, sel);
+    }
+    json_object_set_new(quality, "tests", tests);
+    json_t *inst = json_array();
+    for (size_t i = 0; i < cfg->inst.n; i++) json_array_append_new(inst, instance_json(&cfg->inst.v[i]));
+    json_t *rows = json_array();
+    size_t counts[3] = {0, 0, 0};
+    for (size_t i = 0; i < run->nrows; i++) {
+        json_array_append_new(rows, row_json(&run->rows[i]));
+        counts[run->rows[i].error ? PB_VERDICT_FAIL : run->rows[i].r.verdict]++;
+    }
+    json_t *summary = json_pack("{s:I, s:I, s:I, s:b, s:I, s:f}", "pass", (json_int_t)counts[0],
+                                "suspect", (json_int_t)counts[1], "fail", (json_int_t)counts[2],
+                                "passed", pb_qrun_passed(run), "permutations",
+                                (json_int_t)run->permutations, "wall_s", run->wall_s);
+    json_t *root = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "provenance",
+                             provenance ? provenance : json_null(), "quality", quality,
+                             "instances", inst, "skipped", skipped ? skipped : json_array(),
+                             "rows", rows, "summary", summary);
+    if (!root) return pb_err_set(err, "cannot build %s", path);
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+    json_decref(root);
+    if (rc != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        return pb_err_set(err, "cannot write %s", path);
+    }
+    return 0;
+}

@@ -1,0 +1,313 @@
+#include "registry/instance.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/params.h"
+#include "config/sizes.h"
+#include "registry/registry.h"
+
+/* `module = a | b | ...`: the first of these that this build has and this
+ * machine can run, else the first this build has (whose unavailability is
+ * then reported as for any module), else NULL. So one config can name a GPU
+ * module and its CPU twin, and run wherever it is. */
+static const pb_module *find_module(const char *names)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", names);
+    const pb_module *first = NULL;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+        while (*t == ' ' || *t == '\t') t++;
+        for (size_t l = strlen(t); l && (t[l - 1] == ' ' || t[l - 1] == '\t');) t[--l] = '\0';
+        const pb_module *m = pb_module_find(t);
+        if (!m) continue;
+        if (pb_module_available(m, NULL, 0)) return m;
+        if (!first) first = m;
+    }
+    return first;
+}
+
+static bool is_list(const char *value) { return strchr(value, ',') || strstr(value, ".."); }
+
+static pb_instance *grow(pb_instances *list)
+{
+    if (list->n == list->cap) {
+        size_t cap = list->cap ? 2 * list->cap : 32;
+        pb_instance *v = realloc(list->v, cap * sizeof *v);
+        if (!v) return NULL;
+        list->v = v;
+        list->cap = cap;
+    }
+    return &list->v[list->n];
+}
+
+/* The texts of an axis's values: each item of the list, integer ranges
+ * expanded and integers in decimal, each checked against the parameter. */
+static int axis_values(const pb_module *m, const pb_ini_key *axis, pb_params *scratch,
+                       char ***vals, size_t *nvals, pb_err *err)
+{
+    char **words;
+    size_t nwords;
+    if (pb_ini_words(axis->value, &words, &nwords, err)) return -1;
+    int pi = pb_module_param_index(m, axis->name);
+    if (pi < 0) { /* the message names what it accepts */
+        pb_params_set(m, scratch, axis->name, words[0], err);
+        pb_ini_words_free(words, nwords);
+        return -1;
+    }
+    bool integer = m->params[pi].type == PB_PARAM_INT;
+    size_t n = 0, cap = nwords;
+    char **out = calloc(cap, sizeof *out);
+    int rc = out ? 0 : pb_err_set(err, "out of memory");
+    for (size_t w = 0; w < nwords && !rc; w++) {
+        uint64_t range[PB_MAX_INSTANCES + 1];
+        size_t nr = 0;
+        bool is_range = integer && strstr(words[w], "..");
+        if (is_range) {
+            pb_err e;
+            if (pb_sizes_parse(words[w], range, &nr, PB_MAX_INSTANCES + 1, &e)) {
+                rc = pb_err_set(err, "%s: %s", axis->name, e.msg);
+                break;
+            }
+        } else {
+            nr = 1;
+        }
+        for (size_t r = 0; r < nr && !rc; r++) {
+            char text[32];
+            if (is_range) {
+                snprintf(text, sizeof text, "%llu", (unsigned long long)range[r]);
+            } else if (snprintf(text, sizeof text, "%s", words[w]) >= (int)sizeof text) {
+                rc = pb_err_set(err, "list value '%s' is too long", words[w]);
+                break;
+            }
+            if ((rc = pb_params_set(m, scratch, axis->name, text, err))) break;
+            if (integer) snprintf(text, sizeof text, "%lld", scratch->v[pi]);
+            for (size_t k = 0; k < n && !rc; k++)
+                if (strcmp(out[k], text) == 0)
+                    rc = pb_err_set(err, "value '%s' appears twice in '%s'", text, axis->name);
+            if (rc) break;
+            if (n == PB_MAX_INSTANCES) {
+                rc = pb_err_set(err, "too many module instances (at most %d after expanding lists)",
+                                PB_MAX_INSTANCES);
+                break;
+            }
+            if (n == cap) {
+                cap *= 2;
+                char **o = realloc(out, cap * sizeof *o);
+                if (!o) {
+                    rc = pb_err_set(err, "out of memory");
+                    break;
+                }
+                out = o;
+            }
+            if (!(out[n++] = strdup(text))) rc = pb_err_set(err, "out of memory");
+        }
+    }
+    pb_ini_words_free(words, nwords);
+    if (rc) {
+        pb_ini_words_free(out, n);
+        return -1;
+    }
+    *vals = out;
+    *nvals = n;
+    return 0;
+}
+
+int pb_instances_add_section(pb_instances *list, const pb_ini *doc, const pb_ini_section *s,
+                             pb_err *err)
+{
+    pb_err e;
+    const char *modname = s->name;
+    int modline = s->line;
+    const pb_ini_key *axis = NULL;
+    for (size_t i = 0; i < s->nkeys; i++) {
+        const pb_ini_key *k = &s->keys[i];
+        if (strcmp(k->name, "module") == 0) {
+            modname = k->value;
+            modline = k->line;
+        } else if (is_list(k->value)) {
+            if (axis)
+                return pb_ini_fail(err, doc, k->line,
+                                   "[%s] already varies '%s'; one list-valued parameter per section",
+                                   s->name, axis->name);
+            axis = k;
+        }
+    }
+    const pb_module *m = find_module(modname);
+    if (!m)
+        return pb_ini_fail(err, doc, modline, "unknown module '%s' in [%s] (see 'permbench list')",
+                           modname, s->name);
+    pb_instance base;
+    memset(&base, 0, sizeof base);
+    snprintf(base.label, sizeof base.label, "%s", s->name);
+    snprintf(base.series, sizeof base.series, "%s", s->name);
+    base.mod = m;
+    base.line = s->line;
+    pb_params_defaults(m, &base.params);
+    for (size_t i = 0; i < s->nkeys; i++) {
+        const pb_ini_key *k = &s->keys[i];
+        if (strcmp(k->name, "module") == 0 || k == axis) continue;
+        if (pb_params_set(m, &base.params, k->name, k->value, &e))
+            return pb_ini_fail(err, doc, k->line, "%s", e.msg);
+        base.given |= 1u << pb_module_param_index(m, k->name);
+    }
+    if (!axis) {
+        pb_instance *in = list->n < PB_MAX_INSTANCES ? grow(list) : NULL;
+        if (!in)
+            return pb_ini_fail(err, doc, s->line,
+                               "too many module instances (at most %d after expanding lists)",
+                               PB_MAX_INSTANCES);
+        *in = base;
+        list->n++;
+        return 0;
+    }
+    char **vals;
+    size_t nv;
+    pb_params scratch = base.params;
+    if (axis_values(m, axis, &scratch, &vals, &nv, &e))
+        return pb_ini_fail(err, doc, axis->line, "%s", e.msg);
+    int rc = 0;
+    for (size_t j = 0; j < nv && !rc; j++) {
+        pb_instance *in = list->n < PB_MAX_INSTANCES ? grow(list) : NULL;
+        if (!in) {
+            rc = pb_ini_fail(err, doc, axis->line,
+                             "too many module instances (at most %d after expanding lists)",
+                             PB_MAX_INSTANCES);
+            break;
+        }
+        *in = base;
+        pb_params_set(m, &in->params, axis->name, vals[j], &e); /* checked above */
+        in->given |= 1u << pb_module_param_index(m, axis->name);
+        if (strlen(axis->name) >= sizeof in->axis || strlen(vals[j]) >= sizeof in->axis_value) {
+            rc = pb_ini_fail(err, doc, axis->line, "list value '%s' is too long", vals[j]);
+            break;
+        }
+        snprintf(in->axis, sizeof in->axis, "%s", axis->name);
+        snprintf(in->axis_value, sizeof in->axis_value, "%s", vals[j]);
+        int w = snprintf(in->label, sizeof in->label, "%s/%s=%s", s->name, axis->name, vals[j]);
+        if (w < 0 || (size_t)w >= sizeof in->label) {
+            rc = pb_ini_fail(err, doc, axis->line, "label '%s/%s=%s' is too long", s->name,
+                             axis->name, vals[j]);
+            break;
+        }
+        list->n++;
+    }
+    pb_ini_words_free(vals, nv);
+    return rc;
+}
+
+pb_instance *pb_instances_insert(pb_instances *list, size_t index, const pb_module *m)
+{
+    if (index > list->n || !grow(list)) return NULL;
+    memmove(&list->v[index + 1], &list->v[index], (list->n - index) * sizeof list->v[0]);
+    pb_instance *in = &list->v[index];
+    memset(in, 0, sizeof *in);
+    snprintf(in->label, sizeof in->label, "%s", m->name);
+    snprintf(in->series, sizeof in->series, "%s", m->name);
+    in->mod = m;
+    in->automatic = true;
+    pb_params_defaults(m, &in->params);
+    list->n++;
+    return in;
+}
+
+long pb_instances_find(const pb_instances *list, const char *label)
+{
+    for (size_t i = 0; i < list->n; i++)
+        if (strcmp(list->v[i].label, label) == 0 || strcmp(list->v[i].series, label) == 0)
+            return (long)i;
+    return -1;
+}
+
+int pb_instances_only(pb_instances *list, const char *only, const char *path, pb_err *err)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", only);
+    bool *keep = calloc(list->n ? list->n : 1, sizeof *keep);
+    if (!keep) return pb_err_set(err, "out of memory");
+    int rc = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ') t++;
+        bool hit = false;
+        for (size_t i = 0; i < list->n; i++)
+            if (strcmp(list->v[i].label, t) == 0 || strcmp(list->v[i].series, t) == 0 ||
+                strcmp(list->v[i].mod->name, t) == 0)
+                keep[i] = hit = true;
+        if (hit) continue;
+        if (pb_module_find(t)) rc = pb_err_set(err, "--only: module '%s' is not in %s", t, path);
+        else rc = pb_err_set(err, "--only: unknown module or label '%s' (see 'permbench list')", t);
+    }
+    size_t o = 0;
+    for (size_t i = 0; !rc && i < list->n; i++)
+        if (keep[i]) list->v[o++] = list->v[i];
+    free(keep);
+    if (rc) return rc;
+    list->n = o;
+    if (o == 0) return pb_err_set(err, "--only: empty list");
+    return 0;
+}
+
+int pb_instances_available(pb_instances *list, bool skip, const char *path, const char *head,
+                           void (*skipped)(const pb_instance *in, const char *why, void *user),
+                           void *user, pb_err *err)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        pb_instance *in = &list->v[i];
+        char why[256] = "";
+        if (pb_module_available(in->mod, why, sizeof why)) {
+            list->v[o++] = *in;
+            continue;
+        }
+        if (!skip) {
+            char where[1100];
+            if (in->line) snprintf(where, sizeof where, "%s:%d: [%s] module", path, in->line, in->label);
+            else snprintf(where, sizeof where, "%s: module", path);
+            return pb_err_set(err, "%s '%s' cannot run here: %s (set skip_unavailable = yes in [%s] to skip it)",
+                              where, in->mod->name, why, head);
+        }
+        if (skipped) skipped(in, why, user);
+    }
+    list->n = o;
+    if (o == 0) return pb_err_set(err, "%s: no module of this config can run here", path);
+    return 0;
+}
+
+void pb_instances_free(pb_instances *list)
+{
+    free(list->v);
+    memset(list, 0, sizeof *list);
+}
+
+int pb_instance_threads(const pb_instance *in)
+{
+    if (in->mod->device == PB_DEVICE_GPU) return 0;
+    int i = pb_module_param_index(in->mod, "threads");
+    if (i < 0) return 1;
+    long long t = in->params.v[i];
+    return t > 0 ? (int)t : omp_get_num_procs();
+}
+
+void pb_instance_resolved_params(const pb_instance *in, pb_params *out)
+{
+    *out = in->params;
+    int ti = pb_module_param_index(in->mod, "threads");
+    if (ti >= 0) out->v[ti] = pb_instance_threads(in);
+}
+
+const char *pb_instance_params_text(const pb_instance *in, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < in->mod->nparams && off < len; i++) {
+        char v[64];
+        const pb_param_spec *s = &in->mod->params[i];
+        off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? " " : "", s->name,
+                                pb_param_format(s, in->params.v[i], v, sizeof v));
+    }
+    return buf;
+}

@@ -1,0 +1,75 @@
+#include "registry/registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/gpu.h"
+
+#define PB_MODULE(id) extern const pb_module pb_module_##id;
+#include "registry/module_list.h"
+#undef PB_MODULE
+
+#define PB_FAMILY(id) extern const pb_family pb_family_##id;
+#include "registry/family_list.h"
+#undef PB_FAMILY
+
+static const pb_module *const modules[] = {
+#define PB_MODULE(id) &pb_module_##id,
+#include "registry/module_list.h"
+#undef PB_MODULE
+};
+
+static const pb_family *const families[] = {
+#define PB_FAMILY(id) &pb_family_##id,
+#include "registry/family_list.h"
+#undef PB_FAMILY
+};
+
+size_t pb_module_count(void) { return sizeof modules / sizeof modules[0]; }
+
+const pb_module *pb_module_at(size_t i) { return i < pb_module_count() ? modules[i] : NULL; }
+
+const pb_module *pb_module_find(const char *name)
+{
+    for (size_t i = 0; i < pb_module_count(); i++)
+        if (strcmp(modules[i]->name, name) == 0) return modules[i];
+    return NULL;
+}
+
+bool pb_module_available(const pb_module *m, char *why, size_t whylen)
+{
+    if (m->device == PB_DEVICE_CPU) return true;
+    char reason[256];
+    if (pb_gpu_count(reason, sizeof reason) > 0) return true;
+    if (why) snprintf(why, whylen, "%s", reason);
+    return false;
+}
+
+const pb_module *pb_bound_module(pb_device dev, pb_bound b)
+{
+    for (size_t i = 0; i < pb_module_count(); i++)
+        if (modules[i]->device == dev && modules[i]->bound == b && b != PB_BOUND_NONE)
+            return modules[i];
+    return NULL;
+}
+
+size_t pb_family_count(void) { return sizeof families / sizeof families[0]; }
+
+const pb_family *pb_family_at(size_t i) { return i < pb_family_count() ? families[i] : NULL; }
+
+const pb_family *pb_family_find(const char *name)
+{
+    for (size_t i = 0; i < pb_family_count(); i++)
+        if (strcmp(families[i]->name, name) == 0) return families[i];
+    return NULL;
+}
+
+const char *pb_family_names_text(char *buf, size_t len)
+{
+    size_t off = 0, n = pb_family_count();
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                                families[i]->name);
+    return buf;
+}

@@ -1,0 +1,35 @@
+/* The only code that knows every module and every family of this build:
+ * lookups over registry/module_list.h and registry/family_list.h. */
+#ifndef PB_REGISTRY_H
+#define PB_REGISTRY_H
+
+#include <stdbool.h>
+
+#include "core/module.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+size_t pb_module_count(void);
+const pb_module *pb_module_at(size_t i);
+const pb_module *pb_module_find(const char *name);
+
+/* Whether the module can run on this machine; if not, `why` says why
+ * ("no CUDA device: ..."). */
+bool pb_module_available(const pb_module *m, char *why, size_t whylen);
+
+/* The ceiling of kind `b` on `dev` (core/module.h's `bound`), or NULL. */
+const pb_module *pb_bound_module(pb_device dev, pb_bound b);
+
+size_t pb_family_count(void);
+const pb_family *pb_family_at(size_t i);
+const pb_family *pb_family_find(const char *name);
+/* "shuffle, multisplit or topk": the family names, for messages. */
+const char *pb_family_names_text(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
