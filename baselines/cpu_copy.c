@@ -30,7 +30,6 @@ const pb_module pb_module_cpu_copy = {
     .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_CEILING,
-    .bound = PB_BOUND_COPY,
     .summary = "contiguous parallel copy (OpenMP): the host's bandwidth ceiling",
     .params = PB_PARAMS(params),
     .footprint = pb_shuffle_footprint_outofplace,
@@ -38,4 +37,5 @@ const pb_module pb_module_cpu_copy = {
     .run = run,
     .result = pb_shuffle_result,
     .release = pb_shuffle_release,
+    .bound = PB_BOUND_COPY,
 };

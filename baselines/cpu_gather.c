@@ -44,7 +44,6 @@ const pb_module pb_module_cpu_gather = {
     .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
-    .bound = PB_BOUND_GATHER,
     .summary = "random gather through an on-the-fly bijection (OpenMP): the host's gather ceiling",
     .params = PB_PARAMS(params),
     .footprint = pb_shuffle_footprint_outofplace,
@@ -52,4 +51,5 @@ const pb_module pb_module_cpu_gather = {
     .run = run,
     .result = pb_shuffle_result,
     .release = pb_shuffle_release,
+    .bound = PB_BOUND_GATHER,
 };

@@ -5,20 +5,7 @@
 #include "core/module.h"
 #include "core/rng.h"
 #include "families/shuffle/shuffle_buffers.h"
-
-/* One loop per item width, so the inner loop moves whole items. */
-#define FISHER_YATES(T)                                                                            \
-    static void fisher_yates_##T(T *a, uint64_t n, pb_rng *r)                                      \
-    {                                                                                              \
-        for (uint64_t i = n; i > 1; i--) {                                                         \
-            uint64_t j = pb_rng_below64(r, i);                                                     \
-            T t = a[i - 1];                                                                        \
-            a[i - 1] = a[j];                                                                       \
-            a[j] = t;                                                                              \
-        }                                                                                          \
-    }
-FISHER_YATES(uint32_t)
-FISHER_YATES(uint64_t)
+#include "families/shuffle/shuffle_leaf.h"
 
 static int run(void *state, uint64_t sample, pb_err *err)
 {
@@ -26,8 +13,7 @@ static int run(void *state, uint64_t sample, pb_err *err)
     pb_shuffle_buffers *b = state;
     pb_rng r;
     pb_rng_init(&r, b->pt.seed, sample);
-    if (b->pt.item_bytes == 4) fisher_yates_uint32_t(b->out, b->pt.n, &r);
-    else fisher_yates_uint64_t(b->out, b->pt.n, &r);
+    pb_fisher_yates(b->out, b->pt.n, b->pt.item_bytes, &r);
     return 0;
 }
 
@@ -43,7 +29,7 @@ static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint
         for (uint32_t i = 0; i < n; i++) p[i] = i;
         pb_rng r;
         pb_rng_init(&r, seed, first + j);
-        fisher_yates_uint32_t(p, n, &r);
+        pb_fisher_yates_u32(p, n, &r);
     }
     return 0;
 }

@@ -47,7 +47,6 @@ extern "C" const pb_module pb_module_gpu_copy = {
     .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_CEILING,
-    .bound = PB_BOUND_COPY,
     .summary = "contiguous device copy kernel: the GPU bandwidth ceiling",
     .params = PB_NO_PARAMS,
     .max_n = 0,
@@ -59,4 +58,5 @@ extern "C" const pb_module pb_module_gpu_copy = {
     .release = pb_gpu_shuffle_release,
     .work = NULL,
     .sample_perms = NULL,
+    .bound = PB_BOUND_COPY,
 };

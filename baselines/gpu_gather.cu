@@ -64,7 +64,6 @@ extern "C" const pb_module pb_module_gpu_gather = {
     .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
-    .bound = PB_BOUND_GATHER,
     .summary = "random gather through an on-the-fly bijection: the GPU gather ceiling",
     .params = PB_NO_PARAMS,
     .max_n = 0,
@@ -76,4 +75,5 @@ extern "C" const pb_module pb_module_gpu_gather = {
     .release = pb_gpu_shuffle_release,
     .work = NULL,
     .sample_perms = NULL,
+    .bound = PB_BOUND_GATHER,
 };

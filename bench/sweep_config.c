@@ -180,14 +180,21 @@ static int set_reference(void *u, const pb_ini_field *f, const char *value, int 
 }
 
 static const pb_ini_field fields[] = {
-    {"family", set_family},           {"sizes", set_sizes},
-    {"item", set_item},               {"seed", set_seed},
-    {"warmup", set_warmup},           {"min_samples", set_min_samples},
-    {"max_samples", set_max_samples}, {"min_time", set_min_time},
-    {"timeout", set_timeout},         {"flush_cache", set_flush_cache},
-    {"skip_unavailable", set_skip_unavailable}, {"ceilings", set_ceilings},
-    {"plot", set_plot},               {"title", set_title},
-    {"reference", set_reference},
+    {"family", set_family, NULL},
+    {"sizes", set_sizes, NULL},
+    {"item", set_item, NULL},
+    {"seed", set_seed, NULL},
+    {"warmup", set_warmup, NULL},
+    {"min_samples", set_min_samples, NULL},
+    {"max_samples", set_max_samples, NULL},
+    {"min_time", set_min_time, NULL},
+    {"timeout", set_timeout, NULL},
+    {"flush_cache", set_flush_cache, NULL},
+    {"skip_unavailable", set_skip_unavailable, NULL},
+    {"ceilings", set_ceilings, NULL},
+    {"plot", set_plot, NULL},
+    {"title", set_title, NULL},
+    {"reference", set_reference, NULL},
 };
 
 static const pb_ini_dialect dialect = {"sweep", NULL, NULL};

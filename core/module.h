@@ -66,10 +66,6 @@ typedef struct pb_module {
     const pb_family *family;
     pb_device device;
     unsigned flags;
-    /* The ceiling of this kind on its device (at most one module a device
-     * and kind), which sweeps add and rows are compared with; NONE for
-     * every other module. */
-    pb_bound bound;
     const char *summary;
     const pb_param_spec *params;
     size_t nparams;
@@ -108,6 +104,12 @@ typedef struct pb_module {
      * and stay the same series (for deterministic modules). */
     int (*sample_perms)(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
                         uint64_t count, uint32_t *out, pb_err *err);
+
+    /* Last, so the C++ descriptors of other modules need not name it: the
+     * ceiling of this kind on its device (at most one module a device
+     * and kind), which sweeps add and rows are compared with; NONE for
+     * every other module. */
+    pb_bound bound;
 } pb_module;
 
 #define PB_PARAMS(specs) (specs), (sizeof(specs) / sizeof((specs)[0]))

@@ -62,9 +62,10 @@ static inline uint32_t pb_rng_below32(pb_rng *r, uint32_t range)
     return (uint32_t)(m >> 32);
 }
 
-static inline uint64_t pb_rng_below64(pb_rng *r, uint64_t range)
+/* Lemire's draw from one 64-bit word per try, for any range >= 1 (a
+ * rejection is then at most range / 2^64 likely). */
+static inline uint64_t pb_rng_below64_wide(pb_rng *r, uint64_t range)
 {
-    if (range <= UINT32_MAX) return pb_rng_below32(r, (uint32_t)range);
     __extension__ typedef unsigned __int128 u128;
     u128 m = (u128)pb_rng_u64(r) * range;
     uint64_t low = (uint64_t)m;
@@ -76,6 +77,13 @@ static inline uint64_t pb_rng_below64(pb_rng *r, uint64_t range)
         }
     }
     return (uint64_t)(m >> 64);
+}
+
+/* Uniform in [0, range): one 32-bit word per try while the range fits. */
+static inline uint64_t pb_rng_below64(pb_rng *r, uint64_t range)
+{
+    if (range <= UINT32_MAX) return pb_rng_below32(r, (uint32_t)range);
+    return pb_rng_below64_wide(r, range);
 }
 
 /* SplitMix64's finaliser: spreads related inputs (seed, sample) apart, for

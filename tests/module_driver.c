@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "families/shuffle/shuffle_family.h"
+#include "families/shuffle/shuffle_items.h"
 #include "config/params.h"
 #include "registry/registry.h"
 #include "tests/test.h"

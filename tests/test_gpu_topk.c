@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "families/topk/topk_check.h"
 #include "families/topk/topk_problem.h"
 #include "core/gpu.h"
 #include "config/params.h"

@@ -20,7 +20,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "families/multisplit/ms_internal.h"
+#include "families/multisplit/ms_host_bucket.h"
 #include "families/multisplit/ms_problem.h"
 #include "config/params.h"
 #include "registry/registry.h"

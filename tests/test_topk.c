@@ -18,6 +18,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
+#include "families/topk/topk_check.h"
 #include "families/topk/topk_problem.h"
 #include "families/topk/topk_select.h"
 #include "config/params.h"

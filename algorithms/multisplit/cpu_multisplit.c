@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "families/multisplit/ms_internal.h"
 #include "families/multisplit/ms_problem.h"
 #include "core/module.h"
 

@@ -18,6 +18,7 @@
 #include "algorithms/multisplit/gpu_ms_kernels.cuh"
 #include "core/cuda_check.h"
 #include "core/module.h"
+#include "families/multisplit/ms_family.h"
 #include "core/rng.h"
 
 namespace {

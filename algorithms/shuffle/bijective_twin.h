@@ -21,6 +21,14 @@ typedef enum pb_bij_kind { PB_BIJ_VARPHILOX, PB_BIJ_LCG } pb_bij_kind;
 #define PB_BIJ_CHOICES "varphilox|lcg"
 #define PB_BIJ_DEFAULT_ROUNDS 24
 
+/* The parameters every bijective module takes (pb_param_spec entries, in
+ * this order; CPU-parallel ones put `threads` first). */
+#define PB_BIJ_PARAMS                                                                              \
+    {"bijection", PB_PARAM_ENUM, PB_BIJ_VARPHILOX, 0, 1, PB_BIJ_CHOICES,                           \
+     "the bijection: VariablePhilox (Feistel) or LCG"},                                            \
+        {"rounds", PB_PARAM_INT, PB_BIJ_DEFAULT_ROUNDS, 1, PB_VARPHILOX_MAX_ROUNDS, NULL,           \
+         "VariablePhilox rounds"}
+
 /* The padded domain never has fewer than 2^PB_BIJ_MIN_BITS values: on a
  * 1-bit domain VariablePhilox's left half is empty and every key gives the
  * identity, so m = 2 would never be shuffled, and very small Feistel

@@ -8,12 +8,7 @@
 
 enum { P_BIJECTION, P_ROUNDS };
 
-static const pb_param_spec params[] = {
-    {"bijection", PB_PARAM_ENUM, PB_BIJ_VARPHILOX, 0, 1, PB_BIJ_CHOICES,
-     "the bijection: VariablePhilox (Feistel) or LCG"},
-    {"rounds", PB_PARAM_INT, PB_BIJ_DEFAULT_ROUNDS, 1, PB_VARPHILOX_MAX_ROUNDS, NULL,
-     "VariablePhilox rounds"},
-};
+static const pb_param_spec params[] = {PB_BIJ_PARAMS};
 
 static int run(void *state, uint64_t sample, pb_err *err)
 {

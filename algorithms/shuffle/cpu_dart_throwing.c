@@ -71,7 +71,7 @@ static uint32_t dt_dart(uint64_t seed, uint64_t sample, uint64_t i, unsigned rou
     uint64_t pos = pb_cs_pos(PB_CS_DART, 0, i << 20 | (uint64_t)round << 4);
     pb_rng r;
     pb_cs_open(&r, seed, sample, pos);
-    uint32_t d = (uint32_t)pb_cs_below64_wide(&r, slots);
+    uint32_t d = (uint32_t)pb_rng_below64_wide(&r, slots);
     pb_cs_close(&r, sample, pos);
     return d;
 }

@@ -27,6 +27,7 @@
 #include "algorithms/shuffle/cpu_streams.h"
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_leaf.h"
 
 enum { P_THREADS, P_BLOCK };
 
@@ -47,15 +48,6 @@ typedef struct ms_ctx {
 } ms_ctx;
 
 #define MS_ITEM_FUNCS(T)                                                                           \
-    static void ms_fy_##T(T *a, uint64_t m, pb_rng *r)                                             \
-    {                                                                                              \
-        for (uint64_t i = m; i > 1; i--) {                                                         \
-            uint64_t j = pb_rng_below64(r, i);                                                     \
-            T t = a[i - 1];                                                                        \
-            a[i - 1] = a[j];                                                                       \
-            a[j] = t;                                                                              \
-        }                                                                                          \
-    }                                                                                              \
     static void ms_merge_##T(T *a, uint64_t n1, uint64_t n, pb_rng *r)                             \
     {                                                                                              \
         uint64_t i = 0, j = n1;                                                                    \
@@ -102,8 +94,7 @@ static void ms_block(const ms_ctx *c, uint64_t lo, uint64_t hi)
     uint64_t pos = pb_cs_pos(PB_CS_BLOCK, 0, lo << PB_CS_SPAN_BITS);
     pb_rng r;
     pb_cs_open(&r, c->seed, c->sample, pos);
-    if (c->item_bytes == 4) ms_fy_uint32_t((uint32_t *)c->a + lo, hi - lo, &r);
-    else ms_fy_uint64_t((uint64_t *)c->a + lo, hi - lo, &r);
+    pb_fisher_yates((char *)c->a + lo * c->item_bytes, hi - lo, c->item_bytes, &r);
     pb_cs_close(&r, c->sample, pos);
 }
 

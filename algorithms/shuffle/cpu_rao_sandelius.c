@@ -32,6 +32,7 @@
 #include "algorithms/shuffle/cpu_streams.h"
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_leaf.h"
 
 enum { P_THREADS, P_RADIX_BITS, P_CUTOFF };
 
@@ -58,32 +59,13 @@ typedef struct rs_ctx {
     int threads;
 } rs_ctx;
 
-/* ---- per item width: the scatter and the two Fisher-Yates forms ---- */
+/* ---- per item width: the scatter (the leaves are families/shuffle/shuffle_leaf.h) ---- */
 
 #define RS_ITEM_FUNCS(T)                                                                           \
     static void rs_scatter_##T(const T *restrict src, T *restrict dst, const uint8_t *restrict d,  \
                                uint64_t n, uint64_t *restrict off)                                 \
     {                                                                                              \
         for (uint64_t p = 0; p < n; p++) dst[off[d[p]]++] = src[p];                                \
-    }                                                                                              \
-    static void rs_fy_##T(T *a, uint64_t m, pb_rng *r)                                             \
-    {                                                                                              \
-        for (uint64_t i = m; i > 1; i--) {                                                         \
-            uint64_t j = pb_rng_below64(r, i);                                                     \
-            T t = a[i - 1];                                                                        \
-            a[i - 1] = a[j];                                                                       \
-            a[j] = t;                                                                              \
-        }                                                                                          \
-    }                                                                                              \
-    /* Inside-out Fisher-Yates: out becomes a uniform shuffle of src. */                           \
-    static void rs_inside_out_##T(const T *restrict src, T *restrict out, uint64_t m, pb_rng *r)   \
-    {                                                                                              \
-        if (m) out[0] = src[0];                                                                    \
-        for (uint64_t i = 1; i < m; i++) {                                                         \
-            uint64_t j = pb_rng_below64(r, i + 1);                                                 \
-            out[i] = out[j];                                                                       \
-            out[j] = src[i];                                                                       \
-        }                                                                                          \
     }
 RS_ITEM_FUNCS(uint32_t)
 RS_ITEM_FUNCS(uint64_t)
@@ -145,11 +127,10 @@ static void rs_leaf(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi)
     pb_rng r;
     pb_cs_open(&r, c->seed, c->sample, pos);
     if (level & 1) {
-        if (c->item_bytes == 4) rs_inside_out_uint32_t(at(c, c->b, lo), at(c, c->a, lo), m, &r);
-        else rs_inside_out_uint64_t(at(c, c->b, lo), at(c, c->a, lo), m, &r);
+        if (c->item_bytes == 4) pb_fisher_yates_inside_out_u32(at(c, c->b, lo), at(c, c->a, lo), m, &r);
+        else pb_fisher_yates_inside_out_u64(at(c, c->b, lo), at(c, c->a, lo), m, &r);
     } else {
-        if (c->item_bytes == 4) rs_fy_uint32_t(at(c, c->a, lo), m, &r);
-        else rs_fy_uint64_t(at(c, c->a, lo), m, &r);
+        pb_fisher_yates(at(c, c->a, lo), m, c->item_bytes, &r);
     }
     pb_cs_close(&r, c->sample, pos);
 }

@@ -1,7 +1,7 @@
 /* Where the CPU shuffles take their random bits: one layout of Philox's
  * counter, so that no two uses of a seed ever draw the same bits.
  *
- * Philox4x32-10 with key = the sweep's seed (as harness/rng.h). Its 128-bit
+ * Philox4x32-10 with key = the sweep's seed (as core/rng.h). Its 128-bit
  * counter is split as
  *
  *     v[3]:v[2]  the sample (the whole 64 bits, as pb_rng's stream id), so
@@ -25,7 +25,7 @@
  *  - the keys of a sort and the darts of item i: indices derived from i, see
  *    the modules.
  *
- * Role 0 is left to the plain streams of harness/rng.h and the bijections'
+ * Role 0 is left to the plain streams of core/rng.h and the bijections'
  * parameters (position 0, 1, ... of the sample's stream).
  *
  * Tests see every block a module consumes through pb_cs_trace (pb_cs_block
@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 enum pb_cs_role {
-    PB_CS_PLAIN = 0,  /* harness/rng.h streams, bijection parameters */
+    PB_CS_PLAIN = 0,  /* core/rng.h streams, bijection parameters */
     PB_CS_DIGITS = 1, /* Rao-Sandelius: the digit of each element at a level */
     PB_CS_LEAF = 2,   /* Rao-Sandelius: Fisher-Yates of a leaf */
     PB_CS_BLOCK = 3,  /* MergeShuffle: Fisher-Yates of a block */
@@ -105,24 +105,6 @@ static inline uint64_t pb_cs_tell(const pb_rng *r) { return (uint64_t)r->ctr.v[1
 static inline void pb_cs_close(const pb_rng *r, uint64_t sample, uint64_t pos)
 {
     pb_cs_note(sample, pos, pb_cs_tell(r));
-}
-
-/* Lemire's unbiased draw in [0, range) from one 64-bit word per try, for
- * ranges that may exceed 2^32 (a rejection is then at most range / 2^64
- * likely). */
-static inline uint64_t pb_cs_below64_wide(pb_rng *r, uint64_t range)
-{
-    __extension__ typedef unsigned __int128 u128;
-    u128 m = (u128)pb_rng_u64(r) * range;
-    uint64_t low = (uint64_t)m;
-    if (low < range) {
-        uint64_t threshold = (0 - range) % range;
-        while (low < threshold) {
-            m = (u128)pb_rng_u64(r) * range;
-            low = (uint64_t)m;
-        }
-    }
-    return (uint64_t)(m >> 64);
 }
 
 /* Threads for a `threads` parameter value: 0 means all cores. */

@@ -8,12 +8,7 @@ using namespace pb_bijective;
 
 enum { P_BIJECTION, P_ROUNDS };
 
-const pb_param_spec pb_bijective_params[2] = {
-    {"bijection", PB_PARAM_ENUM, PB_BIJ_VARPHILOX, 0, 1, PB_BIJ_CHOICES,
-     "the bijection: VariablePhilox (Feistel) or LCG"},
-    {"rounds", PB_PARAM_INT, PB_BIJ_DEFAULT_ROUNDS, 1, PB_VARPHILOX_MAX_ROUNDS, NULL,
-     "VariablePhilox rounds"},
-};
+const pb_param_spec pb_bijective_params[2] = {PB_BIJ_PARAMS};
 
 namespace {
 

@@ -23,13 +23,7 @@ namespace {
 
 enum { P_THREADS, P_BIJECTION, P_ROUNDS };
 
-const pb_param_spec params[] = {
-    PB_PARAM_THREADS,
-    {"bijection", PB_PARAM_ENUM, PB_BIJ_VARPHILOX, 0, 1, PB_BIJ_CHOICES,
-     "the bijection: VariablePhilox (Feistel) or LCG"},
-    {"rounds", PB_PARAM_INT, PB_BIJ_DEFAULT_ROUNDS, 1, PB_VARPHILOX_MAX_ROUNDS, nullptr,
-     "VariablePhilox rounds"},
-};
+const pb_param_spec params[] = {PB_PARAM_THREADS, PB_BIJ_PARAMS};
 
 constexpr uint64_t GRAIN = 1 << 12;
 

@@ -5,6 +5,7 @@
  * selection over the threads' candidates. Output unsorted within a row. */
 #include <stdlib.h>
 
+#include "families/topk/topk_check.h"
 #include "families/topk/topk_problem.h"
 #include "families/topk/topk_select.h"
 #include "core/module.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "families/multisplit/ms_internal.h"
+#include "families/multisplit/ms_host_bucket.h"
 #include "families/multisplit/ms_problem.h"
 
 #define NONE UINT64_MAX

@@ -16,10 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "families/multisplit/ms_internal.h"
 #include "core/rng.h"
 
-static const char *const kind_names[] = {"delta", "identity", "radix", "range"};
 
 static unsigned log2_u32(uint32_t x)
 {
@@ -221,9 +219,4 @@ void pb_ms_problem_free(pb_ms_problem *p)
     free(p->twin_keys);
     free(p->twin_vals);
     memset(p, 0, sizeof *p);
-}
-
-const char *pb_ms_kind_name(pb_bucket_kind kind)
-{
-    return (unsigned)kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[kind] : "?";
 }

@@ -16,6 +16,7 @@
 
 #include "families/multisplit/ms_bucket.h"
 #include "families/multisplit/ms_family.h"
+#include "core/rng.h"
 #include "core/module.h"
 
 #ifdef __cplusplus
@@ -101,6 +102,27 @@ int pb_ms_check_sorted(pb_ms_problem *p, const uint32_t *keys, const uint32_t *v
  * same result. */
 void pb_ms_split(const pb_bucket_fn *fn, const uint32_t *keys, const uint32_t *vals, uint64_t n,
                  uint32_t *out_keys, uint32_t *out_vals, uint64_t *offsets, int threads);
+
+/* Below this many items the generator, the split and the checks run on the
+ * calling thread: waking a team costs more than it saves. Results never
+ * depend on it. */
+#define PB_MS_PAR_MIN (UINT64_C(1) << 15)
+
+/* The one bucket alpha-uniform inputs pile their non-uniform keys into,
+ * drawn once from the seed. */
+uint32_t pb_ms_heavy_bucket(const pb_ms_problem *p);
+
+/* The bucket the generator drew for key i (the same draw it made), so a
+ * test can check that every key landed in the bucket it was drawn for.
+ * `alpha` is the point's alpha parameter. */
+uint32_t pb_ms_drawn_bucket(const pb_ms_problem *p, uint64_t i, uint32_t alpha);
+
+/* The fingerprint of one item: order-independent sums and xors of it tell
+ * whether two sets of items are the same multiset. */
+static inline uint64_t pb_ms_item_mix(uint32_t key, uint32_t val)
+{
+    return pb_mix64((uint64_t)key << 32 | val);
+}
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "families/multisplit/ms_internal.h"
+#include "families/multisplit/ms_host_bucket.h"
 #include "families/multisplit/ms_problem.h"
 
 /* What a loop needs to find a bucket: the identifier and, for range
@@ -89,16 +89,6 @@ static void ms_scatter(const ms_ctx *c, const uint32_t *keys, const uint32_t *va
     default:
         ms_scatter_range(*c, keys, vals, lo, hi, ok, ov, pos);
         break;
-    }
-}
-
-void pb_ms_range_table_build(const pb_bucket_fn *f, pb_ms_range_table *t)
-{
-    const unsigned low = 32 - PB_MS_RT_BITS;
-    for (uint32_t slice = 0; slice < (1u << PB_MS_RT_BITS); slice++) {
-        uint32_t first = slice << low, last = first | ((1u << low) - 1);
-        t->lo[slice] = (uint8_t)pb_bucket_range_search(f->splitters, f->m, first);
-        t->hi[slice] = (uint8_t)pb_bucket_range_search(f->splitters, f->m, last);
     }
 }
 

@@ -1,6 +1,7 @@
 /* The shared half of the GPU top-k modules: problem set-up on the host,
  * device buffers, the copy back and the family check. */
 #include "families/topk/gpu_topk_state.cuh"
+#include "families/topk/topk_check.h"
 
 #include <stdlib.h>
 

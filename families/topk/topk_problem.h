@@ -81,6 +81,10 @@ typedef enum pb_topk_dist {
 #define PB_TOPK_ZIPF_S 1.1
 #define PB_TOPK_MAX_K (1LL << 31)
 #define PB_TOPK_MAX_ROWS (1LL << 26)
+/* Work on fewer values than this runs on one thread: a parallel region
+ * costs more than it saves, and far more when the cores are oversubscribed
+ * (every region then waits for a descheduled thread). */
+#define PB_TOPK_PAR_MIN (UINT64_C(1) << 15)
 
 /* clang-format off */
 #define PB_TOPK_COMMON_PARAMS                                                                      \
@@ -159,16 +163,6 @@ uint64_t pb_topk_out_bound(const pb_point *pt);
 /* The module descriptor's `work` hook for every top-k module: rows * n items
  * (exact, ragged too), each read once: 4 bytes an item. */
 void pb_topk_work(const pb_point *pt, double *items, double *bytes);
-
-/* The C twin's answer, computed once (all threads) and kept in the problem. */
-int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err);
-
-/* The family contract, for any module's output (vals, idx in the output
- * layout): for every row, each index is inside the row, no index repeats,
- * the value's key equals that of data at the index, and the sorted keys
- * equal the twin's. The error names the first failing row and its first
- * problem. Computes the twin if it was not yet. */
-int pb_topk_check(pb_topk_problem *p, const uint32_t *vals, const uint32_t *idx, pb_err *err);
 
 #ifdef __cplusplus
 }

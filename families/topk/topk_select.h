@@ -31,10 +31,6 @@ extern "C" {
 
 /* Rows shorter than this are never split across threads. */
 #define PB_TOPK_SPLIT_MIN (UINT64_C(1) << 15)
-/* Work on fewer values than this runs on one thread: a parallel region
- * costs more than it saves, and far more when the cores are oversubscribed
- * (every region then waits for a descheduled thread). */
-#define PB_TOPK_PAR_MIN (UINT64_C(1) << 15)
 
 /* A candidate: larger is better; distinct within a row. */
 static inline uint64_t pb_topk_pack(uint32_t okey, uint32_t idx)

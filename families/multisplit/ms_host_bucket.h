@@ -1,30 +1,16 @@
-/* Host-side helpers of the multisplit family beyond ms_problem.h: what the
- * CPU modules and the tests need to see of the generator and the checks. */
-#ifndef PB_MS_INTERNAL_H
-#define PB_MS_INTERNAL_H
+/* Bucket ids on the host, fast: range buckets by a branchless search and a
+ * slice table (the CPU modules and the twin find every key's bucket this
+ * way), and the bucket kinds' names. */
+#ifndef PB_MS_HOST_BUCKET_H
+#define PB_MS_HOST_BUCKET_H
 
 #include <stdint.h>
 
-#include "families/multisplit/ms_problem.h"
-#include "core/rng.h"
+#include "families/multisplit/ms_bucket.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Below this many items the generator, the split and the checks run on the
- * calling thread: waking a team costs more than it saves. Results never
- * depend on it. */
-#define PB_MS_PAR_MIN (UINT64_C(1) << 15)
-
-/* The one bucket alpha-uniform inputs pile their non-uniform keys into,
- * drawn once from the seed. */
-uint32_t pb_ms_heavy_bucket(const pb_ms_problem *p);
-
-/* The bucket the generator drew for key i (the same draw it made), so a
- * test can check that every key landed in the bucket it was drawn for.
- * `alpha` is the point's alpha parameter. */
-uint32_t pb_ms_drawn_bucket(const pb_ms_problem *p, uint64_t i, uint32_t alpha);
 
 /* Range buckets on the host: upper_bound over the m - 1 splitters, like
  * pb_bucket_range_search, but with the comparison feeding a conditional
@@ -81,13 +67,6 @@ static inline uint32_t pb_ms_bucket_host(pb_bucket_fn f, const pb_ms_range_table
 
 /* "delta", "identity", "radix", "range". */
 const char *pb_ms_kind_name(pb_bucket_kind kind);
-
-/* The fingerprint of one item: order-independent sums and xors of it tell
- * whether two sets of items are the same multiset. */
-static inline uint64_t pb_ms_item_mix(uint32_t key, uint32_t val)
-{
-    return pb_mix64((uint64_t)key << 32 | val);
-}
 
 #ifdef __cplusplus
 }

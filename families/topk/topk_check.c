@@ -1,0 +1,183 @@
+/* The top-k family's contract: the C twin's answer (topk_select.h run on
+ * all cores, then put in rank order) and the check of any module's output
+ * against it. */
+#include "families/topk/topk_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "families/topk/topk_select.h"
+
+/* ---- the twin ---- */
+
+int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err)
+{
+    if (p->have_twin) return 0;
+    size_t outs = (size_t)p->out_total;
+    p->twin_vals = malloc((outs ? outs : 1) * sizeof *p->twin_vals);
+    p->twin_idx = malloc((outs ? outs : 1) * sizeof *p->twin_idx);
+    uint64_t *c = malloc((outs ? outs : 1) * sizeof *c);
+    uint64_t *tmp = malloc((outs ? outs : 1) * sizeof *tmp);
+    pb_topk_ws ws;
+    int rc = 0;
+    if (!p->twin_vals || !p->twin_idx || !c || !tmp) {
+        rc = pb_err_set(err, "out of memory for the twin's %zu results", outs);
+    } else if ((rc = pb_topk_ws_init(&ws, p, 0, err)) == 0) {
+        pb_topk_select(p, &ws, p->twin_vals, p->twin_idx);
+        pb_topk_ws_free(&ws);
+        /* Rank order, best first: the candidates sorted descending. (One
+         * row: no team idling at the barrier while one thread sorts.) */
+#pragma omp parallel for schedule(dynamic, 1) if (p->rows > 1 && outs >= PB_TOPK_PAR_MIN)
+        for (uint64_t r = 0; r < p->rows; r++) {
+            uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o;
+            const uint32_t *row = p->data + p->begin[r];
+            for (uint64_t j = 0; j < m; j++)
+                c[o + j] =
+                    pb_topk_pack(pb_topk_problem_okey(p, p->twin_vals[o + j]), p->twin_idx[o + j]);
+            pb_topk_sort_u64(c + o, tmp + o, (size_t)m);
+            for (uint64_t j = 0; j < m; j++) {
+                uint32_t i = pb_topk_pack_idx(c[o + m - 1 - j]);
+                p->twin_idx[o + j] = i;
+                p->twin_vals[o + j] = row[i];
+            }
+        }
+        p->have_twin = true;
+    }
+    free(c);
+    free(tmp);
+    if (rc) {
+        free(p->twin_vals);
+        free(p->twin_idx);
+        p->twin_vals = p->twin_idx = NULL;
+    }
+    return rc;
+}
+
+/* ---- the check ---- */
+
+/* A raw value as text: the float (or integer) and its bits. */
+static const char *value_text(const pb_topk_problem *p, uint32_t raw, char *buf, size_t len)
+{
+    if (p->dtype == PB_TOPK_U32) {
+        snprintf(buf, len, "%u", raw);
+    } else {
+        float f;
+        memcpy(&f, &raw, sizeof f);
+        snprintf(buf, len, "%g (0x%08x)", (double)f, raw);
+    }
+    return buf;
+}
+
+/* The value with order key `okey` (NaN keys give the canonical NaN). */
+static uint32_t okey_value(const pb_topk_problem *p, uint32_t okey)
+{
+    return pb_topk_raw_of(okey, p->dtype, p->largest);
+}
+
+/* Checks row r; on failure writes the message to msg and returns -1.
+ * keys/tmp: the row's slice of two output-sized arrays; seen: a zeroed
+ * bitmap of the row's length, left zeroed. */
+static int check_row(const pb_topk_problem *p, uint64_t r, const uint32_t *vals,
+                     const uint32_t *idx, uint32_t *keys, uint32_t *tmp, uint64_t *seen, char *msg,
+                     size_t msg_len)
+{
+    uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o, len = pb_topk_row_len(p, r);
+    const uint32_t *row = p->data + p->begin[r];
+    char a[48], b[48];
+    int bad = 0;
+    uint64_t j = 0;
+    for (; j < m && !bad; j++) {
+        uint32_t i = idx[o + j], v = vals[o + j];
+        if (i >= len) {
+            snprintf(msg, msg_len,
+                     "row %llu: result %llu has index %u, outside the row (length %llu)",
+                     (unsigned long long)r, (unsigned long long)j, i, (unsigned long long)len);
+            bad = 1;
+        } else if (seen[i >> 6] & (UINT64_C(1) << (i & 63))) {
+            snprintf(msg, msg_len, "row %llu: index %u is returned twice (again as result %llu)",
+                     (unsigned long long)r, i, (unsigned long long)j);
+            bad = 1;
+        } else if (pb_topk_problem_okey(p, v) != pb_topk_problem_okey(p, row[i])) {
+            snprintf(msg, msg_len,
+                     "row %llu: result %llu is %s, but the row's value at its index %u is %s",
+                     (unsigned long long)r, (unsigned long long)j, value_text(p, v, a, sizeof a), i,
+                     value_text(p, row[i], b, sizeof b));
+            bad = 1;
+        } else {
+            seen[i >> 6] |= UINT64_C(1) << (i & 63);
+            keys[j] = pb_topk_problem_okey(p, v);
+        }
+    }
+    /* Leave the bitmap clean for the thread's next row. */
+    for (uint64_t q = 0; q < j; q++) {
+        uint32_t i = idx[o + q];
+        if (i < len) seen[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+    }
+    if (bad) return -1;
+    pb_topk_sort_u32(keys, tmp, (size_t)m);
+    /* The twin's keys, best first, against the returned keys sorted the
+     * same way: the first difference says which rank is wrong. */
+    for (uint64_t q = 0; q < m; q++) {
+        uint32_t got = keys[m - 1 - q];
+        uint32_t want = pb_topk_problem_okey(p, p->twin_vals[o + q]);
+        if (got != want) {
+            snprintf(msg, msg_len,
+                     "row %llu: not the %s %llu values: the %llu-th best returned is %s, "
+                     "where the row's is %s",
+                     (unsigned long long)r, p->largest ? "largest" : "smallest",
+                     (unsigned long long)m, (unsigned long long)q + 1,
+                     value_text(p, okey_value(p, got), a, sizeof a),
+                     value_text(p, okey_value(p, want), b, sizeof b));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int pb_topk_check(pb_topk_problem *p, const uint32_t *vals, const uint32_t *idx, pb_err *err)
+{
+    if (pb_topk_twin_answer(p, err)) return -1;
+    size_t outs = (size_t)p->out_total;
+    uint32_t *keys = malloc((outs ? outs : 1) * sizeof *keys);
+    uint32_t *tmp = malloc((outs ? outs : 1) * sizeof *tmp);
+    if (!keys || !tmp) {
+        free(keys);
+        free(tmp);
+        return pb_err_set(err, "out of memory checking %zu top-k results", outs);
+    }
+    /* The first failing row wins, whichever thread finds it. */
+    uint64_t bad_row = UINT64_MAX;
+    char bad_msg[sizeof err->msg] = "";
+    int oom = 0;
+    size_t words = (size_t)(p->max_len / 64 + 1);
+#pragma omp parallel if (p->rows > 1 && outs >= PB_TOPK_PAR_MIN)
+    {
+        uint64_t *seen = calloc(words, sizeof *seen);
+        if (!seen) {
+#pragma omp atomic write
+            oom = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t r = 0; r < p->rows; r++) {
+            if (!seen || r > __atomic_load_n(&bad_row, __ATOMIC_RELAXED)) continue;
+            char msg[sizeof err->msg];
+            uint64_t o = p->out_off[r];
+            if (check_row(p, r, vals, idx, keys + o, tmp + o, seen, msg, sizeof msg)) {
+#pragma omp critical(pb_topk_check)
+                if (r < bad_row) {
+                    memcpy(bad_msg, msg, sizeof msg);
+                    __atomic_store_n(&bad_row, r, __ATOMIC_RELAXED);
+                }
+            }
+        }
+        free(seen);
+    }
+    free(keys);
+    free(tmp);
+    if (oom)
+        return pb_err_set(err, "out of memory checking top-k rows of %llu values",
+                          (unsigned long long)p->max_len);
+    if (bad_row != UINT64_MAX) return pb_err_set(err, "%s", bad_msg);
+    return 0;
+}

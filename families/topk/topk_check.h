@@ -1,0 +1,26 @@
+/* The top-k family's contract check, and the C twin's answer it compares
+ * against (kept in the problem once computed). */
+#ifndef PB_TOPK_CHECK_H
+#define PB_TOPK_CHECK_H
+
+#include "families/topk/topk_problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The C twin's answer, computed once (all threads) and kept in the problem. */
+int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err);
+
+/* The family contract, for any module's output (vals, idx in the output
+ * layout): for every row, each index is inside the row, no index repeats,
+ * the value's key equals that of data at the index, and the sorted keys
+ * equal the twin's. The error names the first failing row and its first
+ * problem. Computes the twin if it was not yet. */
+int pb_topk_check(pb_topk_problem *p, const uint32_t *vals, const uint32_t *idx, pb_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
