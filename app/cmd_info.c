@@ -4,9 +4,9 @@
 #include <stdio.h>
 
 #include "app/cli.h"
-#include "core/gpu.h"
-#include "core/build_info.h"
 #include "bench/provenance.h"
+#include "core/build_info.h"
+#include "core/gpu.h"
 #include "core/sysinfo.h"
 
 static const char help[] =

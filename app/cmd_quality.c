@@ -11,14 +11,14 @@
 
 #include "app/cli.h"
 #include "bench/outdir.h"
-#include "config/embedded.h"
 #include "bench/plot.h"
-#include "bench/provenance.h"
 #include "bench/progress.h"
+#include "bench/provenance.h"
+#include "config/embedded.h"
+#include "config/sizes.h"
 #include "quality/quality_plot.h"
 #include "quality/quality_results.h"
 #include "registry/registry.h"
-#include "config/sizes.h"
 
 static const char help[] =
     "usage: permbench quality [CONFIG.ini] [--out DIR] [--only NAME,...] [--quiet]\n"

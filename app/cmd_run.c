@@ -10,15 +10,15 @@
 
 #include "app/cli.h"
 #include "bench/outdir.h"
-#include "bench/sweep_config.h"
-#include "config/embedded.h"
 #include "bench/plot.h"
 #include "bench/progress.h"
 #include "bench/provenance.h"
-#include "registry/registry.h"
 #include "bench/results.h"
 #include "bench/runner.h"
+#include "bench/sweep_config.h"
 #include "bench/table.h"
+#include "config/embedded.h"
+#include "registry/registry.h"
 
 static const char help[] =
     "usage: permbench run [CONFIG.ini] [--out DIR] [--only NAME,...] [--quiet]\n"

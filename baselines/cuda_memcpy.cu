@@ -20,13 +20,9 @@ extern "C" const pb_module pb_module_cuda_memcpy = {
     .flags = PB_MOD_CEILING,
     .summary = "cudaMemcpyAsync device-to-device: the vendor's copy",
     .params = PB_NO_PARAMS,
-    .max_n = 0,
     .footprint = pb_gpu_shuffle_footprint,
     .prepare = pb_gpu_shuffle_prepare,
     .run = run,
     .result = pb_gpu_shuffle_result,
-    .verify = NULL,
     .release = pb_gpu_shuffle_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

@@ -5,8 +5,8 @@
 
 #include <jansson.h>
 
-#include "bench/sweep_config.h"
 #include "bench/runner.h"
+#include "bench/sweep_config.h"
 
 /* The CSV header, in order. */
 extern const char *const pb_csv_columns[];

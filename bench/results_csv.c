@@ -1,9 +1,10 @@
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/results.h"
+
+#include "bench/atomic_file.h"
 
 const char *const pb_csv_columns[] = {
     "label",     "series",      "axis",           "axis_value",  "module",         "family",
@@ -24,10 +25,9 @@ const char *pb_row_status_name(int status)
 
 int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
 {
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return pb_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
+    pb_afile a;
+    if (pb_afile_open(&a, path, err)) return -1;
+    FILE *f = a.f;
     for (size_t c = 0; c < pb_csv_ncolumns; c++)
         fprintf(f, "%s%s", c ? "," : "", pb_csv_columns[c]);
     fputc('\n', f);
@@ -53,11 +53,5 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
         }
         fprintf(f, "%s,%s\n", row->verified ? "yes" : "no", pb_row_status_name(row->status));
     }
-    bool bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return pb_err_set(err, "cannot write %s", path);
-    }
-    return 0;
+    return pb_afile_commit(&a, err);
 }

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "config/params.h"
+
+#include "bench/atomic_file.h"
 #include "bench/results.h"
 
 static json_t *instance_json(const pb_instance *in)
@@ -88,13 +90,5 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
                              "results", rows, "summary", "rows", (json_int_t)run->nrows,
                              "failed_rows", (json_int_t)failed, "wall_s", run->wall_s);
     if (!root) return pb_err_set(err, "cannot build the JSON document");
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9));
-    json_decref(root);
-    if (rc != 0 || rename(tmp, path) != 0) {
-        remove(tmp);
-        return pb_err_set(err, "cannot write %s", path);
-    }
-    return 0;
+    return pb_write_json(path, root, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9), err);
 }

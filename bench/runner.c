@@ -7,11 +7,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "config/sizes.h"
 #include "core/cache_flush.h"
 #include "core/gpu.h"
-#include "registry/registry.h"
-#include "config/sizes.h"
 #include "core/sysinfo.h"
+#include "registry/registry.h"
 
 static double now_s(void)
 {

@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "bench/sweep_config.h"
 #include "bench/summary.h"
+#include "bench/sweep_config.h"
 #include "registry/instance.h"
 
 #ifdef __cplusplus

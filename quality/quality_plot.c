@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/embedded.h"
 #include "bench/plot.h"
+#include "config/embedded.h"
 
 static bool quotable(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
 

@@ -1,6 +1,7 @@
 #include "quality/quality_results.h"
 
-#include <errno.h>
+#include "bench/atomic_file.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,9 @@ static void num(FILE *f, double v)
 
 int pb_quality_write_csv(const char *path, const pb_qrun *run, pb_err *err)
 {
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return pb_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
+    pb_afile a;
+    if (pb_afile_open(&a, path, err)) return -1;
+    FILE *f = a.f;
     for (size_t c = 0; c < pb_qcsv_ncolumns; c++) fprintf(f, "%s%s", c ? "," : "", pb_qcsv_columns[c]);
     fputc('\n', f);
     for (size_t i = 0; i < run->nrows; i++) {
@@ -45,13 +45,7 @@ int pb_quality_write_csv(const char *path, const pb_qrun *run, pb_err *err)
         num(f, r->r.expected);
         fprintf(f, ",%llu,%.3f\n", (unsigned long long)r->r.invalid, r->seconds);
     }
-    bool bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return pb_err_set(err, "cannot write %s", path);
-    }
-    return 0;
+    return pb_afile_commit(&a, err);
 }
 
 static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
@@ -138,13 +132,5 @@ int pb_quality_write_json(const char *path, const pb_quality_config *cfg, const 
                              "instances", inst, "skipped", skipped ? skipped : json_array(),
                              "rows", rows, "summary", summary);
     if (!root) return pb_err_set(err, "cannot build %s", path);
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
-    json_decref(root);
-    if (rc != 0 || rename(tmp, path) != 0) {
-        remove(tmp);
-        return pb_err_set(err, "cannot write %s", path);
-    }
-    return 0;
+    return pb_write_json(path, root, JSON_INDENT(1) | JSON_REAL_PRECISION(12), err);
 }

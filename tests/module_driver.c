@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/params.h"
 #include "families/shuffle/shuffle_family.h"
 #include "families/shuffle/shuffle_items.h"
-#include "config/params.h"
 #include "registry/registry.h"
 #include "tests/test.h"
 

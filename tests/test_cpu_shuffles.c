@@ -23,8 +23,8 @@
 
 #include "algorithms/shuffle/bijective_twin.h"
 #include "algorithms/shuffle/cpu_streams.h"
-#include "families/shuffle/shuffle_items.h"
 #include "config/params.h"
+#include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"

@@ -3,8 +3,8 @@
  * bit. Without a device, or in a build without CUDA, they report SKIP. */
 #include <stdlib.h>
 
-#include "families/shuffle/shuffle_items.h"
 #include "core/gpu.h"
+#include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"

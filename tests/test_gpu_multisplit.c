@@ -9,9 +9,9 @@
  * subset compute-sanitizer runs. */
 #include <stdlib.h>
 
-#include "families/multisplit/ms_problem.h"
-#include "core/gpu.h"
 #include "config/params.h"
+#include "core/gpu.h"
+#include "families/multisplit/ms_problem.h"
 #include "registry/registry.h"
 #include "tests/test.h"
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 
 #include "algorithms/shuffle/bijective_twin.h"
-#include "families/shuffle/shuffle_items.h"
-#include "core/gpu.h"
 #include "config/params.h"
+#include "core/gpu.h"
+#include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"

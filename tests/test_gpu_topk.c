@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "config/params.h"
+#include "core/gpu.h"
 #include "families/topk/topk_check.h"
 #include "families/topk/topk_problem.h"
-#include "core/gpu.h"
-#include "config/params.h"
 #include "registry/registry.h"
 #include "tests/test.h"
 #ifdef PB_HAVE_CUDA

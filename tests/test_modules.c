@@ -3,8 +3,8 @@
 #include <gsl/gsl_cdf.h>
 #include <stdlib.h>
 
-#include "families/shuffle/shuffle_items.h"
 #include "config/params.h"
+#include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"

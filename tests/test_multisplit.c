@@ -20,11 +20,11 @@
 #include <omp.h>
 #include <stdlib.h>
 
+#include "config/params.h"
+#include "core/rng.h"
 #include "families/multisplit/ms_host_bucket.h"
 #include "families/multisplit/ms_problem.h"
-#include "config/params.h"
 #include "registry/registry.h"
-#include "core/rng.h"
 #include "tests/module_driver.h"
 #include "tests/test.h"
 

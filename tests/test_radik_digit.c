@@ -15,8 +15,8 @@
 #include <stdlib.h>
 
 #include "algorithms/topk/radik_digit.h"
-#include "families/topk/topk_problem.h"
 #include "config/params.h"
+#include "families/topk/topk_problem.h"
 #include "registry/registry.h"
 #include "tests/test.h"
 

@@ -8,13 +8,13 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "tests/support/binomial.h"
 #include "stats/chisq.h"
 #include "stats/duplicates.h"
 #include "stats/inversions.h"
-#include "tests/support/ks.h"
 #include "stats/lehmer.h"
 #include "stats/mmd.h"
+#include "tests/support/binomial.h"
+#include "tests/support/ks.h"
 #include "tests/test.h"
 
 static int close_rel(double got, double want, double tol)

@@ -23,11 +23,11 @@
 
 #include "config/params.h"
 #include "registry/registry.h"
-#include "tests/support/binomial.h"
 #include "stats/chisq.h"
 #include "stats/duplicates.h"
-#include "tests/support/ks.h"
 #include "stats/mmd.h"
+#include "tests/support/binomial.h"
+#include "tests/support/ks.h"
 #include "tests/test.h"
 
 #define ALPHA 0.01

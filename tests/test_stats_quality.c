@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "quality/quality_config.h"
 #include "quality/battery.h"
+#include "quality/quality_config.h"
 #include "registry/registry.h"
 #include "tests/test.h"
 

@@ -18,10 +18,10 @@
 #include <omp.h>
 #include <stdlib.h>
 
+#include "config/params.h"
 #include "families/topk/topk_check.h"
 #include "families/topk/topk_problem.h"
 #include "families/topk/topk_select.h"
-#include "config/params.h"
 #include "registry/registry.h"
 #include "tests/test.h"
 

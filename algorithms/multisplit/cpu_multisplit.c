@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "families/multisplit/ms_problem.h"
 #include "core/module.h"
+#include "families/multisplit/ms_problem.h"
 
 static const pb_param_spec twin_params[] = {PB_MS_COMMON_PARAMS};
 static const pb_param_spec omp_params[] = {PB_MS_COMMON_PARAMS, PB_PARAM_THREADS};

@@ -27,7 +27,6 @@ extern "C" const pb_module pb_module_bms = {
     .name = "bms",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "Block-level multisplit: block tiles ranked by warps, reordered over the whole tile, bases by the matrix scan (or a decoupled look-back); m <= 256",
     .params = PB_PARAMS(params),
     .max_n = (UINT64_C(1) << 31) - 1,
@@ -37,6 +36,4 @@ extern "C" const pb_module pb_module_bms = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

@@ -10,8 +10,8 @@
 #include <cub/device/device_partition.cuh>
 
 #include "algorithms/multisplit/gpu_ms_helpers.cuh"
-#include "families/multisplit/gpu_ms_state.cuh"
 #include "core/gpu_launch.cuh"
+#include "families/multisplit/gpu_ms_state.cuh"
 
 namespace {
 
@@ -163,7 +163,6 @@ extern "C" const pb_module pb_module_cub_partition = {
     .name = "cub-partition",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "CUB DevicePartition::If: two buckets (unstable: rejected keys reversed), or the "
                "three-way If for m = 3",
     .params = PB_PARAMS(params),
@@ -174,6 +173,4 @@ extern "C" const pb_module pb_module_cub_partition = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

@@ -90,7 +90,6 @@ extern "C" const pb_module pb_module_cub_radix_sort = {
     .name = "cub-radix-sort",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "CUB DeviceRadixSort of the keys (or pairs) on bits [0, bits): the sort "
                "reference; a multisplit only for monotone or identity buckets",
     .params = PB_PARAMS(params),
@@ -101,6 +100,4 @@ extern "C" const pb_module pb_module_cub_radix_sort = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

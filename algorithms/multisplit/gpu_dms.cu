@@ -24,7 +24,6 @@ extern "C" const pb_module pb_module_dms = {
     .name = "dms",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "Direct multisplit (Ashkiani et al. 2017): warp-level ballot histograms, CUB scan over the m x warps matrix, each key written straight to its place; m <= 32",
     .params = PB_PARAMS(params),
     .max_n = (UINT64_C(1) << 31) - 1,
@@ -34,6 +33,4 @@ extern "C" const pb_module pb_module_dms = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

@@ -18,8 +18,8 @@
 #include "algorithms/multisplit/gpu_ms_kernels.cuh"
 #include "core/cuda_check.h"
 #include "core/module.h"
-#include "families/multisplit/ms_family.h"
 #include "core/rng.h"
+#include "families/multisplit/ms_family.h"
 
 namespace {
 
@@ -275,7 +275,6 @@ extern "C" const pb_module pb_module_ms_histogram = {
     .name = "ms-histogram",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "histogram of floats from the multisplit's warp-level ballot counts (even or "
                "range bins, m <= 256)",
     .params = PB_PARAMS(params),
@@ -287,14 +286,12 @@ extern "C" const pb_module pb_module_ms_histogram = {
     .verify = verify,
     .release = release,
     .work = work,
-    .sample_perms = NULL,
 };
 
 extern "C" const pb_module pb_module_cub_histogram = {
     .name = "cub-histogram",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "CUB DeviceHistogram::HistogramEven / HistogramRange on the same floats",
     .params = PB_PARAMS(params),
     .max_n = (UINT64_C(1) << 31) - 1,
@@ -305,5 +302,4 @@ extern "C" const pb_module pb_module_cub_histogram = {
     .verify = verify,
     .release = release,
     .work = work,
-    .sample_perms = NULL,
 };

@@ -87,7 +87,6 @@ extern "C" const pb_module pb_module_ms_sort = {
     .name = "ms-sort",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "LSD radix sort of 32-bit keys (or pairs) from ceil(32/r) stable BMS multisplit "
                "passes on r-bit digits",
     .params = PB_PARAMS(params),
@@ -98,6 +97,4 @@ extern "C" const pb_module pb_module_ms_sort = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

@@ -45,7 +45,6 @@ extern "C" const pb_module pb_module_multisplit = {
     .name = "multisplit",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "stable multisplit, m <= 256: bms with its fastest settings (measured on an H200)",
     .params = PB_PARAMS(params),
     .max_n = (UINT64_C(1) << 31) - 1,
@@ -55,6 +54,4 @@ extern "C" const pb_module pb_module_multisplit = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

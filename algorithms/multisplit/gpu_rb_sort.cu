@@ -8,8 +8,8 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "algorithms/multisplit/gpu_ms_helpers.cuh"
-#include "families/multisplit/gpu_ms_state.cuh"
 #include "core/gpu_launch.cuh"
+#include "families/multisplit/gpu_ms_state.cuh"
 
 namespace {
 
@@ -145,7 +145,6 @@ extern "C" const pb_module pb_module_rb_sort = {
     .name = "rb-sort",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "reduced-bit sort: bucket labels, CUB radix sort of (label, key) pairs on "
                "ceil(log2 m) bits; pairs packed into 64 bits",
     .params = PB_PARAMS(params),
@@ -156,6 +155,4 @@ extern "C" const pb_module pb_module_rb_sort = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

@@ -6,8 +6,8 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "families/multisplit/gpu_ms_state.cuh"
 #include "core/gpu_launch.cuh"
+#include "families/multisplit/gpu_ms_state.cuh"
 
 namespace {
 
@@ -105,7 +105,6 @@ extern "C" const pb_module pb_module_scan_split = {
     .name = "scan-split",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "split into 2 buckets with one global scan: flags, CUB exclusive sum, scatter "
                "(stable)",
     .params = PB_PARAMS(params),
@@ -116,6 +115,4 @@ extern "C" const pb_module pb_module_scan_split = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

@@ -24,7 +24,6 @@ extern "C" const pb_module pb_module_wms = {
     .name = "wms",
     .family = &pb_family_multisplit,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "Warp-level multisplit: as dms, keys reordered by bucket within each warp in shared memory before the write; m <= 32",
     .params = PB_PARAMS(params),
     .max_n = (UINT64_C(1) << 31) - 1,
@@ -34,6 +33,4 @@ extern "C" const pb_module pb_module_wms = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

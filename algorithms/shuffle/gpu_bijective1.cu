@@ -15,13 +15,10 @@ extern "C" const pb_module pb_module_bijective1 = {
     .summary = "bijective shuffle fused into a two-pass scan",
     .params = pb_bijective_params,
     .nparams = 2,
-    .max_n = 0,
     .footprint = pb_bijective_footprint1,
     .prepare = prepare,
     .run = pb_bijective_run,
     .result = pb_gpu_shuffle_result_via,
-    .verify = NULL,
     .release = pb_bijective_release,
-    .work = NULL,
     .sample_perms = pb_bijective_sample_perms,
 };

@@ -11,8 +11,8 @@
 
 #include "core/cuda_check.h"
 #include "core/gpu_launch.cuh"
-#include "families/shuffle/gpu_shuffle_buffers.h"
 #include "core/rng.h"
+#include "families/shuffle/gpu_shuffle_buffers.h"
 
 namespace {
 
@@ -159,13 +159,10 @@ extern "C" const pb_module pb_module_sort_shuffle = {
     .summary = "sort shuffle: random 64-bit Philox keys, CUB radix sort of (key, item) pairs",
     .params = NULL,
     .nparams = 0,
-    .max_n = 0,
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
     .result = pb_gpu_shuffle_result_via,
-    .verify = NULL,
     .release = release,
-    .work = NULL,
     .sample_perms = sample_perms,
 };

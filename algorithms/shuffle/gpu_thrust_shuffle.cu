@@ -9,8 +9,8 @@
 #include <thrust/shuffle.h>
 
 #include "core/cuda_check.h"
-#include "families/shuffle/gpu_shuffle_buffers.h"
 #include "core/rng.h"
+#include "families/shuffle/gpu_shuffle_buffers.h"
 
 namespace {
 
@@ -97,13 +97,9 @@ extern "C" const pb_module pb_module_thrust_shuffle = {
     .summary = "thrust::shuffle_copy from the CUDA toolkit: the vendor peer",
     .params = NULL,
     .nparams = 0,
-    .max_n = 0,
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
     .result = pb_gpu_shuffle_result_via,
-    .verify = NULL,
     .release = release,
-    .work = NULL,
-    .sample_perms = NULL,
 };

@@ -161,13 +161,10 @@ extern "C" const pb_module pb_module_tbb_bijective = {
                "equals bijective-twin bit for bit",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .max_n = 0,
     .footprint = pb_shuffle_footprint_outofplace,
     .prepare = prepare,
     .run = run,
     .result = pb_tbb_result,
-    .verify = nullptr,
     .release = pb_tbb_release,
-    .work = NULL,
     .sample_perms = sample_perms,
 };

@@ -134,13 +134,10 @@ extern "C" const pb_module pb_module_tbb_sort_shuffle = {
                "for any thread count",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
-    .max_n = 0,
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
     .result = pb_tbb_result,
-    .verify = nullptr,
     .release = pb_tbb_release,
-    .work = NULL,
     .sample_perms = sample_perms,
 };

@@ -39,8 +39,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
-#include "families/topk/gpu_topk_state.cuh"
 #include "core/gpu_launch.cuh"
+#include "families/topk/gpu_topk_state.cuh"
 
 namespace {
 
@@ -265,7 +265,6 @@ extern "C" const pb_module pb_module_sort_and_choose = {
     .name = "sort-and-choose",
     .family = &pb_family_topk,
     .device = PB_DEVICE_GPU,
-    .flags = 0,
     .summary = "CUB sort of each row by order key (radix sort per row, or segmented sort for "
                "many short rows), then the first k: the inference engines' fallback",
     .params = PB_PARAMS(params),
@@ -277,5 +276,4 @@ extern "C" const pb_module pb_module_sort_and_choose = {
     .verify = pb_gpu_topk_verify,
     .release = pb_gpu_topk_release,
     .work = pb_topk_work,
-    .sample_perms = NULL,
 };

@@ -5,10 +5,10 @@
  * selection over the threads' candidates. Output unsorted within a row. */
 #include <stdlib.h>
 
+#include "core/module.h"
 #include "families/topk/topk_check.h"
 #include "families/topk/topk_problem.h"
 #include "families/topk/topk_select.h"
-#include "core/module.h"
 
 enum { P_THREADS = PB_TOPK_NCOMMON };
 

@@ -12,9 +12,9 @@
  * synchronisation inside a query. */
 #include <stdlib.h>
 
-#include "families/topk/gpu_topk_state.cuh"
 #include "algorithms/topk/radik_kernels.cuh"
 #include "core/gpu_launch.cuh"
+#include "families/topk/gpu_topk_state.cuh"
 
 namespace {
 
@@ -337,7 +337,6 @@ extern "C" const pb_module pb_module_radik = {
     .summary = "RadiK radix top-k: hierarchical atomics, flush-efficient write buffer, task "
                "rescheduling, offset padding, adaptive scaling; two reads of the input",
     .params = PB_PARAMS(params),
-    .max_n = 0,
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
@@ -345,5 +344,4 @@ extern "C" const pb_module pb_module_radik = {
     .verify = pb_gpu_topk_verify,
     .release = pb_gpu_topk_release,
     .work = pb_topk_work,
-    .sample_perms = NULL,
 };

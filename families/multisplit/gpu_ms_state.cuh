@@ -5,9 +5,9 @@
 #ifndef PB_GPU_MS_STATE_CUH
 #define PB_GPU_MS_STATE_CUH
 
-#include "families/multisplit/ms_problem.h"
 #include "core/cuda_check.h"
 #include "core/module.h"
+#include "families/multisplit/ms_problem.h"
 
 /* How a module's output is checked against the problem. */
 typedef enum pb_ms_check_kind {

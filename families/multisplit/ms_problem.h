@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/module.h"
+#include "core/rng.h"
 #include "families/multisplit/ms_bucket.h"
 #include "families/multisplit/ms_family.h"
-#include "core/rng.h"
-#include "core/module.h"
 
 #ifdef __cplusplus
 extern "C" {

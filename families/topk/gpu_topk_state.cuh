@@ -5,9 +5,9 @@
 #ifndef PB_GPU_TOPK_STATE_CUH
 #define PB_GPU_TOPK_STATE_CUH
 
-#include "families/topk/topk_problem.h"
 #include "core/cuda_check.h"
 #include "core/module.h"
+#include "families/topk/topk_problem.h"
 
 struct pb_gpu_topk {
     pb_params params;

@@ -29,9 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/module.h"
 #include "families/topk/topk_family.h"
 #include "families/topk/topk_key.h"
-#include "core/module.h"
 
 #ifdef __cplusplus
 extern "C" {
