@@ -7,12 +7,13 @@
 #
 # CUDA is not installed from packages: if nvcc is on PATH or under
 # /usr/local/cuda, the GPU modules are built too; otherwise a CPU-only build.
+# PB_WERROR=ON builds with warnings as errors (CI does).
 set -Eeuo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run_default=1
 case "${1:-}" in
 --no-run) run_default=0 ;;
--h | --help) sed -n '2,9p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,10p' "$0"; exit 0 ;;
 "") ;;
 *) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 esac
@@ -30,7 +31,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DPB_WERROR="${PB_WERROR:-OFF}"
 cmake --build "$root/build" -j"$(nproc)"
 if [ "$run_default" -eq 1 ]; then
     cd "$root"
