@@ -60,8 +60,10 @@ TEST_IMPL(registry_families)
             if (f->bounds & PB_BOUNDS(b)) ASSERT(pb_bound_module(PB_DEVICE_CPU, (pb_bound)b) != NULL);
     }
     ASSERT(pb_family_find("sorting") == NULL);
-    char buf[128];
-    ASSERT(strcmp(pb_family_names_text(buf, sizeof buf), "shuffle, multisplit or topk") == 0);
+    char buf[256];
+    pb_family_names_text(buf, sizeof buf);
+    for (size_t i = 0; i < pb_family_count(); i++) ASSERT_CONTAINS(buf, pb_family_at(i)->name);
+    ASSERT(pb_family_count() < 2 || strstr(buf, " or ") != NULL);
     ASSERT(strcmp(pb_bound_module(PB_DEVICE_CPU, PB_BOUND_COPY)->name, "cpu-copy") == 0);
     ASSERT(strcmp(pb_bound_module(PB_DEVICE_CPU, PB_BOUND_GATHER)->name, "cpu-gather") == 0);
     return 0;
