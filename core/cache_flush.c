@@ -9,7 +9,7 @@
 static unsigned char *buf;
 static uint64_t bytes;
 
-uint64_t pb_cpu_flush_bytes(void)
+static uint64_t flush_bytes(void)
 {
     if (!bytes) {
         pb_host_info h;
@@ -24,7 +24,7 @@ uint64_t pb_cpu_flush_bytes(void)
 
 void pb_cpu_flush_cache(void)
 {
-    uint64_t n = pb_cpu_flush_bytes();
+    uint64_t n = flush_bytes();
     if (!buf) {
         buf = malloc(n);
         if (!buf) return;
@@ -39,10 +39,4 @@ void pb_cpu_flush_cache(void)
         uint64_t lo = n * t / nt, hi = n * (t + 1) / nt;
         memset(buf + lo, fill, hi - lo);
     }
-}
-
-void pb_cpu_flush_release(void)
-{
-    free(buf);
-    buf = NULL;
 }

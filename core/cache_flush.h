@@ -8,7 +8,5 @@
 /* Writes, from every thread, a buffer twice the size of the last-level cache
  * plus all cores' private L2s. The first call allocates it. */
 void pb_cpu_flush_cache(void);
-uint64_t pb_cpu_flush_bytes(void);
-void pb_cpu_flush_release(void);
 
 #endif
