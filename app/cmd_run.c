@@ -170,10 +170,11 @@ int pb_cmd_run(int argc, char **argv)
         goto out;
     }
 
-    pb_table_failures(&run);
+    pb_table_failures(&run, cfg->max_noise);
     status = PB_EXIT_OK;
     for (size_t i = 0; i < run.nrows; i++)
-        if (run.rows[i].status != PB_ROW_OK) status = PB_EXIT_FAILED;
+        if (run.rows[i].status != PB_ROW_OK || (cfg->fail_noisy && run.rows[i].noisy))
+            status = PB_EXIT_FAILED;
 out:
     pb_run_free(&run);
     pb_config_free(cfg);

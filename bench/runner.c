@@ -1,14 +1,13 @@
 #include "bench/runner.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench/measure.h"
 #include "config/sizes.h"
-#include "core/cache_flush.h"
 #include "core/gpu.h"
 #include "core/sysinfo.h"
 #include "registry/registry.h"
@@ -18,20 +17,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void pb_row_work(const pb_instance *in, uint64_t n, unsigned item_bytes, double *items,
-                 double *bytes)
-{
-    /* The module's own family, not the sweep's: a ceiling counts the bytes
-     * it moves itself (a copy reads and writes each item once), so the
-     * algorithms' share of it is their bound's share of the bandwidth. */
-    *items = (double)n;
-    *bytes = in->mod->family->bound_bytes(n, item_bytes);
-    if (in->mod->work) {
-        pb_point pt = {n, item_bytes, 0, &in->params, pb_instance_threads(in)};
-        in->mod->work(&pt, items, bytes);
-    }
 }
 
 static const char *human_bytes(double b, char *buf, size_t len)
@@ -123,117 +108,6 @@ static void fill_speedup(const pb_config *cfg, const pb_run *run, pb_row *row)
     }
 }
 
-/* One sample: flush, then time exactly the module's run(). */
-static int time_one(const pb_config *cfg, const pb_module *m, void *state, uint64_t sample,
-                    double *ms, pb_err *err)
-{
-    if (m->device == PB_DEVICE_GPU) {
-        if (cfg->flush_cache && pb_gpu_flush_cache(err)) return -1;
-        if (pb_gpu_timer_start(err)) return -1;
-        if (m->run(state, sample, err)) return -1;
-        return pb_gpu_timer_stop(ms, err);
-    }
-    if (cfg->flush_cache) pb_cpu_flush_cache();
-    double t0 = now_s();
-    int rc = m->run(state, sample, err);
-    *ms = (now_s() - t0) * 1e3;
-    return rc;
-}
-
-static int verify(const pb_module *m, void *state, const pb_point *pt, pb_err *err)
-{
-    if (m->verify) return m->verify(state, err);
-    /* The module's own family: a copy ceiling in a multisplit sweep is still
-     * checked as a copy of its input. */
-    if (m->family->check) return m->family->check(m, state, pt, err);
-    return pb_err_set(err, "module %s has no verify, and the %s family no contract check", m->name,
-                      m->family->name);
-}
-
-/* "stage: message", cut to fit. */
-static void set_message(pb_row *row, const char *stage, const pb_err *err)
-{
-    size_t s = strlen(stage), m = strnlen(err->msg, sizeof row->message - 1 - s);
-    memcpy(row->message, stage, s);
-    memcpy(row->message + s, err->msg, m);
-    row->message[s + m] = '\0';
-}
-
-static void measure_point(const pb_config *cfg, const pb_instance *in, pb_row *row)
-{
-    const pb_module *m = in->mod;
-    pb_params params;
-    pb_instance_resolved_params(in, &params);
-    pb_point pt = {row->n, row->item_bytes, cfg->seed, &params, row->threads};
-    pb_err err = {{0}};
-    void *state = NULL;
-    row->status = PB_ROW_ERROR;
-    row->pct_copy = NAN;
-    row->speedup_vs_ref = NAN;
-
-    if (m->prepare(&pt, &state, &err)) {
-        set_message(row, "prepare: ", &err);
-        if (state) m->release(state);
-        return;
-    }
-    /* Warm-up runs take the first sample numbers, so no two runs of a point
-     * ever share their randomness. */
-    uint64_t sample = 0;
-    for (int w = 0; w < cfg->warmup; w++, sample++)
-        if (m->run(state, sample, &err) || (m->device == PB_DEVICE_GPU && pb_gpu_sync(&err))) {
-            set_message(row, "warm-up: ", &err);
-            m->release(state);
-            return;
-        }
-
-    size_t cap = 64;
-    row->samples_ms = malloc(cap * sizeof *row->samples_ms);
-    double measured = 0, start = now_s();
-    while (row->samples_ms) {
-        double ms;
-        if (time_one(cfg, m, state, sample++, &ms, &err)) {
-            set_message(row, "run: ", &err);
-            m->release(state);
-            return;
-        }
-        if (row->nsamples == cap) {
-            double *s = realloc(row->samples_ms, 2 * cap * sizeof *s);
-            if (!s) break;
-            row->samples_ms = s;
-            cap *= 2;
-        }
-        row->samples_ms[row->nsamples++] = ms;
-        measured += ms * 1e-3;
-        bool enough = (int)row->nsamples >= cfg->min_samples && measured >= cfg->min_time;
-        if (enough || (int)row->nsamples >= cfg->max_samples) break;
-        if (now_s() - start >= cfg->timeout) {
-            row->timed_out = true;
-            break;
-        }
-    }
-    if (!row->samples_ms) {
-        snprintf(row->message, sizeof row->message, "out of memory for samples");
-        m->release(state);
-        return;
-    }
-
-    row->ms = pb_summarise(row->samples_ms, row->nsamples);
-    double s = row->ms.median * 1e-3;
-    double items, bytes;
-    pb_row_work(in, row->n, row->item_bytes, &items, &bytes);
-    row->items_per_s = s > 0 ? items / s : 0;
-    row->gbps = s > 0 ? bytes / s / 1e9 : 0;
-
-    if (verify(m, state, &pt, &err)) {
-        row->status = PB_ROW_FAILED;
-        set_message(row, "verification: ", &err);
-    } else {
-        row->status = PB_ROW_OK;
-        row->verified = true;
-    }
-    m->release(state);
-}
-
 /* Seconds a point not yet measured should take, from those already done.
  * From the instance's latest point: its sample time scaled by size, its
  * per-sample overhead (cache flush, launch) as it was, and the sample count
@@ -296,7 +170,7 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
                     hooks->progress(run->nrows, total, eta, in, row->n, hooks->user);
                 }
                 double p0 = now_s();
-                measure_point(cfg, in, row);
+                pb_measure_point(cfg, run, in, row);
                 wall[run->nrows] = now_s() - p0;
                 run->nrows++;
                 if (row->status != PB_ROW_ERROR) fill_pct_copy(run, row);
@@ -317,7 +191,11 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
 
 void pb_run_free(pb_run *run)
 {
-    for (size_t i = 0; i < run->nrows; i++) free(run->rows[i].samples_ms);
+    for (size_t i = 0; i < run->nrows; i++) {
+        free(run->rows[i].samples_ms);
+        free(run->rows[i].wall_ms);
+    }
     free(run->rows);
+    free(run->expect);
     memset(run, 0, sizeof *run);
 }

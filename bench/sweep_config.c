@@ -123,6 +123,36 @@ static int set_skip_unavailable(void *u, const pb_ini_field *f, const char *valu
     return set_flag(&((load *)u)->cfg->skip_unavailable, "skip_unavailable", value, err);
 }
 
+static int set_max_noise(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f, (void)line;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", value);
+    size_t l = strlen(buf);
+    if (l && buf[l - 1] == '%') buf[--l] = '\0';
+    double d;
+    if (!pb_ini_parse_double(buf, &d) || !(d > 0) || d > 100)
+        return pb_err_set(err, "max_noise '%s' is not a percentage in (0, 100]", value);
+    ((load *)u)->cfg->max_noise = d / 100;
+    return 0;
+}
+
+static int set_fail_noisy(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f, (void)line;
+    return set_flag(&((load *)u)->cfg->fail_noisy, "fail_noisy", value, err);
+}
+
+static int set_streams(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f, (void)line;
+    long long v;
+    if (!pb_parse_ll(value, &v) || v < 2 || v > 64)
+        return pb_err_set(err, "streams '%s' is not an integer in 2 .. 64", value);
+    ((load *)u)->cfg->streams = (int)v;
+    return 0;
+}
+
 static int set_ceilings(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
     (void)f, (void)line;
@@ -189,6 +219,9 @@ static const pb_ini_field fields[] = {
     {"max_samples", set_max_samples, NULL},
     {"min_time", set_min_time, NULL},
     {"timeout", set_timeout, NULL},
+    {"max_noise", set_max_noise, NULL},
+    {"fail_noisy", set_fail_noisy, NULL},
+    {"streams", set_streams, NULL},
     {"flush_cache", set_flush_cache, NULL},
     {"skip_unavailable", set_skip_unavailable, NULL},
     {"ceilings", set_ceilings, NULL},
@@ -280,6 +313,8 @@ static int from_doc(pb_ini *doc, pb_config *cfg, pb_err *err)
     cfg->max_samples = 1000;
     cfg->min_time = 0.5;
     cfg->timeout = 60;
+    cfg->max_noise = 0.005;
+    cfg->streams = 4;
     cfg->flush_cache = true;
     cfg->ceilings_auto = true;
     snprintf(cfg->plots[0], sizeof cfg->plots[0], "throughput");

@@ -49,6 +49,9 @@ typedef struct pb_config {
     int warmup;
     int min_samples, max_samples;
     double min_time, timeout;  /* seconds per problem point */
+    double max_noise;  /* sampling stops once the relative standard deviation is below this (0.005 = 0.5%) */
+    bool fail_noisy;   /* a row that stopped noisier than max_noise makes the exit status 1 */
+    int streams;       /* random streams a point's samples cycle through */
     bool flush_cache;
     bool skip_unavailable;
     bool ceilings_auto;

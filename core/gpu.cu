@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/cuda_check.h"
+#include "core/fingerprint.h"
 
 static int device_count = -1;
 static char count_reason[256];
@@ -115,5 +116,45 @@ extern "C" int pb_gpu_sync(pb_err *err)
 {
     PB_CUDA_TRY(cudaDeviceSynchronize(), err);
     PB_CUDA_TRY(cudaGetLastError(), err);
+    return 0;
+}
+
+/* Each thread sums its elements' terms, each warp adds its sum to the
+ * total: the order of summation does not matter (a sum mod 2^64). */
+template <typename T>
+__global__ void fingerprint_kernel(const T *__restrict__ buf, uint64_t n, unsigned long long *sum)
+{
+    uint64_t s = 0;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        s += pb_fp_term(i, (uint64_t)buf[i]);
+    for (int d = 16; d > 0; d >>= 1) s += __shfl_down_sync(0xffffffffu, s, d);
+    if ((threadIdx.x & 31) == 0 && s) atomicAdd(sum, (unsigned long long)s);
+}
+
+static unsigned long long *fp_sum;
+
+extern "C" int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_bytes,
+                                  uint64_t *fp, pb_err *err)
+{
+    *fp = 0;
+    if (!fp_sum) PB_CUDA_TRY(cudaMalloc(&fp_sum, sizeof *fp_sum), err);
+    PB_CUDA_TRY(cudaMemsetAsync(fp_sum, 0, sizeof *fp_sum, 0), err);
+    if (n) {
+        const int block = 256;
+        uint64_t blocks = (n + block - 1) / block;
+        unsigned grid = (unsigned)(blocks < 4096 ? blocks : 4096);
+        switch (item_bytes) {
+        case 1: fingerprint_kernel<<<grid, block>>>((const uint8_t *)d_buf, n, fp_sum); break;
+        case 2: fingerprint_kernel<<<grid, block>>>((const uint16_t *)d_buf, n, fp_sum); break;
+        case 4: fingerprint_kernel<<<grid, block>>>((const uint32_t *)d_buf, n, fp_sum); break;
+        case 8: fingerprint_kernel<<<grid, block>>>((const uint64_t *)d_buf, n, fp_sum); break;
+        default: return pb_err_set(err, "fingerprint of %u-byte items", item_bytes);
+        }
+        PB_CUDA_LAUNCHED(err);
+    }
+    unsigned long long h;
+    PB_CUDA_TRY(cudaMemcpy(&h, fp_sum, sizeof h, cudaMemcpyDeviceToHost), err);
+    *fp = h;
     return 0;
 }

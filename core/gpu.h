@@ -45,6 +45,12 @@ int pb_gpu_timer_stop(double *ms, pb_err *err);
 /* Waits for all queued work and reports any error it raised. */
 int pb_gpu_sync(pb_err *err);
 
+/* core/fingerprint.h's fingerprint of n items of item_bytes (1, 2, 4 or 8)
+ * in device memory, computed on the device (one read of the array);
+ * waits for it. */
+int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_bytes, uint64_t *fp,
+                       pb_err *err);
+
 #ifdef __cplusplus
 }
 #endif
