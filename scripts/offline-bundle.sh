@@ -132,6 +132,19 @@ rm -rf "$OUTDIR/debs"
 mv "$WORK/debs" "$OUTDIR/debs"
 mv "$WORK/MANIFEST.txt" "$OUTDIR/MANIFEST.txt"
 
+# The source, as the commit it is: `git archive` writes that commit into
+# cmake/git-archive.txt (export-subst), so a build on the node records it
+# with no hand-written file. Committed changes only; results/ stays behind.
+if git -C "$REPO" rev-parse --verify -q HEAD >/dev/null; then
+  git -C "$REPO" archive --format=tar.gz -o "$OUTDIR/source.tar.gz" HEAD -- . ':(exclude)results'
+  echo "source: $OUTDIR/source.tar.gz = commit $(git -C "$REPO" rev-parse HEAD)"
+  [ -z "$(git -C "$REPO" status --porcelain --untracked-files=no)" ] ||
+    echo "$PROG: note: the work tree has uncommitted changes; the bundle holds the commit without them" >&2
+else
+  rm -f "$OUTDIR/source.tar.gz"
+  echo "$PROG: note: not a git checkout; no source archive in the bundle" >&2
+fi
+
 count=$(find "$OUTDIR/debs" -name '*.deb' | wc -l)
 bytes=$(find "$OUTDIR/debs" -name '*.deb' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 echo "bundle: $OUTDIR ($count packages, $((bytes / 1024 / 1024)) MiB = $bytes bytes)"
