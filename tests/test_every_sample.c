@@ -201,3 +201,30 @@ TEST_IMPL(every_sample_rows)
     pb_config_free(&cfg);
     return 0;
 }
+
+/* A batch's share of the copy is against a copy of the whole batch: the
+ * copy ceiling is also measured at rows x n items. */
+TEST_IMPL(pct_copy_of_batch)
+{
+    static pb_config cfg;
+    pb_err err;
+    ASSERT(pb_config_load_text("t.ini", "t",
+                               "[sweep]\nsizes = 1000\nmin_samples = 3\nmin_time = 0\nmax_samples = 3\n"
+                               "[b]\nmodule = omp-topk\nrows = 4\nk = 8\n",
+                               &cfg, &err) == 0);
+    pb_config_add_ceilings(&cfg);
+    pb_run run;
+    ASSERT(pb_run_sweep(&cfg, NULL, &run, &err) == 0);
+    const pb_row *copy4000 = NULL, *batch = NULL;
+    for (size_t i = 0; i < run.nrows; i++) {
+        const pb_row *r = &run.rows[i];
+        if (strcmp(r->inst->mod->name, "cpu-copy") == 0 && r->n == 4000) copy4000 = r;
+        if (strcmp(r->inst->label, "b") == 0) batch = r;
+    }
+    ASSERT(copy4000 && batch && batch->status == PB_ROW_OK && copy4000->status == PB_ROW_OK);
+    ASSERT(fabs(batch->pct_copy - 100 * batch->gbps / copy4000->gbps) < 1e-9 * batch->pct_copy);
+    ASSERT_EQ_U64(run.nrows, 3); /* cpu-copy at 1000 and 4000, the batch */
+    pb_run_free(&run);
+    pb_config_free(&cfg);
+    return 0;
+}
