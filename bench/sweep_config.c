@@ -166,8 +166,8 @@ static int set_ceilings(void *u, const pb_ini_field *f, const char *value, int l
 static int set_plot(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
     (void)f, (void)line;
-    static const char *const kinds[] = {"throughput", "throughput-pow2", "pct-copy",
-                                        "axis",       "axis-speedup",    "axis-time"};
+    static const char *const kinds[] = {"throughput",   "throughput-pow2", "pct-copy", "latency",
+                                        "axis",         "axis-speedup",    "axis-time"};
     pb_config *c = ((load *)u)->cfg;
     char **words;
     size_t n;
@@ -179,8 +179,8 @@ static int set_plot(void *u, const pb_ini_field *f, const char *value, int line,
         bool ok = false;
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) ok |= strcmp(words[w], kinds[k]) == 0;
         if (!ok)
-            rc = pb_err_set(err, "plot kind '%s' is not throughput, throughput-pow2, pct-copy, axis, "
-                                 "axis-speedup, axis-time or none",
+            rc = pb_err_set(err, "plot kind '%s' is not throughput, throughput-pow2, pct-copy, latency, "
+                                 "axis, axis-speedup, axis-time or none",
                             words[w]);
         else if (c->nplots == PB_MAX_PLOTS)
             rc = pb_err_set(err, "too many plot kinds in '%s'", value);
