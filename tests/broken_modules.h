@@ -5,6 +5,10 @@
 
 #include "core/module.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The call of broken-once that is wrong: with one warm-up, sample 6. */
 #define PB_BROKEN_ONCE_CALL 8
 
@@ -14,6 +18,10 @@ void pb_broken_once_reset(void);
 #ifdef PB_HAVE_CUDA
 /* GPU: writes nothing; writes the first half of the output only. */
 extern const pb_module pb_broken_gpu_noop, pb_broken_gpu_half;
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

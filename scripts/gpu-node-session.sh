@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# One call on a lent GPU node: build from the offline bundle (skipped when
+# build-gpu/ already holds this bundle's commit), run chosen tests, sweeps
+# and quality batteries, and pack every log and result into one archive
+# (OUT/session.tar.gz), since a node hands back few files.
+#
+#   scripts/gpu-node-session.sh OUT [--tests REGEX] [--quality CONFIG]... [CONFIG]...
+#
+# Sweep results go to <name>/ and quality results to quality-<name>/ inside
+# the archive, each with the run's terminal output (run.log); ctest.log and
+# info.txt beside them. Prints a short summary last: each step's exit status
+# and wall time. Exits 1 if any step failed.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${1:?usage: gpu-node-session.sh OUT [--tests REGEX] [--quality CONFIG]... [CONFIG]...}
+shift
+tests="" quality=() sweeps=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --tests) tests=$2; shift 2 ;;
+    --quality) quality+=("$2"); shift 2 ;;
+    *) sweeps+=("$1"); shift ;;
+    esac
+done
+work=$out/work
+mkdir -p "$work"
+summary=$work/summary.txt
+: >"$summary"
+bad=0
+step() { # step NAME LOG COMMAND...: runs it, records status and time
+    local name=$1 log=$2 t0 rc
+    shift 2
+    t0=$(date +%s)
+    "$@" >"$log" 2>&1
+    rc=$?
+    printf '%-40s exit %d  %4d s\n' "$name" "$rc" $(($(date +%s) - t0)) | tee -a "$summary"
+    [ "$rc" -eq 0 ] || bad=1
+    return $rc
+}
+
+build=$root/build-gpu
+want=$(tar -xzOf "$root/.bundle/source.tar.gz" ./cmake/git-archive.txt 2>/dev/null ||
+    tar -xzOf "$root/.bundle/source.tar.gz" cmake/git-archive.txt 2>/dev/null)
+have=$(grep -o '"[0-9a-f]\{40\}"' "$build/generated/build_info.c" 2>/dev/null | head -1 | tr -d '"')
+if [ -z "$want" ] || [ "$want" != "$have" ]; then
+    step build "$work/build.log" "$root/scripts/gpu-node-build.sh" || { tail -30 "$work/build.log"; exit 1; }
+fi
+pb=$build/permbench
+"$pb" info >"$work/info.txt" 2>&1
+nvidia-smi >>"$work/info.txt" 2>&1
+[ -z "$tests" ] || step "ctest -R $tests" "$work/ctest.log" \
+    ctest --test-dir "$build" -R "$tests" -j "${PB_CTEST_JOBS:-4}" --output-on-failure
+for c in "${sweeps[@]}"; do
+    name=$(basename "$c" .ini)
+    mkdir -p "$work/$name"
+    step "run $name" "$work/$name/run.log" "$pb" run "$c" --out "$work/$name/out"
+done
+for c in "${quality[@]}"; do
+    name=quality-$(basename "$c" .ini)
+    mkdir -p "$work/$name"
+    step "quality $(basename "$c" .ini)" "$work/$name/run.log" "$pb" quality "$c" --out "$work/$name/out"
+done
+tar -czf "$out/session.tar.gz" -C "$work" .
+cp "$summary" "$out/summary.txt"
+rm -rf "$work"
+echo "archive: $out/session.tar.gz ($(du -h "$out/session.tar.gz" | cut -f1))"
+exit $bad
