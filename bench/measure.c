@@ -165,19 +165,34 @@ static int grow(double **a, size_t n, size_t *cap)
 }
 
 /* One timed sample: events (GPU) or the clock (CPU) around run(), and the
- * host wall time from before the launch to the end of the work. */
+ * host wall time of the call. On the GPU the stream is held by a blocking
+ * kernel while run() queues its work (NVBench's cold measurement), so the
+ * events time the GPU alone and the launches never stretch them; the wall
+ * time is then the launch time on the host plus the time from the release
+ * to the end of the work: what a caller launching on an idle GPU waits. A
+ * run() that waits for the GPU itself (a synchronising call) would wait
+ * for the held stream: the hold gives up, the sample is taken again with
+ * the stream not held (*held = false, return 1), and the row says so. */
 static int time_one(const pb_config *cfg, const pb_module *m, void *state, uint64_t stream,
-                    double *ms, double *wall_ms, pb_err *err)
+                    bool *held, double *ms, double *wall_ms, pb_err *err)
 {
     if (m->device == PB_DEVICE_GPU) {
         if (cfg->flush_cache && pb_gpu_flush_cache(err)) return -1;
-        /* The refresh and the flush are queued work: wait for them, so the
-         * wall clock starts on an idle GPU. */
         if (pb_gpu_sync(err)) return -1;
+        if (*held && pb_gpu_hold(err)) return -1;
         double w0 = now_s();
-        if (pb_gpu_timer_start(err) || m->run(state, stream, err) || pb_gpu_timer_stop(ms, err))
-            return -1;
-        *wall_ms = (now_s() - w0) * 1e3;
+        int rc = pb_gpu_timer_start(err) || m->run(state, stream, err) || pb_gpu_timer_mark(err);
+        double w1 = now_s();
+        if (*held) pb_gpu_release(err);
+        if (rc) return -1;
+        double w2 = now_s();
+        if (pb_gpu_timer_elapsed(ms, err)) return -1;
+        double w3 = now_s();
+        if (*held && pb_gpu_hold_gave_up()) {
+            *held = false;
+            return 1;
+        }
+        *wall_ms = (*held ? (w1 - w0) + (w3 - w2) : w3 - w0) * 1e3;
         return 0;
     }
     if (cfg->flush_cache) pb_cpu_flush_cache();
@@ -199,6 +214,7 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
     row->pct_copy = NAN;
     row->speedup_vs_ref = NAN;
     row->failed_sample = -1;
+    row->held = m->device == PB_DEVICE_GPU;
 
     /* What each sample is checked against. */
     int streams = m->flags & PB_MOD_SEEDED ? cfg->streams : 1;
@@ -250,7 +266,10 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
         }
         row->check_s += now_s() - c0;
         double ms, wall;
-        if (time_one(cfg, m, state, stream, &ms, &wall, &err)) {
+        int t = time_one(cfg, m, state, stream, &row->held, &ms, &wall, &err);
+        if (t > 0) /* the hold gave up: again, the stream not held */
+            t = m->refresh(state, &err) ? -1 : time_one(cfg, m, state, stream, &row->held, &ms, &wall, &err);
+        if (t) {
             fail_row(row, PB_ROW_ERROR, "run, sample %zu: %s", k, err.msg);
             break;
         }

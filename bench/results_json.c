@@ -49,9 +49,10 @@ static json_t *row_json(const pb_row *row)
     json_object_set_new(j, "max_ms", num_or_null(row->ms.max, ok));
     json_object_set_new(j, "mean_ms", num_or_null(row->ms.mean, ok));
     json_object_set_new(j, "stddev_ms", num_or_null(row->ms.stddev, ok));
-    json_object_set_new(j, "time_source", json_string(row->inst->mod->device == PB_DEVICE_GPU
-                                                          ? "cuda events"
-                                                          : "monotonic clock"));
+    json_object_set_new(j, "time_source",
+                        json_string(row->inst->mod->device == PB_DEVICE_CPU ? "monotonic clock"
+                                    : row->held ? "cuda events, stream held by a blocking kernel"
+                                                : "cuda events, stream not held (run() synchronises)"));
     json_object_set_new(j, "wall_median_ms", num_or_null(row->wall.median, ok));
     json_object_set_new(j, "wall_min_ms", num_or_null(row->wall.min, ok));
     json_object_set_new(j, "wall_max_ms", num_or_null(row->wall.max, ok));

@@ -36,6 +36,7 @@ typedef struct pb_row {
     long failed_sample; /* the sample whose check failed (0-based), -1 if none */
     char check[96];     /* what every sample was checked against */
     double check_s;     /* seconds spent outside the timed region checking and refreshing */
+    bool held;          /* GPU: timed with the stream held by a blocking kernel (else run() synchronises) */
     double items_per_s;
     double gbps;        /* effective: the bytes the algorithm must move at least */
     double pct_copy;    /* of the copy ceiling on the same device, n and item; NaN if none */

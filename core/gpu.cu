@@ -100,6 +100,68 @@ extern "C" int pb_gpu_timer_start(pb_err *err)
     return 0;
 }
 
+extern "C" int pb_gpu_timer_mark(pb_err *err)
+{
+    PB_CUDA_TRY(cudaEventRecord(ev_stop, 0), err);
+    return 0;
+}
+
+extern "C" int pb_gpu_timer_elapsed(double *ms, pb_err *err)
+{
+    float f = 0;
+    *ms = 0;
+    PB_CUDA_TRY(cudaEventSynchronize(ev_stop), err);
+    PB_CUDA_TRY(cudaGetLastError(), err);
+    PB_CUDA_TRY(cudaEventElapsedTime(&f, ev_start, ev_stop), err);
+    *ms = f;
+    return 0;
+}
+
+/* The blocking kernel: one thread spins on a flag in pinned host memory,
+ * which the host sets once the work to time is queued behind it; it gives
+ * up after about half a second (something waited for the GPU while it was
+ * held: a deadlock it must not keep) and says so. */
+__global__ void hold_stream(const volatile int *release, volatile int *gave_up, long long cycles)
+{
+    long long t0 = clock64();
+    while (!*release) {
+        if (clock64() - t0 > cycles) {
+            *gave_up = 1;
+            return;
+        }
+        __nanosleep(1000);
+    }
+}
+
+static volatile int *hold_flags; /* [0] release, [1] gave up: pinned, mapped */
+static int *hold_flags_dev;
+
+extern "C" int pb_gpu_hold(pb_err *err)
+{
+    if (!hold_flags) {
+        void *h;
+        PB_CUDA_TRY(cudaHostAlloc(&h, 2 * sizeof(int), cudaHostAllocMapped), err);
+        hold_flags = (volatile int *)h;
+        PB_CUDA_TRY(cudaHostGetDevicePointer((void **)&hold_flags_dev, h, 0), err);
+    }
+    hold_flags[0] = 0;
+    hold_flags[1] = 0;
+    int khz = 0;
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0), err);
+    hold_stream<<<1, 1>>>(hold_flags_dev, hold_flags_dev + 1, (long long)khz * 500);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+extern "C" int pb_gpu_release(pb_err *err)
+{
+    (void)err;
+    __atomic_store_n((int *)&hold_flags[0], 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+extern "C" bool pb_gpu_hold_gave_up(void) { return hold_flags && hold_flags[1]; }
+
 extern "C" int pb_gpu_timer_stop(double *ms, pb_err *err)
 {
     float f = 0;
