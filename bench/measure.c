@@ -216,23 +216,35 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
     row->failed_sample = -1;
     row->held = m->device == PB_DEVICE_GPU;
 
-    /* What each sample is checked against. */
-    int streams = m->flags & PB_MOD_SEEDED ? cfg->streams : 1;
-    if (streams > MAX_STREAMS) streams = MAX_STREAMS;
-    uint64_t fps[MAX_STREAMS];
+    /* What each sample is checked against. A module with a reference cycles
+     * through cfg->streams streams (one for an unseeded module), so the
+     * reference runs once a stream; every other module draws a fresh stream
+     * each sample, as there is nothing to compute ahead. */
     char why[300];
     const pb_module *ref = usable_reference(m, why, sizeof why);
+    uint64_t streams = !ref ? UINT64_MAX : m->flags & PB_MOD_SEEDED ? (uint64_t)cfg->streams : 1;
+    if (ref && streams > MAX_STREAMS) streams = MAX_STREAMS;
+    /* No more streams than calls the stopping rule allows. */
+    if (ref && streams > (uint64_t)cfg->warmup + (uint64_t)cfg->max_samples)
+        streams = (uint64_t)cfg->warmup + (uint64_t)cfg->max_samples;
+    uint64_t fps[MAX_STREAMS];
+    /* Seeded modules without a reference: no two consecutive samples may
+     * give the same output where n! makes that all but impossible (one
+     * that hands back an earlier sample's output is caught). */
+    bool stale_check = !ref && (m->flags & PB_MOD_SEEDED) && m->fingerprint && row->n >= 16;
+    uint64_t last_fp = 0;
     double t0 = now_s();
     if (ref) {
-        if (expectations(run, ref, in, &pt, streams, fps, &err)) {
+        if (expectations(run, ref, in, &pt, (int)streams, fps, &err)) {
             fail_row(row, PB_ROW_ERROR, "reference %s: %s", ref->name, err.msg);
             return;
         }
         snprintf(row->check, sizeof row->check, "fingerprint of %s's output", ref->name);
     } else {
-        snprintf(row->check, sizeof row->check, "%s%s%s%s",
-                 m->verify ? "the module's verify" : "the family check", why[0] ? " (" : "",
-                 why, why[0] ? ")" : "");
+        snprintf(row->check, sizeof row->check, "%s%s%s%s%s",
+                 m->verify ? "the module's verify" : "the family check",
+                 stale_check ? ", and unlike the last sample" : "", why[0] ? " (" : "", why,
+                 why[0] ? ")" : "");
     }
     row->check_s += now_s() - t0;
 
@@ -243,9 +255,11 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
     }
     /* Warm-ups take the first sample numbers, refreshed like samples. */
     uint64_t sample = 0;
+    bool have_last = false;
     for (int w = 0; w < cfg->warmup; w++, sample++)
-        if (m->refresh(state, &err) || m->run(state, sample % (uint64_t)streams, &err) ||
-            (m->device == PB_DEVICE_GPU && pb_gpu_sync(&err))) {
+        if (m->refresh(state, &err) || m->run(state, sample % streams, &err) ||
+            (m->device == PB_DEVICE_GPU && pb_gpu_sync(&err)) ||
+            (stale_check && (have_last = true) && m->fingerprint(state, &last_fp, &err))) {
             fail_row(row, PB_ROW_ERROR, "warm-up: %s", err.msg);
             m->release(state);
             return;
@@ -258,7 +272,7 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
     double start = now_s();
     pb_stop why_stop = PB_GO_ON;
     for (size_t k = 0; why_stop == PB_GO_ON; k++, sample++) {
-        uint64_t stream = sample % (uint64_t)streams;
+        uint64_t stream = sample % streams;
         double c0 = now_s();
         if (m->refresh(state, &err)) {
             fail_row(row, PB_ROW_ERROR, "refresh: %s", err.msg);
@@ -296,6 +310,13 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
             }
         } else {
             bad = check_contract(m, state, &pt, &err);
+            uint64_t fp;
+            if (!bad && stale_check && !(bad = m->fingerprint(state, &fp, &err))) {
+                if (have_last && fp == last_fp)
+                    bad = pb_err_set(&err, "the same output as the sample before (a stream apart)");
+                last_fp = fp;
+                have_last = true;
+            }
         }
         row->check_s += now_s() - c0;
         if (bad) {

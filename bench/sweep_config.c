@@ -314,7 +314,7 @@ static int from_doc(pb_ini *doc, pb_config *cfg, pb_err *err)
     cfg->min_time = 0.5;
     cfg->timeout = 60;
     cfg->max_noise = 0.005;
-    cfg->streams = 4;
+    cfg->streams = 16;
     cfg->flush_cache = true;
     cfg->ceilings_auto = true;
     snprintf(cfg->plots[0], sizeof cfg->plots[0], "throughput");

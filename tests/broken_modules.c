@@ -75,7 +75,7 @@ static int run_once(void *state, uint64_t sample, pb_err *err)
 
 void pb_broken_once_reset(void) { calls = 0; }
 
-#define BROKEN(id, text, inplace, fn)                                                              \
+#define BROKEN_REF(id, text, inplace, fn, ref)                                                     \
     const pb_module pb_broken_##id = {                                                             \
         .name = "broken-" #id,                                                                     \
         .family = &pb_family_shuffle,                                                              \
@@ -89,10 +89,12 @@ void pb_broken_once_reset(void) { calls = 0; }
         .release = pb_shuffle_release,                                                             \
         .refresh = pb_shuffle_refresh,                                                             \
         .fingerprint = pb_shuffle_fingerprint,                                                     \
-        .reference = "fisher-yates",                                                               \
+        .reference = ref,                                                                          \
     };
+#define BROKEN(id, text, inplace, fn) BROKEN_REF(id, text, inplace, fn, "fisher-yates")
 
 BROKEN(noop, "does nothing (in place)", 1, run_noop)
 BROKEN(half, "shuffles half of the items (in place)", 1, run_half)
 BROKEN(stale, "returns the previous sample's output (out of place)", 0, run_stale)
 BROKEN(once, "wrong on one sample (in place)", 1, run_once)
+BROKEN_REF(stale_noref, "returns the previous sample's output, no reference", 0, run_stale, NULL)

@@ -12,7 +12,8 @@ extern "C" {
 /* The call of broken-once that is wrong: with one warm-up, sample 6. */
 #define PB_BROKEN_ONCE_CALL 8
 
-extern const pb_module pb_broken_noop, pb_broken_half, pb_broken_stale, pb_broken_once;
+extern const pb_module pb_broken_noop, pb_broken_half, pb_broken_stale, pb_broken_once,
+    pb_broken_stale_noref;
 void pb_broken_once_reset(void);
 
 #ifdef PB_HAVE_CUDA
