@@ -15,6 +15,7 @@ typedef struct load {
     int item_line;
     int reference_line;
     bool family_given;
+    int modules_line; /* of `modules`, 0 when not given */
 } load;
 
 static int set_family(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
@@ -153,6 +154,20 @@ static int set_streams(void *u, const pb_ini_field *f, const char *value, int li
     return 0;
 }
 
+static int set_modules(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f;
+    static const char *const names[] = {"none", "all", "cpu", "gpu"};
+    load *l = u;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(value, names[i]) == 0) {
+            l->cfg->modules = (pb_sweep_modules)i;
+            l->modules_line = line;
+            return 0;
+        }
+    return pb_err_set(err, "modules '%s' is not none, all, cpu or gpu", value);
+}
+
 static int set_ceilings(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
     (void)f, (void)line;
@@ -225,6 +240,7 @@ static const pb_ini_field fields[] = {
     {"flush_cache", set_flush_cache, NULL},
     {"skip_unavailable", set_skip_unavailable, NULL},
     {"ceilings", set_ceilings, NULL},
+    {"modules", set_modules, NULL},
     {"plot", set_plot, NULL},
     {"title", set_title, NULL},
     {"reference", set_reference, NULL},
@@ -271,10 +287,30 @@ static int resolve(pb_config *c, load *l, const pb_ini *doc, pb_err *err)
     if (!doc->head.line) return pb_ini_fail(err, doc, 0, "missing [sweep] section");
     if (pb_ini_apply(doc, fields, sizeof fields / sizeof fields[0], l, err)) return -1;
     if (c->nsizes == 0) return pb_ini_fail(err, doc, doc->head.line, "[sweep] has no 'sizes'");
-    if (doc->nsecs == 0)
-        return pb_ini_fail(err, doc, 0, "no module sections (add one per module instance, e.g. [fisher-yates])");
+    if (doc->nsecs == 0 && c->modules == PB_SWEEP_MODULES_NONE)
+        return pb_ini_fail(err, doc, 0, "no module sections (add one per module instance, e.g. "
+                                        "[fisher-yates], or modules = all in [sweep])");
+    if (c->modules != PB_SWEEP_MODULES_NONE && !l->family_given)
+        return pb_ini_fail(err, doc, l->modules_line, "modules = %s needs the sweep's family (family = ...)",
+                           c->modules == PB_SWEEP_MODULES_ALL ? "all" : c->modules == PB_SWEEP_MODULES_CPU ? "cpu" : "gpu");
     for (size_t i = 0; i < doc->nsecs; i++)
         if (pb_instances_add_section(&c->inst, doc, &doc->secs[i], err)) return -1;
+    /* modules = all | cpu | gpu: every module of the family this build has,
+     * at its defaults, unless a section names it; not the ceilings, which
+     * `ceilings = auto` adds. */
+    for (size_t i = 0; c->modules != PB_SWEEP_MODULES_NONE && i < pb_module_count(); i++) {
+        const pb_module *m = pb_module_at(i);
+        if (m->family != c->family || (m->flags & PB_MOD_CEILING)) continue;
+        if ((c->modules == PB_SWEEP_MODULES_CPU && m->device != PB_DEVICE_CPU) ||
+            (c->modules == PB_SWEEP_MODULES_GPU && m->device != PB_DEVICE_GPU))
+            continue;
+        bool named = pb_instances_find(&c->inst, m->name) >= 0;
+        for (size_t j = 0; j < c->inst.n && !named; j++) named = c->inst.v[j].mod == m;
+        if (named) continue;
+        if (c->inst.n == PB_MAX_INSTANCES || !pb_instances_insert(&c->inst, c->inst.n, m))
+            return pb_ini_fail(err, doc, l->modules_line, "too many module instances (at most %d)",
+                               PB_MAX_INSTANCES);
+    }
     if (c->reference[0] && pb_instances_find(&c->inst, c->reference) < 0)
         return pb_ini_fail(err, doc, l->reference_line, "reference '%s' is not a section of this file",
                            c->reference);
