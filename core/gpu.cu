@@ -20,8 +20,19 @@ extern "C" int pb_gpu_count(char *why, unsigned long whylen)
         int n = 0;
         cudaError_t e = cudaGetDeviceCount(&n);
         if (e != cudaSuccess) {
-            snprintf(count_reason, sizeof count_reason, "no CUDA device: %s",
-                     cudaGetErrorString(e));
+            /* Without a driver at all, the runtime says the driver is "too
+             * old": tell the two apart (the driver reports version 0). */
+            int drv = 0, rt = 0;
+            cudaDriverGetVersion(&drv);
+            cudaRuntimeGetVersion(&rt);
+            if (e == cudaErrorInsufficientDriver && drv == 0)
+                snprintf(count_reason, sizeof count_reason, "no CUDA device: no CUDA driver on this machine");
+            else if (e == cudaErrorInsufficientDriver)
+                snprintf(count_reason, sizeof count_reason,
+                         "no CUDA device: the driver supports CUDA %d.%d, older than the runtime's %d.%d",
+                         drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+            else
+                snprintf(count_reason, sizeof count_reason, "no CUDA device: %s", cudaGetErrorString(e));
             cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
             n = 0;
         } else if (n == 0) {
