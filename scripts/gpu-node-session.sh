@@ -7,9 +7,11 @@
 #   scripts/gpu-node-session.sh OUT [--tests REGEX] [--quality CONFIG]... [CONFIG]...
 #
 # Sweep results go to <name>/ and quality results to quality-<name>/ inside
-# the archive, each with the run's terminal output (run.log); ctest.log and
-# info.txt beside them. Prints a short summary last: each step's exit status
-# and wall time. Exits 1 if any step failed.
+# the archive, the runs' terminal output to <name>.log; ctest.log and
+# info.txt beside them. The archive is rewritten after every step, so a call
+# cut short by its time limit still hands back what finished. Prints a short
+# summary last: each step's exit status and wall time. Exits 1 if any step
+# failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: gpu-node-session.sh OUT [--tests REGEX] [--quality CONFIG]... [CONFIG]...}
@@ -35,6 +37,7 @@ step() { # step NAME LOG COMMAND...: runs it, records status and time
     rc=$?
     printf '%-40s exit %d  %4d s\n' "$name" "$rc" $(($(date +%s) - t0)) | tee -a "$summary"
     [ "$rc" -eq 0 ] || bad=1
+    tar -czf "$out/session.tar.gz.tmp" -C "$work" . && mv "$out/session.tar.gz.tmp" "$out/session.tar.gz"
     return $rc
 }
 
@@ -46,19 +49,20 @@ if [ -z "$want" ] || [ "$want" != "$have" ]; then
     step build "$work/build.log" "$root/scripts/gpu-node-build.sh" || { tail -30 "$work/build.log"; exit 1; }
 fi
 pb=$build/permbench
+# The bundle's tools (gnuplot for the figures) and libraries.
+[ -f /opt/permbench-deps/env.sh ] && . /opt/permbench-deps/env.sh
+[ -f "$HOME/.local/permbench-deps/env.sh" ] && . "$HOME/.local/permbench-deps/env.sh"
 "$pb" info >"$work/info.txt" 2>&1
 nvidia-smi >>"$work/info.txt" 2>&1
 [ -z "$tests" ] || step "ctest -R $tests" "$work/ctest.log" \
     ctest --test-dir "$build" -R "$tests" -j "${PB_CTEST_JOBS:-4}" --output-on-failure
 for c in "${sweeps[@]}"; do
     name=$(basename "$c" .ini)
-    mkdir -p "$work/$name"
-    step "run $name" "$work/$name/run.log" "$pb" run "$c" --out "$work/$name/out"
+    step "run $name" "$work/$name.log" "$pb" run "$c" --out "$work/$name"
 done
 for c in "${quality[@]}"; do
     name=quality-$(basename "$c" .ini)
-    mkdir -p "$work/$name"
-    step "quality $(basename "$c" .ini)" "$work/$name/run.log" "$pb" quality "$c" --out "$work/$name/out"
+    step "quality $(basename "$c" .ini)" "$work/$name.log" "$pb" quality "$c" --out "$work/$name"
 done
 tar -czf "$out/session.tar.gz" -C "$work" .
 cp "$summary" "$out/summary.txt"
