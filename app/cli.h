@@ -12,6 +12,10 @@
 
 enum { PB_EXIT_OK = 0, PB_EXIT_FAILED = 1, PB_EXIT_USAGE = 2 };
 
+/* The whole command line, argv[0] the program: what main() runs. A program
+ * built on the libraries may pb_registry_add() its own modules first. */
+int pb_main(int argc, char **argv);
+
 int pb_cmd_list(int argc, char **argv);
 int pb_cmd_info(int argc, char **argv);
 int pb_cmd_run(int argc, char **argv);
