@@ -212,7 +212,7 @@ int pb_cmd_quality(int argc, char **argv)
     int status = PB_EXIT_USAGE;
     pb_qrun run = {0};
     json_t *skipped = json_array();
-    char dir[1024];
+    pb_outdir od = {.lock_fd = -1};
     skip_note note = {.skipped = skipped};
     if ((only && pb_instances_only(&cfg.inst, only, cfg.path, &err)) ||
         pb_instances_available(&cfg.inst, cfg.skip_unavailable, cfg.path, "quality", on_skipped,
@@ -223,21 +223,15 @@ int pb_cmd_quality(int argc, char **argv)
     if (!quiet) pb_skips_print(&note.skips);
     note_untestable(&cfg, quiet, skipped);
 
-    /* Only now, with the whole battery known to be runnable, is anything written. */
-    if (out_opt) {
-        snprintf(dir, sizeof dir, "%s", out_opt);
-        if (pb_dir_has(dir, "quality.csv") || pb_dir_has(dir, "quality.json")) {
-            pb_cli_fail("quality: %s already holds results; choose another --out", dir);
-            goto out;
-        }
-    } else if (pb_results_dir("quality-", cfg.name, dir, sizeof dir)) {
-        pb_cli_fail("quality: cannot choose a results directory under results/quality-%s", cfg.name);
+    /* Only now, with the whole battery known to be runnable, is a directory
+     * claimed: checked, created and locked before any test runs. */
+    static const char *const quality_results[] = {"quality.csv", "quality.json", NULL};
+    static const pb_outdir_kind quality_dirs = {"quality-", quality_results, NULL};
+    if (pb_outdir_claim(out_opt, cfg.name, &quality_dirs, false, &od, &err)) {
+        pb_cli_fail("quality: %s", err.msg);
         goto out;
     }
-    if (pb_mkdir_p(dir) != 0) {
-        pb_cli_fail("quality: cannot create %s: %s", dir, strerror(errno));
-        goto out;
-    }
+    const char *dir = od.path;
 
     ui u = {quiet, dir, false, -1e9};
     pb_qhooks hooks = {on_row, on_progress, &u};
@@ -303,6 +297,7 @@ int pb_cmd_quality(int argc, char **argv)
     }
     status = fails && cfg.gate ? PB_EXIT_FAILED : PB_EXIT_OK;
 out:
+    pb_outdir_release(&od);
     json_decref(skipped);
     pb_qrun_free(&run);
     pb_quality_config_free(&cfg);

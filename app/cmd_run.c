@@ -1,5 +1,6 @@
 /* permbench run: a sweep from a config, with results, provenance and figures. */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,13 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "bench/interrupt.h"
 #include "bench/outdir.h"
 #include "bench/plot.h"
 #include "bench/progress.h"
 #include "bench/provenance.h"
 #include "bench/results.h"
+#include "bench/results_read.h"
 #include "bench/runner.h"
 #include "bench/sweep_config.h"
 #include "bench/table.h"
@@ -22,6 +25,7 @@
 
 static const char help[] =
     "usage: permbench run [CONFIG.ini] [--out DIR] [--only NAME,...] [--quiet]\n"
+    "       permbench run --resume DIR\n"
     "\n"
     "Runs every module instance of CONFIG.ini at every size and item width of its\n"
     "[sweep], with the copy (and, for shuffles, gather) ceilings of each device\n"
@@ -33,12 +37,19 @@ static const char help[] =
     "with gnuplot when it is installed. Finished rows are printed on stdout as they\n"
     "come; a progress line with the time left goes to stderr.\n"
     "\n"
-    "  --out DIR         write the results to DIR (created; must not hold results)\n"
+    "  --out DIR         write the results to DIR (created; must not hold results;\n"
+    "                    locked while the run lasts)\n"
+    "  --resume DIR      finish the interrupted run in DIR: the points it has not\n"
+    "                    measured, with its config and --only\n"
     "  --only NAME,...   run only the instances with these labels or module names\n"
     "  --quiet           no table and no progress line\n"
     "\n"
+    "SIGINT or SIGTERM stops the run within the point it is measuring (that point\n"
+    "is measured again on resume): the finished rows go to results.json, marked\n"
+    "interrupted, with their provenance. A second signal ends it at once.\n"
+    "\n"
     "Exit status: 0 all rows verified, 1 a row failed or could not run, 2 bad input\n"
-    "(nothing is written then).\n";
+    "(nothing is written then), 130 interrupted by SIGINT (143 by SIGTERM).\n";
 
 typedef struct run_ui {
     bool quiet;
@@ -68,14 +79,53 @@ static void on_skipped(const pb_instance *in, const char *why, void *user)
     pb_skips_add(user, in, why);
 }
 
+static const char *const run_results[] = {"results.csv", "results.json", NULL};
+static const pb_outdir_kind run_dirs = {"", run_results, "results.partial.csv"};
+
+/* The config to run: CONFIG.ini, the built-in default, or (--resume) the
+ * one an interrupted run recorded in its results.json, with its --only. */
+static int load_config(int argc, char **argv, const char *resume, const char **only,
+                       pb_config *cfg, char *only_buf, size_t only_len)
+{
+    pb_err err;
+    int rc;
+    if (resume) {
+        if (optind < argc) return pb_cli_fail("run: --resume takes no CONFIG.ini (it runs the recorded one)");
+        if (*only) return pb_cli_fail("run: --resume takes no --only (it keeps the run's own)");
+        char path[1200];
+        snprintf(path, sizeof path, "%s/results.json", resume);
+        pb_resume_info info;
+        if (access(path, F_OK) != 0)
+            return pb_cli_fail("run: --resume %s: no results.json there (%s)", resume, strerror(errno));
+        if (pb_results_read_resume(path, &info, &err)) return pb_cli_fail("run: --resume: %s", err.msg);
+        if (!info.interrupted) {
+            pb_resume_info_free(&info);
+            return pb_cli_fail("run: --resume %s: that run finished; nothing to resume", resume);
+        }
+        rc = pb_config_load_text(info.path, info.name, info.config_text, cfg, &err);
+        snprintf(only_buf, only_len, "%s", info.only);
+        *only = only_buf[0] ? only_buf : NULL;
+        pb_resume_info_free(&info);
+    } else if (optind < argc) {
+        rc = pb_config_load_file(argv[optind], cfg, &err);
+    } else {
+        const pb_embedded_file *def = pb_embedded_find("configs/default.ini");
+        rc = def ? pb_config_load_text("(built-in) configs/default.ini", "default", def->data, cfg, &err)
+                 : pb_err_set(&err, "no built-in default config");
+    }
+    if (rc) return pb_cli_fail("%s", err.msg);
+    return 0;
+}
+
 int pb_cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
                                          {"out", required_argument, NULL, 'o'},
                                          {"only", required_argument, NULL, 'n'},
+                                         {"resume", required_argument, NULL, 'r'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {NULL, 0, NULL, 0}};
-    const char *out_opt = NULL, *only = NULL;
+    const char *out_opt = NULL, *only = NULL, *resume = NULL;
     bool quiet = false;
     int c;
     while ((c = pb_cli_getopt("run", argc, argv, opts)) != -1) {
@@ -83,29 +133,24 @@ int pb_cmd_run(int argc, char **argv)
         if (c == 'h') return fputs(help, stdout), PB_EXIT_OK;
         if (c == 'o') out_opt = optarg;
         if (c == 'n') only = optarg;
+        if (c == 'r') resume = optarg;
         if (c == 'q') quiet = true;
     }
     if (argc - optind > 1) return pb_cli_fail("run: expected at most one CONFIG.ini, got '%s' too", argv[optind + 1]);
+    if (resume && out_opt) return pb_cli_fail("run: --resume DIR writes into DIR; --out is not for it");
 
     pb_config *cfg = calloc(1, sizeof *cfg);
     if (!cfg) return pb_cli_fail("out of memory");
-    pb_err err;
-    int rc;
-    if (optind < argc) {
-        rc = pb_config_load_file(argv[optind], cfg, &err);
-    } else {
-        const pb_embedded_file *def = pb_embedded_find("configs/default.ini");
-        rc = def ? pb_config_load_text("(built-in) configs/default.ini", "default", def->data, cfg, &err)
-                 : pb_err_set(&err, "no built-in default config");
-    }
-    if (rc) {
+    char only_buf[1024];
+    if (load_config(argc, argv, resume, &only, cfg, only_buf, sizeof only_buf)) {
         free(cfg);
-        return pb_cli_fail("%s", err.msg);
+        return PB_EXIT_USAGE;
     }
     int status = PB_EXIT_USAGE;
     pb_run run = {0};
     pb_skips skips = {0};
-    char dir[1024];
+    pb_outdir od = {.lock_fd = -1};
+    pb_err err;
     if ((only && pb_instances_only(&cfg->inst, only, cfg->path, &err)) ||
         pb_instances_available(&cfg->inst, cfg->skip_unavailable, cfg->path, "sweep", on_skipped,
                                &skips, &err)) {
@@ -119,48 +164,68 @@ int pb_cmd_run(int argc, char **argv)
         goto out;
     }
 
-    /* Only now, with the whole sweep known to be runnable, is anything written. */
-    if (out_opt) {
-        snprintf(dir, sizeof dir, "%s", out_opt);
-        if (pb_dir_has(dir, "results.csv") || pb_dir_has(dir, "results.json")) {
-            pb_cli_fail("run: %s already holds results; choose another --out", dir);
-            goto out;
-        }
-    } else if (pb_results_dir("", cfg->name, dir, sizeof dir)) {
-        pb_cli_fail("run: cannot choose a results directory under results/%s", cfg->name);
+    /* Only now, with the whole sweep known to be runnable, is a directory
+     * claimed: checked, created and locked before any point is measured. */
+    if (pb_outdir_claim(resume ? resume : out_opt, cfg->name, &run_dirs, resume != NULL, &od, &err)) {
+        pb_cli_fail("run: %s", err.msg);
         goto out;
     }
-    if (pb_mkdir_p(dir) != 0) {
-        pb_cli_fail("run: cannot create %s: %s", dir, strerror(errno));
+    const char *dir = od.path;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    if (resume && pb_results_read_rows(path, cfg, &run, &err)) {
+        pb_cli_fail("run: --resume: %s", err.msg);
         goto out;
     }
 
     run_ui ui = {quiet, dir};
     pb_run_hooks hooks = {on_row, on_progress, &ui};
     if (!quiet) {
-        printf("# %s -> %s\n", cfg->path, dir);
+        printf("# %s -> %s%s\n", cfg->path, dir, resume ? " (resumed)" : "");
         pb_table_header();
     }
     status = PB_EXIT_FAILED;
-    if (pb_run_sweep(cfg, &hooks, &run, &err)) {
+    pb_interrupt_install();
+    if (resume ? pb_run_resume(cfg, &hooks, &run, &err) : pb_run_sweep(cfg, &hooks, &run, &err)) {
         fprintf(stderr, "permbench: %s\n", err.msg);
         goto out;
     }
-    if (!quiet) pb_progress_done(run.nrows, run.wall_s);
+    if (!quiet && !run.interrupted) pb_progress_done(run.nrows, run.wall_s);
 
-    char path[1200];
+    json_t *prov = pb_provenance_json(cfg->path, cfg->name, cfg->text, cfg->hash, argc, argv);
+    json_object_set_new(prov, "only", only ? json_string(only) : json_null());
+    if (run.interrupted) {
+        /* What finished, complete and marked interrupted; the partial CSV
+         * stays as the sign that the directory is not done. */
+        int sig = pb_interrupt_signal();
+        if (!quiet) pb_progress_clear();
+        snprintf(path, sizeof path, "%s/results.partial.csv", dir);
+        if (pb_results_write_csv(path, &run, &err) ||
+            (snprintf(path, sizeof path, "%s/results.json", dir),
+             pb_results_write_json(path, cfg, &run, prov, &err))) {
+            fprintf(stderr, "permbench: %s\n", err.msg);
+            goto out;
+        }
+        fprintf(stderr, "permbench: interrupted (%s) after %zu of %zu points; finish with 'permbench run --resume %s'\n",
+                sig == SIGTERM ? "SIGTERM" : "SIGINT", run.nrows, run.planned, dir);
+        status = 128 + sig;
+        goto out;
+    }
     snprintf(path, sizeof path, "%s/results.csv", dir);
     if (pb_results_write_csv(path, &run, &err)) {
+        json_decref(prov);
         fprintf(stderr, "permbench: %s\n", err.msg);
         goto out;
     }
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    if (pb_results_write_json(path, cfg, &run, prov, &err)) {
+        fprintf(stderr, "permbench: %s\n", err.msg);
+        goto out;
+    }
+    /* Complete: the partial CSV goes last, so a directory is never without
+     * one of results.json's two states. */
     snprintf(path, sizeof path, "%s/results.partial.csv", dir);
     remove(path);
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    if (pb_results_write_json(path, cfg, &run, pb_provenance_json(cfg->path, cfg->name, cfg->text, cfg->hash, argc, argv), &err)) {
-        fprintf(stderr, "permbench: %s\n", err.msg);
-        goto out;
-    }
     if (!quiet) printf("results: %s/results.csv, %s/results.json\n", dir, dir);
 
     char gnuplot[1024];
@@ -178,6 +243,7 @@ int pb_cmd_run(int argc, char **argv)
         if (run.rows[i].status != PB_ROW_OK || (cfg->fail_noisy && run.rows[i].noisy))
             status = PB_EXIT_FAILED;
 out:
+    pb_outdir_release(&od);
     pb_run_free(&run);
     pb_config_free(cfg);
     free(cfg);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/interrupt.h"
 #include "bench/stopping.h"
 #include "config/params.h"
 #include "core/cache_flush.h"
@@ -326,6 +327,10 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
             break;
         }
         why_stop = pb_stopping_check(&stop, &noise, now_s() - start);
+        if (why_stop == PB_GO_ON && pb_interrupted()) {
+            fail_row(row, PB_ROW_ERROR, "interrupted"); /* the runner drops the row */
+            break;
+        }
     }
     if (why_stop != PB_GO_ON) row->status = PB_ROW_OK;
     row->timed_out = why_stop == PB_STOP_TIMEOUT;

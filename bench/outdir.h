@@ -1,9 +1,13 @@
-/* Result directories, shared by `run` and `quality`. */
+/* Result directories, shared by `run` and `quality`: chosen, checked and
+ * locked before any work, so a run never learns at the end that it cannot
+ * write, and two runs never share one directory. */
 #ifndef PB_OUTDIR_H
 #define PB_OUTDIR_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "core/err.h"
 
 /* mkdir -p. */
 int pb_mkdir_p(const char *path);
@@ -11,8 +15,27 @@ int pb_mkdir_p(const char *path);
 /* Whether dir/file exists. */
 bool pb_dir_has(const char *dir, const char *file);
 
-/* results/<prefix><name>/<UTC timestamp>, made unique if two runs share a
- * second. */
-int pb_results_dir(const char *prefix, const char *name, char *out, size_t len);
+/* A claimed directory: its path and the descriptor holding its lock
+ * (DIR/.permbench.lock, an fcntl write lock with the holder's pid in it),
+ * released when the process ends whatever way it ends. */
+typedef struct pb_outdir {
+    char path[1024];
+    int lock_fd;
+} pb_outdir;
+
+typedef struct pb_outdir_kind {
+    const char *prefix;           /* results/<prefix><name>/<UTC timestamp> when no DIR */
+    const char *const *results;   /* files whose presence means finished results (NULL-ended) */
+    const char *partial;          /* the file an interrupted run leaves, or NULL */
+} pb_outdir_kind;
+
+/* Claims `dir` (from --out; NULL: a new directory under results/, made with
+ * mkdir so two runs started in the same second get two) for a new run: not
+ * a file, creatable, not locked by another run, holding neither results nor
+ * an interrupted run. With `resume`, the directory must hold an interrupted
+ * run instead. Errors name the path and the OS's reason. */
+int pb_outdir_claim(const char *dir, const char *name, const pb_outdir_kind *kind, bool resume,
+                    pb_outdir *od, pb_err *err);
+void pb_outdir_release(pb_outdir *od);
 
 #endif

@@ -114,5 +114,10 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
                              "noisy_rows", (json_int_t)noisy, "wall_s", run->wall_s, "check_s",
                              check_s);
     if (!root) return pb_err_set(err, "cannot build the JSON document");
+    /* An interrupted run says so, and how far it got: `run --resume` reads
+     * this file back and measures the points that are not in it. */
+    json_t *sum = json_object_get(root, "summary");
+    json_object_set_new(sum, "interrupted", json_boolean(run->interrupted));
+    json_object_set_new(sum, "points_planned", json_integer((json_int_t)run->planned));
     return pb_write_json(path, root, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9), err);
 }

@@ -55,6 +55,8 @@ typedef struct pb_run {
     pb_row *rows;
     size_t nrows;
     double wall_s;
+    size_t planned;   /* points in the sweep's plan */
+    bool interrupted; /* a signal ended the sweep before the plan did */
     pb_expectation *expect;
     size_t nexpect, capexpect;
 } pb_run;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/interrupt.h"
 #include "bench/measure.h"
 #include "config/sizes.h"
 #include "core/gpu.h"
@@ -204,21 +205,51 @@ static double predict(const pb_config *cfg, const pb_run *run, const double *wal
     return run->nrows ? all / (double)run->nrows : -1;
 }
 
-int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err)
+/* Whether run->rows[0..had) already holds the point (a resumed run). */
+static bool finished(const pb_run *run, size_t had, const point *p)
 {
-    memset(run, 0, sizeof *run);
+    for (size_t r = 0; r < had; r++)
+        if (run->rows[r].inst == p->in && run->rows[r].n == p->n && run->rows[r].item_bytes == p->item_bytes)
+            return true;
+    return false;
+}
+
+static double row_seconds(const pb_row *row)
+{
+    double s = row->check_s;
+    for (size_t i = 0; i < row->nsamples; i++) s += row->wall_ms[i] * 1e-3;
+    return s;
+}
+
+/* The points of the plan not yet in run->rows, in plan order. A signal
+ * (bench/interrupt.h) ends the sweep after the current point; a point it
+ * cut short is dropped, to be measured again on resume. */
+static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err)
+{
     point *pts;
     size_t total;
     if (plan(cfg, &pts, &total)) return pb_err_set(err, "out of memory");
-    run->rows = calloc(total ? total : 1, sizeof *run->rows);
-    double *wall = calloc(total ? total : 1, sizeof *wall);
-    if (!run->rows || !wall) {
+    size_t had = run->nrows, cap = total + had + 1;
+    pb_row *rows = realloc(run->rows, cap * sizeof *rows);
+    double *wall = calloc(cap, sizeof *wall);
+    if (!rows || !wall) {
+        if (rows) run->rows = rows;
         free(wall);
         free(pts);
         return pb_err_set(err, "out of memory");
     }
+    run->rows = rows;
+    memset(rows + had, 0, (cap - had) * sizeof *rows);
+    for (size_t r = 0; r < had; r++) wall[r] = row_seconds(&rows[r]);
+    run->planned = total;
+    run->interrupted = false;
     double t0 = now_s();
     for (size_t k = 0; k < total; k++) {
+        if (finished(run, had, &pts[k])) continue;
+        if (pb_interrupted()) {
+            run->interrupted = true;
+            break;
+        }
         const pb_instance *in = pts[k].in;
         pb_row *row = &run->rows[run->nrows];
         row->inst = in;
@@ -228,11 +259,19 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
         if (hooks && hooks->progress) {
             double eta = run->nrows ? 0 : -1;
             for (size_t j = k; j < total && eta >= 0; j++)
-                eta += predict(cfg, run, wall, pts[j].in, pts[j].n, pts[j].item_bytes);
+                if (!finished(run, had, &pts[j]))
+                    eta += predict(cfg, run, wall, pts[j].in, pts[j].n, pts[j].item_bytes);
             hooks->progress(run->nrows, total, eta, in, row->n, hooks->user);
         }
         double p0 = now_s();
         pb_measure_point(cfg, run, in, row);
+        if (pb_interrupted() && row->status == PB_ROW_ERROR && strcmp(row->message, "interrupted") == 0) {
+            free(row->samples_ms);
+            free(row->wall_ms);
+            memset(row, 0, sizeof *row);
+            run->interrupted = true;
+            break;
+        }
         wall[run->nrows] = now_s() - p0;
         run->nrows++;
         if (row->status != PB_ROW_ERROR) fill_pct_copy(run, row);
@@ -246,9 +285,20 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
             fill_pct_copy(run, &run->rows[r]);
     for (size_t r = 0; r < run->nrows; r++)
         if (isnan(run->rows[r].speedup_vs_ref)) fill_speedup(cfg, run, &run->rows[r]);
-    run->wall_s = now_s() - t0;
+    run->wall_s += now_s() - t0;
     free(wall);
     return 0;
+}
+
+int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err)
+{
+    memset(run, 0, sizeof *run);
+    return sweep(cfg, hooks, run, err);
+}
+
+int pb_run_resume(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err)
+{
+    return sweep(cfg, hooks, run, err);
 }
 
 void pb_run_free(pb_run *run)

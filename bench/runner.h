@@ -26,8 +26,13 @@ typedef struct pb_run_hooks {
 int pb_run_check_plan(const pb_config *cfg, pb_err *err);
 
 /* Runs the sweep. Failing rows do not stop it; the return value is 0 unless
- * the sweep itself could not run. */
+ * the sweep itself could not run. SIGINT or SIGTERM (bench/interrupt.h, once
+ * installed) end it early with run->interrupted set. */
 int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err);
+
+/* Goes on with a sweep whose finished rows `run` already holds (read back
+ * from an interrupted run's results.json): the points not among them. */
+int pb_run_resume(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err);
 
 void pb_run_free(pb_run *run);
 

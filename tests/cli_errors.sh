@@ -34,6 +34,16 @@ gpu_without_device)
     if ! "$pb" list --brief | grep -q '^copy '; then echo "skipped: built without CUDA"; exit 77; fi
     if "$pb" list --brief | grep -q '^copy .* yes '; then echo "skipped: a GPU is present"; exit 77; fi
     args=(run "$(ini '[sweep]\nsizes = 1000\n[copy]\n')"); want="module 'copy' cannot run here" ;;
+out_is_file) : >"$work/afile"; args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --out "$work/afile"); want="run: $work/afile is not a directory" ;;
+out_has_results) mkdir -p "$work/o"; : >"$work/o/results.json"; args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --out "$work/o"); want="run: $work/o already holds results; choose another --out" ;;
+out_interrupted) mkdir -p "$work/o"; echo keep >"$work/o/results.partial.csv"; args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --out "$work/o"); want="run: $work/o holds an interrupted run; finish it with 'permbench run --resume $work/o'" ;;
+resume_missing) args=(run --resume "$work/none"); want="run: --resume $work/none: no results.json there" ;;
+resume_finished)
+    "$pb" run "$(ini '[sweep]\nsizes = 10\nceilings = none\nplot = none\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\n[fisher-yates]\n')" --out "$work/fin" --quiet >/dev/null 2>&1 || { echo "FAIL: setup run"; exit 1; }
+    args=(run --resume "$work/fin"); want="run: --resume $work/fin: that run finished; nothing to resume" ;;
+resume_with_config) args=(run --resume "$work" "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')"); want="run: --resume takes no CONFIG.ini" ;;
+resume_with_out) args=(run --resume "$work" --out "$work/x"); want="run: --resume DIR writes into DIR; --out is not for it" ;;
+quality_out_is_file) : >"$work/afile"; args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[fisher-yates]\n')" --out "$work/afile"); want="quality: $work/afile is not a directory" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
 plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
 quality_extra_argument) args=(quality a.ini b.ini); want="quality: expected at most one CONFIG.ini" ;;
@@ -69,4 +79,10 @@ fail() { echo "FAIL: $*"; echo "--- stderr:"; cat "$work/err"; exit 1; }
 grep -qF -- "$want" "$work/err" || fail "stderr does not contain: $want"
 grep -q '^permbench: ' "$work/err" || fail "stderr line does not start with 'permbench: '"
 [ ! -e "$work/results" ] || fail "a results directory was written"
+# What was there before is untouched.
+[ ! -e "$work/afile" ] || [ ! -s "$work/afile" ] || fail "$work/afile was written"
+[ ! -e "$work/o/results.partial.csv" ] || [ "$(cat "$work/o/results.partial.csv")" = keep ] ||
+    fail "the interrupted run's partial CSV was changed"
+[ ! -e "$work/o" ] || [ -z "$(ls "$work/o" | grep -v '^results\.\(json\|partial\.csv\)$')" ] ||
+    fail "something was written into $work/o"
 echo "ok: $(cat "$work/err")"

@@ -1,0 +1,147 @@
+#include "bench/results_read.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/results.h"
+#include "bench/summary.h"
+
+static int load(const char *path, json_t **root, pb_err *err)
+{
+    json_error_t je;
+    *root = json_load_file(path, 0, &je);
+    if (!*root) return pb_err_set(err, "%s: not a results.json (line %d: %s)", path, je.line, je.text);
+    if (json_integer_value(json_object_get(*root, "schema_version")) < 2 ||
+        !json_is_array(json_object_get(*root, "results"))) {
+        json_decref(*root);
+        return pb_err_set(err, "%s: not a results.json of this permbench (schema_version 2 or later)", path);
+    }
+    return 0;
+}
+
+int pb_results_read_resume(const char *json_path, pb_resume_info *info, pb_err *err)
+{
+    memset(info, 0, sizeof *info);
+    json_t *root;
+    if (load(json_path, &root, err)) return -1;
+    json_t *cfg = json_object_get(json_object_get(root, "provenance"), "config");
+    const char *text = json_string_value(json_object_get(cfg, "text"));
+    const char *path = json_string_value(json_object_get(cfg, "path"));
+    const char *name = json_string_value(json_object_get(cfg, "name"));
+    if (!text || !path || !name) {
+        json_decref(root);
+        return pb_err_set(err, "%s: no config in its provenance, so it cannot be resumed", json_path);
+    }
+    info->config_text = strdup(text);
+    snprintf(info->path, sizeof info->path, "%s", path);
+    snprintf(info->name, sizeof info->name, "%s", name);
+    json_t *cmd = json_object_get(json_object_get(root, "provenance"), "command_line");
+    for (size_t i = 0; i + 1 < json_array_size(cmd); i++) {
+        const char *a = json_string_value(json_array_get(cmd, i));
+        if (a && strcmp(a, "--only") == 0)
+            snprintf(info->only, sizeof info->only, "%s", json_string_value(json_array_get(cmd, i + 1)));
+    }
+    for (size_t i = 0; i < json_array_size(cmd); i++) {
+        const char *a = json_string_value(json_array_get(cmd, i));
+        if (a && strncmp(a, "--only=", 7) == 0) snprintf(info->only, sizeof info->only, "%s", a + 7);
+    }
+    info->interrupted = json_is_true(json_object_get(json_object_get(root, "summary"), "interrupted"));
+    json_decref(root);
+    if (!info->config_text) return pb_err_set(err, "out of memory");
+    return 0;
+}
+
+void pb_resume_info_free(pb_resume_info *info)
+{
+    free(info->config_text);
+    info->config_text = NULL;
+}
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int samples(json_t *a, double **out, size_t n)
+{
+    if (json_array_size(a) != n) return -1;
+    *out = malloc((n ? n : 1) * sizeof **out);
+    if (!*out) return -1;
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(a, i);
+        if (!json_is_number(v)) return -1;
+        (*out)[i] = json_number_value(v);
+    }
+    return 0;
+}
+
+int pb_results_read_rows(const char *json_path, const pb_config *cfg, pb_run *run, pb_err *err)
+{
+    memset(run, 0, sizeof *run);
+    json_t *root;
+    if (load(json_path, &root, err)) return -1;
+    json_t *rows = json_object_get(root, "results");
+    size_t n = json_array_size(rows);
+    run->rows = calloc(n ? n : 1, sizeof *run->rows);
+    if (!run->rows) {
+        json_decref(root);
+        return pb_err_set(err, "out of memory");
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        json_t *o = json_array_get(rows, i);
+        const char *label = json_string_value(json_object_get(o, "label"));
+        const char *status = json_string_value(json_object_get(o, "status"));
+        const pb_instance *in = NULL;
+        for (size_t k = 0; label && k < cfg->inst.n; k++)
+            if (strcmp(cfg->inst.v[k].label, label) == 0) in = &cfg->inst.v[k];
+        if (!in || !status) {
+            rc = pb_err_set(err, "%s: row %zu (%s) is not an instance of its config", json_path, i,
+                            label ? label : "no label");
+            break;
+        }
+        pb_row *row = &run->rows[run->nrows++];
+        row->inst = in;
+        row->n = (uint64_t)json_integer_value(json_object_get(o, "n"));
+        row->item_bytes = (unsigned)json_integer_value(json_object_get(o, "item_bytes"));
+        row->threads = pb_instance_threads(in);
+        row->status = strcmp(status, "ok") == 0 ? PB_ROW_OK : strcmp(status, "FAILED") == 0 ? PB_ROW_FAILED
+                                                                                       : PB_ROW_ERROR;
+        const char *msg = json_string_value(json_object_get(o, "message"));
+        snprintf(row->message, sizeof row->message, "%s", msg ? msg : "");
+        const char *check = json_string_value(json_object_get(o, "check"));
+        snprintf(row->check, sizeof row->check, "%s", check ? check : "");
+        row->nsamples = (size_t)json_integer_value(json_object_get(o, "samples"));
+        if (samples(json_object_get(o, "samples_ms"), &row->samples_ms, row->nsamples) ||
+            samples(json_object_get(o, "samples_wall_ms"), &row->wall_ms, row->nsamples)) {
+            rc = pb_err_set(err, "%s: row %zu (%s): its samples do not match its sample count", json_path, i, label);
+            break;
+        }
+        row->timed_out = json_is_true(json_object_get(o, "timed_out"));
+        row->noise = num(o, "noise_pct") / 100;
+        row->noisy = json_is_true(json_object_get(o, "noisy"));
+        json_t *fs = json_object_get(o, "failed_sample");
+        row->failed_sample = json_is_integer(fs) ? (long)json_integer_value(fs) : -1;
+        row->check_s = num(o, "check_s");
+        if (isnan(row->check_s)) row->check_s = 0;
+        const char *src = json_string_value(json_object_get(o, "time_source"));
+        row->held = src && strstr(src, "stream held");
+        row->items_per_s = num(o, "items_per_s");
+        row->gbps = num(o, "effective_gbps");
+        row->verified = json_is_true(json_object_get(o, "verified"));
+        if (row->nsamples) {
+            row->ms = pb_summarise(row->samples_ms, row->nsamples);
+            row->wall = pb_summarise(row->wall_ms, row->nsamples);
+        }
+        row->pct_copy = NAN; /* the runner fills the ratios again */
+        row->speedup_vs_ref = NAN;
+    }
+    run->wall_s = num(json_object_get(root, "summary"), "wall_s");
+    if (isnan(run->wall_s)) run->wall_s = 0;
+    json_decref(root);
+    if (rc) pb_run_free(run);
+    return rc;
+}
