@@ -10,7 +10,9 @@
 
 #include "core/err.h"
 
-enum { PB_EXIT_OK = 0, PB_EXIT_FAILED = 1, PB_EXIT_USAGE = 2 };
+/* Bad input and faults (a full disk, a lost lock) are both 2: nothing
+ * usable came of the call. */
+enum { PB_EXIT_OK = 0, PB_EXIT_FAILED = 1, PB_EXIT_USAGE = 2, PB_EXIT_FAULT = 2 };
 
 /* The whole command line, argv[0] the program: what main() runs. A program
  * built on the libraries may pb_registry_add() its own modules first. */

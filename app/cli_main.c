@@ -1,6 +1,7 @@
 /* permbench's command line: dispatches to the subcommands. main() is
  * app/main.c; a program that adds its own modules calls pb_main too. */
 #include <gsl/gsl_errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,9 @@ int pb_main(int argc, char **argv)
 {
     /* GSL's default handler aborts; every GSL result is checked instead. */
     gsl_set_error_handler_off();
+    /* Past a file size limit, write() fails with EFBIG and the writer says
+     * so, instead of the process dying half-way through a file. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         fputs(usage, stderr);
         return PB_EXIT_USAGE;

@@ -248,6 +248,8 @@ int pb_cmd_quality(int argc, char **argv)
     }
     clear_progress(&u);
 
+    /* A fault from here on (a full disk) is exit 2 with the OS's reason. */
+    status = PB_EXIT_FAULT;
     char path[1200];
     snprintf(path, sizeof path, "%s/quality.csv", dir);
     if (pb_quality_write_csv(path, &run, &err)) {

@@ -199,6 +199,7 @@ int pb_cmd_run(int argc, char **argv)
          * stays as the sign that the directory is not done. */
         int sig = pb_interrupt_signal();
         if (!quiet) pb_progress_clear();
+        status = PB_EXIT_FAULT;
         snprintf(path, sizeof path, "%s/results.partial.csv", dir);
         if (pb_results_write_csv(path, &run, &err) ||
             (snprintf(path, sizeof path, "%s/results.json", dir),
@@ -211,19 +212,21 @@ int pb_cmd_run(int argc, char **argv)
         status = 128 + sig;
         goto out;
     }
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    if (pb_results_write_csv(path, &run, &err)) {
-        json_decref(prov);
-        fprintf(stderr, "permbench: %s\n", err.msg);
-        goto out;
-    }
+    /* A fault from here on (a full disk, a file size limit) is exit 2 with
+     * the OS's reason, and leaves no half-written file: results.json first,
+     * the whole record; then results.csv; the partial CSV, holding every
+     * row, goes only when both are in place. */
+    status = PB_EXIT_FAULT;
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (pb_results_write_json(path, cfg, &run, prov, &err)) {
-        fprintf(stderr, "permbench: %s\n", err.msg);
+        fprintf(stderr, "permbench: %s (the rows are in %s/results.partial.csv)\n", err.msg, dir);
         goto out;
     }
-    /* Complete: the partial CSV goes last, so a directory is never without
-     * one of results.json's two states. */
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    if (pb_results_write_csv(path, &run, &err)) {
+        fprintf(stderr, "permbench: %s (the rows are in %s/results.json)\n", err.msg, dir);
+        goto out;
+    }
     snprintf(path, sizeof path, "%s/results.partial.csv", dir);
     remove(path);
     if (!quiet) printf("results: %s/results.csv, %s/results.json\n", dir, dir);

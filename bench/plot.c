@@ -1,10 +1,14 @@
 #include "bench/plot.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +70,46 @@ int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
     return rc;
 }
 
+/* Whether a figure gnuplot wrote is whole: a PNG ends with its IEND chunk,
+ * an SVG with its closing tag. A full disk leaves them empty or cut. */
+static bool figure_complete(const char *path, const char *ext)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char tail[16] = {0};
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    bool ok = size >= 16 && fseek(f, -16, SEEK_END) == 0 && fread(tail, 1, 16, f) == 16;
+    fclose(f);
+    if (!ok) return false;
+    if (strcmp(ext, "png") == 0) return memcmp(tail + 8, "IEND\xae\x42\x60\x82", 8) == 0;
+    for (size_t i = 0; i + 6 <= sizeof tail; i++)
+        if (memcmp(tail + i, "</svg>", 6) == 0) return true;
+    return false;
+}
+
+/* Why a figure could not be written, as well as can be told: the file
+ * system's state, else gnuplot's own last words in its log. */
+static void figure_reason(const char *dir, const char *log, int st, char *why, size_t len)
+{
+    struct statvfs vfs;
+    if (statvfs(dir, &vfs) == 0 && vfs.f_bavail == 0) {
+        snprintf(why, len, "%s", strerror(ENOSPC));
+        return;
+    }
+    if (st != -1 && WIFSIGNALED(st)) {
+        snprintf(why, len, "gnuplot was killed by %s", strsignal(WTERMSIG(st)));
+        return;
+    }
+    char line[512] = "", last[512] = "";
+    FILE *f = fopen(log, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (line[0] != '\n' && line[0] != '#') snprintf(last, sizeof last, "%s", line);
+    if (f) fclose(f);
+    last[strcspn(last, "\n")] = '\0';
+    if (last[0]) snprintf(why, len, "gnuplot: %s", last);
+    else snprintf(why, len, "the figure came out empty or cut, and gnuplot gave no reason");
+}
+
 int pb_gnuplot_draw(const char *gnuplot, const char *vars, const char *script, size_t script_len,
                     const char *dir, const char *stem, pb_err *err)
 {
@@ -73,18 +117,40 @@ int pb_gnuplot_draw(const char *gnuplot, const char *vars, const char *script, s
         {"pngcairo size 1100,650 font 'sans,10'", "png"},
         {"svg size 1100,650 dynamic font 'sans,10'", "svg"},
     };
+    /* gnuplot's warnings ("empty x range", ...) go to a log beside the
+     * figures, not to the user's terminal. */
+    char log[1200];
+    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
     for (size_t t = 0; t < 2; t++) {
-        char cmd[1200];
-        snprintf(cmd, sizeof cmd, "'%s'", gnuplot);
+        char cmd[3000], tmp[1200], final[1200];
+        snprintf(final, sizeof final, "%s/%s.%s", dir, stem, terms[t][1]);
+        snprintf(tmp, sizeof tmp, "%s/.%s.%s.tmp", dir, stem, terms[t][1]);
+        snprintf(cmd, sizeof cmd, "'%s' 2>>'%s'", gnuplot, log);
+        FILE *l = fopen(log, "a"); /* which figure the warnings below are about */
+        if (l) fprintf(l, "# %s\n", final), fclose(l);
+        /* gnuplot dies of a file size limit as any program does, even
+         * where permbench itself ignores SIGXFSZ to see EFBIG. */
+        void (*xfsz)(int) = signal(SIGXFSZ, SIG_DFL);
         FILE *g = popen(cmd, "w");
-        if (!g) return pb_err_set(err, "cannot start %s", gnuplot);
+        signal(SIGXFSZ, xfsz);
+        if (!g) return pb_err_set(err, "cannot start %s: %s", gnuplot, strerror(errno));
         fputs(vars, g);
-        fprintf(g, "set terminal %s\nset output '%s/%s.%s'\n", terms[t][0], dir, stem, terms[t][1]);
+        /* Written under a temporary name, renamed only when whole. */
+        fprintf(g, "set terminal %s\nset output '%s'\n", terms[t][0], tmp);
         fwrite(script, 1, script_len, g);
         fputs("\nset output\n", g);
         int st = pclose(g);
-        if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            return pb_err_set(err, "gnuplot failed drawing %s/%s.%s", dir, stem, terms[t][1]);
+        bool whole = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && figure_complete(tmp, terms[t][1]);
+        int fd = whole ? open(tmp, O_RDONLY) : -1;
+        if (whole && (fd < 0 || fsync(fd) != 0)) whole = false;
+        if (fd >= 0) close(fd);
+        if (!whole || rename(tmp, final) != 0) {
+            char why[600];
+            if (whole) snprintf(why, sizeof why, "%s", strerror(errno));
+            else figure_reason(dir, log, st, why, sizeof why);
+            remove(tmp);
+            return pb_err_set(err, "cannot draw %s: %s", final, why);
+        }
     }
     return 0;
 }
@@ -105,7 +171,13 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return pb_err_set(err, "%s: no such result directory", dir);
     snprintf(path, sizeof path, "%s/results.csv", dir);
-    if (access(path, R_OK) != 0) return pb_err_set(err, "%s: no results.csv", dir);
+    if (access(path, R_OK) != 0) {
+        snprintf(path, sizeof path, "%s/results.partial.csv", dir);
+        if (access(path, F_OK) == 0)
+            return pb_err_set(err, "%s holds an interrupted run; finish it with 'permbench run --resume %s', "
+                                   "then plot", dir, dir);
+        return pb_err_set(err, "%s: no results.csv", dir);
+    }
     snprintf(path, sizeof path, "%s/results.json", dir);
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);

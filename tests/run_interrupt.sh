@@ -47,6 +47,9 @@ assert all(r["status"] == "ok" and len(r["samples_ms"]) == 20 for r in j["result
 json.dump(j["results"], open(sys.argv[1] + ".before", "w"))
 PY
 cp "$work/o/results.json" "$work/interrupted.json"
+"$pb" plot "$work/o" >/dev/null 2>"$work/plot.err"
+[ $? = 2 ] && grep -q "holds an interrupted run; finish it with 'permbench run --resume $work/o'" "$work/plot.err" ||
+    fail "plot on the interrupted directory does not point to --resume"
 "$pb" run "$work/c.ini" --out "$work/o" >"$work/again.out" 2>"$work/again.err"
 [ $? = 2 ] || fail "a new run into the interrupted directory was not refused"
 cmp -s "$work/o/results.json" "$work/interrupted.json" || fail "the refused run touched results.json"
