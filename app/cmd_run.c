@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <getopt.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,15 @@ int pb_cmd_run(int argc, char **argv)
         goto out;
     }
     if (!quiet) pb_skips_print(&skips);
+    /* More threads than the machine has is allowed (it is how thread-count
+     * independence is tested) but never silent: the times measure the
+     * oversubscription. */
+    for (size_t i = 0; i < cfg->inst.n; i++) {
+        int t = pb_instance_threads(&cfg->inst.v[i]), cpus = omp_get_num_procs();
+        if (cfg->inst.v[i].mod->device == PB_DEVICE_CPU && t > cpus)
+            fprintf(stderr, "permbench: note: [%s] runs %d threads on %d logical CPUs (oversubscribed)\n",
+                    cfg->inst.v[i].label, t, cpus);
+    }
     pb_config_add_ceilings(cfg);
     if (pb_run_check_plan(cfg, &err)) {
         pb_cli_fail("%s", err.msg);

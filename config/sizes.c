@@ -166,8 +166,11 @@ int pb_sizes_parse(const char *text, uint64_t *sizes, size_t *count, size_t cap,
     if (strlen(text) >= sizeof copy) return pb_err_set(err, "size list too long");
     strcpy(copy, text);
     size_t before = *count;
-    char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    /* Split by hand: strtok would skip the empty item of "2^10," or
+     * "2^10,,2^12", which is a slip to point out, not to pass over. */
+    for (char *item = copy, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next) *next++ = '\0';
         char orig[512], wbuf[1024], *w[8];
         snprintf(orig, sizeof orig, "%s", item);
         /* trim for messages */

@@ -44,6 +44,10 @@ resume_finished)
 resume_with_config) args=(run --resume "$work" "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')"); want="run: --resume takes no CONFIG.ini" ;;
 resume_with_out) args=(run --resume "$work" --out "$work/x"); want="run: --resume DIR writes into DIR; --out is not for it" ;;
 quality_out_is_file) : >"$work/afile"; args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[fisher-yates]\n')" --out "$work/afile"); want="quality: $work/afile is not a directory" ;;
+quality_repeated_chisq) args=(quality "$(ini '[quality]\nchisq = 5\nchisq = 6\nchisq_samples = 1000\n[fisher-yates]\n')"); want="c.ini:3: key 'chisq' given twice in [quality]" ;;
+sizes_trailing_comma) args=(run "$(ini '[sweep]\nsizes = 2^10,\n[fisher-yates]\n')"); want="c.ini:2: empty item in size list '2^10,'" ;;
+sizes_double_comma) args=(run "$(ini '[sweep]\nsizes = 2^10,,2^12\n[fisher-yates]\n')"); want="c.ini:2: empty item in size list '2^10,,2^12'" ;;
+unclosed_header) args=(run "$(ini '[sweep\nsizes = 10\n[fisher-yates]\n')"); want="c.ini:1: section header '[sweep' has no closing ']'" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
 plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
 quality_extra_argument) args=(quality a.ini b.ini); want="quality: expected at most one CONFIG.ini" ;;

@@ -1,6 +1,7 @@
 /* INI sweep configs: a good file read back field by field, and every kind of
  * malformed file rejected with its file, line and problem. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bench/sweep_config.h"
@@ -113,7 +114,30 @@ static const struct {
     {"[sweep]\nsizes = 10\nreference = nope\n[cpu-gather]\n", ":3: reference 'nope' is not a section of this file"},
     {"[sweep]\nsizes = 10\nmin_samples = 9\nmax_samples = 3\n[fisher-yates]\n", ": max_samples (3) is below min_samples (9)"},
     {"[sweep]\nsizes = 0\n[fisher-yates]\n", ": size 0 cannot be timed"},
+    /* INI corners a new user met (each passed or misread before). */
+    {"[sweep\nsizes = 10\n[fisher-yates]\n", ":1: section header '[sweep' has no closing ']'"},
+    {"[sweep]\nsizes = 10\nsizes = 20\n[fisher-yates]\n", ":3: key 'sizes' given twice in [sweep]"},
+    {"[sweep]\nsizes = 2^10,\n[fisher-yates]\n", ":2: empty item in size list '2^10,'"},
+    {"[sweep]\nsizes = 2^10,,2^12\n[fisher-yates]\n", ":2: empty item in size list '2^10,,2^12'"},
 };
+
+/* A UTF-8 byte-order mark is not part of the first header, and an
+ * indented header is a header, not a continuation of the key above it. */
+TEST_IMPL(config_ini_corners)
+{
+    static pb_config cfg;
+    pb_err err = {{0}};
+    char path[256];
+    ASSERT(load("\xef\xbb\xbf[sweep]\nsizes = 10, 20\n  [fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
+    ASSERT(cfg.nsizes == 2 && cfg.sizes[0] == 10 && cfg.sizes[1] == 20);
+    ASSERT(cfg.inst.n == 1 && strcmp(cfg.inst.v[0].mod->name, "fisher-yates") == 0);
+    pb_config_free(&cfg);
+    /* A continuation line (indented, no '=') still joins its key's list. */
+    ASSERT(load("[sweep]\nsizes = 10,\n  20\n[fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
+    ASSERT(cfg.nsizes == 2 && cfg.sizes[1] == 20);
+    pb_config_free(&cfg);
+    return 0;
+}
 
 /* A list-valued parameter is an axis: one instance per value, labelled
  * <section>/<param>=<value>, sharing the section as their series. */

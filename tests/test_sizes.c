@@ -81,6 +81,12 @@ TEST_IMPL(sizes_errors)
     ASSERT(parse("", s, &n, &err) != 0);
     ASSERT(parse("5, ,6", s, &n, &err) != 0);
     ASSERT_CONTAINS(err.msg, "empty item");
+    ASSERT(parse("2^10,", s, &n, &err) != 0); /* a trailing comma */
+    ASSERT_CONTAINS(err.msg, "empty item in size list '2^10,'");
+    ASSERT(parse("2^10,,2^12", s, &n, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "empty item in size list '2^10,,2^12'");
+    ASSERT(parse(", 2^10", s, &n, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "empty item");
     ASSERT(parse("1 .. 2^30 +1", s, &n, &err) != 0);
     ASSERT_CONTAINS(err.msg, "too many sizes");
     ASSERT(parse("1-5", s, &n, &err) != 0);
