@@ -167,7 +167,7 @@ int pb_quality_replot(const char *dir, bool quiet, pb_err *err)
         goto out;
     }
     if (!json_is_true(json_object_get(q, "plot"))) {
-        rc = 0; /* the run drew no figures */
+        pb_err_set(err, "%s: that run drew no figures (plot = none in its config); nothing to replot", dir);
         goto out;
     }
     snprintf(cfg.title, sizeof cfg.title, "%s", jstr(q, "title"));

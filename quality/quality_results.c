@@ -127,7 +127,8 @@ int pb_quality_write_json(const char *path, const pb_quality_config *cfg, const 
                                 "suspect", (json_int_t)counts[1], "fail", (json_int_t)counts[2],
                                 "passed", pb_qrun_passed(run), "permutations",
                                 (json_int_t)run->permutations, "wall_s", run->wall_s);
-    json_t *root = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "provenance",
+    /* Readers (quality --replot, scripts) check the version they know. */
+    json_t *root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "schema_version", 1, "provenance",
                              provenance ? provenance : json_null(), "quality", quality,
                              "instances", inst, "skipped", skipped ? skipped : json_array(),
                              "rows", rows, "summary", summary);

@@ -48,6 +48,9 @@ quality_repeated_chisq) args=(quality "$(ini '[quality]\nchisq = 5\nchisq = 6\nc
 sizes_trailing_comma) args=(run "$(ini '[sweep]\nsizes = 2^10,\n[fisher-yates]\n')"); want="c.ini:2: empty item in size list '2^10,'" ;;
 sizes_double_comma) args=(run "$(ini '[sweep]\nsizes = 2^10,,2^12\n[fisher-yates]\n')"); want="c.ini:2: empty item in size list '2^10,,2^12'" ;;
 unclosed_header) args=(run "$(ini '[sweep\nsizes = 10\n[fisher-yates]\n')"); want="c.ini:1: section header '[sweep' has no closing ']'" ;;
+quality_replot_no_figures)
+    "$pb" quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 100\nplot = none\n[fisher-yates]\n')" --out "$work/q" --quiet >/dev/null 2>&1 || { echo "FAIL: setup quality run"; exit 1; }
+    args=(quality --replot "$work/q"); want="quality: $work/q: that run drew no figures (plot = none in its config); nothing to replot" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
 plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
 quality_extra_argument) args=(quality a.ini b.ini); want="quality: expected at most one CONFIG.ini" ;;

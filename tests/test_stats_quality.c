@@ -200,8 +200,8 @@ TEST_IMPL(quality_ci_gate)
     printf("ci.ini: exit %d\n", rc);
     ASSERT(rc == 0);
     snprintf(cmd, sizeof cmd, "test -s '%s/ci/quality.csv' && test -s '%s/ci/quality.json' && "
-                              "! grep -q FAIL '%s/ci/quality.csv'",
-             dir, dir, dir);
+                              "! grep -q FAIL '%s/ci/quality.csv' && grep -q '\"schema_version\": 1,' '%s/ci/quality.json'",
+             dir, dir, dir, dir);
     ASSERT(run_cmd(cmd) == 0);
 
     /* ci.ini + the LCG bijective shuffle (only it is run: the rest passed above). */
