@@ -14,6 +14,9 @@
  * usable came of the call. */
 enum { PB_EXIT_OK = 0, PB_EXIT_FAILED = 1, PB_EXIT_USAGE = 2, PB_EXIT_FAULT = 2 };
 
+/* -D SECTION.KEY=VALUE options a call takes. */
+#define PB_MAX_DEFINES 32
+
 /* The whole command line, argv[0] the program: what main() runs. A program
  * built on the libraries may pb_registry_add() its own modules first. */
 int pb_main(int argc, char **argv);

@@ -11,6 +11,7 @@
 
 #include "app/cli.h"
 #include "bench/outdir.h"
+#include "config/ini_override.h"
 #include "bench/plot.h"
 #include "bench/progress.h"
 #include "bench/provenance.h"
@@ -21,7 +22,7 @@
 #include "registry/registry.h"
 
 static const char help[] =
-    "usage: permbench quality [CONFIG.ini] [--out DIR] [--only NAME,...] [--quiet]\n"
+    "usage: permbench quality [CONFIG.ini] [--out DIR] [--only NAME,...] [-D SECTION.KEY=VALUE]... [--quiet]\n"
     "       permbench quality --replot RESULT_DIR\n"
     "\n"
     "Draws sample permutations through each shuffle module's own code path (its\n"
@@ -37,6 +38,8 @@ static const char help[] =
     "\n"
     "  --out DIR         write the results to DIR (created; must not hold results)\n"
     "  --only NAME,...   test only the instances with these labels, sections or modules\n"
+    "  -D SECTION.KEY=VALUE  set KEY in [SECTION] over the config's own value (or\n"
+    "                    add it), e.g. -D quality.mmd_samples=10^5; recorded in quality.json\n"
     "  --quiet           no table and no progress line\n"
     "  --replot DIR      redraw the figures of a finished quality run\n"
     "\n"
@@ -166,8 +169,11 @@ int pb_cmd_quality(int argc, char **argv)
                                          {"only", required_argument, NULL, 'n'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"replot", required_argument, NULL, 'r'},
+                                         {"define", required_argument, NULL, 'D'},
                                          {NULL, 0, NULL, 0}};
     const char *out_opt = NULL, *only = NULL, *replot = NULL;
+    const char *defs[PB_MAX_DEFINES];
+    size_t ndefs = 0;
     bool quiet = false;
     int c;
     while ((c = pb_cli_getopt("quality", argc, argv, opts)) != -1) {
@@ -185,11 +191,18 @@ int pb_cmd_quality(int argc, char **argv)
         if (c == 'n') only = optarg;
         if (c == 'q') quiet = true;
         if (c == 'r') replot = optarg;
+        if (c == 'D') {
+            pb_err e;
+            if (ndefs == PB_MAX_DEFINES) return pb_cli_fail("quality: at most %d -D options", PB_MAX_DEFINES);
+            if (pb_ini_override_check(optarg, &e)) return pb_cli_fail("quality: %s", e.msg);
+            defs[ndefs++] = optarg;
+        }
     }
+    pb_ini_set_overrides(defs, ndefs);
     if (argc - optind > 1)
         return pb_cli_fail("quality: expected at most one CONFIG.ini, got '%s' too", argv[optind + 1]);
     if (replot) {
-        if (optind < argc || out_opt || only)
+        if (optind < argc || out_opt || only || ndefs)
             return pb_cli_fail("quality: --replot takes a result directory and nothing else");
         pb_err err;
         if (pb_quality_replot(replot, quiet, &err)) return pb_cli_fail("quality: %s", err.msg);
@@ -260,7 +273,11 @@ int pb_cmd_quality(int argc, char **argv)
     remove(path);
     snprintf(path, sizeof path, "%s/quality.json", dir);
     json_incref(skipped);
-    if (pb_quality_write_json(path, &cfg, &run, pb_provenance_json(cfg.path, cfg.name, cfg.text, cfg.hash, argc, argv), skipped,
+    json_t *prov = pb_provenance_json(cfg.path, cfg.name, cfg.text, cfg.hash, argc, argv);
+    json_t *dj = json_array();
+    for (size_t i = 0; i < ndefs; i++) json_array_append_new(dj, json_string(defs[i]));
+    json_object_set_new(prov, "defines", dj);
+    if (pb_quality_write_json(path, &cfg, &run, prov, skipped,
                               &err)) {
         fprintf(stderr, "permbench: %s\n", err.msg);
         goto out;

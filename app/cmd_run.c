@@ -12,6 +12,8 @@
 
 #include "app/cli.h"
 #include "bench/interrupt.h"
+#include "config/ini_override.h"
+#include "config/sizes.h"
 #include "bench/outdir.h"
 #include "bench/plot.h"
 #include "bench/progress.h"
@@ -25,7 +27,8 @@
 #include "registry/registry.h"
 
 static const char help[] =
-    "usage: permbench run [CONFIG.ini] [--out DIR] [--only NAME,...] [--quiet]\n"
+    "usage: permbench run [CONFIG.ini] [--out DIR] [--only NAME,...] [-D SECTION.KEY=VALUE]...\n"
+    "                     [--dry-run] [--quiet]\n"
     "       permbench run --resume DIR\n"
     "\n"
     "Runs every module instance of CONFIG.ini at every size and item width of its\n"
@@ -43,6 +46,11 @@ static const char help[] =
     "  --resume DIR      finish the interrupted run in DIR: the points it has not\n"
     "                    measured, with its config and --only\n"
     "  --only NAME,...   run only the instances with these labels or module names\n"
+    "  -D SECTION.KEY=VALUE  set KEY in [SECTION] over the config's own value (or add\n"
+    "                    it), e.g. -D sweep.sizes=2^20 -D sweep.timeout=5; checked\n"
+    "                    as the file's line would be, and recorded in results.json\n"
+    "  --dry-run         print the points and the time they should take (three\n"
+    "                    calibration samples per instance), and write nothing\n"
     "  --quiet           no table and no progress line\n"
     "\n"
     "SIGINT or SIGTERM stops the run within the point it is measuring (that point\n"
@@ -80,14 +88,40 @@ static void on_skipped(const pb_instance *in, const char *why, void *user)
     pb_skips_add(user, in, why);
 }
 
+static void print_point(const pb_instance *in, uint64_t n, unsigned item_bytes, double est_s, void *user)
+{
+    (void)user;
+    char nb[32], tb[32];
+    printf("%-28s %-4s %12s %5u %10s\n", in->label, pb_device_name(in->mod->device),
+           pb_size_format(n, nb, sizeof nb), item_bytes, pb_duration_format(est_s, tb, sizeof tb));
+}
+
+/* --dry-run: the points in order and the time they should take; nothing
+ * is written. */
+static int dry_run(const pb_config *cfg, pb_err *err)
+{
+    printf("# %s: the points, with the time each should take\n", cfg->path);
+    printf("%-28s %-4s %12s %5s %10s\n", "label", "dev", "n", "item", "estimate");
+    pb_run_estimate est;
+    if (pb_run_dry(cfg, print_point, NULL, &est, err)) return -1;
+    char a[32], b[32], k[32];
+    printf("%zu points: about %s (from three samples per instance at its smallest point, %s), "
+           "at most %s (every point to its %.0f s timeout)\n",
+           est.points, pb_duration_format(est.likely_s, a, sizeof a),
+           pb_duration_format(est.calibration_s, k, sizeof k), pb_duration_format(est.most_s, b, sizeof b),
+           cfg->timeout);
+    return 0;
+}
+
 static const char *const run_results[] = {"results.csv", "results.json", NULL};
 static const pb_outdir_kind run_dirs = {"", run_results, "results.partial.csv"};
 
 /* The config to run: CONFIG.ini, the built-in default, or (--resume) the
  * one an interrupted run recorded in its results.json, with its --only. */
 static int load_config(int argc, char **argv, const char *resume, const char **only,
-                       pb_config *cfg, char *only_buf, size_t only_len)
+                       pb_config *cfg, char *only_buf, size_t only_len, const char **defs, size_t *ndefs)
 {
+    static char def_store[PB_MAX_DEFINES][512];
     pb_err err;
     int rc;
     if (resume) {
@@ -103,6 +137,12 @@ static int load_config(int argc, char **argv, const char *resume, const char **o
             pb_resume_info_free(&info);
             return pb_cli_fail("run: --resume %s: that run finished; nothing to resume", resume);
         }
+        /* The run's own -D overrides, as it applied them. */
+        for (*ndefs = 0; *ndefs < info.ndefines && *ndefs < PB_MAX_DEFINES; ++*ndefs) {
+            snprintf(def_store[*ndefs], sizeof def_store[0], "%s", info.defines[*ndefs]);
+            defs[*ndefs] = def_store[*ndefs];
+        }
+        pb_ini_set_overrides(defs, *ndefs);
         rc = pb_config_load_text(info.path, info.name, info.config_text, cfg, &err);
         snprintf(only_buf, only_len, "%s", info.only);
         *only = only_buf[0] ? only_buf : NULL;
@@ -125,9 +165,14 @@ int pb_cmd_run(int argc, char **argv)
                                          {"only", required_argument, NULL, 'n'},
                                          {"resume", required_argument, NULL, 'r'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"define", required_argument, NULL, 'D'},
+                                         {"dry-run", no_argument, NULL, 1001},
                                          {NULL, 0, NULL, 0}};
     const char *out_opt = NULL, *only = NULL, *resume = NULL;
-    bool quiet = false;
+    const char *defs[PB_MAX_DEFINES];
+    size_t ndefs = 0;
+    bool quiet = false, dry = false;
+    pb_err err;
     int c;
     while ((c = pb_cli_getopt("run", argc, argv, opts)) != -1) {
         if (c == -2) return PB_EXIT_USAGE;
@@ -136,14 +181,23 @@ int pb_cmd_run(int argc, char **argv)
         if (c == 'n') only = optarg;
         if (c == 'r') resume = optarg;
         if (c == 'q') quiet = true;
+        if (c == 1001) dry = true;
+        if (c == 'D') {
+            if (ndefs == PB_MAX_DEFINES) return pb_cli_fail("run: at most %d -D options", PB_MAX_DEFINES);
+            if (pb_ini_override_check(optarg, &err)) return pb_cli_fail("run: %s", err.msg);
+            defs[ndefs++] = optarg;
+        }
     }
+    if (resume && ndefs) return pb_cli_fail("run: --resume takes no -D (it keeps the run's own)");
+    if (resume && dry) return pb_cli_fail("run: --resume and --dry-run do not go together");
+    pb_ini_set_overrides(defs, ndefs);
     if (argc - optind > 1) return pb_cli_fail("run: expected at most one CONFIG.ini, got '%s' too", argv[optind + 1]);
     if (resume && out_opt) return pb_cli_fail("run: --resume DIR writes into DIR; --out is not for it");
 
     pb_config *cfg = calloc(1, sizeof *cfg);
     if (!cfg) return pb_cli_fail("out of memory");
     char only_buf[1024];
-    if (load_config(argc, argv, resume, &only, cfg, only_buf, sizeof only_buf)) {
+    if (load_config(argc, argv, resume, &only, cfg, only_buf, sizeof only_buf, defs, &ndefs)) {
         free(cfg);
         return PB_EXIT_USAGE;
     }
@@ -151,7 +205,6 @@ int pb_cmd_run(int argc, char **argv)
     pb_run run = {0};
     pb_skips skips = {0};
     pb_outdir od = {.lock_fd = -1};
-    pb_err err;
     if ((only && pb_instances_only(&cfg->inst, only, cfg->path, &err)) ||
         pb_instances_available(&cfg->inst, cfg->skip_unavailable, cfg->path, "sweep", on_skipped,
                                &skips, &err)) {
@@ -171,6 +224,11 @@ int pb_cmd_run(int argc, char **argv)
     pb_config_add_ceilings(cfg);
     if (pb_run_check_plan(cfg, &err)) {
         pb_cli_fail("%s", err.msg);
+        goto out;
+    }
+
+    if (dry) {
+        status = dry_run(cfg, &err) ? (pb_cli_fail("%s", err.msg), PB_EXIT_FAULT) : PB_EXIT_OK;
         goto out;
     }
 
@@ -204,6 +262,9 @@ int pb_cmd_run(int argc, char **argv)
 
     json_t *prov = pb_provenance_json(cfg->path, cfg->name, cfg->text, cfg->hash, argc, argv);
     json_object_set_new(prov, "only", only ? json_string(only) : json_null());
+    json_t *dj = json_array();
+    for (size_t i = 0; i < ndefs; i++) json_array_append_new(dj, json_string(defs[i]));
+    json_object_set_new(prov, "defines", dj);
     if (run.interrupted) {
         /* What finished, complete and marked interrupted; the partial CSV
          * stays as the sign that the directory is not done. */

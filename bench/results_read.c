@@ -47,6 +47,11 @@ int pb_results_read_resume(const char *json_path, pb_resume_info *info, pb_err *
         const char *a = json_string_value(json_array_get(cmd, i));
         if (a && strncmp(a, "--only=", 7) == 0) snprintf(info->only, sizeof info->only, "%s", a + 7);
     }
+    json_t *defs = json_object_get(json_object_get(root, "provenance"), "defines");
+    for (size_t i = 0; i < json_array_size(defs) && info->ndefines < 32; i++) {
+        const char *d = json_string_value(json_array_get(defs, i));
+        if (d && !(info->defines[info->ndefines++] = strdup(d))) info->ndefines--;
+    }
     info->interrupted = json_is_true(json_object_get(json_object_get(root, "summary"), "interrupted"));
     json_decref(root);
     if (!info->config_text) return pb_err_set(err, "out of memory");
@@ -57,6 +62,8 @@ void pb_resume_info_free(pb_resume_info *info)
 {
     free(info->config_text);
     info->config_text = NULL;
+    for (size_t i = 0; i < info->ndefines; i++) free(info->defines[i]);
+    info->ndefines = 0;
 }
 
 static double num(json_t *o, const char *k)

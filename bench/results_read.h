@@ -13,6 +13,8 @@ typedef struct pb_resume_info {
     char path[1024];    /* where it was read from, and its name */
     char name[256];
     char only[1024];    /* the run's --only, "" if none */
+    char *defines[32];  /* the run's -D SECTION.KEY=VALUE overrides */
+    size_t ndefines;
     bool interrupted;   /* summary.interrupted */
 } pb_resume_info;
 

@@ -290,6 +290,60 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
     return 0;
 }
 
+int pb_run_dry(const pb_config *cfg, pb_run_plan_cb each, void *user, pb_run_estimate *est, pb_err *err)
+{
+    point *pts;
+    size_t total;
+    if (plan(cfg, &pts, &total)) return pb_err_set(err, "out of memory");
+    memset(est, 0, sizeof *est);
+    est->points = total;
+    /* Calibration: one point per instance, its smallest, measured with one
+     * warm-up and three samples (so the per-sample overhead is the steady
+     * one, not the first call's); predict() then scales it to every point as
+     * the progress line does during a run. */
+    pb_config cal = *cfg;
+    cal.warmup = 1;
+    cal.min_samples = cal.max_samples = 3;
+    cal.min_time = 0;
+    pb_run run = {0};
+    run.rows = calloc(cfg->inst.n + 1, sizeof *run.rows);
+    double *wall = calloc(cfg->inst.n + 1, sizeof *wall);
+    if (!run.rows || !wall) {
+        free(run.rows);
+        free(wall);
+        free(pts);
+        return pb_err_set(err, "out of memory");
+    }
+    double t0 = now_s();
+    for (size_t i = 0; i < cfg->inst.n; i++) {
+        const point *small = NULL;
+        for (size_t k = 0; k < total; k++)
+            if (pts[k].in == &cfg->inst.v[i] && (!small || pts[k].n < small->n)) small = &pts[k];
+        if (!small) continue;
+        pb_row *row = &run.rows[run.nrows];
+        row->inst = small->in;
+        row->n = small->n;
+        row->item_bytes = small->item_bytes;
+        row->threads = pb_instance_threads(small->in);
+        double p0 = now_s();
+        pb_measure_point(&cal, &run, small->in, row);
+        wall[run.nrows++] = now_s() - p0;
+    }
+    est->calibration_s = now_s() - t0;
+    for (size_t k = 0; k < total; k++) {
+        double t = predict(cfg, &run, wall, pts[k].in, pts[k].n, pts[k].item_bytes);
+        if (t < 0) t = 0;
+        est->likely_s += t;
+        /* At most: the timeout, then the warm-ups and the sample that ends it. */
+        est->most_s += cfg->timeout + (cfg->warmup + 1) * (t / (cfg->warmup + cfg->min_samples));
+        if (each) each(pts[k].in, pts[k].n, pts[k].item_bytes, t, user);
+    }
+    pb_run_free(&run);
+    free(wall);
+    free(pts);
+    return 0;
+}
+
 int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err)
 {
     memset(run, 0, sizeof *run);

@@ -34,6 +34,19 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
  * from an interrupted run's results.json): the points not among them. */
 int pb_run_resume(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err);
 
+/* A dry run: every point of the plan, in order, with the seconds it should
+ * take, from one calibration sample per instance at its smallest point
+ * (scaled as the progress line scales), and the sweep's total. */
+typedef struct pb_run_estimate {
+    size_t points;
+    double likely_s;      /* the calibrated estimate */
+    double most_s;        /* every point to its timeout */
+    double calibration_s; /* what the calibration itself took */
+} pb_run_estimate;
+typedef void (*pb_run_plan_cb)(const pb_instance *in, uint64_t n, unsigned item_bytes, double est_s,
+                               void *user);
+int pb_run_dry(const pb_config *cfg, pb_run_plan_cb each, void *user, pb_run_estimate *est, pb_err *err);
+
 void pb_run_free(pb_run *run);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
 #include "config/ini.h"
+#include "config/ini_override.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -257,6 +258,10 @@ int pb_ini_load_text(const char *path, const char *name, const char *text,
         return -1;
     }
     doc->hash = pb_fnv1a64(text, strlen(text));
+    if (pb_ini_apply_overrides(doc, err)) { /* -D SECTION.KEY=VALUE */
+        pb_ini_free(doc);
+        return -1;
+    }
     return 0;
 }
 

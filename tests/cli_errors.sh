@@ -51,6 +51,9 @@ unclosed_header) args=(run "$(ini '[sweep\nsizes = 10\n[fisher-yates]\n')"); wan
 quality_replot_no_figures)
     "$pb" quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 100\nplot = none\n[fisher-yates]\n')" --out "$work/q" --quiet >/dev/null 2>&1 || { echo "FAIL: setup quality run"; exit 1; }
     args=(quality --replot "$work/q"); want="quality: $work/q: that run drew no figures (plot = none in its config); nothing to replot" ;;
+define_syntax) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes); want="run: -D 'sweep.sizes': expected SECTION.KEY=VALUE" ;;
+define_no_section) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D gsl-shuffle.seed=1); want="-D gsl-shuffle.seed=1: $work/c.ini has no section [gsl-shuffle]" ;;
+define_bad_value) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes=2^^3); want="c.ini:2: bad size expression '2^^3'" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
 plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
 quality_extra_argument) args=(quality a.ini b.ini); want="quality: expected at most one CONFIG.ini" ;;

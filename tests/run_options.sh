@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# -D SECTION.KEY=VALUE and --dry-run:
+#  - -D replaces a key (sizes) and adds one (ceilings), the rows follow it,
+#    and results.json records the overrides;
+#  - --dry-run lists every point of the plan with an estimate and a total,
+#    exits 0 and writes nothing.
+#   run_options.sh PERMBENCH
+set -u
+pb=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fail() { echo "FAIL: $*"; cat "$work"/*.err 2>/dev/null; exit 1; }
+printf '[sweep]\nsizes = 2^20\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = none\n[fisher-yates]\n' >c.ini
+"$pb" run c.ini -D sweep.sizes=100,200 -D sweep.ceilings=none --out o --quiet >/dev/null 2>d.err || fail "run with -D: exit $?"
+python3 - <<'PY' || fail "results.json after -D"
+import json
+j = json.load(open("o/results.json"))
+rows = [(r["label"], r["n"]) for r in j["results"]]
+assert rows == [("fisher-yates", 100), ("fisher-yates", 200)], rows
+assert j["provenance"]["defines"] == ["sweep.sizes=100,200", "sweep.ceilings=none"]
+PY
+"$pb" run c.ini --dry-run -D sweep.sizes=100,200,300 >dry.out 2>dry.err || fail "dry run: exit $?"
+[ ! -e results ] || fail "the dry run wrote results/"
+# fisher-yates, cpu-copy and cpu-gather (the ceilings) at three sizes.
+[ "$(grep -c '^\(fisher-yates\|cpu-copy\|cpu-gather\) ' dry.out)" = 9 ] || fail "the dry run does not list 9 points"
+grep -q '^9 points: about .*, at most .*timeout)$' dry.out || fail "the dry run gives no total"
+echo "ok: -D applied and recorded; $(tail -1 dry.out)"
