@@ -25,4 +25,15 @@ PY
 # fisher-yates, cpu-copy and cpu-gather (the ceilings) at three sizes.
 [ "$(grep -c '^\(fisher-yates\|cpu-copy\|cpu-gather\) ' dry.out)" = 9 ] || fail "the dry run does not list 9 points"
 grep -q '^9 points: about .*, at most .*timeout)$' dry.out || fail "the dry run gives no total"
-echo "ok: -D applied and recorded; $(tail -1 dry.out)"
+# list --json: every module of `list --brief`, as JSON.
+"$pb" list --json >list.json 2>list.err || fail "list --json: exit $?"
+python3 - "$("$pb" list --brief | awk 'NR > 1 && $1 !~ /^\(/ {print $1}' | tr '\n' ' ')" <<'PY' || fail "list --json"
+import json, sys
+j = json.load(open("list.json"))
+assert j["schema_version"] == 1 and "shuffle" in j["families"]
+names = [m["name"] for m in j["modules"]]
+assert names == sys.argv[1].split(), (names, sys.argv[1])
+fy = next(m for m in j["modules"] if m["name"] == "fisher-yates")
+assert fy["device"] == "cpu" and fy["available"] is True and fy["family"] == "shuffle"
+PY
+echo "ok: -D applied and recorded; list --json; $(tail -1 dry.out)"
