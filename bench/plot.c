@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,14 +54,16 @@ int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
     if (!script) return pb_err_set(err, "no plot script for kind '%s'", req->kind);
     const char *series = req->series ? req->series : "", *sizes = req->sizes ? req->sizes : "";
     const char *axis = req->axis ? req->axis : "", *axvals = req->axis_values ? req->axis_values : "";
+    const char *sub = req->subtitle ? req->subtitle : "";
     if (!quotable(req->dir) || !quotable(req->title) || !quotable(req->labels) ||
-        !quotable(series) || !quotable(axis) || !quotable(axvals))
+        !quotable(series) || !quotable(axis) || !quotable(axvals) || !quotable(sub))
         return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels");
 
 #define VARS_FMT                                                                                   \
     "datafile = '%s/results.csv'\nlabels = '%s'\nitems = '%s'\ntitle = '%s'\nkind = '%s'\n"          \
-    "series = '%s'\nsizes = '%s'\naxis = '%s'\naxis_values = '%s'\n"
-#define VARS_ARGS req->dir, req->labels, req->items, req->title, req->kind, series, sizes, axis, axvals
+    "series = '%s'\nsizes = '%s'\naxis = '%s'\naxis_values = '%s'\nsubtitle = '%s'\n"              \
+    "fulltitle = subtitle eq '' ? title : title . \"\\n\" . subtitle\n"
+#define VARS_ARGS req->dir, req->labels, req->items, req->title, req->kind, series, sizes, axis, axvals, sub
     size_t len = (size_t)snprintf(NULL, 0, VARS_FMT, VARS_ARGS) + 1;
     char *vars = malloc(len);
     if (!vars) return pb_err_set(err, "out of memory");
@@ -137,6 +140,8 @@ int pb_gnuplot_draw(const char *gnuplot, const char *vars, const char *script, s
         fputs(vars, g);
         /* Written under a temporary name, renamed only when whole. */
         fprintf(g, "set terminal %s\nset output '%s'\n", terms[t][0], tmp);
+        const pb_embedded_file *common = pb_embedded_find("plots/common.gp");
+        if (common) fwrite(common->data, 1, common->len, g);
         fwrite(script, 1, script_len, g);
         fputs("\nset output\n", g);
         int st = pclose(g);
@@ -164,6 +169,50 @@ static bool word_in(const char *list, const char *w)
     return false;
 }
 
+static bool is_copy(json_t *root, const char *label)
+{
+    size_t i, rows = 0;
+    json_t *r;
+    json_array_foreach(json_object_get(root, "results"), i, r)
+    {
+        const char *l = json_string_value(json_object_get(r, "label"));
+        if (!l || strcmp(l, label) != 0) continue;
+        json_t *p = json_object_get(r, "pct_of_copy");
+        if (!json_is_number(p) || fabs(json_number_value(p) - 100.0) > 1e-9) return false;
+        rows++;
+    }
+    return rows > 0;
+}
+
+/* "shuffle · 8 B items · NVIDIA H200 · Intel Xeon ... · permbench dcbe1bb":
+ * what a figure shows and where it was measured. Quotes are dropped (the
+ * text goes into a single-quoted gnuplot string). */
+static void plot_subtitle(json_t *root, char *out, size_t len)
+{
+    json_t *sweep = json_object_get(root, "sweep"), *prov = json_object_get(root, "provenance");
+    const char *family = json_string_value(json_object_get(sweep, "family"));
+    char items[64] = "";
+    size_t i, off = 0;
+    json_t *v;
+    json_array_foreach(json_object_get(sweep, "item_bytes"), i, v)
+        off += (size_t)snprintf(items + off, sizeof items - off, "%s%lld", off ? "/" : "", json_integer_value(v));
+    bool gpu_rows = false;
+    json_array_foreach(json_object_get(root, "instances"), i, v)
+        gpu_rows |= json_string_value(json_object_get(v, "device")) &&
+                    strcmp(json_string_value(json_object_get(v, "device")), "gpu") == 0;
+    const char *gpu = gpu_rows ? json_string_value(json_object_get(json_object_get(prov, "gpu"), "name")) : NULL;
+    const char *cpu = json_string_value(json_object_get(json_object_get(prov, "host"), "cpu_model"));
+    json_t *cores = json_object_get(json_object_get(prov, "host"), "logical_cpus");
+    const char *commit = json_string_value(json_object_get(json_object_get(prov, "git"), "commit"));
+    char cpus[32] = "";
+    if (json_is_integer(cores)) snprintf(cpus, sizeof cpus, " (%lld threads)", json_integer_value(cores));
+    snprintf(out, len, "%s%s%s B items%s%s%s%s%s%s  |  permbench %.7s", family ? family : "",
+             family ? "  |  " : "", items, gpu ? "  |  " : "", gpu ? gpu : "", cpu ? "  |  " : "",
+             cpu ? cpu : "", cpu ? cpus : "", "", commit ? commit : "unknown");
+    for (char *p = out; *p; p++)
+        if (*p == '\'' || *p == '\n') *p = ' ';
+}
+
 int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
 {
     char path[1100];
@@ -184,7 +233,7 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
     if (!root) return pb_err_set(err, "%s:%d: %s", path, je.line, je.text);
 
     int rc = -1;
-    char labels[16384] = "", items[32] = "", gnuplot[1024];
+    char labels[16384] = "", others[16384] = "", items[32] = "", gnuplot[1024];
     char series[4096] = "", sizes[2048] = "", axis[64] = "", axvals[2048] = "";
     json_t *sweep = json_object_get(root, "sweep");
     json_t *plots = json_object_get(sweep, "plots");
@@ -202,6 +251,12 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
         const char *l = json_string_value(json_object_get(v, "label"));
         if (l) off += (size_t)snprintf(labels + off, sizeof labels - off, "%s%s", off ? " " : "", l);
         if (off >= sizeof labels) break;
+        /* The share-of-copy figure draws the copy as its 100% line, not as
+         * a series that would hide it: a label whose every row is at 100%
+         * of the copy is the copy (whatever the build that reads it). */
+        size_t oo = strlen(others);
+        if (l && !is_copy(root, l) && oo + strlen(l) + 2 < sizeof others)
+            snprintf(others + oo, sizeof others - oo, "%s%s", oo ? " " : "", l);
     }
     /* Unique series and axis values, in order of first appearance. */
     size_t so = 0, ao = 0;
@@ -228,6 +283,8 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
     off = 0;
     json_array_foreach(ib, i, v) off += (size_t)snprintf(items + off, sizeof items - off, "%s%lld",
                                                          off ? " " : "", json_integer_value(v));
+    char subtitle[512];
+    plot_subtitle(root, subtitle, sizeof subtitle);
     if (json_array_size(plots) == 0) {
         rc = 0;
         goto out;
@@ -238,8 +295,10 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
     }
     json_array_foreach(plots, i, v)
     {
-        pb_plot_request req = {dir,    json_string_value(v), title ? title : "", labels, items,
-                               series, sizes,                axis,               axvals};
+        const char *kind = json_string_value(v);
+        pb_plot_request req = {dir,    kind,  title ? title : "",
+                               kind && strcmp(kind, "pct-copy") == 0 ? others : labels,
+                               items,  series, sizes, axis, axvals, subtitle};
         if (!req.kind || pb_plot_draw(gnuplot, &req, err)) goto out;
         if (!quiet) printf("figure: %s/%s.png, %s/%s.svg\n", dir, req.kind, dir, req.kind);
     }

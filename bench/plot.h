@@ -22,6 +22,10 @@ typedef struct pb_plot_request {
     const char *sizes;
     const char *axis;
     const char *axis_values;
+    /* The figure's second title line: family, item widths, machine (GPU and
+     * CPU), commit, so a figure taken out of its directory still says
+     * what it shows. */
+    const char *subtitle;
 } pb_plot_request;
 
 /* Writes <dir>/<kind>.png and <dir>/<kind>.svg. */

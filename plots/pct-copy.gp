@@ -1,18 +1,19 @@
 # Effective bandwidth as a share of the contiguous copy measured on the same
-# device in the same run: the ratio that holds across machines. permbench
-# sets: datafile, labels, items, title, and the terminal/output.
-set datafile separator ","
+# device in the same run: the ratio that holds across machines. The copy
+# itself is the grey 100% line (drawn first, so no series hides under it);
+# the axis turns logarithmic when the shares span more than a decade, so one
+# outlier does not flatten the rest. permbench sets: datafile, labels (less
+# the copies), items, title, subtitle, and the terminal/output.
 set logscale x 2
 set format x "2^{%L}"
 set xlabel "n (items)"
-set ylabel "effective bandwidth (% of copy)"
-set yrange [0:*]
-set grid xtics ytics lc rgb "#dddddd"
-set key outside right top noenhanced
-set title title noenhanced
+set ylabel "effective bandwidth (% of the copy, same device, same run)"
+ok(L, I) = strcol("label") eq L && strcol("item_bytes") eq I && strcol("status") eq "ok"
+stats datafile using (strcol("status") eq "ok" && column("pct_of_copy") > 0 ? column("pct_of_copy") : NaN) nooutput
+if (exists("STATS_max") && STATS_min > 0 && STATS_max / STATS_min > 10) { set logscale y 10 } else { set yrange [0:*] }
 multi = words(items) > 1
-plot for [L in labels] for [I in items] datafile \
-     using (strcol("label") eq L && strcol("item_bytes") eq I && strcol("status") eq "ok" ? column("n") : NaN):(column("pct_of_copy")) \
-     with linespoints pt 7 ps 0.6 lw 1.5 \
-     title (multi ? sprintf("%s (%s B)", L, I) : L), \
-     100 with lines dt 2 lc rgb "#888888" title "copy"
+plot 100 with lines dt 2 lw 1.5 lc rgb "#999999" title "copy (100%)", \
+     for [i = 1:words(labels)] for [j = 1:words(items)] datafile \
+     using (ok(word(labels, i), word(items, j)) ? column("n") : NaN):(column("pct_of_copy")) \
+     with linespoints lt (i + (j - 1) * 10) ps 0.6 lw 1.5 \
+     title (multi ? sprintf("%s (%s)", word(labels, i), itemname(word(items, j))) : word(labels, i))

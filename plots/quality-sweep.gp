@@ -8,7 +8,6 @@
 # groups, space-separated), nh with h<i>, h<i>_title (horizontal lines of
 # unswept groups), nt with t<i>, t<i>_title (thresholds).
 set datafile separator ','
-set title title noenhanced
 set xlabel xlabel noenhanced
 set ylabel ylabel noenhanced
 set logscale y

@@ -2,15 +2,11 @@
 # that are powers of two (the bijective shuffle's best case, no padding) and
 # at the others (2^w+1, its worst case: a domain twice the input).
 # permbench sets: datafile, labels, items, title, and the terminal/output.
-set datafile separator ","
 set logscale x 2
 set format x "2^{%L}"
 set logscale y 10
 set xlabel "n (items)"
 set ylabel "throughput (G items/s)"
-set grid xtics ytics mxtics mytics lc rgb "#dddddd"
-set key outside right top noenhanced
-set title title noenhanced
 pow2(n) = (int(n) & (int(n) - 1)) == 0
 sel(L, I, want) = strcol("label") eq L && strcol("item_bytes") eq I && strcol("status") eq "ok" && pow2(column("n")) == want
 plot for [i=1:words(labels)] for [I in items] datafile \

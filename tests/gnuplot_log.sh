@@ -13,4 +13,7 @@ if grep -qi 'warning' "$work/out" "$work/err"; then echo "FAIL: gnuplot's warnin
 grep -A1 "^# $work/o/throughput.png$" "$work/o/gnuplot.log" | grep -q 'empty x range' ||
     { echo "FAIL: the warning is not in gnuplot.log under its figure"; cat "$work/o/gnuplot.log"; exit 1; }
 [ -s "$work/o/throughput.png" ] && [ -s "$work/o/throughput.svg" ] || { echo "FAIL: no figure"; exit 1; }
+# The figure names what it shows and where: family, item width, machine, commit.
+grep -q "shuffle  |  8 B items  |  .*  |  permbench " "$work/o/throughput.svg" ||
+    { echo "FAIL: the figure's subtitle does not name family, items, machine and commit"; exit 1; }
 echo "ok: $(grep -c 'empty x range' "$work/o/gnuplot.log") warnings in gnuplot.log, none on the terminal"
