@@ -240,6 +240,54 @@ void pb_ini_free(pb_ini *doc)
     memset(doc, 0, sizeof *doc);
 }
 
+/* -D SECTION.KEY=VALUE (config/ini_override.h): KEY replaced in [SECTION],
+ * or added there, before any dialect reads the document. */
+static int override_key(pb_ini_section *s, const char *key, const char *value, pb_err *err)
+{
+    for (size_t i = 0; i < s->nkeys; i++)
+        if (strcmp(s->keys[i].name, key) == 0) {
+            char *v = strdup(value);
+            if (!v) return pb_err_set(err, "out of memory");
+            free(s->keys[i].value);
+            s->keys[i].value = v;
+            return 0;
+        }
+    if (s->nkeys == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        pb_ini_key *k = realloc(s->keys, cap * sizeof *k);
+        if (!k) return pb_err_set(err, "out of memory");
+        s->keys = k;
+        s->cap = cap;
+    }
+    pb_ini_key *k = &s->keys[s->nkeys];
+    k->name = strdup(key);
+    k->value = strdup(value);
+    k->line = s->line; /* messages point at the section it went into */
+    if (!k->name || !k->value) {
+        free(k->name);
+        free(k->value);
+        return pb_err_set(err, "out of memory");
+    }
+    s->nkeys++;
+    return 0;
+}
+
+static int apply_overrides(pb_ini *doc, pb_err *err)
+{
+    char sec[128], key[128];
+    const char *value, *def;
+    for (size_t i = 0; pb_ini_override_get(i, sec, sizeof sec, key, sizeof key, &value, &def) == 0; i++) {
+        if (!value) return pb_ini_override_check(def, err);
+        pb_ini_section *s = doc->head.line && doc->head.name && strcmp(doc->head.name, sec) == 0
+                                ? &doc->head : find_section(doc, sec);
+        if (!s) return pb_err_set(err, "-D %s: %s has no section [%s]", def, doc->path, sec);
+        if (override_key(s, key, value, err)) return -1;
+        /* The document is no longer the file: its hash says so. */
+        for (const char *p = def; *p; p++) doc->hash = (doc->hash ^ (unsigned char)*p) * 0x100000001b3ULL;
+    }
+    return 0;
+}
+
 int pb_ini_load_text(const char *path, const char *name, const char *text,
                      const pb_ini_dialect *d, pb_ini *doc, pb_err *err)
 {
@@ -258,7 +306,7 @@ int pb_ini_load_text(const char *path, const char *name, const char *text,
         return -1;
     }
     doc->hash = pb_fnv1a64(text, strlen(text));
-    if (pb_ini_apply_overrides(doc, err)) { /* -D SECTION.KEY=VALUE */
+    if (apply_overrides(doc, err)) { /* -D SECTION.KEY=VALUE */
         pb_ini_free(doc);
         return -1;
     }

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "config/ini.h"
+#include "core/err.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,8 +20,10 @@ void pb_ini_set_overrides(const char *const *defs, size_t n);
 /* Whether `def` reads SECTION.KEY=VALUE; a one-line reason if not. */
 int pb_ini_override_check(const char *def, pb_err *err);
 
-/* Applies the overrides set to a loaded document (pb_ini_load_text does). */
-int pb_ini_apply_overrides(pb_ini *doc, pb_err *err);
+/* The overrides set, one by one, split (config/ini.c applies them to each
+ * document it reads): 0, or -1 past the last. */
+int pb_ini_override_get(size_t i, char *sec, size_t slen, char *key, size_t klen, const char **value,
+                        const char **def);
 
 #ifdef __cplusplus
 }
