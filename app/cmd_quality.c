@@ -216,7 +216,7 @@ int pb_cmd_quality(int argc, char **argv)
         rc = pb_quality_config_load_file(argv[optind], &cfg, &err);
     } else {
         const pb_embedded_file *def = pb_embedded_find("configs/quality/release.ini");
-        rc = def ? pb_quality_config_load_text("(built-in) configs/quality/release.ini", "release",
+        rc = def ? pb_quality_config_load_text(PB_INI_BUILTIN "configs/quality/release.ini", "release",
                                                def->data, &cfg, &err)
                  : pb_err_set(&err, "no built-in release config");
     }

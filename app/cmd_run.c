@@ -151,7 +151,7 @@ static int load_config(int argc, char **argv, const char *resume, const char **o
         rc = pb_config_load_file(argv[optind], cfg, &err);
     } else {
         const pb_embedded_file *def = pb_embedded_find("configs/default.ini");
-        rc = def ? pb_config_load_text("(built-in) configs/default.ini", "default", def->data, cfg, &err)
+        rc = def ? pb_config_load_text(PB_INI_BUILTIN "configs/default.ini", "default", def->data, cfg, &err)
                  : pb_err_set(&err, "no built-in default config");
     }
     if (rc) return pb_cli_fail("%s", err.msg);

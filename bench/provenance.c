@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "config/data_file.h"
 #include "core/build_info.h"
 #include "core/gpu.h"
 #include "core/sysinfo.h"
@@ -36,6 +37,20 @@ json_t *pb_gpu_json(void)
                      "runtime_version", rt);
 }
 
+json_t *pb_data_files_json(void)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < pb_data_file_count(); i++) {
+        const pb_data_file *f = pb_data_file_at((long)i);
+        if (!f || !f->checked) continue; /* named, but no point of the plan used it */
+        char hash[24];
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)f->hash);
+        json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "path", f->path, "bytes",
+                                           (json_int_t)f->bytes, "hash_fnv1a64", hash));
+    }
+    return a;
+}
+
 json_t *pb_provenance_json(const char *path, const char *name, const char *text, uint64_t hash,
                            int argc, char **argv)
 {
@@ -48,11 +63,11 @@ json_t *pb_provenance_json(const char *path, const char *name, const char *text,
     json_t *cmd = json_array();
     for (int i = 0; i < argc; i++) json_array_append_new(cmd, json_string(argv[i]));
     return json_pack(
-        "{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:o, s:o, "
+        "{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o, "
         "s:{s:s, s:s, s:s, s:s, s:s}, s:o}",
         "date", date, "permbench_version", pb_build.version, "git", "commit", pb_build.commit,
         "dirty", pb_build.dirty, "source", pb_build.commit_source, "config", "path", path, "name", name, "hash_fnv1a64",
-        hash_text, "text", text ? text : "", "host", pb_host_json(), "gpu", pb_gpu_json(),
+        hash_text, "text", text ? text : "", "data_files", pb_data_files_json(), "host", pb_host_json(), "gpu", pb_gpu_json(),
         "build", "type", pb_build.build_type, "c_compiler", pb_build.c_compiler, "cxx_compiler",
         pb_build.cxx_compiler, "cuda_compiler", pb_build.cuda_compiler, "cuda_architectures",
         pb_build.cuda_archs, "command_line", cmd);

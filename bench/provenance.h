@@ -5,10 +5,15 @@
 #include <jansson.h>
 #include <stdint.h>
 
-/* date, git commit and dirty flag, config path/name/hash/text, host, GPU
- * (null with the reason when none), compilers, command line. */
+/* date, git commit and dirty flag, config path/name/hash/text, the data
+ * files the plan checked, host, GPU (null with the reason when none),
+ * compilers, command line. */
 json_t *pb_provenance_json(const char *path, const char *name, const char *text, uint64_t hash,
                            int argc, char **argv);
+
+/* The data files (`dist = file:PATH`) the plan checked: each one's
+ * resolved path, size and FNV-1a 64 of its bytes. */
+json_t *pb_data_files_json(void);
 
 /* The machine part alone (also printed by `permbench info --json`). */
 json_t *pb_host_json(void);

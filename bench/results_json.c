@@ -13,7 +13,7 @@ static json_t *instance_json(const pb_instance *in)
     for (size_t i = 0; i < in->mod->nparams; i++) {
         const pb_param_spec *s = &in->mod->params[i];
         json_t *v;
-        char buf[64];
+        char buf[PB_PARAM_TEXT_MAX];
         if (s->type == PB_PARAM_INT) v = json_integer(in->params.v[i]);
         else if (s->type == PB_PARAM_BOOL) v = json_boolean(in->params.v[i]);
         else v = json_string(pb_param_format(s, in->params.v[i], buf, sizeof buf));

@@ -7,6 +7,7 @@
 
 #include "bench/results.h"
 #include "bench/summary.h"
+#include "config/data_file.h"
 
 static int load(const char *path, json_t **root, pb_err *err)
 {
@@ -85,11 +86,44 @@ static int samples(json_t *a, double **out, size_t n)
     return 0;
 }
 
+/* Every data file the resumed plan checked must be one the interrupted run
+ * recorded, byte for byte (its hash), or the new rows would be of other
+ * keys than the old: a file edited in between, or a relative path that now
+ * names another file. */
+static int same_data_files(json_t *root, const char *json_path, pb_err *err)
+{
+    json_t *rec = json_object_get(json_object_get(root, "provenance"), "data_files");
+    for (size_t i = 0; i < pb_data_file_count(); i++) {
+        const pb_data_file *f = pb_data_file_at((long)i);
+        if (!f || !f->checked) continue;
+        char hash[24];
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)f->hash);
+        const char *was = NULL;
+        for (size_t k = 0; k < json_array_size(rec) && !was; k++) {
+            json_t *o = json_array_get(rec, k);
+            const char *p = json_string_value(json_object_get(o, "path"));
+            if (p && strcmp(p, f->path) == 0)
+                was = json_string_value(json_object_get(o, "hash_fnv1a64"));
+        }
+        if (!was)
+            return pb_err_set(err, "%s: the run did not use file:%s, which its config now names",
+                              json_path, f->path);
+        if (strcmp(was, hash) != 0)
+            return pb_err_set(err, "%s: file:%s changed since the run (FNV-1a %s, now %s)", json_path,
+                              f->path, was, hash);
+    }
+    return 0;
+}
+
 int pb_results_read_rows(const char *json_path, const pb_config *cfg, pb_run *run, pb_err *err)
 {
     memset(run, 0, sizeof *run);
     json_t *root;
     if (load(json_path, &root, err)) return -1;
+    if (same_data_files(root, json_path, err)) {
+        json_decref(root);
+        return -1;
+    }
     json_t *rows = json_object_get(root, "results");
     size_t n = json_array_size(rows);
     run->rows = calloc(n ? n : 1, sizeof *run->rows);

@@ -24,7 +24,9 @@ int pb_results_read_resume(const char *json_path, pb_resume_info *info, pb_err *
 void pb_resume_info_free(pb_resume_info *info);
 
 /* The finished rows of results.json into `run` (empty on entry), matched to
- * cfg's instances by label; a row naming no instance of cfg is refused. */
+ * cfg's instances by label; a row naming no instance of cfg is refused, and
+ * so is a data file the plan checked that the run did not record with the
+ * same hash (call it after pb_run_check_plan). */
 int pb_results_read_rows(const char *json_path, const pb_config *cfg, pb_run *run, pb_err *err);
 
 #endif

@@ -116,6 +116,13 @@ int pb_run_check_plan(const pb_config *cfg, pb_err *err)
                             cfg->path, nb);
         if (rc) break;
         pb_point pt = {n, bytes, cfg->seed, &in->params, pb_instance_threads(in)};
+        /* What only the family knows (a data file long enough for the
+         * point), now rather than when the point comes up. */
+        pb_err e;
+        if (m->family->check_point && m->family->check_point(m, &pt, &e)) {
+            rc = pb_err_set(err, "%s: [%s] at n = %s: %s", cfg->path, in->label, nb, e.msg);
+            break;
+        }
         double fp = (double)m->footprint(&pt);
         /* The host also holds a copy of a GPU module's output for
          * verification, and the verifier's bitmap. */

@@ -14,14 +14,6 @@
 /* inih's line buffer: a longer line is refused, not cut. */
 #define LINE_MAX_CHARS 199
 
-uint64_t pb_fnv1a64(const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * UINT64_C(0x100000001b3);
-    return h;
-}
-
 bool pb_label_valid(const char *s)
 {
     if (!*s || strlen(s) >= PB_LABEL_MAX) return false;
@@ -177,6 +169,7 @@ static int add_key(parse_state *st, pb_ini_section *s, const char *name, const c
     k->name = strdup(name);
     k->value = strdup(value);
     k->line = st->line;
+    k->from_command_line = false;
     if (!k->name || !k->value) {
         free(k->name);
         free(k->value);
@@ -250,6 +243,7 @@ static int override_key(pb_ini_section *s, const char *key, const char *value, p
             if (!v) return pb_err_set(err, "out of memory");
             free(s->keys[i].value);
             s->keys[i].value = v;
+            s->keys[i].from_command_line = true;
             return 0;
         }
     if (s->nkeys == s->cap) {
@@ -263,6 +257,7 @@ static int override_key(pb_ini_section *s, const char *key, const char *value, p
     k->name = strdup(key);
     k->value = strdup(value);
     k->line = s->line; /* messages point at the section it went into */
+    k->from_command_line = true;
     if (!k->name || !k->value) {
         free(k->name);
         free(k->value);
@@ -270,6 +265,20 @@ static int override_key(pb_ini_section *s, const char *key, const char *value, p
     }
     s->nkeys++;
     return 0;
+}
+
+/* The directory of the file the document was read from ("" for a built-in
+ * one, and for a file in the current directory). A resumed run reads its
+ * config's text from results.json under the file's path as given, so it
+ * resolves relative paths as the first run did (from the same directory). */
+static void set_dir(pb_ini *doc)
+{
+    doc->dir[0] = '\0';
+    if (strncmp(doc->path, PB_INI_BUILTIN, strlen(PB_INI_BUILTIN)) == 0) return;
+    const char *slash = strrchr(doc->path, '/');
+    if (!slash) return;
+    if (slash == doc->path) snprintf(doc->dir, sizeof doc->dir, "/");
+    else snprintf(doc->dir, sizeof doc->dir, "%.*s", (int)(slash - doc->path), doc->path);
 }
 
 static int apply_overrides(pb_ini *doc, pb_err *err)
@@ -283,7 +292,7 @@ static int apply_overrides(pb_ini *doc, pb_err *err)
         if (!s) return pb_err_set(err, "-D %s: %s has no section [%s]", def, doc->path, sec);
         if (override_key(s, key, value, err)) return -1;
         /* The document is no longer the file: its hash says so. */
-        for (const char *p = def; *p; p++) doc->hash = (doc->hash ^ (unsigned char)*p) * 0x100000001b3ULL;
+        doc->hash = pb_fnv1a64_update(doc->hash, def, strlen(def));
     }
     return 0;
 }
@@ -294,6 +303,7 @@ int pb_ini_load_text(const char *path, const char *name, const char *text,
     memset(doc, 0, sizeof *doc);
     snprintf(doc->path, sizeof doc->path, "%s", path);
     snprintf(doc->name, sizeof doc->name, "%s", name);
+    set_dir(doc);
     parse_state st = {.doc = doc, .d = d, .err = err, .cursor = text};
     int rc = ini_parse_stream(reader, &st, handler, &st);
     if (!st.failed && rc > 0)

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/fnv1a.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +42,9 @@ typedef struct pb_ini_key {
     char *name;
     char *value; /* continuation lines joined with ", " */
     int line;    /* of the key's first line */
+    /* Set by -D on the command line, not read from the file: a relative
+     * path in it is the current directory's, not the config's. */
+    bool from_command_line;
 } pb_ini_key;
 
 typedef struct pb_ini_section {
@@ -58,8 +62,17 @@ typedef struct pb_ini_dialect {
     const char *foreign_hint;
 } pb_ini_dialect;
 
+/* How a config compiled into the binary is named in messages and results:
+ * PB_INI_BUILTIN "configs/default.ini". */
+#define PB_INI_BUILTIN "(built-in) "
+
 typedef struct pb_ini {
-    char path[1024]; /* in messages: as given, or "(built-in) configs/NAME.ini" */
+    char path[1024]; /* in messages: as given, or PB_INI_BUILTIN "configs/NAME.ini" */
+    /* The directory relative paths in the file's values are resolved
+     * against (`dist = file:keys.bin`): the config file's, as given (so a
+     * config and its data move together); "" (the current directory) for
+     * a built-in config. */
+    char dir[1024];
     char name[128];  /* results/<name>/...: the file name without directory and ".ini" */
     char *text;      /* the whole text, for the hash and the results */
     uint64_t hash;   /* FNV-1a 64 of text */
@@ -107,8 +120,6 @@ void pb_ini_words_free(char **words, size_t nwords);
 bool pb_ini_parse_bool(const char *text, bool *out);
 bool pb_ini_parse_u64(const char *text, uint64_t *out);  /* decimal or 0x hex */
 bool pb_ini_parse_double(const char *text, double *out); /* finite */
-
-uint64_t pb_fnv1a64(const void *data, size_t len);
 
 #ifdef __cplusplus
 }

@@ -65,8 +65,26 @@ bool pb_parse_ll(const char *text, long long *out)
     return true;
 }
 
+bool pb_param_takes_file(const pb_param_spec *s)
+{
+    if (s->type != PB_PARAM_ENUM || !s->choices) return false;
+    size_t l = strlen(s->choices), ml = strlen(PB_CHOICE_FILE);
+    return l >= ml && strcmp(s->choices + l - ml, PB_CHOICE_FILE) == 0;
+}
+
+pb_data_file *pb_param_file(long long v)
+{
+    return v >= PB_PARAM_FILE ? pb_data_file_at((long)(v - PB_PARAM_FILE)) : NULL;
+}
+
 int pb_params_set(const pb_module *m, pb_params *p, const char *name, const char *value,
                   pb_err *err)
+{
+    return pb_params_set_at(m, p, name, value, NULL, err);
+}
+
+int pb_params_set_at(const pb_module *m, pb_params *p, const char *name, const char *value,
+                     const char *base_dir, pb_err *err)
 {
     int i = pb_module_param_index(m, name);
     if (i < 0) {
@@ -93,6 +111,13 @@ int pb_params_set(const pb_module *m, pb_params *p, const char *name, const char
         return 0;
     }
     case PB_PARAM_ENUM: {
+        if (pb_param_takes_file(s) && strncmp(value, "file:", 5) == 0) {
+            pb_err e;
+            long id = pb_data_file_intern(value + 5, base_dir, &e);
+            if (id < 0) return pb_err_set(err, "parameter '%s' of '%s': %s", name, m->name, e.msg);
+            p->v[i] = PB_PARAM_FILE + id;
+            return 0;
+        }
         int idx = pb_choice_index(s->choices, value);
         if (idx < 0)
             return pb_err_set(err, "parameter '%s' of '%s': '%s' is not one of %s", name, m->name,
@@ -114,6 +139,11 @@ int pb_params_set(const pb_module *m, pb_params *p, const char *name, const char
 
 const char *pb_param_format(const pb_param_spec *s, long long v, char *buf, size_t len)
 {
+    const pb_data_file *f = s->type == PB_PARAM_ENUM ? pb_param_file(v) : NULL;
+    if (f) {
+        snprintf(buf, len, "file:%s", f->path);
+        return buf;
+    }
     switch (s->type) {
     case PB_PARAM_ENUM: return pb_choice_name(s->choices, v, buf, len);
     case PB_PARAM_BOOL: snprintf(buf, len, "%s", v ? "yes" : "no"); return buf;

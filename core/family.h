@@ -53,6 +53,11 @@ typedef struct pb_family {
     /* The contract check of a module without a verify of its own (NULL: its
      * modules must bring one). Untimed. */
     int (*check)(const struct pb_module *m, void *state, const struct pb_point *pt, pb_err *err);
+    /* Optional: checks a point of module m against what only the family
+     * knows, before anything runs (a `dist = file:PATH` must hold the keys
+     * the point needs), so a sweep that cannot finish is refused at once
+     * with one line. NULL: nothing to check beyond memory. */
+    int (*check_point)(const struct pb_module *m, const struct pb_point *pt, pb_err *err);
 } pb_family;
 
 #define PB_ITEMS(kinds) (kinds), (sizeof(kinds) / sizeof((kinds)[0]))

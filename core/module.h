@@ -35,7 +35,10 @@ enum pb_module_flags {
 typedef enum pb_param_type { PB_PARAM_INT, PB_PARAM_ENUM, PB_PARAM_BOOL } pb_param_type;
 
 /* One parameter a module accepts. Integers carry their valid range; enums a
- * '|'-separated list of choices, their value being the choice's index. */
+ * '|'-separated list of choices, their value being the choice's index. An
+ * enum whose last choice is PB_CHOICE_FILE also takes `file:PATH`, a file
+ * of raw keys (config/data_file.h): its value is then no choice's index but
+ * a data file's (config/params.h: pb_param_file). */
 typedef struct pb_param_spec {
     const char *name;
     pb_param_type type;
@@ -44,6 +47,10 @@ typedef struct pb_param_spec {
     const char *choices;
     const char *help;
 } pb_param_spec;
+
+/* The last choice of an enum that takes a data file: `permbench list` shows
+ * it as written, so the choices read "uniform|...|file:PATH". */
+#define PB_CHOICE_FILE "file:PATH"
 
 #define PB_MAX_PARAMS 16
 

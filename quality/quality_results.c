@@ -55,7 +55,7 @@ static json_t *instance_json(const pb_instance *in)
     json_t *params = json_object();
     for (size_t k = 0; k < in->mod->nparams; k++) {
         const pb_param_spec *s = &in->mod->params[k];
-        char v[64];
+        char v[PB_PARAM_TEXT_MAX];
         if (s->type == PB_PARAM_INT) json_object_set_new(params, s->name, json_integer(in->params.v[k]));
         else json_object_set_new(params, s->name, json_string(pb_param_format(s, in->params.v[k], v, sizeof v)));
     }

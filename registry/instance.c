@@ -30,7 +30,24 @@ static const pb_module *find_module(const char *names)
     return first;
 }
 
-static bool is_list(const char *value) { return strchr(value, ',') || strstr(value, ".."); }
+/* Whether a key's value is a list, an axis: it has a ',', or a ".." where a
+ * range can be (an integer parameter's). A `file:` path may hold "..", and
+ * an enum never has ranges, so only integers (and unknown parameters, to
+ * be refused as such) read ".." as one. */
+static bool is_list(const pb_module *m, const pb_ini_key *k)
+{
+    if (strchr(k->value, ',')) return true;
+    if (!strstr(k->value, "..")) return false;
+    int i = pb_module_param_index(m, k->name);
+    return i < 0 || m->params[i].type == PB_PARAM_INT;
+}
+
+/* Where a key's relative paths start: the config's directory for a line of
+ * the file, the current directory for -D on the command line. */
+static const char *base_dir(const pb_ini *doc, const pb_ini_key *k)
+{
+    return k->from_command_line ? "" : doc->dir;
+}
 
 static pb_instance *grow(pb_instances *list)
 {
@@ -44,13 +61,51 @@ static pb_instance *grow(pb_instances *list)
     return &list->v[list->n];
 }
 
-/* The texts of an axis's values: each item of the list, integer ranges
- * expanded and integers in decimal, each checked against the parameter. */
-static int axis_values(const pb_module *m, const pb_ini_key *axis, pb_params *scratch,
-                       char ***vals, size_t *nvals, pb_err *err)
+/* An axis's values: each item of the list, integer ranges expanded, each
+ * checked against the parameter; and the text each is labelled with:
+ * integers in decimal, other values as written, except a data file, whose
+ * path would not fit a label (letters, digits, "._+-"): the k-th file of
+ * the list is `file<k>` (results give its path in the instance's params). */
+typedef struct axis_list {
+    long long *v;
+    char (*text)[32];
+    size_t n;
+} axis_list;
+
+static int axis_add(axis_list *out, size_t *cap, const pb_param_spec *s, long long v,
+                    const char *text, pb_err *err)
+{
+    for (size_t k = 0; k < out->n; k++)
+        if (out->v[k] == v || strcmp(out->text[k], text) == 0) {
+            char shown[PB_PARAM_TEXT_MAX];
+            return pb_err_set(err, "value '%s' appears twice in '%s'",
+                              pb_param_file(v) ? pb_param_format(s, v, shown, sizeof shown) : text,
+                              s->name);
+        }
+    if (out->n == PB_MAX_INSTANCES)
+        return pb_err_set(err, "too many module instances (at most %d after expanding lists)",
+                          PB_MAX_INSTANCES);
+    if (out->n == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        long long *nv = realloc(out->v, c * sizeof *nv);
+        if (nv) out->v = nv;
+        char(*nt)[32] = nv ? realloc(out->text, c * sizeof *nt) : NULL;
+        if (!nt) return pb_err_set(err, "out of memory");
+        out->text = nt;
+        *cap = c;
+    }
+    out->v[out->n] = v;
+    snprintf(out->text[out->n], sizeof out->text[0], "%s", text);
+    out->n++;
+    return 0;
+}
+
+static int axis_values(const pb_module *m, const pb_ini_key *axis, const char *dir,
+                       pb_params *scratch, axis_list *out, pb_err *err)
 {
     char **words;
     size_t nwords;
+    memset(out, 0, sizeof *out);
     if (pb_ini_words(axis->value, &words, &nwords, err)) return -1;
     int pi = pb_module_param_index(m, axis->name);
     if (pi < 0) { /* the message names what it accepts */
@@ -59,9 +114,8 @@ static int axis_values(const pb_module *m, const pb_ini_key *axis, pb_params *sc
         return -1;
     }
     bool integer = m->params[pi].type == PB_PARAM_INT;
-    size_t n = 0, cap = nwords;
-    char **out = calloc(cap, sizeof *out);
-    int rc = out ? 0 : pb_err_set(err, "out of memory");
+    size_t cap = 0, files = 0;
+    int rc = 0;
     for (size_t w = 0; w < nwords && !rc; w++) {
         uint64_t range[PB_MAX_INSTANCES + 1];
         size_t nr = 0;
@@ -77,43 +131,27 @@ static int axis_values(const pb_module *m, const pb_ini_key *axis, pb_params *sc
         }
         for (size_t r = 0; r < nr && !rc; r++) {
             char text[32];
+            const char *value = words[w];
             if (is_range) {
                 snprintf(text, sizeof text, "%llu", (unsigned long long)range[r]);
-            } else if (snprintf(text, sizeof text, "%s", words[w]) >= (int)sizeof text) {
-                rc = pb_err_set(err, "list value '%s' is too long", words[w]);
-                break;
+                value = text;
             }
-            if ((rc = pb_params_set(m, scratch, axis->name, text, err))) break;
-            if (integer) snprintf(text, sizeof text, "%lld", scratch->v[pi]);
-            for (size_t k = 0; k < n && !rc; k++)
-                if (strcmp(out[k], text) == 0)
-                    rc = pb_err_set(err, "value '%s' appears twice in '%s'", text, axis->name);
-            if (rc) break;
-            if (n == PB_MAX_INSTANCES) {
-                rc = pb_err_set(err, "too many module instances (at most %d after expanding lists)",
-                                PB_MAX_INSTANCES);
-                break;
-            }
-            if (n == cap) {
-                cap *= 2;
-                char **o = realloc(out, cap * sizeof *o);
-                if (!o) {
-                    rc = pb_err_set(err, "out of memory");
-                    break;
-                }
-                out = o;
-            }
-            if (!(out[n++] = strdup(text))) rc = pb_err_set(err, "out of memory");
+            if ((rc = pb_params_set_at(m, scratch, axis->name, value, dir, err))) break;
+            long long v = scratch->v[pi];
+            if (pb_param_file(v)) snprintf(text, sizeof text, "file%zu", ++files);
+            else if (integer) snprintf(text, sizeof text, "%lld", v);
+            else if (snprintf(text, sizeof text, "%s", value) >= (int)sizeof text)
+                rc = pb_err_set(err, "list value '%s' is too long", value);
+            if (!rc) rc = axis_add(out, &cap, &m->params[pi], v, text, err);
         }
     }
     pb_ini_words_free(words, nwords);
     if (rc) {
-        pb_ini_words_free(out, n);
-        return -1;
+        free(out->v);
+        free(out->text);
+        memset(out, 0, sizeof *out);
     }
-    *vals = out;
-    *nvals = n;
-    return 0;
+    return rc;
 }
 
 int pb_instances_add_section(pb_instances *list, const pb_ini *doc, const pb_ini_section *s,
@@ -122,24 +160,25 @@ int pb_instances_add_section(pb_instances *list, const pb_ini *doc, const pb_ini
     pb_err e;
     const char *modname = s->name;
     int modline = s->line;
-    const pb_ini_key *axis = NULL;
-    for (size_t i = 0; i < s->nkeys; i++) {
-        const pb_ini_key *k = &s->keys[i];
-        if (strcmp(k->name, "module") == 0) {
-            modname = k->value;
-            modline = k->line;
-        } else if (is_list(k->value)) {
-            if (axis)
-                return pb_ini_fail(err, doc, k->line,
-                                   "[%s] already varies '%s'; one list-valued parameter per section",
-                                   s->name, axis->name);
-            axis = k;
-        }
+    const pb_ini_key *mk = pb_ini_find(s, "module");
+    if (mk) {
+        modname = mk->value;
+        modline = mk->line;
     }
     const pb_module *m = find_module(modname);
     if (!m)
         return pb_ini_fail(err, doc, modline, "unknown module '%s' in [%s] (see 'permbench list')",
                            modname, s->name);
+    const pb_ini_key *axis = NULL;
+    for (size_t i = 0; i < s->nkeys; i++) {
+        const pb_ini_key *k = &s->keys[i];
+        if (k == mk || !is_list(m, k)) continue;
+        if (axis)
+            return pb_ini_fail(err, doc, k->line,
+                               "[%s] already varies '%s'; one list-valued parameter per section",
+                               s->name, axis->name);
+        axis = k;
+    }
     pb_instance base;
     memset(&base, 0, sizeof base);
     snprintf(base.label, sizeof base.label, "%s", s->name);
@@ -149,8 +188,8 @@ int pb_instances_add_section(pb_instances *list, const pb_ini *doc, const pb_ini
     pb_params_defaults(m, &base.params);
     for (size_t i = 0; i < s->nkeys; i++) {
         const pb_ini_key *k = &s->keys[i];
-        if (strcmp(k->name, "module") == 0 || k == axis) continue;
-        if (pb_params_set(m, &base.params, k->name, k->value, &e))
+        if (k == mk || k == axis) continue;
+        if (pb_params_set_at(m, &base.params, k->name, k->value, base_dir(doc, k), &e))
             return pb_ini_fail(err, doc, k->line, "%s", e.msg);
         base.given |= 1u << pb_module_param_index(m, k->name);
     }
@@ -164,13 +203,13 @@ int pb_instances_add_section(pb_instances *list, const pb_ini *doc, const pb_ini
         list->n++;
         return 0;
     }
-    char **vals;
-    size_t nv;
+    axis_list vals;
     pb_params scratch = base.params;
-    if (axis_values(m, axis, &scratch, &vals, &nv, &e))
+    if (axis_values(m, axis, base_dir(doc, axis), &scratch, &vals, &e))
         return pb_ini_fail(err, doc, axis->line, "%s", e.msg);
+    int pi = pb_module_param_index(m, axis->name);
     int rc = 0;
-    for (size_t j = 0; j < nv && !rc; j++) {
+    for (size_t j = 0; j < vals.n && !rc; j++) {
         pb_instance *in = list->n < PB_MAX_INSTANCES ? grow(list) : NULL;
         if (!in) {
             rc = pb_ini_fail(err, doc, axis->line,
@@ -179,23 +218,25 @@ int pb_instances_add_section(pb_instances *list, const pb_ini *doc, const pb_ini
             break;
         }
         *in = base;
-        pb_params_set(m, &in->params, axis->name, vals[j], &e); /* checked above */
-        in->given |= 1u << pb_module_param_index(m, axis->name);
-        if (strlen(axis->name) >= sizeof in->axis || strlen(vals[j]) >= sizeof in->axis_value) {
-            rc = pb_ini_fail(err, doc, axis->line, "list value '%s' is too long", vals[j]);
+        in->params.v[pi] = vals.v[j]; /* checked by axis_values */
+        in->given |= 1u << pi;
+        if (strlen(axis->name) >= sizeof in->axis) {
+            rc = pb_ini_fail(err, doc, axis->line, "parameter name '%s' is too long for an axis",
+                             axis->name);
             break;
         }
         snprintf(in->axis, sizeof in->axis, "%s", axis->name);
-        snprintf(in->axis_value, sizeof in->axis_value, "%s", vals[j]);
-        int w = snprintf(in->label, sizeof in->label, "%s/%s=%s", s->name, axis->name, vals[j]);
+        snprintf(in->axis_value, sizeof in->axis_value, "%s", vals.text[j]);
+        int w = snprintf(in->label, sizeof in->label, "%s/%s=%s", s->name, axis->name, vals.text[j]);
         if (w < 0 || (size_t)w >= sizeof in->label) {
             rc = pb_ini_fail(err, doc, axis->line, "label '%s/%s=%s' is too long", s->name,
-                             axis->name, vals[j]);
+                             axis->name, vals.text[j]);
             break;
         }
         list->n++;
     }
-    pb_ini_words_free(vals, nv);
+    free(vals.v);
+    free(vals.text);
     return rc;
 }
 
@@ -304,7 +345,7 @@ const char *pb_instance_params_text(const pb_instance *in, char *buf, size_t len
     size_t off = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < in->mod->nparams && off < len; i++) {
-        char v[64];
+        char v[PB_PARAM_TEXT_MAX];
         const pb_param_spec *s = &in->mod->params[i];
         off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? " " : "", s->name,
                                 pb_param_format(s, in->params.v[i], v, sizeof v));

@@ -22,6 +22,7 @@
 
 #include "config/params.h"
 #include "core/rng.h"
+#include "families/multisplit/ms_family.h"
 #include "families/multisplit/ms_host_bucket.h"
 #include "families/multisplit/ms_problem.h"
 #include "registry/registry.h"

@@ -20,6 +20,7 @@
 
 #include "config/params.h"
 #include "families/topk/topk_check.h"
+#include "families/topk/topk_family.h"
 #include "families/topk/topk_problem.h"
 #include "families/topk/topk_select.h"
 #include "registry/registry.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/module.h"
+#include "families/multisplit/ms_family.h"
 #include "families/multisplit/ms_problem.h"
 
 static const pb_param_spec twin_params[] = {PB_MS_COMMON_PARAMS};

@@ -4,6 +4,7 @@
  * the default, measured faster) or a decoupled look-back (scan = lookback).
  * m <= 256. */
 #include "algorithms/multisplit/gpu_ms_split.cuh"
+#include "families/multisplit/ms_family.h"
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "families/multisplit/gpu_ms_state.cuh"
+#include "families/multisplit/ms_family.h"
 
 namespace {
 

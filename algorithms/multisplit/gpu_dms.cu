@@ -2,6 +2,7 @@
  * histograms and offsets, CUB's scan over the m x warps matrix, every key
  * written straight to its final place. m <= 32. Stages in gpu_ms_split.cu. */
 #include "algorithms/multisplit/gpu_ms_split.cuh"
+#include "families/multisplit/ms_family.h"
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "algorithms/multisplit/gpu_ms_split.cuh"
+#include "families/multisplit/ms_family.h"
 
 namespace {
 

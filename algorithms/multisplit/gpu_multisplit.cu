@@ -7,6 +7,7 @@
  * 2^28 keys m = 2: bms 0.886, dms 0.932; at 2^25 keys m = 2 they tie). dms
  * and wms remain as modules for the paper's tables. */
 #include "algorithms/multisplit/gpu_ms_split.cuh"
+#include "families/multisplit/ms_family.h"
 
 namespace {
 

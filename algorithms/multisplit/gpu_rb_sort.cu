@@ -10,6 +10,7 @@
 #include "algorithms/multisplit/gpu_ms_helpers.cuh"
 #include "core/gpu_launch.cuh"
 #include "families/multisplit/gpu_ms_state.cuh"
+#include "families/multisplit/ms_family.h"
 
 namespace {
 

@@ -8,6 +8,7 @@
 
 #include "core/gpu_launch.cuh"
 #include "families/multisplit/gpu_ms_state.cuh"
+#include "families/multisplit/ms_family.h"
 
 namespace {
 

@@ -2,6 +2,7 @@
  * warp's keys reordered by bucket in shared memory before the write. m <= 32.
  * Stages in gpu_ms_split.cu. */
 #include "algorithms/multisplit/gpu_ms_split.cuh"
+#include "families/multisplit/ms_family.h"
 
 namespace {
 

@@ -41,6 +41,7 @@
 
 #include "core/gpu_launch.cuh"
 #include "families/topk/gpu_topk_state.cuh"
+#include "families/topk/topk_family.h"
 
 namespace {
 

@@ -8,6 +8,7 @@
 
 #include "core/module.h"
 #include "families/topk/topk_check.h"
+#include "families/topk/topk_family.h"
 #include "families/topk/topk_problem.h"
 #include "families/topk/topk_select.h"
 

@@ -15,6 +15,7 @@
 #include "algorithms/topk/radik_kernels.cuh"
 #include "core/gpu_launch.cuh"
 #include "families/topk/gpu_topk_state.cuh"
+#include "families/topk/topk_family.h"
 
 namespace {
 

@@ -4,6 +4,8 @@
  * or the family's weaker contracts, so the family has no generic check. */
 #include "families/multisplit/ms_family.h"
 
+#include "families/multisplit/ms_problem.h"
+
 static const pb_item_kind items[] = {
     {"keys", 4, "32-bit keys alone"},
     {"pairs", 8, "32-bit key + 32-bit value (the value is the key's input position)"},
@@ -22,8 +24,10 @@ static double bound_bytes(uint64_t n, unsigned item_bytes)
 const pb_family pb_family_multisplit = {
     .name = "multisplit",
     .summary = "keys (and values) grouped by bucket id, ascending, plus the m bucket offsets",
-    .input = "keys drawn over m buckets (uniform, binomial or alpha-uniform); values are positions",
+    .input = "keys drawn over m buckets (uniform, binomial or alpha-uniform) or read from a file; "
+             "values are positions",
     .items = PB_ITEMS(items),
     .bounds = PB_BOUNDS(PB_BOUND_COPY),
     .bound_bytes = bound_bytes,
+    .check_point = pb_ms_check_point,
 };

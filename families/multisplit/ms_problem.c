@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/params.h"
 #include "core/rng.h"
 
 
@@ -35,8 +36,8 @@ int pb_ms_params_check(const pb_params *params, pb_err *err)
         return pb_err_set(err, "buckets=%lld is outside 2..%d", m, PB_MS_MAX_BUCKETS);
     if (kind < PB_BUCKET_DELTA || kind > PB_BUCKET_RANGE)
         return pb_err_set(err, "bucket=%lld is not one of %s", kind, PB_BUCKET_CHOICES);
-    if (dist < PB_MS_UNIFORM || dist > PB_MS_ALPHA)
-        return pb_err_set(err, "dist=%lld is not one of uniform|binomial|alpha", dist);
+    if ((dist < PB_MS_UNIFORM || dist >= PB_MS_NDIST) && !pb_param_file(dist))
+        return pb_err_set(err, "dist=%lld is not one of %s", dist, PB_MS_DIST_CHOICES);
     if (alpha < 0 || alpha > 100) return pb_err_set(err, "alpha=%lld is outside 0..100", alpha);
     if (kind == PB_BUCKET_RADIX) {
         if (m & (m - 1))
@@ -51,6 +52,19 @@ int pb_ms_params_check(const pb_params *params, pb_err *err)
                               "(buckets=%lld) exceeds the key's 32 bits",
                               shift, bits, m);
     }
+    return 0;
+}
+
+int pb_ms_check_point(const pb_module *m, const pb_point *pt, pb_err *err)
+{
+    if (pb_module_param_index(m, "dist") != PB_MS_P_DIST) return 0;
+    pb_data_file *f = pb_param_file(pt->params->v[PB_MS_P_DIST]);
+    if (!f) return 0;
+    uint64_t have;
+    if (pb_data_file_check(f, 4, 0, &have, err)) return -1;
+    if (pt->n > have)
+        return pb_err_set(err, "n = %llu keys, beyond the %llu in file:%s",
+                          (unsigned long long)pt->n, (unsigned long long)have, f->path);
     return 0;
 }
 
@@ -176,6 +190,19 @@ static void ms_generate(pb_ms_problem *p, uint32_t alpha)
     }
 }
 
+/* The keys from the data file: its first n, straight into the input; values
+ * are positions, as for drawn keys. */
+static int ms_read(pb_ms_problem *p, pb_err *err)
+{
+    pb_data_reader r;
+    if (pb_data_reader_open(&r, p->file, 4, p->n, err)) return -1;
+    int rc = pb_data_reader_next(&r, p->keys, p->n, err);
+    pb_data_reader_close(&r);
+    if (p->vals)
+        for (uint64_t i = 0; i < p->n; i++) p->vals[i] = (uint32_t)i;
+    return rc;
+}
+
 int pb_ms_problem_init(pb_ms_problem *p, const pb_point *pt, pb_err *err)
 {
     memset(p, 0, sizeof *p);
@@ -191,7 +218,8 @@ int pb_ms_problem_init(pb_ms_problem *p, const pb_point *pt, pb_err *err)
     p->pairs = pt->item_bytes == 8;
     p->seed = pt->seed;
     p->kind = (pb_bucket_kind)par->v[PB_MS_P_BUCKET];
-    p->dist = (pb_ms_dist)par->v[PB_MS_P_DIST];
+    p->file = pb_param_file(par->v[PB_MS_P_DIST]);
+    p->dist = p->file ? PB_MS_NDIST : (pb_ms_dist)par->v[PB_MS_P_DIST];
     p->m = (uint32_t)par->v[PB_MS_P_BUCKETS];
     p->fn.kind = p->kind;
     p->fn.m = p->m;
@@ -208,7 +236,12 @@ int pb_ms_problem_init(pb_ms_problem *p, const pb_point *pt, pb_err *err)
         return pb_err_set(err, "cannot allocate %zu bytes of multisplit input",
                           bytes * (p->pairs ? 2 : 1));
     }
-    ms_generate(p, (uint32_t)par->v[PB_MS_P_ALPHA]);
+    if (!p->file) {
+        ms_generate(p, (uint32_t)par->v[PB_MS_P_ALPHA]);
+    } else if (ms_read(p, err)) {
+        pb_ms_problem_free(p);
+        return -1;
+    }
     return 0;
 }
 

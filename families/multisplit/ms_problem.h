@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/data_file.h"
 #include "core/module.h"
 #include "core/rng.h"
 #include "families/multisplit/ms_bucket.h"
-#include "families/multisplit/ms_family.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,15 +32,21 @@ enum pb_ms_param {
     PB_MS_NCOMMON
 };
 
-typedef enum pb_ms_dist { PB_MS_UNIFORM, PB_MS_BINOMIAL, PB_MS_ALPHA } pb_ms_dist;
+/* Or `dist = file:PATH`: the user's own keys (config/data_file.h), raw
+ * little-endian u32, the first n of them; values (pairs) are still the
+ * input positions. */
+typedef enum pb_ms_dist { PB_MS_UNIFORM, PB_MS_BINOMIAL, PB_MS_ALPHA, PB_MS_NDIST } pb_ms_dist;
+
+#define PB_MS_DIST_CHOICES "uniform|binomial|alpha|" PB_CHOICE_FILE
 
 #define PB_MS_COMMON_PARAMS                                                                        \
     {"buckets", PB_PARAM_INT, 32, 2, PB_MS_MAX_BUCKETS, NULL, "number of buckets m"},              \
         {"bucket", PB_PARAM_ENUM, PB_BUCKET_DELTA, 0, 0, PB_BUCKET_CHOICES,                        \
          "bucket identifier: k/delta, k, (k>>shift)&(m-1), or m-1 range splitters"},               \
         {"shift", PB_PARAM_INT, 0, 0, 31, NULL, "radix buckets: lowest bit of the digit"},         \
-        {"dist", PB_PARAM_ENUM, PB_MS_UNIFORM, 0, 0, "uniform|binomial|alpha",                     \
-         "keys over buckets: uniform, binomial B(m-1, 1/2), alpha-uniform"},                       \
+        {"dist", PB_PARAM_ENUM, PB_MS_UNIFORM, 0, 0, PB_MS_DIST_CHOICES,                           \
+         "keys over buckets: uniform, binomial B(m-1, 1/2), alpha-uniform; or a file of raw "      \
+         "little-endian u32 keys"},                                                                \
         {"alpha", PB_PARAM_INT, 25, 0, 100, NULL,                                                  \
          "alpha-uniform: percent of keys uniform over buckets, the rest in one random bucket"}
 
@@ -49,7 +55,8 @@ typedef struct pb_ms_problem {
     bool pairs;          /* key-value (item_bytes 8) */
     uint64_t seed;
     pb_bucket_kind kind;
-    pb_ms_dist dist;
+    pb_ms_dist dist;     /* PB_MS_NDIST when the keys come from `file` */
+    pb_data_file *file;  /* dist = file:PATH, else NULL */
     uint32_t m;
     uint32_t splitters[PB_MS_MAX_BUCKETS]; /* range buckets: m - 1 ascending */
     pb_bucket_fn fn;     /* fn.splitters points at the array above */
@@ -64,13 +71,20 @@ typedef struct pb_ms_problem {
 
 /* Checks the common parameters (radix: m a power of two and shift + log2 m <=
  * 32; identity and radix need no more), builds the bucket identifier and
- * generates the input from pt->seed. The same point always gives the same
- * input, whoever generates it. Threads: OpenMP, all cores. */
+ * generates the input from pt->seed (or reads the first n keys of the data
+ * file, an error if it no longer holds what the plan checked). The same
+ * point always gives the same input, whoever generates it. Threads: OpenMP,
+ * all cores. */
 int pb_ms_problem_init(pb_ms_problem *p, const pb_point *pt, pb_err *err);
 void pb_ms_problem_free(pb_ms_problem *p);
 
 /* Only validates the parameters (for footprint/plan checks and CLI errors). */
 int pb_ms_params_check(const pb_params *params, pb_err *err);
+
+/* The family's check_point hook: for dist = file:PATH, the file holds the n
+ * keys the point needs (one line naming both numbers otherwise). Modules
+ * without the common parameters (the histograms) pass. */
+int pb_ms_check_point(const pb_module *m, const pb_point *pt, pb_err *err);
 
 /* Host bytes pb_ms_problem_init and the twin answer will hold. */
 uint64_t pb_ms_problem_host_bytes(const pb_point *pt);

@@ -4,6 +4,8 @@
  * has no generic check. */
 #include "families/topk/topk_family.h"
 
+#include "families/topk/topk_problem.h"
+
 static const pb_item_kind items[] = {
     {"u32", 4, "32-bit values; the dtype parameter says fp32 or u32"},
 };
@@ -18,8 +20,9 @@ static double bound_bytes(uint64_t n, unsigned item_bytes)
 const pb_family pb_family_topk = {
     .name = "topk",
     .summary = "per row of a batch, the k largest (or smallest) values and their indices",
-    .input = "rows of fp32 or u32 values from a named distribution, ragged or misaligned",
+    .input = "rows of fp32 or u32 values from a named distribution or a file, ragged or misaligned",
     .items = PB_ITEMS(items),
     .bounds = PB_BOUNDS(PB_BOUND_COPY),
     .bound_bytes = bound_bytes,
+    .check_point = pb_topk_check_point,
 };

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/params.h"
 #include "core/rng.h"
 
 /* Tags in the counter's second word keep these streams apart from those of
@@ -52,7 +53,8 @@ int pb_topk_point_check(const pb_point *pt, pb_err *err)
         return pb_err_set(err, "k=%lld is outside 1..2^31", v[PB_TOPK_P_K]);
     if (v[PB_TOPK_P_ROWS] < 1 || v[PB_TOPK_P_ROWS] > PB_TOPK_MAX_ROWS)
         return pb_err_set(err, "rows=%lld is outside 1..2^26", v[PB_TOPK_P_ROWS]);
-    if (v[PB_TOPK_P_DIST] < 0 || v[PB_TOPK_P_DIST] >= PB_TOPK_NDIST)
+    if ((v[PB_TOPK_P_DIST] < 0 || v[PB_TOPK_P_DIST] >= PB_TOPK_NDIST) &&
+        !pb_param_file(v[PB_TOPK_P_DIST]))
         return pb_err_set(err, "dist=%lld is not one of %s", v[PB_TOPK_P_DIST],
                           PB_TOPK_DIST_CHOICES);
     if (v[PB_TOPK_P_DTYPE] < PB_TOPK_F32 || v[PB_TOPK_P_DTYPE] > PB_TOPK_U32)
@@ -66,6 +68,29 @@ int pb_topk_point_check(const pb_point *pt, pb_err *err)
     if (total > SIZE_MAX / 16)
         return pb_err_set(err, "%llu rows of %llu values do not fit in memory",
                           (unsigned long long)rows_of(pt), (unsigned long long)pt->n);
+    return 0;
+}
+
+int pb_topk_check_point(const pb_module *m, const pb_point *pt, pb_err *err)
+{
+    /* Every top-k module declares the common parameters first; anything
+     * else (a ceiling) has no data file to check. */
+    if (pb_module_param_index(m, "dist") != PB_TOPK_P_DIST) return 0;
+    pb_data_file *f = pb_param_file(pt->params->v[PB_TOPK_P_DIST]);
+    if (!f) return 0;
+    if (pb_topk_point_check(pt, err)) return -1;
+    uint64_t have, rows = rows_of(pt);
+    if (pb_data_file_check(f, 4, 0, &have, err)) return -1;
+    /* rows * n cannot overflow once n <= have / rows. */
+    if (pt->n > have / rows) {
+        if (pt->n > UINT64_MAX / rows)
+            return pb_err_set(err, "rows x n = %llu x %llu values, beyond the %llu in file:%s",
+                              (unsigned long long)rows, (unsigned long long)pt->n,
+                              (unsigned long long)have, f->path);
+        return pb_err_set(err, "rows x n = %llu x %llu = %llu values, beyond the %llu in file:%s",
+                          (unsigned long long)rows, (unsigned long long)pt->n,
+                          (unsigned long long)(rows * pt->n), (unsigned long long)have, f->path);
+    }
     return 0;
 }
 
@@ -260,6 +285,20 @@ static void lay_out_results(pb_topk_problem *p)
     p->out_total = p->out_off[p->rows];
 }
 
+/* The rows from the data file, in order: its first `elems` values, row r's
+ * into [begin[r], end[r]), straight into the buffer (the padding between
+ * misaligned rows is filled after). */
+static int read_rows(pb_topk_problem *p, pb_err *err)
+{
+    pb_data_reader r;
+    if (pb_data_reader_open(&r, p->file, 4, p->elems, err)) return -1;
+    int rc = 0;
+    for (uint64_t row = 0; row < p->rows && !rc; row++)
+        rc = pb_data_reader_next(&r, p->data + p->begin[row], pb_topk_row_len(p, row), err);
+    pb_data_reader_close(&r);
+    return rc;
+}
+
 void pb_topk_problem_set_k(pb_topk_problem *p, uint64_t k)
 {
     p->k = k;
@@ -281,7 +320,8 @@ int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
     p->ragged = v[PB_TOPK_P_RAGGED] != 0;
     p->misalign = v[PB_TOPK_P_MISALIGN] != 0;
     p->largest = v[PB_TOPK_P_LARGEST] != 0;
-    p->dist = (pb_topk_dist)v[PB_TOPK_P_DIST];
+    p->file = pb_param_file(v[PB_TOPK_P_DIST]);
+    p->dist = p->file ? PB_TOPK_NDIST : (pb_topk_dist)v[PB_TOPK_P_DIST];
     p->dtype = (pb_topk_dtype)v[PB_TOPK_P_DTYPE];
     p->seed = pt->seed;
     p->elems = p->n * p->rows;
@@ -303,8 +343,15 @@ int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
     uint64_t seed = p->seed, total = p->total;
     pb_topk_dist dist = p->dist;
     pb_topk_dtype dtype = p->dtype;
+    if (p->file) {
+        if (read_rows(p, err)) {
+            pb_topk_problem_free(p);
+            return -1;
+        }
+    } else {
 #pragma omp parallel for schedule(static) if (total >= PB_TOPK_PAR_MIN)
-    for (uint64_t i = 0; i < total; i++) data[i] = draw(dist, dtype, topk_block(seed, i));
+        for (uint64_t i = 0; i < total; i++) data[i] = draw(dist, dtype, topk_block(seed, i));
+    }
     uint32_t pad = padding_value(p);
     for (uint64_t r = 0, from = 0; r < p->rows; from = p->end[r], r++)
         for (uint64_t i = from; i < p->begin[r]; i++) data[i] = pad;

@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/data_file.h"
 #include "core/module.h"
-#include "families/topk/topk_family.h"
 #include "families/topk/topk_key.h"
 
 #ifdef __cplusplus
@@ -63,7 +63,12 @@ enum pb_topk_param {
  * u32: uniform is uniform over all 2^32 values, zipf the rank, equal a
  * constant; every other distribution is the key (topk_key.h) of its fp32
  * draw, so the keys keep the fp32 order structure (a narrow range shares
- * its top bits, infinities and NaNs sit at the extremes). */
+ * its top bits, infinities and NaNs sit at the extremes).
+ *
+ * Or `dist = file:PATH`, the user's own values (config/data_file.h): raw
+ * little-endian 32-bit values, fp32 bit patterns or u32 by `dtype`, the
+ * first rows * n of them filling the rows in order (padding is still the
+ * problem's own); the file must hold that many. */
 typedef enum pb_topk_dist {
     PB_TOPK_UNIFORM,
     PB_TOPK_NARROW,
@@ -76,7 +81,7 @@ typedef enum pb_topk_dist {
     PB_TOPK_NDIST
 } pb_topk_dist;
 
-#define PB_TOPK_DIST_CHOICES "uniform|narrow|narrow128|zipf|normal|equal|inf|nan"
+#define PB_TOPK_DIST_CHOICES "uniform|narrow|narrow128|zipf|normal|equal|inf|nan|" PB_CHOICE_FILE
 #define PB_TOPK_ZIPF_RANKS (1u << 20)
 #define PB_TOPK_ZIPF_S 1.1
 #define PB_TOPK_MAX_K (1LL << 31)
@@ -99,7 +104,7 @@ typedef enum pb_topk_dist {
     {"largest", PB_PARAM_BOOL, 1, 0, 1, NULL, "select the largest values (no: the smallest)"},     \
     {"dist", PB_PARAM_ENUM, PB_TOPK_UNIFORM, 0, 0, PB_TOPK_DIST_CHOICES,                           \
      "values: U[0,1], U[0.6,0.7], U[128.6,128.7], Zipf(1.1), N(0,1), all equal, many +-inf, "      \
-     "some NaNs"},                                                                                 \
+     "some NaNs; or a file of raw little-endian 32-bit values (fp32 or u32 by dtype)"},            \
     {"dtype", PB_PARAM_ENUM, PB_TOPK_F32, 0, 0, PB_TOPK_DTYPE_CHOICES,                             \
      "value type: fp32 or u32 (item must be u32: 4 bytes)"}
 /* clang-format on */
@@ -109,7 +114,8 @@ typedef struct pb_topk_problem {
     uint64_t rows;
     uint64_t k; /* as asked; a row returns min(k, its length) */
     bool ragged, misalign, largest;
-    pb_topk_dist dist;
+    pb_topk_dist dist;  /* PB_TOPK_NDIST when the values come from `file` */
+    pb_data_file *file; /* dist = file:PATH, else NULL */
     pb_topk_dtype dtype;
     uint64_t seed;
 
@@ -144,7 +150,9 @@ static inline uint32_t pb_topk_problem_okey(const pb_topk_problem *p, uint32_t r
  * buffers that fit in size_t), lays out the rows and generates the values
  * from pt->seed with OpenMP. Every value is drawn from its own Philox
  * block, the counter holding its index in the buffer, so the input depends
- * on the seed alone, never on the thread count. */
+ * on the seed alone, never on the thread count. With a data file, the rows
+ * are read from it instead (an error if it no longer holds what the plan
+ * checked). */
 int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err);
 void pb_topk_problem_free(pb_topk_problem *p);
 
@@ -154,6 +162,11 @@ void pb_topk_problem_set_k(pb_topk_problem *p, uint64_t k);
 
 /* Only validates the point (for footprint and plan checks). */
 int pb_topk_point_check(const pb_point *pt, pb_err *err);
+
+/* The family's check_point hook: the point is valid and, for dist =
+ * file:PATH, the file holds the rows * n values it needs (one line naming
+ * both numbers otherwise). Modules without the common parameters pass. */
+int pb_topk_check_point(const pb_module *m, const pb_point *pt, pb_err *err);
 
 /* Host bytes a problem of this point and its twin answer hold at most. */
 uint64_t pb_topk_problem_host_bytes(const pb_point *pt);

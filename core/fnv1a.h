@@ -1,0 +1,35 @@
+/* FNV-1a 64: the hash results record for a config's text and for a data
+ * file's bytes, so a reader can tell which input a row was measured on. Not
+ * cryptographic: it names contents, it does not guard them. Streaming, so a
+ * file of any size is hashed through a small buffer. */
+#ifndef PB_FNV1A_H
+#define PB_FNV1A_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PB_FNV1A64_BASIS UINT64_C(0xcbf29ce484222325)
+
+/* The hash of what came before (PB_FNV1A64_BASIS at the start) extended by
+ * len more bytes. */
+static inline uint64_t pb_fnv1a64_update(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+static inline uint64_t pb_fnv1a64(const void *data, size_t len)
+{
+    return pb_fnv1a64_update(PB_FNV1A64_BASIS, data, len);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
