@@ -334,8 +334,9 @@ int pb_run_dry(const pb_config *cfg, pb_run_plan_cb each, void *user, pb_run_est
         double t = predict(cfg, &run, wall, pts[k].in, pts[k].n, pts[k].item_bytes);
         if (t < 0) t = 0;
         est->likely_s += t;
-        /* At most: the timeout, then the warm-ups and the sample that ends it. */
-        est->most_s += cfg->timeout + (cfg->warmup + 1) * (t / (cfg->warmup + cfg->min_samples));
+        /* At most: every point to its timeout (or longer, where even the
+         * warm-ups and the minimum samples are predicted to take more). */
+        est->most_s += fmax(t, cfg->timeout);
         if (each) each(pts[k].in, pts[k].n, pts[k].item_bytes, t, user);
     }
     pb_run_free(&run);
