@@ -32,7 +32,7 @@ bool pb_gnuplot_find(char *path, size_t len)
 /* gnuplot strings are single-quoted: refuse what would break out of them. */
 static bool quotable(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
 
-int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
+char *pb_plot_vars(const pb_plot_request *req, const pb_embedded_file **script, pb_err *err)
 {
     /* "axis-speedup" draws plots/axis.gp with the speedup column: one
      * script per figure shape, its y column chosen by `kind`. */
@@ -45,13 +45,14 @@ int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
         if (sp) memmove(sp, sp + l, strlen(sp + l) + 1);
     }
     snprintf(script_path, sizeof script_path, "plots/%s.gp", base);
-    const pb_embedded_file *script = pb_embedded_find(script_path);
-    if (!script) return pb_err_set(err, "no plot script for kind '%s'", req->kind);
+    if (!(*script = pb_embedded_find(script_path)))
+        return pb_err_set(err, "no plot script for kind '%s'", req->kind), NULL;
     const char *series = req->series ? req->series : "", *sizes = req->sizes ? req->sizes : "";
     const char *axis = req->axis ? req->axis : "", *axvals = req->axis_values ? req->axis_values : "";
     if (!quotable(req->dir) || !quotable(req->title) || !quotable(req->labels) ||
         !quotable(series) || !quotable(axis) || !quotable(axvals))
-        return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels");
+        return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels"),
+               NULL;
 
 #define VARS_FMT                                                                                   \
     "datafile = '%s/results.csv'\nlabels = '%s'\nitems = '%s'\ntitle = '%s'\nkind = '%s'\n"          \
@@ -59,8 +60,16 @@ int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
 #define VARS_ARGS req->dir, req->labels, req->items, req->title, req->kind, series, sizes, axis, axvals
     size_t len = (size_t)snprintf(NULL, 0, VARS_FMT, VARS_ARGS) + 1;
     char *vars = malloc(len);
-    if (!vars) return pb_err_set(err, "out of memory");
+    if (!vars) return pb_err_set(err, "out of memory"), NULL;
     snprintf(vars, len, VARS_FMT, VARS_ARGS);
+    return vars;
+}
+
+int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
+{
+    const pb_embedded_file *script;
+    char *vars = pb_plot_vars(req, &script, err);
+    if (!vars) return -1;
     int rc = pb_gnuplot_draw(gnuplot, vars, script->data, script->len, req->dir, req->kind, err);
     free(vars);
     return rc;
@@ -98,6 +107,61 @@ static bool word_in(const char *list, const char *w)
     return false;
 }
 
+int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)
+{
+    memset(set, 0, sizeof *set);
+    json_t *sweep = json_object_get(root, "sweep");
+    json_t *plots = json_object_get(sweep, "plots");
+    json_t *inst = json_object_get(root, "instances");
+    json_t *ib = json_object_get(sweep, "item_bytes");
+    const char *title = json_string_value(json_object_get(sweep, "title"));
+    if (!json_is_array(plots) || !json_is_array(inst) || !json_is_array(ib))
+        return pb_err_set(err, "%s: not a permbench results file (no sweep.plots / instances)", path);
+    size_t i, off = 0;
+    json_t *v;
+    json_array_foreach(plots, i, v)
+    {
+        if (!json_is_string(v))
+            return pb_err_set(err, "%s: not a permbench results file (sweep.plots[%zu] is not a string)",
+                              path, i);
+    }
+    set->title = title ? title : "";
+    set->kinds = plots;
+    json_array_foreach(inst, i, v)
+    {
+        const char *l = json_string_value(json_object_get(v, "label"));
+        if (l) off += (size_t)snprintf(set->labels + off, sizeof set->labels - off, "%s%s", off ? " " : "", l);
+        if (off >= sizeof set->labels) break;
+    }
+    /* Unique series and axis values, in order of first appearance. */
+    size_t so = 0, ao = 0;
+    json_array_foreach(inst, i, v)
+    {
+        const char *sr = json_string_value(json_object_get(v, "series"));
+        const char *ax = json_string_value(json_object_get(v, "axis"));
+        const char *av = json_string_value(json_object_get(v, "axis_value"));
+        if (!sr) sr = json_string_value(json_object_get(v, "label"));
+        if (sr && !word_in(set->series, sr) && so + strlen(sr) + 2 < sizeof set->series)
+            so += (size_t)snprintf(set->series + so, sizeof set->series - so, "%s%s", so ? " " : "", sr);
+        if (ax && *ax && !set->axis[0]) snprintf(set->axis, sizeof set->axis, "%s", ax);
+        if (av && *av && !word_in(set->axis_values, av) && ao + strlen(av) + 2 < sizeof set->axis_values)
+            ao += (size_t)snprintf(set->axis_values + ao, sizeof set->axis_values - ao, "%s%s",
+                                   ao ? " " : "", av);
+    }
+    off = 0;
+    json_t *sz = json_object_get(sweep, "sizes");
+    json_array_foreach(sz, i, v)
+    {
+        if (off + 24 >= sizeof set->sizes) break;
+        off += (size_t)snprintf(set->sizes + off, sizeof set->sizes - off, "%s%lld", off ? " " : "",
+                                (long long)json_integer_value(v));
+    }
+    off = 0;
+    json_array_foreach(ib, i, v) off += (size_t)snprintf(set->items + off, sizeof set->items - off,
+                                                         "%s%lld", off ? " " : "", json_integer_value(v));
+    return 0;
+}
+
 int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
 {
     char path[1100];
@@ -112,51 +176,14 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
     if (!root) return pb_err_set(err, "%s:%d: %s", path, je.line, je.text);
 
     int rc = -1;
-    char labels[16384] = "", items[32] = "", gnuplot[1024];
-    char series[4096] = "", sizes[2048] = "", axis[64] = "", axvals[2048] = "";
-    json_t *sweep = json_object_get(root, "sweep");
-    json_t *plots = json_object_get(sweep, "plots");
-    json_t *inst = json_object_get(root, "instances");
-    json_t *ib = json_object_get(sweep, "item_bytes");
-    const char *title = json_string_value(json_object_get(sweep, "title"));
-    if (!json_is_array(plots) || !json_is_array(inst) || !json_is_array(ib)) {
-        pb_err_set(err, "%s: not a permbench results file (no sweep.plots / instances)", path);
+    char gnuplot[1024];
+    pb_plot_set *set = malloc(sizeof *set);
+    if (!set) {
+        pb_err_set(err, "out of memory");
         goto out;
     }
-    size_t i, off = 0;
-    json_t *v;
-    json_array_foreach(inst, i, v)
-    {
-        const char *l = json_string_value(json_object_get(v, "label"));
-        if (l) off += (size_t)snprintf(labels + off, sizeof labels - off, "%s%s", off ? " " : "", l);
-        if (off >= sizeof labels) break;
-    }
-    /* Unique series and axis values, in order of first appearance. */
-    size_t so = 0, ao = 0;
-    json_array_foreach(inst, i, v)
-    {
-        const char *sr = json_string_value(json_object_get(v, "series"));
-        const char *ax = json_string_value(json_object_get(v, "axis"));
-        const char *av = json_string_value(json_object_get(v, "axis_value"));
-        if (!sr) sr = json_string_value(json_object_get(v, "label"));
-        if (sr && !word_in(series, sr) && so + strlen(sr) + 2 < sizeof series)
-            so += (size_t)snprintf(series + so, sizeof series - so, "%s%s", so ? " " : "", sr);
-        if (ax && *ax && !axis[0]) snprintf(axis, sizeof axis, "%s", ax);
-        if (av && *av && !word_in(axvals, av) && ao + strlen(av) + 2 < sizeof axvals)
-            ao += (size_t)snprintf(axvals + ao, sizeof axvals - ao, "%s%s", ao ? " " : "", av);
-    }
-    off = 0;
-    json_t *sz = json_object_get(sweep, "sizes");
-    json_array_foreach(sz, i, v)
-    {
-        if (off + 24 >= sizeof sizes) break;
-        off += (size_t)snprintf(sizes + off, sizeof sizes - off, "%s%lld", off ? " " : "",
-                                (long long)json_integer_value(v));
-    }
-    off = 0;
-    json_array_foreach(ib, i, v) off += (size_t)snprintf(items + off, sizeof items - off, "%s%lld",
-                                                         off ? " " : "", json_integer_value(v));
-    if (json_array_size(plots) == 0) {
+    if (pb_plot_read(root, path, set, err)) goto out;
+    if (json_array_size(set->kinds) == 0) {
         rc = 0;
         goto out;
     }
@@ -164,15 +191,19 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
         pb_err_set(err, "gnuplot not found on PATH (install gnuplot-nox, or set PERMBENCH_GNUPLOT)");
         goto out;
     }
-    json_array_foreach(plots, i, v)
+    size_t i;
+    json_t *v;
+    json_array_foreach(set->kinds, i, v)
     {
-        pb_plot_request req = {dir,    json_string_value(v), title ? title : "", labels, items,
-                               series, sizes,                axis,               axvals};
-        if (!req.kind || pb_plot_draw(gnuplot, &req, err)) goto out;
+        pb_plot_request req = {dir,         json_string_value(v), set->title, set->labels,
+                               set->items,  set->series,          set->sizes, set->axis,
+                               set->axis_values};
+        if (pb_plot_draw(gnuplot, &req, err)) goto out;
         if (!quiet) printf("figure: %s/%s.png, %s/%s.svg\n", dir, req.kind, dir, req.kind);
     }
     rc = 0;
 out:
+    free(set);
     json_decref(root);
     return rc;
 }

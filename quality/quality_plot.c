@@ -51,9 +51,10 @@ static const pb_qrow *find(const pb_qrun *run, const char *label, uint32_t n, co
     return NULL;
 }
 
-/* Draws one figure; returns 1 if drawn, 0 if there was nothing to draw. */
-static int draw(const char *gnuplot, const char *dir, const pb_quality_config *cfg,
-                const pb_qrun *run, const figure *fig, pb_err *err)
+/* Builds one figure and hands it to fn; returns 1 if handed, 0 if there
+ * was nothing to draw. */
+static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *run,
+                const figure *fig, pb_qfigure_fn fn, void *user, pb_err *err)
 {
     const pb_embedded_file *script = pb_embedded_find("plots/quality-sweep.gp");
     if (!script) return pb_err_set(err, "no plot script plots/quality-sweep.gp");
@@ -110,12 +111,12 @@ static int draw(const char *gnuplot, const char *dir, const pb_quality_config *c
              "ylabel = '%s'\nseries = '%s'\nnh = %d\n%snt = %d\n%s",
              dir, title, fig->n, fig->test, xlabel, fig->qt->ylabel, series, nh, hlines, nt, thr);
     snprintf(stem, sizeof stem, "%s-n%u", fig->qt->figure, fig->n);
-    if (pb_gnuplot_draw(gnuplot, vars, script->data, script->len, dir, stem, err)) return -1;
+    if (fn(user, stem, vars, script, err)) return -1;
     return 1;
 }
 
-int pb_quality_plot(const char *gnuplot, const char *dir, const pb_quality_config *cfg,
-                    const pb_qrun *run, bool quiet, pb_err *err)
+int pb_quality_figures(const char *dir, const pb_quality_config *cfg, const pb_qrun *run,
+                       pb_qfigure_fn fn, void *user, pb_err *err)
 {
     for (size_t k = 0; k < pb_qtest_count(); k++) {
         const pb_qtest *qt = pb_qtest_at(k);
@@ -126,14 +127,31 @@ int pb_quality_plot(const char *gnuplot, const char *dir, const pb_quality_confi
             if (t->select & (1u << w)) last = w;
         for (size_t i = 0; i < t->nn; i++) {
             figure fig = {qt, t, qt->results[last], (uint32_t)t->ns[i]};
-            int rc = draw(gnuplot, dir, cfg, run, &fig, err);
-            if (rc < 0) return -1;
-            if (rc > 0 && !quiet)
-                printf("figure: %s/%s-n%u.png, %s/%s-n%u.svg\n", dir, qt->figure, fig.n, dir,
-                       qt->figure, fig.n);
+            if (draw(dir, cfg, run, &fig, fn, user, err) < 0) return -1;
         }
     }
     return 0;
+}
+
+typedef struct gnuplot_sink {
+    const char *gnuplot, *dir;
+    bool quiet;
+} gnuplot_sink;
+
+static int run_gnuplot(void *user, const char *stem, const char *vars,
+                       const pb_embedded_file *script, pb_err *err)
+{
+    const gnuplot_sink *g = user;
+    if (pb_gnuplot_draw(g->gnuplot, vars, script->data, script->len, g->dir, stem, err)) return -1;
+    if (!g->quiet) printf("figure: %s/%s.png, %s/%s.svg\n", g->dir, stem, g->dir, stem);
+    return 0;
+}
+
+int pb_quality_plot(const char *gnuplot, const char *dir, const pb_quality_config *cfg,
+                    const pb_qrun *run, bool quiet, pb_err *err)
+{
+    gnuplot_sink g = {gnuplot, dir, quiet};
+    return pb_quality_figures(dir, cfg, run, run_gnuplot, &g, err);
 }
 
 static const char *jstr(json_t *o, const char *key)
@@ -148,30 +166,20 @@ static double jnum(json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-int pb_quality_replot(const char *dir, bool quiet, pb_err *err)
+int pb_quality_replot_read(json_t *root, const char *path, pb_quality_config *cfg, pb_qrun *run,
+                           bool *plot, pb_err *err)
 {
-    char path[1100], gnuplot[1024];
-    snprintf(path, sizeof path, "%s/quality.json", dir);
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (!root) return pb_err_set(err, "%s: %s", path, je.text);
-    int rc = -1;
-    pb_quality_config cfg;
-    pb_qrun run;
-    memset(&cfg, 0, sizeof cfg);
-    memset(&run, 0, sizeof run);
+    memset(cfg, 0, sizeof *cfg);
+    memset(run, 0, sizeof *run);
+    *plot = false;
     json_t *q = json_object_get(root, "quality"), *inst = json_object_get(root, "instances"),
            *rows = json_object_get(root, "rows");
-    if (!json_is_object(q) || !json_is_array(inst) || !json_is_array(rows)) {
-        pb_err_set(err, "%s: not a permbench quality results file", path);
-        goto out;
-    }
-    if (!json_is_true(json_object_get(q, "plot"))) {
-        rc = 0; /* the run drew no figures */
-        goto out;
-    }
-    snprintf(cfg.title, sizeof cfg.title, "%s", jstr(q, "title"));
-    cfg.settings.alpha = jnum(q, "alpha");
+    if (!json_is_object(q) || !json_is_array(inst) || !json_is_array(rows))
+        return pb_err_set(err, "%s: not a permbench quality results file", path);
+    if (!json_is_true(json_object_get(q, "plot"))) return 0; /* the run drew no figures */
+    *plot = true;
+    snprintf(cfg->title, sizeof cfg->title, "%s", jstr(q, "title"));
+    cfg->settings.alpha = jnum(q, "alpha");
     size_t i;
     json_t *v;
     json_t *tests = json_object_get(q, "tests");
@@ -179,29 +187,26 @@ int pb_quality_replot(const char *dir, bool quiet, pb_err *err)
         const pb_qtest *qt = pb_qtest_at(k);
         json_t *t = json_object_get(tests, qt->name);
         if (!t) continue;
-        cfg.test[k].samples = (uint64_t)json_integer_value(json_object_get(t, "samples"));
-        json_array_foreach(json_object_get(t, "n"), i, v) if (cfg.test[k].nn < PB_Q_MAX_N)
-            cfg.test[k].ns[cfg.test[k].nn++] = (uint64_t)json_integer_value(v);
+        cfg->test[k].samples = (uint64_t)json_integer_value(json_object_get(t, "samples"));
+        json_array_foreach(json_object_get(t, "n"), i, v) if (cfg->test[k].nn < PB_Q_MAX_N)
+            cfg->test[k].ns[cfg->test[k].nn++] = (uint64_t)json_integer_value(v);
         json_t *sel = qt->select_key ? json_object_get(q, qt->select_key) : NULL;
-        cfg.test[k].select = sel ? 0 : (1u << qt->nresults) - 1;
+        cfg->test[k].select = sel ? 0 : (1u << qt->nresults) - 1;
         json_array_foreach(sel, i, v)
         {
             for (size_t w = 0; w < qt->nresults; w++)
                 if (json_string_value(v) && strcmp(json_string_value(v), qt->select_words[w]) == 0)
-                    cfg.test[k].select |= 1u << w;
+                    cfg->test[k].select |= 1u << w;
         }
     }
-    cfg.inst.n = cfg.inst.cap = json_array_size(inst);
-    cfg.inst.v = calloc(cfg.inst.n ? cfg.inst.n : 1, sizeof *cfg.inst.v);
-    run.nrows = run.cap = json_array_size(rows);
-    run.rows = calloc(run.nrows ? run.nrows : 1, sizeof *run.rows);
-    if (!cfg.inst.v || !run.rows) {
-        pb_err_set(err, "out of memory");
-        goto out;
-    }
+    cfg->inst.n = cfg->inst.cap = json_array_size(inst);
+    cfg->inst.v = calloc(cfg->inst.n ? cfg->inst.n : 1, sizeof *cfg->inst.v);
+    run->nrows = run->cap = json_array_size(rows);
+    run->rows = calloc(run->nrows ? run->nrows : 1, sizeof *run->rows);
+    if (!cfg->inst.v || !run->rows) return pb_err_set(err, "out of memory");
     json_array_foreach(inst, i, v)
     {
-        pb_instance *in = &cfg.inst.v[i];
+        pb_instance *in = &cfg->inst.v[i];
         snprintf(in->label, sizeof in->label, "%s", jstr(v, "label"));
         snprintf(in->series, sizeof in->series, "%s", jstr(v, "group"));
         snprintf(in->axis, sizeof in->axis, "%s", jstr(v, "swept_param"));
@@ -211,16 +216,14 @@ int pb_quality_replot(const char *dir, bool quiet, pb_err *err)
     }
     json_array_foreach(rows, i, v)
     {
-        pb_qrow *r = &run.rows[i];
-        for (size_t k = 0; k < cfg.inst.n; k++)
-            if (strcmp(cfg.inst.v[k].label, jstr(v, "label")) == 0) r->in = &cfg.inst.v[k];
+        pb_qrow *r = &run->rows[i];
+        for (size_t k = 0; k < cfg->inst.n; k++)
+            if (strcmp(cfg->inst.v[k].label, jstr(v, "label")) == 0) r->in = &cfg->inst.v[k];
         size_t which = 0;
         r->qt = pb_qtest_of_result(jstr(v, "test"), &which);
         r->test = r->qt ? r->qt->results[which] : NULL;
-        if (!r->in || !r->test) {
-            pb_err_set(err, "%s: row %zu names an unknown instance or test", path, i);
-            goto out;
-        }
+        if (!r->in || !r->test)
+            return pb_err_set(err, "%s: row %zu names an unknown instance or test", path, i);
         r->n = (uint32_t)json_integer_value(json_object_get(v, "n"));
         r->r.samples = (uint64_t)json_integer_value(json_object_get(v, "samples"));
         r->r.statistic = jnum(v, "statistic");
@@ -231,14 +234,35 @@ int pb_quality_replot(const char *dir, bool quiet, pb_err *err)
                        : strcmp(verdict, "SUSPECT") == 0 ? PB_VERDICT_SUSPECT
                                                          : PB_VERDICT_FAIL;
     }
-    if (!pb_gnuplot_find(gnuplot, sizeof gnuplot)) {
-        pb_err_set(err, "gnuplot not found on PATH (install gnuplot-nox, or set PERMBENCH_GNUPLOT)");
-        goto out;
+    return 0;
+}
+
+void pb_quality_replot_free(pb_quality_config *cfg, pb_qrun *run)
+{
+    free(cfg->inst.v);
+    free(run->rows);
+    memset(cfg, 0, sizeof *cfg);
+    memset(run, 0, sizeof *run);
+}
+
+int pb_quality_replot(const char *dir, bool quiet, pb_err *err)
+{
+    char path[1100], gnuplot[1024];
+    snprintf(path, sizeof path, "%s/quality.json", dir);
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) return pb_err_set(err, "%s: %s", path, je.text);
+    pb_quality_config cfg;
+    pb_qrun run;
+    bool plot;
+    int rc = pb_quality_replot_read(root, path, &cfg, &run, &plot, err);
+    if (!rc && plot) {
+        if (!pb_gnuplot_find(gnuplot, sizeof gnuplot))
+            rc = pb_err_set(err, "gnuplot not found on PATH (install gnuplot-nox, or set PERMBENCH_GNUPLOT)");
+        else
+            rc = pb_quality_plot(gnuplot, dir, &cfg, &run, quiet, err);
     }
-    rc = pb_quality_plot(gnuplot, dir, &cfg, &run, quiet, err);
-out:
-    free(cfg.inst.v);
-    free(run.rows);
+    pb_quality_replot_free(&cfg, &run);
     json_decref(root);
     return rc;
 }
