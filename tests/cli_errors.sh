@@ -25,6 +25,7 @@ unknown_module) args=(run "$(ini '[sweep]\nsizes = 10\n[nope]\n')"); want="c.ini
 unknown_param) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\nrounds = 2\n')"); want="c.ini:4: module 'fisher-yates' has no parameter 'rounds'" ;;
 bad_param) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-copy]\nthreads = lots\n')"); want="c.ini:4: parameter 'threads' of 'cpu-copy': 'lots' is not an integer" ;;
 malformed_line) args=(run "$(ini '[sweep]\nsizes\n[fisher-yates]\n')"); want="c.ini:2: malformed line" ;;
+long_indented_header) args=(run "$(ini "[sweep]\\nsizes = 10\\n$(printf '%251s' '')[fisher-yates]\\n")"); want="c.ini:3: line longer than 199 characters" ;;
 only_unknown) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
 too_large) args=(run "$(ini '[sweep]\nsizes = 2^50\nceilings = none\n[fisher-yates]\n')"); want="[fisher-yates] at n = 2^50 needs 8.1 PiB of host memory" ;;
 u32_overflow) args=(run "$(ini '[sweep]\nsizes = 2^33\nitem = u32\n[fisher-yates]\n')"); want="more items than u32 can number" ;;

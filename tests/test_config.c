@@ -159,6 +159,20 @@ TEST_IMPL(config_errors)
     return 0;
 }
 
+/* Findings of the fuzz campaign (docs/fuzzing.md), each once a crash. */
+TEST_IMPL(config_hostile)
+{
+    static pb_config cfg;
+    pb_err err;
+    char path[256], text[512];
+    /* An indented header past inih's line buffer: its offset was taken
+     * from the cut length, and the copy's size wrapped around. */
+    snprintf(text, sizeof text, "[sweep]\nsizes = 10\n%251s[fisher-yates]\n", "");
+    ASSERT(load(text, &cfg, &err, path, sizeof path) == -1);
+    ASSERT_CONTAINS(err.msg, ":3: line longer than 199 characters");
+    return 0;
+}
+
 TEST_IMPL(config_only)
 {
     static pb_config cfg;
