@@ -2,7 +2,7 @@
  * every module in this build's registry, and of a module made here with
  * the edge cases no real one has (the whole long long range, empty and
  * repeated choices). Input: the module's name, a newline, the parameter's
- * name, a newline, the value (the rest).
+ * name, a newline, the value (the rest, without a newline).
  *
  * Beside the sanitizers: a value accepted is inside its spec, prints, and
  * reads back to itself; a value refused says why in one line. */
@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!text) return 0;
     char *name = strchr(text, '\n');
     char *value = name ? strchr(name + 1, '\n') : NULL;
-    if (!value) goto out;
+    /* A value is read from one INI line: it never holds a newline. */
+    if (!value || strchr(value + 1, '\n')) goto out;
     *name++ = '\0';
     *value++ = '\0';
     const pb_module *m = strcmp(text, edge.name) == 0 ? &edge : pb_module_find(text);
