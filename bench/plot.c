@@ -29,8 +29,12 @@ bool pb_gnuplot_find(char *path, size_t len)
     return false;
 }
 
-/* gnuplot strings are single-quoted: refuse what would break out of them. */
-static bool quotable(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
+bool pb_gnuplot_quotable(const char *s)
+{
+    for (; *s; s++)
+        if (*s == '\'' || (unsigned char)*s < 0x20 || *s == 0x7f) return false;
+    return true;
+}
 
 char *pb_plot_vars(const pb_plot_request *req, const pb_embedded_file **script, pb_err *err)
 {
@@ -49,8 +53,9 @@ char *pb_plot_vars(const pb_plot_request *req, const pb_embedded_file **script, 
         return pb_err_set(err, "no plot script for kind '%s'", req->kind), NULL;
     const char *series = req->series ? req->series : "", *sizes = req->sizes ? req->sizes : "";
     const char *axis = req->axis ? req->axis : "", *axvals = req->axis_values ? req->axis_values : "";
-    if (!quotable(req->dir) || !quotable(req->title) || !quotable(req->labels) ||
-        !quotable(series) || !quotable(axis) || !quotable(axvals))
+    if (!pb_gnuplot_quotable(req->dir) || !pb_gnuplot_quotable(req->title) ||
+        !pb_gnuplot_quotable(req->labels) || !pb_gnuplot_quotable(series) ||
+        !pb_gnuplot_quotable(axis) || !pb_gnuplot_quotable(axvals))
         return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels"),
                NULL;
 
@@ -98,10 +103,12 @@ int pb_gnuplot_draw(const char *gnuplot, const char *vars, const char *script, s
     return 0;
 }
 
-/* `w` is one of the space-separated words of `list`. */
+/* `w` is one of the space-separated words of `list`. An empty word is in
+ * every list (it is never added; searching for it never moved on: a hang). */
 static bool word_in(const char *list, const char *w)
 {
     size_t n = strlen(w);
+    if (n == 0) return true;
     for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
         if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
     return false;
@@ -121,8 +128,13 @@ int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)
     json_t *v;
     json_array_foreach(plots, i, v)
     {
-        if (!json_is_string(v))
-            return pb_err_set(err, "%s: not a permbench results file (sweep.plots[%zu] is not a string)",
+        /* Each kind is named in messages: no control characters (a newline
+         * would make the one line of an error two). */
+        const char *k = json_string_value(v);
+        bool printable = k != NULL;
+        for (; printable && k && *k; k++) printable = (unsigned char)*k >= 0x20 && *k != 0x7f;
+        if (!printable)
+            return pb_err_set(err, "%s: not a permbench results file (sweep.plots[%zu] is not a plot kind)",
                               path, i);
     }
     set->title = title ? title : "";
@@ -156,9 +168,25 @@ int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)
         off += (size_t)snprintf(set->sizes + off, sizeof set->sizes - off, "%s%lld", off ? " " : "",
                                 (long long)json_integer_value(v));
     }
+    /* Whole widths only, as many as fit: the offset once ran past the end
+     * and the next write went beyond the buffer. */
     off = 0;
-    json_array_foreach(ib, i, v) off += (size_t)snprintf(set->items + off, sizeof set->items - off,
-                                                         "%s%lld", off ? " " : "", json_integer_value(v));
+    json_array_foreach(ib, i, v)
+    {
+        int w = snprintf(set->items + off, sizeof set->items - off, "%s%lld", off ? " " : "",
+                         json_integer_value(v));
+        if (w < 0 || (size_t)w >= sizeof set->items - off) {
+            set->items[off] = '\0';
+            break;
+        }
+        off += (size_t)w;
+    }
+    /* All of these are written into gnuplot strings: a quote would end one. */
+    if (!pb_gnuplot_quotable(set->title) || !pb_gnuplot_quotable(set->labels) ||
+        !pb_gnuplot_quotable(set->series) || !pb_gnuplot_quotable(set->axis) ||
+        !pb_gnuplot_quotable(set->axis_values))
+        return pb_err_set(err, "%s: a quote or control character in the title, labels or axis values",
+                          path);
     return 0;
 }
 

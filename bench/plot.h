@@ -35,6 +35,11 @@ int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err);
  * kind has no script. */
 char *pb_plot_vars(const pb_plot_request *req, const pb_embedded_file **script, pb_err *err);
 
+/* Whether `s` may stand inside a single-quoted gnuplot string: no quote
+ * to end it early, no control character (a newline would end the command
+ * and run the rest, system() included, as gnuplot input). */
+bool pb_gnuplot_quotable(const char *s);
+
 /* Runs `script` through gnuplot for <dir>/<stem>.png and <dir>/<stem>.svg,
  * after `vars` (gnuplot assignments the script reads). */
 int pb_gnuplot_draw(const char *gnuplot, const char *vars, const char *script, size_t script_len,

@@ -9,12 +9,12 @@
 #include "bench/plot.h"
 #include "config/embedded.h"
 
-static bool quotable(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
-
-/* Whether the space-separated list holds `word`. */
+/* Whether the space-separated list holds `word`. An empty word is in every
+ * list (it is never added; searching for it never moved on: a hang). */
 static bool has_word(const char *list, const char *word)
 {
     size_t l = strlen(word);
+    if (l == 0) return true;
     for (const char *p = list; (p = strstr(p, word)) != NULL; p += l)
         if ((p == list || p[-1] == ' ') && (p[l] == ' ' || p[l] == '\0')) return true;
     return false;
@@ -65,6 +65,7 @@ static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *ru
     char hlines[4096] = "";
     size_t hoff = 0;
     int nh = 0;
+    bool plain = true; /* every label in hlines may stand in quotes */
     for (size_t i = 0; i < cfg->inst.n; i++) {
         const pb_instance *in = &cfg->inst.v[i];
         if (in->axis[0]) {
@@ -77,6 +78,7 @@ static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *ru
         const pb_qrow *r = find(run, in->label, fig->n, fig->test);
         if (!r || !isfinite(r->r.statistic) || !(r->r.statistic > 0) || hoff >= sizeof hlines) continue;
         nh++;
+        plain &= pb_gnuplot_quotable(in->label);
         hoff += (size_t)snprintf(hlines + hoff, sizeof hlines - hoff,
                                  "h%d = %.10g\nh%d_title = '%s (%s)'\n", nh, r->r.statistic, nh,
                                  in->label, pb_verdict_name(r->r.verdict));
@@ -103,8 +105,11 @@ static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *ru
     char title[320], sb[32], stem[64];
     snprintf(title, sizeof title, "%s (n = %u, %s samples each)", cfg->title, fig->n,
              samples_text(fig->spec->samples, sb, sizeof sb));
-    if (!quotable(dir) || !quotable(title))
-        return pb_err_set(err, "cannot plot: a quote character in the directory or title");
+    /* Labels and the swept parameter come from a config or, on --replot,
+     * from quality.json: any of them could end a gnuplot string early. */
+    if (!pb_gnuplot_quotable(dir) || !pb_gnuplot_quotable(title) || !pb_gnuplot_quotable(series) ||
+        !pb_gnuplot_quotable(xlabel) || !plain)
+        return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels");
     char vars[8192];
     snprintf(vars, sizeof vars,
              "datafile = '%s/quality.csv'\ntitle = '%s'\nn = %u\ntest = '%s'\nxlabel = '%s'\n"
@@ -179,6 +184,8 @@ int pb_quality_replot_read(json_t *root, const char *path, pb_quality_config *cf
     if (!json_is_true(json_object_get(q, "plot"))) return 0; /* the run drew no figures */
     *plot = true;
     snprintf(cfg->title, sizeof cfg->title, "%s", jstr(q, "title"));
+    if (!pb_gnuplot_quotable(cfg->title))
+        return pb_err_set(err, "%s: a quote or control character in quality.title", path);
     cfg->settings.alpha = jnum(q, "alpha");
     size_t i;
     json_t *v;
@@ -213,6 +220,12 @@ int pb_quality_replot_read(json_t *root, const char *path, pb_quality_config *cf
         if (in->axis[0])
             snprintf(in->axis_value, sizeof in->axis_value, "%lld",
                      (long long)json_integer_value(json_object_get(v, "value")));
+        /* Each is written into gnuplot strings: a quote would end one. */
+        if (!pb_gnuplot_quotable(in->label) || !pb_gnuplot_quotable(in->series) ||
+            !pb_gnuplot_quotable(in->axis))
+            return pb_err_set(err, "%s: instances[%zu]: a quote or control character in its label, "
+                                   "group or swept_param",
+                              path, i);
     }
     json_array_foreach(rows, i, v)
     {

@@ -20,7 +20,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto out;
     }
     PB_FUZZ_ASSERT(json_is_array(set->kinds) && set->title);
-    PB_FUZZ_ASSERT(memchr(set->labels, '\0', sizeof set->labels) && memchr(set->items, '\0', sizeof set->items));
+    /* Each list is appended to in place: one string, then zeros to the end
+     * of its buffer (a write past an end shows up as bytes after the NUL). */
+    const struct {
+        const char *buf;
+        size_t len;
+    } lists[] = {{set->labels, sizeof set->labels},     {set->items, sizeof set->items},
+                 {set->series, sizeof set->series},     {set->sizes, sizeof set->sizes},
+                 {set->axis, sizeof set->axis},         {set->axis_values, sizeof set->axis_values}};
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+        size_t n = strnlen(lists[l].buf, lists[l].len);
+        PB_FUZZ_ASSERT(n < lists[l].len);
+        for (size_t b = n; b < lists[l].len; b++) PB_FUZZ_ASSERT(lists[l].buf[b] == '\0');
+    }
     size_t i;
     json_t *v;
     json_array_foreach(set->kinds, i, v)
