@@ -105,6 +105,10 @@ static pb_ini_section *open_section(parse_state *st, const char *name)
         fail_at(st, st->line, "section [%s] appears twice", name);
         return NULL;
     }
+    if (doc->nsecs == PB_INI_MAX_SECTIONS) {
+        fail_at(st, st->line, "more than %d module sections", PB_INI_MAX_SECTIONS);
+        return NULL;
+    }
     if (doc->nsecs == doc->cap) {
         size_t cap = doc->cap ? 2 * doc->cap : 16;
         pb_ini_section *s = realloc(doc->secs, cap * sizeof *s);
@@ -128,7 +132,9 @@ static pb_ini_section *open_section(parse_state *st, const char *name)
 static char *reader(char *str, int num, void *stream)
 {
     parse_state *st = stream;
-    if (!*st->cursor) return NULL;
+    /* After the first error (the one reported) the rest is not read: a
+     * hostile file would otherwise cost a search per line to the end. */
+    if (!*st->cursor || st->failed) return NULL;
     const char *nl = strchr(st->cursor, '\n');
     size_t len = nl ? (size_t)(nl - st->cursor + 1) : strlen(st->cursor);
     const char *line = st->cursor;
@@ -171,6 +177,8 @@ static char *reader(char *str, int num, void *stream)
 
 static int add_key(parse_state *st, pb_ini_section *s, const char *name, const char *value)
 {
+    if (s->nkeys == PB_INI_MAX_KEYS)
+        return fail_at(st, st->line, "more than %d keys in [%s]", PB_INI_MAX_KEYS, s->name);
     if (s->nkeys == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 8;
         pb_ini_key *k = realloc(s->keys, cap * sizeof *k);
@@ -199,6 +207,9 @@ static int continue_key(parse_state *st, pb_ini_key *k, const char *more)
     size_t l = strlen(k->value);
     while (l && (k->value[l - 1] == ' ' || k->value[l - 1] == '\t')) l--;
     if (l && k->value[l - 1] == ',') l--;
+    if (l + 2 + strlen(more) > PB_INI_MAX_VALUE)
+        return fail_at(st, st->line, "the value of '%s' is longer than %d characters", k->name,
+                       PB_INI_MAX_VALUE);
     char *v = malloc(l + 2 + strlen(more) + 1);
     if (!v) return fail_at(st, st->line, "out of memory");
     memcpy(v, k->value, l);
