@@ -41,20 +41,28 @@ static const char *samples_text(uint64_t v, char *buf, size_t len)
     return buf;
 }
 
-/* The first row of (label, n, test), or NULL. */
-static const pb_qrow *find(const pb_qrun *run, const char *label, uint32_t n, const char *test)
+/* Each instance's first row at the figure's n and test (NULL: none), in one
+ * pass over the rows: a search of all rows for every instance made a
+ * hostile quality.json cost instances x rows for every figure. A row's
+ * instance is one of cfg's (a run's rows point into it; replot's too). */
+static void first_rows(const pb_quality_config *cfg, const pb_qrun *run, const figure *fig,
+                       const pb_qrow **first)
 {
+    memset(first, 0, (cfg->inst.n ? cfg->inst.n : 1) * sizeof *first);
+    uintptr_t lo = (uintptr_t)cfg->inst.v, hi = (uintptr_t)(cfg->inst.v + cfg->inst.n);
     for (size_t i = 0; i < run->nrows; i++) {
         const pb_qrow *r = &run->rows[i];
-        if (r->n == n && strcmp(r->test, test) == 0 && strcmp(r->in->label, label) == 0) return r;
+        if ((uintptr_t)r->in < lo || (uintptr_t)r->in >= hi) continue;
+        size_t k = (size_t)(r->in - cfg->inst.v);
+        if (!first[k] && r->n == fig->n && strcmp(r->test, fig->test) == 0) first[k] = r;
     }
-    return NULL;
 }
 
 /* Builds one figure and hands it to fn; returns 1 if handed, 0 if there
  * was nothing to draw. */
 static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *run,
-                const figure *fig, pb_qfigure_fn fn, void *user, pb_err *err)
+                const figure *fig, const pb_qrow **first, pb_qfigure_fn fn, void *user,
+                pb_err *err)
 {
     const pb_embedded_file *script = pb_embedded_find("plots/quality-sweep.gp");
     if (!script) return pb_err_set(err, "no plot script plots/quality-sweep.gp");
@@ -75,7 +83,7 @@ static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *ru
                                         in->series);
             continue;
         }
-        const pb_qrow *r = find(run, in->label, fig->n, fig->test);
+        const pb_qrow *r = first[i];
         if (!r || !isfinite(r->r.statistic) || !(r->r.statistic > 0) || hoff >= sizeof hlines) continue;
         nh++;
         plain &= pb_gnuplot_quotable(in->label);
@@ -123,19 +131,24 @@ static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *ru
 int pb_quality_figures(const char *dir, const pb_quality_config *cfg, const pb_qrun *run,
                        pb_qfigure_fn fn, void *user, pb_err *err)
 {
-    for (size_t k = 0; k < pb_qtest_count(); k++) {
+    const pb_qrow **first = malloc((cfg->inst.n ? cfg->inst.n : 1) * sizeof *first);
+    if (!first) return pb_err_set(err, "out of memory");
+    int rc = 0;
+    for (size_t k = 0; k < pb_qtest_count() && !rc; k++) {
         const pb_qtest *qt = pb_qtest_at(k);
         const pb_qtest_spec *t = &cfg->test[k];
         if (!qt->figure || !t->select) continue;
         size_t last = 0;
         for (size_t w = 0; w < qt->nresults; w++)
             if (t->select & (1u << w)) last = w;
-        for (size_t i = 0; i < t->nn; i++) {
+        for (size_t i = 0; i < t->nn && !rc; i++) {
             figure fig = {qt, t, qt->results[last], (uint32_t)t->ns[i]};
-            if (draw(dir, cfg, run, &fig, fn, user, err) < 0) return -1;
+            first_rows(cfg, run, &fig, first);
+            if (draw(dir, cfg, run, &fig, first, fn, user, err) < 0) rc = -1;
         }
     }
-    return 0;
+    free(first);
+    return rc;
 }
 
 typedef struct gnuplot_sink {
@@ -157,6 +170,11 @@ int pb_quality_plot(const char *gnuplot, const char *dir, const pb_quality_confi
 {
     gnuplot_sink g = {gnuplot, dir, quiet};
     return pb_quality_figures(dir, cfg, run, run_gnuplot, &g, err);
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+    return strcmp((*(const pb_instance *const *)a)->label, (*(const pb_instance *const *)b)->label);
 }
 
 static const char *jstr(json_t *o, const char *key)
@@ -227,16 +245,35 @@ int pb_quality_replot_read(json_t *root, const char *path, pb_quality_config *cf
                                    "group or swept_param",
                               path, i);
     }
+    /* Rows name their instance by label, found in a sorted index (a scan
+     * of the instances for every row made a hostile file cost their
+     * product); labels are unique in every run, so a repeated one is refused. */
+    const pb_instance **by_label = malloc((cfg->inst.n ? cfg->inst.n : 1) * sizeof *by_label);
+    if (!by_label) return pb_err_set(err, "out of memory");
+    for (size_t k = 0; k < cfg->inst.n; k++) by_label[k] = &cfg->inst.v[k];
+    qsort(by_label, cfg->inst.n, sizeof *by_label, cmp_label);
+    for (size_t k = 1; k < cfg->inst.n; k++)
+        if (strcmp(by_label[k - 1]->label, by_label[k]->label) == 0) {
+            pb_err_set(err, "%s: the label '%s' names two instances", path, by_label[k]->label);
+            free(by_label);
+            return -1;
+        }
     json_array_foreach(rows, i, v)
     {
         pb_qrow *r = &run->rows[i];
-        for (size_t k = 0; k < cfg->inst.n; k++)
-            if (strcmp(cfg->inst.v[k].label, jstr(v, "label")) == 0) r->in = &cfg->inst.v[k];
+        pb_instance key;
+        const pb_instance *kp = &key, **hit = NULL;
+        if (snprintf(key.label, sizeof key.label, "%s", jstr(v, "label")) < (int)sizeof key.label &&
+            cfg->inst.n)
+            hit = bsearch(&kp, by_label, cfg->inst.n, sizeof *by_label, cmp_label);
+        r->in = hit ? *hit : NULL;
         size_t which = 0;
         r->qt = pb_qtest_of_result(jstr(v, "test"), &which);
         r->test = r->qt ? r->qt->results[which] : NULL;
-        if (!r->in || !r->test)
+        if (!r->in || !r->test) {
+            free(by_label);
             return pb_err_set(err, "%s: row %zu names an unknown instance or test", path, i);
+        }
         r->n = (uint32_t)json_integer_value(json_object_get(v, "n"));
         r->r.samples = (uint64_t)json_integer_value(json_object_get(v, "samples"));
         r->r.statistic = jnum(v, "statistic");
@@ -247,6 +284,7 @@ int pb_quality_replot_read(json_t *root, const char *path, pb_quality_config *cf
                        : strcmp(verdict, "SUSPECT") == 0 ? PB_VERDICT_SUSPECT
                                                          : PB_VERDICT_FAIL;
     }
+    free(by_label);
     return 0;
 }
 

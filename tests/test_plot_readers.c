@@ -109,3 +109,46 @@ TEST_IMPL(replot_read_hostile)
     alarm(0);
     return 0;
 }
+
+/* A large hostile quality.json: 4096 instances, 10^5 rows, 16 figures.
+ * Each row searched every instance and each figure every row for every
+ * instance: about a minute. Read and built in a second or two now. */
+TEST_IMPL(replot_read_large)
+{
+    alarm(30);
+    json_t *inst = json_array(), *rows = json_array(), *ns = json_array();
+    json_array_append_new(inst, json_pack("{s:s, s:s, s:s, s:i}", "label", "ax", "group", "g",
+                                          "swept_param", "rounds", "value", 1));
+    for (int i = 0; i < 4095; i++) {
+        char label[16];
+        snprintf(label, sizeof label, "l%d", i);
+        json_array_append_new(inst, json_pack("{s:s, s:s}", "label", label, "group", label));
+    }
+    for (int i = 0; i < 100000; i++)
+        json_array_append_new(rows, json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:s}", "label", "l0",
+                                              "test", "mmd-clt", "n", 5 + i % 16, "samples", 10,
+                                              "statistic", 1.0, "threshold", 2.0, "verdict", "PASS"));
+    for (int n = 5; n < 21; n++) json_array_append_new(ns, json_integer(n));
+    json_t *root = json_pack("{s:{s:b, s:s, s:f, s:{s:{s:i, s:o}}}, s:o, s:o}", "quality", "plot", 1,
+                             "title", "t", "alpha", 0.01, "tests", "mmd", "samples", 10, "n", ns,
+                             "instances", inst, "rows", rows);
+    ASSERT(root);
+    static pb_quality_config cfg;
+    static pb_qrun run;
+    bool plot;
+    pb_err err;
+    int figures = 0;
+    ASSERT(pb_quality_replot_read(root, "q.json", &cfg, &run, &plot, &err) == 0 && plot);
+    ASSERT(pb_quality_figures("d", &cfg, &run, count_figure, &figures, &err) == 0);
+    ASSERT(figures == 16);
+    pb_quality_replot_free(&cfg, &run);
+
+    /* Labels name instances: one label for two is refused. */
+    json_array_append_new(inst, json_pack("{s:s}", "label", "l7"));
+    ASSERT(pb_quality_replot_read(root, "q.json", &cfg, &run, &plot, &err) == -1);
+    ASSERT_CONTAINS(err.msg, "q.json: the label 'l7' names two instances");
+    pb_quality_replot_free(&cfg, &run);
+    json_decref(root);
+    alarm(0);
+    return 0;
+}
