@@ -176,7 +176,7 @@ int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)
         int w = snprintf(set->items + off, sizeof set->items - off, "%s%lld", off ? " " : "",
                          json_integer_value(v));
         if (w < 0 || (size_t)w >= sizeof set->items - off) {
-            set->items[off] = '\0';
+            memset(set->items + off, 0, sizeof set->items - off); /* no part of a width */
             break;
         }
         off += (size_t)w;
