@@ -114,5 +114,5 @@ for f in results/reference/nvidia-h200/quality/speed/*/quality.json; do
     trim "$f" | put quality_json "$(basename "$(dirname "$f")")"
 done
 for h in ini run_config quality_config sizes params results_json quality_json; do
-    echo "$h: $(ls "$corpus/$h" | wc -l) inputs"
+    echo "$h: $(find "$corpus/$h" -type f | wc -l) inputs"
 done
