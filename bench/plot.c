@@ -123,7 +123,8 @@ int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)
     json_t *ib = json_object_get(sweep, "item_bytes");
     const char *title = json_string_value(json_object_get(sweep, "title"));
     if (!json_is_array(plots) || !json_is_array(inst) || !json_is_array(ib))
-        return pb_err_set(err, "%s: not a permbench results file (no sweep.plots / instances)", path);
+        return pb_err_set(err, "%s: not a permbench results file (no sweep.plots / instances)",
+                          path);
     size_t i, off = 0;
     json_t *v;
     json_array_foreach(plots, i, v)
@@ -134,15 +135,18 @@ int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)
         bool printable = k != NULL;
         for (; printable && k && *k; k++) printable = (unsigned char)*k >= 0x20 && *k != 0x7f;
         if (!printable)
-            return pb_err_set(err, "%s: not a permbench results file (sweep.plots[%zu] is not a plot kind)",
-                              path, i);
+            return pb_err_set(
+                err, "%s: not a permbench results file (sweep.plots[%zu] is not a plot kind)", path,
+                i);
     }
     set->title = title ? title : "";
     set->kinds = plots;
     json_array_foreach(inst, i, v)
     {
         const char *l = json_string_value(json_object_get(v, "label"));
-        if (l) off += (size_t)snprintf(set->labels + off, sizeof set->labels - off, "%s%s", off ? " " : "", l);
+        if (l)
+            off += (size_t)snprintf(set->labels + off, sizeof set->labels - off, "%s%s",
+                                    off ? " " : "", l);
         if (off >= sizeof set->labels) break;
     }
     /* Unique series and axis values, in order of first appearance. */
@@ -154,9 +158,11 @@ int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)
         const char *av = json_string_value(json_object_get(v, "axis_value"));
         if (!sr) sr = json_string_value(json_object_get(v, "label"));
         if (sr && !word_in(set->series, sr) && so + strlen(sr) + 2 < sizeof set->series)
-            so += (size_t)snprintf(set->series + so, sizeof set->series - so, "%s%s", so ? " " : "", sr);
+            so += (size_t)snprintf(set->series + so, sizeof set->series - so, "%s%s", so ? " " : "",
+                                   sr);
         if (ax && *ax && !set->axis[0]) snprintf(set->axis, sizeof set->axis, "%s", ax);
-        if (av && *av && !word_in(set->axis_values, av) && ao + strlen(av) + 2 < sizeof set->axis_values)
+        if (av && *av && !word_in(set->axis_values, av) &&
+            ao + strlen(av) + 2 < sizeof set->axis_values)
             ao += (size_t)snprintf(set->axis_values + ao, sizeof set->axis_values - ao, "%s%s",
                                    ao ? " " : "", av);
     }
@@ -185,8 +191,8 @@ int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)
     if (!pb_gnuplot_quotable(set->title) || !pb_gnuplot_quotable(set->labels) ||
         !pb_gnuplot_quotable(set->series) || !pb_gnuplot_quotable(set->axis) ||
         !pb_gnuplot_quotable(set->axis_values))
-        return pb_err_set(err, "%s: a quote or control character in the title, labels or axis values",
-                          path);
+        return pb_err_set(
+            err, "%s: a quote or control character in the title, labels or axis values", path);
     return 0;
 }
 
@@ -223,9 +229,9 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
     json_t *v;
     json_array_foreach(set->kinds, i, v)
     {
-        pb_plot_request req = {dir,         json_string_value(v), set->title, set->labels,
-                               set->items,  set->series,          set->sizes, set->axis,
-                               set->axis_values};
+        pb_plot_request req = {
+            dir,         json_string_value(v), set->title, set->labels,     set->items,
+            set->series, set->sizes,           set->axis,  set->axis_values};
         if (pb_plot_draw(gnuplot, &req, err)) goto out;
         if (!quiet) printf("figure: %s/%s.png, %s/%s.svg\n", dir, req.kind, dir, req.kind);
     }

@@ -48,8 +48,8 @@ int pb_gnuplot_draw(const char *gnuplot, const char *vars, const char *script, s
 /* What a results.json asks to draw, as the lists pb_plot_request takes:
  * space-separated, in order of first appearance, cut at their sizes. */
 typedef struct pb_plot_set {
-    const char *title;  /* "" when none; points into the document */
-    json_t *kinds;      /* sweep.plots: an array of strings */
+    const char *title; /* "" when none; points into the document */
+    json_t *kinds;     /* sweep.plots: an array of strings */
     char labels[16384];
     char items[32];
     char series[4096];

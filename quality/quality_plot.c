@@ -61,8 +61,7 @@ static void first_rows(const pb_quality_config *cfg, const pb_qrun *run, const f
 /* Builds one figure and hands it to fn; returns 1 if handed, 0 if there
  * was nothing to draw. */
 static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *run,
-                const figure *fig, const pb_qrow **first, pb_qfigure_fn fn, void *user,
-                pb_err *err)
+                const figure *fig, const pb_qrow **first, pb_qfigure_fn fn, void *user, pb_err *err)
 {
     const pb_embedded_file *script = pb_embedded_find("plots/quality-sweep.gp");
     if (!script) return pb_err_set(err, "no plot script plots/quality-sweep.gp");
@@ -241,8 +240,9 @@ int pb_quality_replot_read(json_t *root, const char *path, pb_quality_config *cf
         /* Each is written into gnuplot strings: a quote would end one. */
         if (!pb_gnuplot_quotable(in->label) || !pb_gnuplot_quotable(in->series) ||
             !pb_gnuplot_quotable(in->axis))
-            return pb_err_set(err, "%s: instances[%zu]: a quote or control character in its label, "
-                                   "group or swept_param",
+            return pb_err_set(err,
+                              "%s: instances[%zu]: a quote or control character in its label, "
+                              "group or swept_param",
                               path, i);
     }
     /* Rows name their instance by label, found in a sorted index (a scan
@@ -309,7 +309,8 @@ int pb_quality_replot(const char *dir, bool quiet, pb_err *err)
     int rc = pb_quality_replot_read(root, path, &cfg, &run, &plot, err);
     if (!rc && plot) {
         if (!pb_gnuplot_find(gnuplot, sizeof gnuplot))
-            rc = pb_err_set(err, "gnuplot not found on PATH (install gnuplot-nox, or set PERMBENCH_GNUPLOT)");
+            rc = pb_err_set(
+                err, "gnuplot not found on PATH (install gnuplot-nox, or set PERMBENCH_GNUPLOT)");
         else
             rc = pb_quality_plot(gnuplot, dir, &cfg, &run, quiet, err);
     }

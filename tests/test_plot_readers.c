@@ -57,9 +57,10 @@ TEST_IMPL(plot_read_hostile)
     pb_err err;
     alarm(20);
     /* An empty series after another: searching for "" never moved on. */
-    ASSERT(plot_read("{\"sweep\": {\"plots\": [], \"item_bytes\": [8]}, \"instances\":"
-                     " [{\"label\": \"a\", \"series\": \"a\"}, {\"label\": \"b\", \"series\": \"\"}]}",
-                     &err) == 0);
+    ASSERT(
+        plot_read("{\"sweep\": {\"plots\": [], \"item_bytes\": [8]}, \"instances\":"
+                  " [{\"label\": \"a\", \"series\": \"a\"}, {\"label\": \"b\", \"series\": \"\"}]}",
+                  &err) == 0);
     /* More item widths than the list holds: its offset ran past the
      * buffer and the next write went beyond it. */
     ASSERT(plot_read("{\"sweep\": {\"plots\": [], \"item_bytes\": [1000000, 2000000, 3000000,"
@@ -68,10 +69,13 @@ TEST_IMPL(plot_read_hostile)
                      &err) == 0);
     /* A kind that is not a string left the error unset; one with a newline
      * made the error two lines. */
-    ASSERT(plot_read("{\"sweep\": {\"plots\": [5], \"item_bytes\": []}, \"instances\": []}", &err) == -1);
-    ASSERT_CONTAINS(err.msg, "r.json: not a permbench results file (sweep.plots[0] is not a plot kind)");
-    ASSERT(plot_read("{\"sweep\": {\"plots\": [\"axis\\nx\"], \"item_bytes\": []}, \"instances\": []}",
+    ASSERT(plot_read("{\"sweep\": {\"plots\": [5], \"item_bytes\": []}, \"instances\": []}",
                      &err) == -1);
+    ASSERT_CONTAINS(err.msg,
+                    "r.json: not a permbench results file (sweep.plots[0] is not a plot kind)");
+    ASSERT(
+        plot_read("{\"sweep\": {\"plots\": [\"axis\\nx\"], \"item_bytes\": []}, \"instances\": []}",
+                  &err) == -1);
     ASSERT_CONTAINS(err.msg, "sweep.plots[0] is not a plot kind");
     ASSERT(plot_read("{\"sweep\": {\"plots\": [], \"item_bytes\": [], \"title\": \"it's\"},"
                      " \"instances\": []}",
@@ -125,12 +129,13 @@ TEST_IMPL(replot_read_large)
         json_array_append_new(inst, json_pack("{s:s, s:s}", "label", label, "group", label));
     }
     for (int i = 0; i < 100000; i++)
-        json_array_append_new(rows, json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:s}", "label", "l0",
-                                              "test", "mmd-clt", "n", 5 + i % 16, "samples", 10,
-                                              "statistic", 1.0, "threshold", 2.0, "verdict", "PASS"));
+        json_array_append_new(rows,
+                              json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:s}", "label", "l0",
+                                        "test", "mmd-clt", "n", 5 + i % 16, "samples", 10,
+                                        "statistic", 1.0, "threshold", 2.0, "verdict", "PASS"));
     for (int n = 5; n < 21; n++) json_array_append_new(ns, json_integer(n));
-    json_t *root = json_pack("{s:{s:b, s:s, s:f, s:{s:{s:i, s:o}}}, s:o, s:o}", "quality", "plot", 1,
-                             "title", "t", "alpha", 0.01, "tests", "mmd", "samples", 10, "n", ns,
+    json_t *root = json_pack("{s:{s:b, s:s, s:f, s:{s:{s:i, s:o}}}, s:o, s:o}", "quality", "plot",
+                             1, "title", "t", "alpha", 0.01, "tests", "mmd", "samples", 10, "n", ns,
                              "instances", inst, "rows", rows);
     ASSERT(root);
     static pb_quality_config cfg;

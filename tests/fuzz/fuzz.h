@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define PB_FUZZ_ASSERT(cond)                                                                       \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: fuzz check failed: %s\n", __FILE__, __LINE__, #cond);         \
+            fprintf(stderr, "%s:%d: fuzz check failed: %s\n", __FILE__, __LINE__, #cond);          \
             abort();                                                                               \
         }                                                                                          \
     } while (0)
@@ -41,15 +41,19 @@ static inline char *pb_fuzz_text(const uint8_t *data, size_t size)
 }
 
 /* A fresh error, so a reader that fails without saying why is caught. */
-static inline void pb_fuzz_err_clear(pb_err *err) { err->msg[0] = '\0'; }
+static inline void pb_fuzz_err_clear(pb_err *err)
+{
+    err->msg[0] = '\0';
+}
 
 /* The bad-input rule: a failure says why, in one line. */
 static inline void pb_fuzz_check_err(const pb_err *err)
 {
     size_t len = strnlen(err->msg, sizeof err->msg);
     if (len == 0 || len == sizeof err->msg || memchr(err->msg, '\n', len)) {
-        fprintf(stderr, "fuzz check failed: the error message is empty, unterminated or not one "
-                        "line: '%.*s'\n",
+        fprintf(stderr,
+                "fuzz check failed: the error message is empty, unterminated or not one "
+                "line: '%.*s'\n",
                 (int)len, err->msg);
         abort();
     }
@@ -77,7 +81,8 @@ static inline void pb_fuzz_check_gnuplot_vars(const char *vars)
             ok = ok && vl > 0;
         }
         if (!ok) {
-            fprintf(stderr, "fuzz check failed: gnuplot line is not `name = 'text'` or a number: %.*s\n",
+            fprintf(stderr,
+                    "fuzz check failed: gnuplot line is not `name = 'text'` or a number: %.*s\n",
                     (int)len, line);
             abort();
         }

@@ -59,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         for (size_t i = 0; i < doc.nsecs; i++) {
             PB_FUZZ_ASSERT(pb_label_valid(doc.secs[i].name));
-            for (size_t j = 0; j < i; j++) PB_FUZZ_ASSERT(strcmp(doc.secs[i].name, doc.secs[j].name) != 0);
+            for (size_t j = 0; j < i; j++)
+                PB_FUZZ_ASSERT(strcmp(doc.secs[i].name, doc.secs[j].name) != 0);
             check_section(&doc.secs[i], lines);
         }
         pb_ini_free(&doc);

@@ -59,9 +59,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const pb_param_spec *s = &m->params[i];
     long long v = p.v[i];
     switch (s->type) {
-    case PB_PARAM_INT: PB_FUZZ_ASSERT(v >= s->min && v <= s->max); break;
-    case PB_PARAM_ENUM: PB_FUZZ_ASSERT(v >= 0 && (size_t)v < nchoices(s->choices)); break;
-    case PB_PARAM_BOOL: PB_FUZZ_ASSERT(v == 0 || v == 1); break;
+    case PB_PARAM_INT:
+        PB_FUZZ_ASSERT(v >= s->min && v <= s->max);
+        break;
+    case PB_PARAM_ENUM:
+        PB_FUZZ_ASSERT(v >= 0 && (size_t)v < nchoices(s->choices));
+        break;
+    case PB_PARAM_BOOL:
+        PB_FUZZ_ASSERT(v == 0 || v == 1);
+        break;
     }
     /* Printed and read back: the same value (a repeated choice reads as its first). */
     char buf[256], range[256];

@@ -32,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pb_fuzz_check_err(&err);
     } else if (plot) {
         pb_fuzz_err_clear(&err);
-        if (pb_quality_figures("fuzz-dir", cfg, run, check_figure, NULL, &err)) pb_fuzz_check_err(&err);
+        if (pb_quality_figures("fuzz-dir", cfg, run, check_figure, NULL, &err))
+            pb_fuzz_check_err(&err);
     }
     pb_quality_replot_free(cfg, run);
     free(cfg);

@@ -25,9 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const struct {
         const char *buf;
         size_t len;
-    } lists[] = {{set->labels, sizeof set->labels},     {set->items, sizeof set->items},
-                 {set->series, sizeof set->series},     {set->sizes, sizeof set->sizes},
-                 {set->axis, sizeof set->axis},         {set->axis_values, sizeof set->axis_values}};
+    } lists[] = {{set->labels, sizeof set->labels}, {set->items, sizeof set->items},
+                 {set->series, sizeof set->series}, {set->sizes, sizeof set->sizes},
+                 {set->axis, sizeof set->axis},     {set->axis_values, sizeof set->axis_values}};
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
         size_t n = strnlen(lists[l].buf, lists[l].len);
         PB_FUZZ_ASSERT(n < lists[l].len);
@@ -37,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *v;
     json_array_foreach(set->kinds, i, v)
     {
-        pb_plot_request req = {"fuzz-dir",  json_string_value(v), set->title, set->labels,
-                               set->items,  set->series,          set->sizes, set->axis,
+        pb_plot_request req = {"fuzz-dir",      json_string_value(v), set->title, set->labels,
+                               set->items,      set->series,          set->sizes, set->axis,
                                set->axis_values};
         PB_FUZZ_ASSERT(req.kind);
         const pb_embedded_file *script;

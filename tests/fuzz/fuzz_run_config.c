@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         PB_FUZZ_ASSERT(in->mod && strlen(in->label) < sizeof in->label);
         for (size_t j = 0; j < in->mod->nparams; j++) {
             const pb_param_spec *s = &in->mod->params[j];
-            if (s->type == PB_PARAM_INT) PB_FUZZ_ASSERT(in->params.v[j] >= s->min && in->params.v[j] <= s->max);
+            if (s->type == PB_PARAM_INT)
+                PB_FUZZ_ASSERT(in->params.v[j] >= s->min && in->params.v[j] <= s->max);
         }
     }
     pb_config_add_ceilings(&cfg);

@@ -12,7 +12,10 @@
 typedef __int128 wide;
 #define WIDE_CAP ((wide)1 << 100) /* far beyond any size; saturates there */
 
-static wide sat(wide v) { return v > WIDE_CAP ? WIDE_CAP : v < -WIDE_CAP ? -WIDE_CAP : v; }
+static wide sat(wide v)
+{
+    return v > WIDE_CAP ? WIDE_CAP : v < -WIDE_CAP ? -WIDE_CAP : v;
+}
 
 static wide ref_number(const char **p)
 {
