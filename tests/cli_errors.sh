@@ -9,6 +9,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
 ini() { printf '%b' "$1" >"$work/c.ini"; echo "$work/c.ini"; }
+# A result directory holding FILE with TEXT (and an empty results.csv).
+resdir() { mkdir -p "$work/r"; : >"$work/r/results.csv"; printf '%s' "$2" >"$work/r/$1"; echo "$work/r"; }
 
 case $case in
 unknown_command) args=(frobnicate); want="unknown command 'frobnicate'" ;;
@@ -25,6 +27,7 @@ unknown_module) args=(run "$(ini '[sweep]\nsizes = 10\n[nope]\n')"); want="c.ini
 unknown_param) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\nrounds = 2\n')"); want="c.ini:4: module 'fisher-yates' has no parameter 'rounds'" ;;
 bad_param) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-copy]\nthreads = lots\n')"); want="c.ini:4: parameter 'threads' of 'cpu-copy': 'lots' is not an integer" ;;
 malformed_line) args=(run "$(ini '[sweep]\nsizes\n[fisher-yates]\n')"); want="c.ini:2: malformed line" ;;
+long_indented_header) args=(run "$(ini "[sweep]\\nsizes = 10\\n$(printf '%251s' '')[fisher-yates]\\n")"); want="c.ini:3: line longer than 199 characters" ;;
 only_unknown) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
 too_large) args=(run "$(ini '[sweep]\nsizes = 2^50\nceilings = none\n[fisher-yates]\n')"); want="[fisher-yates] at n = 2^50 needs 8.1 PiB of host memory" ;;
 u32_overflow) args=(run "$(ini '[sweep]\nsizes = 2^33\nitem = u32\n[fisher-yates]\n')"); want="more items than u32 can number" ;;
@@ -56,6 +59,9 @@ define_no_section) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D
 define_bad_value) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes=2^^3); want="c.ini:2: bad size expression '2^^3'" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
 plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
+plot_kind_not_string) args=(plot "$(resdir results.json '{"sweep": {"plots": [5], "item_bytes": []}, "instances": []}')"); want="results.json: not a permbench results file (sweep.plots[0] is not a plot kind)" ;;
+plot_many_item_widths) args=(plot "$(resdir results.json "{\"sweep\": {\"plots\": [\"throughput\"], \"title\": \"it's\", \"item_bytes\": [$(printf -- '-9223372036854775808, %.0s' $(seq 2999))1]}, \"instances\": []}")"); want="results.json: a quote or control character in the title" ;;
+plot_kind_newline) args=(plot "$(resdir results.json '{"sweep": {"plots": ["axis\nx"], "item_bytes": []}, "instances": []}')"); want="results.json: not a permbench results file (sweep.plots[0] is not a plot kind)" ;;
 quality_extra_argument) args=(quality a.ini b.ini); want="quality: expected at most one CONFIG.ini" ;;
 quality_unknown_option) args=(quality --bogus); want="quality: unknown option '--bogus'" ;;
 quality_missing_config) args=(quality "$work/none.ini"); want="none.ini: cannot open config: No such file" ;;
@@ -72,6 +78,7 @@ quality_unknown_module) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 
 quality_bad_param) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nrounds = 0 .. 4 +1\n')"); want="c.ini:6: parameter 'rounds' of 'bijective-twin': 0 is outside 1..64" ;;
 quality_only_unknown) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
 quality_replot_missing) args=(quality --replot "$work/none"); want="quality: $work/none/quality.json: unable to open" ;;
+quality_replot_quote) args=(quality --replot "$(resdir quality.json '{"quality": {"plot": true, "title": "t"}, "rows": [], "instances": [{"label": "a", "group": "x'"'"'; system('"'"'true'"'"'); y='"'"'", "swept_param": "rounds", "value": 1}]}')"); want="quality.json: instances[0]: a quote or control character in its label, group or swept_param" ;;
 quality_replot_extra) args=(quality --replot "$work" c.ini); want="quality: --replot takes a result directory and nothing else" ;;
 quality_gpu_without_device)
     if ! "$pb" list --brief | grep -q '^bijective2 '; then echo "skipped: built without CUDA"; exit 77; fi

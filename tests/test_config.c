@@ -183,6 +183,42 @@ TEST_IMPL(config_errors)
     return 0;
 }
 
+/* Findings of the fuzz campaign (docs/fuzzing.md), each once a crash. */
+TEST_IMPL(config_hostile)
+{
+    static pb_config cfg;
+    pb_err err;
+    char path[256], text[512];
+    /* An indented header past inih's line buffer: its offset was taken
+     * from the cut length, and the copy's size wrapped around. */
+    snprintf(text, sizeof text, "[sweep]\nsizes = 10\n%251s[fisher-yates]\n", "");
+    ASSERT(load(text, &cfg, &err, path, sizeof path) == -1);
+    ASSERT_CONTAINS(err.msg, ":3: line longer than 199 characters");
+
+    /* Files of a few MiB that each lookup or continuation scanned again
+     * line by line: minutes at 2 MiB, hours at the 16 MiB limit. Now
+     * refused at the bound; the alarm fails a test that takes too long. */
+    alarm(60);
+    size_t cap = 8u << 20, n;
+    char *big = malloc(cap);
+    ASSERT(big);
+    n = (size_t)snprintf(big, cap, "[sweep]\nsizes = 10\n");
+    for (int i = 0; n + 64 < cap; i++) n += (size_t)snprintf(big + n, cap - n, "[s%d]\n", i);
+    ASSERT(pb_config_load_text("h.ini", "h", big, &cfg, &err) == -1);
+    ASSERT_CONTAINS(err.msg, "h.ini:4099: more than 4096 module sections");
+    n = (size_t)snprintf(big, cap, "[sweep]\nsizes = 10\n[fisher-yates]\n");
+    for (int i = 0; n + 64 < cap; i++) n += (size_t)snprintf(big + n, cap - n, "k%d = 1\n", i);
+    ASSERT(pb_config_load_text("h.ini", "h", big, &cfg, &err) == -1);
+    ASSERT_CONTAINS(err.msg, "h.ini:260: more than 256 keys in [fisher-yates]");
+    n = (size_t)snprintf(big, cap, "[sweep]\nsizes = 10\n[cpu-copy]\nthreads = 1");
+    while (n + 64 < cap) n += (size_t)snprintf(big + n, cap - n, "\n  2");
+    ASSERT(pb_config_load_text("h.ini", "h", big, &cfg, &err) == -1);
+    ASSERT_CONTAINS(err.msg, "the value of 'threads' is longer than 65536 characters");
+    free(big);
+    alarm(0);
+    return 0;
+}
+
 TEST_IMPL(config_only)
 {
     static pb_config cfg;
