@@ -1,5 +1,4 @@
 #include "config/ini.h"
-#include "config/ini_override.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -76,6 +76,10 @@ int pb_ini_load_text(const char *path, const char *name, const char *text,
                      const pb_ini_dialect *d, pb_ini *doc, pb_err *err);
 void pb_ini_free(pb_ini *doc);
 
+/* Applies the -D overrides set with pb_ini_set_overrides
+ * (config/ini_override.h) to a loaded document; pb_ini_load_text does. */
+int pb_ini_apply_overrides(pb_ini *doc, pb_err *err);
+
 /* Sets "PATH:LINE: message" (or "PATH: message" for line 0); returns -1. */
 int pb_ini_fail(pb_err *err, const pb_ini *doc, int line, const char *fmt, ...) PB_PRINTF(4, 5);
 

@@ -20,8 +20,9 @@ void pb_ini_set_overrides(const char *const *defs, size_t n);
 /* Whether `def` reads SECTION.KEY=VALUE; a one-line reason if not. */
 int pb_ini_override_check(const char *def, pb_err *err);
 
-/* Applies the overrides set to a loaded document (pb_ini_load_text does). */
-int pb_ini_apply_overrides(pb_ini *doc, pb_err *err);
+/* pb_ini_apply_overrides, which the loader calls, is declared in
+ * config/ini.h: the loader must not include this header, which includes
+ * the loader's (an include cycle, scripts/check-layers.sh). */
 
 #ifdef __cplusplus
 }
