@@ -123,6 +123,16 @@ quality_input_config_rows) data d.txt '0 1 2 3 4\n4 3 2 1 0\n' >/dev/null; args=
 quality_input_config_out)
     yes '4 3 2 1 0' | head -n 70000 >"$work/d.txt"; echo '4 3 2 1 5' >>"$work/d.txt"
     args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 70001\n[d]\ninput = d.txt\nn = 5\nformat = text\n')" --out "$work/o"); want="c.ini:4: [d] d.txt: row 70001, column 5: value 5 is out of range 0..4" ;;
+sample_no_module) args=(sample --n 5 --count 3); want="sample: expected a MODULE" ;;
+sample_unknown_module) args=(sample nope --n 5 --count 3); want="sample: unknown module 'nope'" ;;
+sample_no_hook) args=(sample cpu-copy --n 5 --count 3); want="sample: module 'cpu-copy' has no sample hook" ;;
+sample_bad_param) args=(sample bijective-twin rounds=0 --n 5 --count 3 -o "$work/f"); want="sample: parameter 'rounds' of 'bijective-twin': 0 is outside 1..64" ;;
+sample_not_param) args=(sample fisher-yates rounds --n 5 --count 3 -o "$work/f"); want="sample: expected PARAM=VALUE, got 'rounds'" ;;
+sample_no_n) args=(sample fisher-yates --count 3 -o "$work/f"); want="sample: --n N is required" ;;
+sample_no_count) args=(sample fisher-yates --n 5 -o "$work/f"); want="sample: --count C is required" ;;
+sample_bad_format) args=(sample fisher-yates --n 5 --count 3 --format u16 -o "$work/f"); want="sample: --format: format 'u16' is not u32, u64 or text" ;;
+sample_bad_seed) args=(sample fisher-yates --n 5 --count 3 --seed -1 -o "$work/f"); want="sample: --seed '-1' is not an unsigned 64-bit integer" ;;
+sample_unwritable) args=(sample fisher-yates --n 5 --count 3 -o "$work/none/f"); want="sample: cannot write $work/none/f.tmp." ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac
 
@@ -139,6 +149,7 @@ fail() { echo "FAIL: $*"; echo "--- stderr:"; cat "$work/err"; exit 1; }
 grep -qF -- "$want" "$work/err" || fail "stderr does not contain: $want"
 grep -q '^permbench: ' "$work/err" || fail "stderr line does not start with 'permbench: '"
 [ ! -e "$work/results" ] || fail "a results directory was written"
+[ ! -e "$work/f" ] || fail "sample wrote $work/f"
 [ -z "$(ls "$work" | grep '\.tmp\.')" ] || fail "a temporary file was left"
 # What was there before is untouched.
 [ ! -e "$work/afile" ] || [ ! -s "$work/afile" ] || fail "$work/afile was written"
