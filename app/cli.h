@@ -15,6 +15,7 @@ int pb_cmd_info(int argc, char **argv);
 int pb_cmd_run(int argc, char **argv);
 int pb_cmd_plot(int argc, char **argv);
 int pb_cmd_quality(int argc, char **argv);
+int pb_cmd_dmm(int argc, char **argv);
 
 /* Prints "permbench: <message>" as one line on stderr; returns 2. */
 int pb_cli_fail(const char *fmt, ...) PB_PRINTF(1, 2);

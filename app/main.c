@@ -20,6 +20,8 @@ static const char usage[] =
     "  plot RESULT_DIR    redraw the figures of a finished run\n"
     "  quality [CONFIG]   statistical tests of the shuffles' permutations, a release gate\n"
     "                     (default: the built-in configs/quality/release.ini)\n"
+    "  dmm growth|tile|run  the bank-conflict simulator: the paper's algorithms' growth,\n"
+    "                     predictions for the GPU tile kernels, single runs\n"
     "\n"
     "'permbench COMMAND --help' describes each. Exit status: 0 success, 1 a result\n"
     "failed verification or could not be measured, 2 bad input.\n";
@@ -48,7 +50,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) return pb_cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "plot") == 0) return pb_cmd_plot(argc - 1, argv + 1);
     if (strcmp(cmd, "quality") == 0) return pb_cmd_quality(argc - 1, argv + 1);
+    if (strcmp(cmd, "dmm") == 0) return pb_cmd_dmm(argc - 1, argv + 1);
     if (cmd[0] == '-') return pb_cli_fail("unknown option '%s' (see 'permbench --help')", cmd);
-    return pb_cli_fail("unknown command '%s' (commands: list, info, run, plot, quality; see 'permbench --help')",
+    return pb_cli_fail("unknown command '%s' (commands: list, info, run, plot, quality, dmm; see 'permbench --help')",
                        cmd);
 }
