@@ -87,3 +87,36 @@ void pb_tile_reference(pb_tile_op op, unsigned m, const uint32_t *in, uint32_t *
         for (unsigned i = 0; i < N; i++) out[start[pb_tile_label(in[i])]++] = in[i];
     }
 }
+
+long pb_tile_compare(pb_tile_op op, unsigned m, const uint32_t *in, const uint32_t *out,
+                     bool exact)
+{
+    const unsigned N = PB_TILE_W * m;
+    uint32_t *ref = malloc(N * sizeof *ref), *got = malloc(N * sizeof *got);
+    long bad = -1;
+    if (!ref || !got) {
+        bad = -2;
+        goto done;
+    }
+    pb_tile_reference(op, m, in, ref);
+    if (exact) {
+        for (unsigned i = 0; i < N && bad < 0; i++)
+            if (out[i] != ref[i]) bad = (long)i;
+        goto done;
+    }
+    for (unsigned i = 0; i < N && bad < 0; i++)
+        if (pb_tile_label(out[i]) != pb_tile_label(ref[i])) bad = (long)i;
+    if (bad >= 0) goto done;
+    memcpy(got, out, N * sizeof *got);
+    for (unsigned s = 0, e; s < N; s = e) {
+        for (e = s; e < N && pb_tile_label(ref[e]) == pb_tile_label(ref[s]); e++) {}
+        qsort(got + s, e - s, sizeof *got, cmp_u32);
+        qsort(ref + s, e - s, sizeof *ref, cmp_u32);
+        for (unsigned i = s; i < e && bad < 0; i++)
+            if (got[i] != ref[i]) bad = (long)s; /* the label's group starting here */
+    }
+done:
+    free(ref);
+    free(got);
+    return bad;
+}

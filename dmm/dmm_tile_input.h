@@ -52,6 +52,14 @@ void pb_tile_gen(pb_tile_op op, pb_tile_pattern pat, unsigned m, uint64_t seed, 
  * ascending order; sort, ascending; permute, out[dest(item)] = item. */
 void pb_tile_reference(pb_tile_op op, unsigned m, const uint32_t *in, uint32_t *out);
 
+/* Whether `out` is the answer for tile `in`: the reference exactly, or
+ * (exact false, for the paper's partition, whose order within a label is
+ * its own) the reference's label at every position and each label's items.
+ * Returns -1 when right, else the first wrong position; -2 when out of
+ * memory. */
+long pb_tile_compare(pb_tile_op op, unsigned m, const uint32_t *in, const uint32_t *out,
+                     bool exact);
+
 #ifdef __cplusplus
 }
 #endif

@@ -50,6 +50,12 @@ const char *pb_tile_method_name(pb_tile_method m);
 bool pb_tile_method_applies(pb_tile_op op, pb_tile_method method);
 /* Whether the simulator has a model of it (all but cub). */
 bool pb_tile_method_modelled(pb_tile_method method);
+/* Whether its output is the reference exactly: all but the paper's
+ * partition, whose order within a label is its own (pb_tile_compare). */
+static inline bool pb_tile_method_exact(pb_tile_op op, pb_tile_method method)
+{
+    return !(op == PB_TILE_PARTITION && method == PB_TILE_PAPER);
+}
 
 /* Runs the model of (op, method) on one tile: in -> out, adding its
  * shared-memory steps and conflicts to *st. For permute/paper, hash_seed

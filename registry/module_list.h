@@ -30,6 +30,9 @@ PB_MODULE(omp_multisplit)
 /* Top-k family: CPU reference */
 PB_MODULE(omp_topk)
 
+/* Tile family: the simulator's models of the tile kernels (their C twin) */
+PB_MODULE(tile_twin)
+
 #ifdef PB_HAVE_CUDA
 /* Shuffle family: GPU shuffles */
 PB_MODULE(bijective0)
