@@ -55,6 +55,11 @@ PB_MODULE(ms_sort)
 PB_MODULE(ms_histogram)
 PB_MODULE(cub_histogram)
 
+/* Tile family: block-level partition, sort and permutation in shared memory */
+PB_MODULE(tile_partition)
+PB_MODULE(tile_sort)
+PB_MODULE(tile_permute)
+
 /* Top-k family: GPU */
 PB_MODULE(radik) /* RadiK radix top-k with its optimisations */
 PB_MODULE(sort_and_choose) /* CUB sort, then the first k: the reference */
