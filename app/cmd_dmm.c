@@ -54,8 +54,8 @@ static int growth(bool csv, uint64_t seed)
                "max_rounds,correct\n");
     else
         printf("| algorithm | pattern | sizes | paper's bound | slope of log steps | steps / bound "
-               "| steps at the largest | conflicts (all points) | correct |\n"
-               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+               "| steps at the largest | conflicts (all points) | slope of log conflicts | correct |\n"
+               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     int rc = PB_EXIT_OK;
     for (size_t i = 0; i < pb_dmm_series_count(); i++) {
         const pb_dmm_series *s = pb_dmm_series_at(i);
@@ -74,14 +74,16 @@ static int growth(bool csv, uint64_t seed)
                    s->points, a->bound, r.slope, r.conflict_slope, r.ratio_min, r.ratio_max, last,
                    r.conflicts, r.max_rounds, r.all_correct ? "yes" : "no");
         } else {
-            char sz[64], slope[48];
-            if (s->vary == PB_DMM_VARY_W)
-                snprintf(slope, sizeof slope, "%.2f (over log w)", r.slope);
+            char sz[64], slope[48], cslope[48];
+            const char *over = s->vary == PB_DMM_VARY_W ? " (over log w)" : "";
+            snprintf(slope, sizeof slope, "%.2f%s", r.slope, over);
+            if (isnan(r.conflict_slope))
+                snprintf(cslope, sizeof cslope, "-");
             else
-                snprintf(slope, sizeof slope, "%.2f", r.slope);
-            printf("| %s | %s | %s | %s | %s | %.1f .. %.1f | %" PRIu64 " | %" PRIu64 " | %s |\n",
+                snprintf(cslope, sizeof cslope, "%.2f%s", r.conflict_slope, over);
+            printf("| %s | %s | %s | %s | %s | %.1f .. %.1f | %" PRIu64 " | %" PRIu64 " | %s | %s |\n",
                    s->algo, pb_dmm_pattern_name(s->pattern), sizes_text(&r, sz, sizeof sz),
-                   a->bound, slope, r.ratio_min, r.ratio_max, last, r.conflicts,
+                   a->bound, slope, r.ratio_min, r.ratio_max, last, r.conflicts, cslope,
                    r.all_correct && !r.races ? "yes" : "NO");
         }
     }

@@ -204,8 +204,8 @@ static const pb_dmm_algo algos[] = {
     {"convert-inplace", PB_DMM_CONVERT, true, "O(m) [Catanzaro et al.]: 6m", any, b_n},
     {"lemma1-sort", PB_DMM_SORT, true, "O(m log m) (w <= sqrt m)", lemma1_ok, b_nlogn},
     {"corollary1-partition", PB_DMM_PARTITION, true, "O(m) (w <= sqrt m)", lemma1_ok, b_n},
-    {"thm1-sort", PB_DMM_SORT, true, "O(m log m) (w = m)", thm1_ok, b_nlogn},
-    {"thm1-partition", PB_DMM_PARTITION, true, "O(m) (w = m)", thm1_ok, b_n},
+    {"thm1-sort", PB_DMM_SORT, true, "O(m log m) (paper: w = m)", thm1_ok, b_nlogn},
+    {"thm1-partition", PB_DMM_PARTITION, true, "O(m) (paper: w = m)", thm1_ok, b_n},
     {"thm2-sort", PB_DMM_SORT, true, "O(m log w) (w >= m); here O(m log^2 w)", thm2_ok, b_nlog2w},
     {"colors-permute", PB_DMM_PERMUTE, true, "O(m logloglog_m w) expected", any, b_n},
 };

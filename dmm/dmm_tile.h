@@ -57,10 +57,14 @@ PB_DMM_HD uint32_t pb_tile_dest(uint32_t item) { return item >> PB_TILE_DEST_SHI
  * distinct or equal items, whose order within a class is invisible. */
 #define PB_TILE_SPLIT_PARTITION_PASSES 6u
 
+/* The keys' bits come straight from item ^ (item >> 1): bit b of it is
+ * bit b of Gray(item >> s) for any field starting at s, so Gray(label) bit
+ * k is bit 27 + k, Gray(dest) bit k bit 19 + k. The parity of Gray(label)
+ * telescopes to the label's lowest bit (bit 27 of the item). */
 PB_DMM_HD uint32_t pb_tile_split_bit_partition(uint32_t item, unsigned pass)
 {
-    uint32_t l = pb_tile_label(item), g = l ^ (l >> 1);
-    return pass == 0 ? (pb_tile_popc(g) & 1u) : (g >> (pass - 1)) & 1u;
+    return pass == 0 ? (item >> PB_TILE_LABEL_SHIFT) & 1u
+                     : ((item ^ (item >> 1)) >> (PB_TILE_LABEL_SHIFT - 1 + pass)) & 1u;
 }
 
 PB_DMM_HD uint32_t pb_tile_split_bit_sort(uint32_t item, unsigned pass)
@@ -70,8 +74,7 @@ PB_DMM_HD uint32_t pb_tile_split_bit_sort(uint32_t item, unsigned pass)
 
 PB_DMM_HD uint32_t pb_tile_split_bit_permute(uint32_t item, unsigned pass)
 {
-    uint32_t d = pb_tile_dest(item);
-    return ((d ^ (d >> 1)) >> pass) & 1u;
+    return ((item ^ (item >> 1)) >> (PB_TILE_DEST_SHIFT + pass)) & 1u;
 }
 
 /* log2(m) for the power-of-two m of a tile. */

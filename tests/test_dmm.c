@@ -369,3 +369,23 @@ TEST_IMPL(dmm_tile_models)
     ASSERT_EQ_U64(pb_dmm_steps(&pr.st), 8 + 16 + 2 * 64 + 64);
     return failures != 0;
 }
+
+/* The split method's key bits: Gray-coded label with its parity first,
+ * Gray-coded key, Gray-coded destination, as their definitions say. */
+TEST_IMPL(dmm_split_bits)
+{
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t g = l ^ (l >> 1), item = l << 27 | 0x5a5a5a5u;
+        ASSERT_EQ_U64(pb_tile_split_bit_partition(item, 0), pb_tile_popc(g) & 1u);
+        for (unsigned p = 1; p < 6; p++)
+            ASSERT_EQ_U64(pb_tile_split_bit_partition(item, p), (g >> (p - 1)) & 1u);
+    }
+    for (uint32_t d = 0; d < 8192; d++) {
+        uint32_t g = d ^ (d >> 1), item = d << 19 | (d * 2654435761u >> 13);
+        for (unsigned p = 0; p < 13; p++)
+            ASSERT_EQ_U64(pb_tile_split_bit_permute(item, p), (g >> p) & 1u);
+    }
+    uint32_t k = 0x9e3779b9u, g = k ^ (k >> 1);
+    for (unsigned p = 0; p < 32; p++) ASSERT_EQ_U64(pb_tile_split_bit_sort(k, p), (g >> p) & 1u);
+    return 0;
+}

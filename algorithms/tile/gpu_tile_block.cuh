@@ -162,11 +162,11 @@ __device__ __forceinline__ void split_pass(uint32_t (&x)[L], unsigned pass, uint
         const uint32_t t = __shfl_sync(~0u, v, k);
         if ((unsigned)k < w) a0 += t;
     }
+    /* pos = a0 - r1 + (one ? n - 1 - 32 j : lane): a select and an add. */
 #pragma unroll
     for (int i = 0; i < L; i++) {
         const uint32_t j = w * L + i, r1 = __popc(ones[i] & lanes_below());
-        const uint32_t pos = ((ones[i] >> lane) & 1u) ? n - 1u - (32u * j - a0 + r1) : a0 + lane - r1;
-        buf[pos] = x[i];
+        buf[a0 - r1 + (((ones[i] >> lane) & 1u) ? n - 1u - 32u * j : lane)] = x[i];
         a0 += 32u - __popc(ones[i]);
     }
     __syncthreads();
