@@ -190,5 +190,23 @@ END {
             }
             print line
         }
+        # Steps: the simulator's shared-memory instructions a tile against
+        # the ones ncu counted (smsp__sass_inst_executed_op_shared_ld + _st).
+        printf "\nShared-memory instructions a tile: simulator steps / ncu (executed warp instructions).\n\n"
+        line = "| pattern | m |"; sep = "| --- | --- |"
+        for (k = 1; k <= nm; k++) { line = line " " meth[k] " |"; sep = sep " --- |" }
+        print line; print sep
+        for (r = 1; r <= nrows; r++) {
+            if (rop[r] != op || ((op, rpattern[r], rm[r]) in done2)) continue
+            done2[op, rpattern[r], rm[r]] = 1
+            line = "| " rpattern[r] " | " rm[r] " |"
+            for (k = 1; k <= nm; k++) {
+                key = op SUBSEP meth[k] SUBSEP rpattern[r] SUBSEP rm[r]
+                a = (key in sim_steps) ? fmt(sim_steps[key], 0) : "n/a"
+                b = (key in have) ? fmt(ncu_inst[key], 0) : "n/a"
+                line = line " " a " / " b " |"
+            }
+            print line
+        }
     }
 }
