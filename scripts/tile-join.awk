@@ -114,11 +114,14 @@ END {
         printf "tile-join: %d kernels profiled, %d rows in the ncu run: not joined\n", nkernels, nncurows > "/dev/stderr"
         joined = 0
     }
-    for (i = 1; joined && i <= nkernels; i++)
-        if (index(kname[i], ncu_want[i]) == 0) {
+    for (i = 1; joined && i <= nkernels; i++) {
+        k0 = kname[i]
+        gsub(/\(int\)/, "", k0) # some demanglers write <(int)64>
+        if (index(k0, ncu_want[i]) == 0) {
             printf "tile-join: kernel %d is '%s', its row wants %s: not joined\n", i, kname[i], ncu_want[i] > "/dev/stderr"
             joined = 0
         }
+    }
     if (joined)
         for (i = 1; i <= nkernels; i++) {
             key = ncu_key[i]

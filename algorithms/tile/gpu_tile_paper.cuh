@@ -41,7 +41,7 @@ struct pair {
 
 /* Stable counting sort by label of every segment of len words of the
  * lane's row, cur -> other, counters at line cnt (dmm_rowsort.c). */
-__device__ void count_sort(uint32_t *sm, pair &a, int n, int len, bool desc, int cnt)
+__device__ inline void count_sort(uint32_t *sm, pair &a, int n, int len, bool desc, int cnt)
 {
     for (int s0 = 0; s0 < n; s0 += len) {
         for (int k = 0; k < 32; k++) at(sm, cnt, k) = 0;
@@ -70,7 +70,7 @@ __device__ void count_sort(uint32_t *sm, pair &a, int n, int len, bool desc, int
 /* One level of the bottom-up merge sort, cur -> other (dmm_rowsort.c):
  * the runs' heads in registers, one store an output word and one load of
  * the next word of the run it came from. */
-__device__ void merge_level(uint32_t *sm, const pair &a, int n, int run, bool desc)
+__device__ inline void merge_level(uint32_t *sm, const pair &a, int n, int run, bool desc)
 {
     for (int a0 = 0; a0 < n; a0 += 2 * run) {
         const int b0 = a0 + run, end = a0 + 2 * run;
@@ -115,7 +115,7 @@ __device__ void rowsort(uint32_t *sm, pair &a, int n, int len, bool desc, int cn
 /* The diagonal conversion of dmm_layout.c for wide blocks (g <= nb, the
  * only shape a tile needs: g <= 32 <= m): R2C moves (r, u g + v) of a
  * g-row group's block to (v, r q + u), q = nb / g; C2R back. */
-__device__ void convert(uint32_t *sm, pair &a, int n, int g, int nb, bool r2c)
+__device__ inline void convert(uint32_t *sm, pair &a, int n, int g, int nb, bool r2c)
 {
     const int lane = (int)lane_id(), r = lane % g, G = lane - r, q = nb / g;
     __syncwarp();
