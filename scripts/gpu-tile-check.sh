@@ -33,10 +33,14 @@
 # profiler), and locking the clocks would change the lent GPU's settings
 # (and needs privileges some nodes withhold).
 #
+# Every stage runs under a timeout that keeps the whole within
+# PB_TILE_DEADLINE seconds (default 345), each leaving time for the stages
+# after it; a stage cut short says so in the summary. Expected on an H200
+# node: about 4 minutes.
+#
 # Environment: PB_BUILD_DIR (default build-gpu), PB_TILE_QUICK=1 (a few rows
 # of each operation, to check this script: configs/tile/tile-quick.ini),
-# PB_TILE_BUDGET (seconds after which optional stages are skipped; default
-# 330), NCU (default: ncu on PATH, else /usr/local/cuda/bin/ncu),
+# PB_TILE_DEADLINE, NCU (default: ncu on PATH, else /usr/local/cuda/bin/ncu),
 # COMPUTE_SANITIZER likewise.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -44,7 +48,7 @@ out=${1:?usage: scripts/gpu-tile-check.sh OUT_DIR}
 build=${PB_BUILD_DIR:-$root/build-gpu}
 pb=$build/permbench
 tests=$build/tests/pb_tests
-budget=${PB_TILE_BUDGET:-330}
+deadline=${PB_TILE_DEADLINE:-345}
 quick=${PB_TILE_QUICK:-0}
 seed=19 # the seed of configs/tile/*.ini
 mkdir -p "$out" || exit 2
@@ -54,7 +58,14 @@ rm -rf "$work"
 mkdir -p "$work"
 SECONDS=0
 stage() { echo "== $* (${SECONDS} s)" | tee -a "$work/stages.log"; }
-left() { echo $((budget - SECONDS)); }
+# cap N RESERVE: seconds a stage may take: N, or less so that RESERVE
+# seconds are left before the deadline for the stages after it.
+cap() {
+    local t=$((deadline - SECONDS - $2))
+    [ "$t" -lt "$1" ] || t=$1
+    [ "$t" -gt 0 ] || t=0
+    echo "$t"
+}
 
 # The prefix gpu-node-build.sh unpacked (gnuplot), if any.
 for e in /opt/permbench-deps/env.sh "${HOME:-/nonexistent}/.local/permbench-deps/env.sh"; do
@@ -77,8 +88,8 @@ status=0
 
 # 1. Contract tests.
 stage "contract tests"
-(cd "$build" && timeout 300 ctest -R '^(dmm_|tile_|gpu_tile_)' -j 4 --output-on-failure \
-    --timeout 280) >"$work/ctest.log" 2>&1
+(cd "$build" && timeout "$(cap 240 200)" ctest -R '^(dmm_|tile_|gpu_tile_)' -j 4 \
+    --output-on-failure) >"$work/ctest.log" 2>&1
 ctest_rc=$?
 ctest_line=$(grep -E 'tests passed|tests failed' "$work/ctest.log" | tail -1)
 [ $ctest_rc -eq 0 ] || status=1
@@ -92,8 +103,8 @@ fi
 sweep_line=""
 for s in $sweeps; do
     stage "sweep $s"
-    timeout 240 "$pb" run "$root/configs/tile/tile-$s.ini" --out "$work/run-$s" --quiet \
-        >"$work/run-$s.log" 2>&1
+    timeout "$(cap 120 150)" "$pb" run "$root/configs/tile/tile-$s.ini" --out "$work/run-$s" \
+        --quiet >"$work/run-$s.log" 2>&1
     rc=$?
     sweep_line="$sweep_line $s: exit $rc;"
     [ $rc -eq 0 ] || status=1
@@ -101,7 +112,8 @@ done
 
 # 3. The simulator's predictions for the same tiles (tiles 0..15 of each).
 stage "simulator"
-"$pb" dmm tile --csv --seed $seed --tiles 16 >"$work/sim.csv" 2>"$work/sim.log" || status=1
+timeout "$(cap 60 130)" "$pb" dmm tile --csv --seed $seed --tiles 16 >"$work/sim.csv" \
+    2>"$work/sim.log" || status=1
 
 # 4. Nsight Compute.
 metrics="l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,gpu__time_duration.sum"
@@ -110,15 +122,13 @@ only=()
 if [ "$quick" = 1 ]; then
     only=(--only "partition-scatter-onebank,partition-split-onebank,sort-scatter-onebank,sort-split-onebank,permute-scatter-onebank,permute-split-onebank")
 fi
-if [ "$(left)" -lt 30 ]; then
-    ncu_line="skipped: the time budget ($budget s) is spent"
+if [ "$(cap 200 60)" -lt 30 ]; then
+    ncu_line="skipped: too close to the deadline ($deadline s)"
 elif ! command -v "$ncu" >/dev/null 2>&1 && [ ! -x "$ncu" ]; then
     ncu_line="ncu not found ($ncu)"
 else
     stage "ncu"
-    nt=$(left)
-    [ "$nt" -ge 150 ] || nt=150 # the measurement is the point: more than the budget if need be
-    timeout "$nt" "$ncu" --clock-control none --target-processes all \
+    timeout "$(cap 200 60)" "$ncu" --clock-control none --target-processes all \
         --kernel-name-base function --kernel-name 'regex:^pb_tile_' --metrics "$metrics" \
         --export "$work/tile" --force-overwrite \
         "$pb" run "$root/configs/tile/tile-ncu.ini" "${only[@]}" --out "$work/run-ncu" --quiet \
@@ -140,14 +150,15 @@ else
     fi
 fi
 
-# 5. Racecheck over the quick subset (last of the GPU stages: if the budget
+# 5. Racecheck over the quick subset (last of the GPU stages: if time
 # runs out, the measurements are in).
 stage "racecheck"
 race_line="not run"
-if [ -x "$sanitizer" ] || command -v "$sanitizer" >/dev/null 2>&1; then
-    rt=$(left)
-    [ "$rt" -ge 90 ] || rt=90
-    PB_TILE_QUICK=1 timeout "$rt" "$sanitizer" --tool racecheck --racecheck-report all \
+if [ "$(cap 200 10)" -lt 20 ]; then
+    race_line="skipped: too close to the deadline ($deadline s)"
+    status=1
+elif [ -x "$sanitizer" ] || command -v "$sanitizer" >/dev/null 2>&1; then
+    PB_TILE_QUICK=1 timeout "$(cap 200 10)" "$sanitizer" --tool racecheck --racecheck-report all \
         --error-exitcode 3 "$tests" gpu_tile_small >"$work/racecheck.log" 2>&1
     race_rc=$?
     race_line="exit $race_rc; $(grep -E 'RACECHECK SUMMARY' "$work/racecheck.log" | tail -1)"
@@ -207,6 +218,7 @@ tar -czf "$out/tile-bundle.tar.gz" -C "$out" tile-work 2>/dev/null
     echo "racecheck      : $race_line"
     echo "sweeps         :$sweep_line rows not ok: $bad_rows"
     echo "ncu            : $ncu_line; join: $( [ -s "$work/join.log" ] && head -1 "$work/join.log" || echo ok)"
+    echo "stages         : $(tr '\n' ' ' <"$work/stages.log")"
     echo "figures        : $figures"
     echo
     awk -F, '
