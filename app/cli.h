@@ -6,9 +6,15 @@
 
 #include <stdbool.h>
 
+#include <stddef.h>
+
 #include "core/err.h"
 
 enum { PB_EXIT_OK = 0, PB_EXIT_FAILED = 1, PB_EXIT_USAGE = 2 };
+
+/* The whole command line, argv[0] the program: what main() runs. A program
+ * built on the libraries may pb_registry_add() its own modules first. */
+int pb_main(int argc, char **argv);
 
 int pb_cmd_list(int argc, char **argv);
 int pb_cmd_info(int argc, char **argv);
@@ -16,6 +22,20 @@ int pb_cmd_run(int argc, char **argv);
 int pb_cmd_plot(int argc, char **argv);
 int pb_cmd_quality(int argc, char **argv);
 int pb_cmd_dmm(int argc, char **argv);
+
+/* The instances skipped because this machine cannot run them, named on
+ * one line once all are known (a CPU machine skips every GPU module). */
+struct pb_instance;
+typedef struct pb_skips {
+    char names[1024];
+    char why[256];
+    size_t n;
+    bool mixed; /* not all for the same reason */
+} pb_skips;
+void pb_skips_add(pb_skips *s, const struct pb_instance *in, const char *why);
+/* "permbench: note: skipping 7 modules this machine cannot run (no CUDA
+ * device): bijective0, ..." on stderr, if any. */
+void pb_skips_print(const pb_skips *s);
 
 /* Prints "permbench: <message>" as one line on stderr; returns 2. */
 int pb_cli_fail(const char *fmt, ...) PB_PRINTF(1, 2);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/cli.h"
+#include "registry/instance.h"
 
 int pb_cli_fail(const char *fmt, ...)
 {
@@ -41,4 +42,21 @@ int pb_cli_getopt(const char *cmd, int argc, char **argv, const struct option *l
         return -2;
     }
     return c;
+}
+
+void pb_skips_add(pb_skips *s, const pb_instance *in, const char *why)
+{
+    size_t l = strlen(s->names);
+    if (l < sizeof s->names - 1)
+        snprintf(s->names + l, sizeof s->names - l, "%s%s", s->n ? ", " : "", in->label);
+    if (!s->n) snprintf(s->why, sizeof s->why, "%s", why);
+    else if (strcmp(s->why, why) != 0) s->mixed = true;
+    s->n++;
+}
+
+void pb_skips_print(const pb_skips *s)
+{
+    if (!s->n) return;
+    fprintf(stderr, "permbench: note: skipping %zu module%s this machine cannot run (%s): %s\n", s->n,
+            s->n == 1 ? "" : "s", s->mixed ? "see results.json" : s->why, s->names);
 }

@@ -47,14 +47,14 @@ static const char help[] =
 /* Instances this machine cannot run, when skip_unavailable drops them:
  * named on stderr and listed in the JSON. */
 typedef struct skip_note {
-    bool quiet;
+    pb_skips skips;
     json_t *skipped;
 } skip_note;
 
 static void on_skipped(const pb_instance *in, const char *why, void *user)
 {
     skip_note *s = user;
-    if (!s->quiet) fprintf(stderr, "permbench: skipping [%s] (%s): %s\n", in->label, in->mod->name, why);
+    pb_skips_add(&s->skips, in, why);
     json_array_append_new(s->skipped, json_pack("{s:s, s:s, s:s}", "label", in->label, "module",
                                                 in->mod->name, "reason", why));
 }
@@ -213,13 +213,14 @@ int pb_cmd_quality(int argc, char **argv)
     pb_qrun run = {0};
     json_t *skipped = json_array();
     char dir[1024];
-    skip_note note = {quiet, skipped};
+    skip_note note = {.skipped = skipped};
     if ((only && pb_instances_only(&cfg.inst, only, cfg.path, &err)) ||
         pb_instances_available(&cfg.inst, cfg.skip_unavailable, cfg.path, "quality", on_skipped,
                                &note, &err)) {
         pb_cli_fail("%s", err.msg);
         goto out;
     }
+    if (!quiet) pb_skips_print(&note.skips);
     note_untestable(&cfg, quiet, skipped);
 
     /* Only now, with the whole battery known to be runnable, is anything written. */

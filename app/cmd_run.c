@@ -65,7 +65,7 @@ static void on_row(const pb_run *run, const pb_row *row, void *user)
 
 static void on_skipped(const pb_instance *in, const char *why, void *user)
 {
-    if (!*(bool *)user) fprintf(stderr, "permbench: skipping [%s] (%s): %s\n", in->label, in->mod->name, why);
+    pb_skips_add(user, in, why);
 }
 
 int pb_cmd_run(int argc, char **argv)
@@ -104,13 +104,15 @@ int pb_cmd_run(int argc, char **argv)
     }
     int status = PB_EXIT_USAGE;
     pb_run run = {0};
+    pb_skips skips = {0};
     char dir[1024];
     if ((only && pb_instances_only(&cfg->inst, only, cfg->path, &err)) ||
         pb_instances_available(&cfg->inst, cfg->skip_unavailable, cfg->path, "sweep", on_skipped,
-                               &quiet, &err)) {
+                               &skips, &err)) {
         pb_cli_fail("%s", err.msg);
         goto out;
     }
+    if (!quiet) pb_skips_print(&skips);
     pb_config_add_ceilings(cfg);
     if (pb_run_check_plan(cfg, &err)) {
         pb_cli_fail("%s", err.msg);
@@ -170,10 +172,11 @@ int pb_cmd_run(int argc, char **argv)
         goto out;
     }
 
-    pb_table_failures(&run);
+    pb_table_failures(&run, cfg->max_noise);
     status = PB_EXIT_OK;
     for (size_t i = 0; i < run.nrows; i++)
-        if (run.rows[i].status != PB_ROW_OK) status = PB_EXIT_FAILED;
+        if (run.rows[i].status != PB_ROW_OK || (cfg->fail_noisy && run.rows[i].noisy))
+            status = PB_EXIT_FAILED;
 out:
     pb_run_free(&run);
     pb_config_free(cfg);

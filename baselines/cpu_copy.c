@@ -36,6 +36,9 @@ const pb_module pb_module_cpu_copy = {
     .prepare = pb_shuffle_prepare_outofplace,
     .run = run,
     .result = pb_shuffle_result,
+    .verify = pb_shuffle_verify_copy,
     .release = pb_shuffle_release,
+    .refresh = pb_shuffle_refresh,
+    .fingerprint = pb_shuffle_fingerprint,
     .bound = PB_BOUND_COPY,
 };

@@ -51,5 +51,7 @@ const pb_module pb_module_cpu_gather = {
     .run = run,
     .result = pb_shuffle_result,
     .release = pb_shuffle_release,
+    .refresh = pb_shuffle_refresh,
+    .fingerprint = pb_shuffle_fingerprint,
     .bound = PB_BOUND_GATHER,
 };

@@ -24,5 +24,8 @@ extern "C" const pb_module pb_module_cuda_memcpy = {
     .prepare = pb_gpu_shuffle_prepare,
     .run = run,
     .result = pb_gpu_shuffle_result,
+    .verify = pb_gpu_shuffle_verify_copy,
     .release = pb_gpu_shuffle_release,
+    .refresh = pb_gpu_shuffle_refresh,
+    .fingerprint = pb_gpu_shuffle_fingerprint,
 };

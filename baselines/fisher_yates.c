@@ -47,4 +47,6 @@ const pb_module pb_module_fisher_yates = {
     .result = pb_shuffle_result,
     .release = pb_shuffle_release,
     .sample_perms = sample_perms,
+    .refresh = pb_shuffle_refresh,
+    .fingerprint = pb_shuffle_fingerprint,
 };

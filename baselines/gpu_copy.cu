@@ -53,6 +53,9 @@ extern "C" const pb_module pb_module_gpu_copy = {
     .prepare = pb_gpu_shuffle_prepare,
     .run = run,
     .result = pb_gpu_shuffle_result,
+    .verify = pb_gpu_shuffle_verify_copy,
     .release = pb_gpu_shuffle_release,
+    .refresh = pb_gpu_shuffle_refresh,
+    .fingerprint = pb_gpu_shuffle_fingerprint,
     .bound = PB_BOUND_COPY,
 };

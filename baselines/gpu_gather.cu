@@ -70,6 +70,10 @@ extern "C" const pb_module pb_module_gpu_gather = {
     .prepare = pb_gpu_shuffle_prepare,
     .run = run,
     .result = pb_gpu_shuffle_result,
+    .verify = pb_gpu_shuffle_verify,
     .release = pb_gpu_shuffle_release,
+    .refresh = pb_gpu_shuffle_refresh,
+    .fingerprint = pb_gpu_shuffle_fingerprint,
+    .reference = "cpu-gather",
     .bound = PB_BOUND_GATHER,
 };

@@ -92,4 +92,6 @@ const pb_module pb_module_gsl_shuffle = {
     .result = pb_shuffle_result,
     .release = release,
     .sample_perms = sample_perms,
+    .refresh = pb_shuffle_refresh,
+    .fingerprint = pb_shuffle_fingerprint,
 };

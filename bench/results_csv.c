@@ -7,10 +7,11 @@
 #include "bench/atomic_file.h"
 
 const char *const pb_csv_columns[] = {
-    "label",     "series",      "axis",           "axis_value",  "module",         "family",
-    "device",    "n",           "item_bytes",     "threads",     "samples",        "median_ms",
-    "min_ms",    "max_ms",      "mean_ms",        "stddev_ms",   "items_per_s",    "effective_gbps",
-    "pct_of_copy", "speedup_vs_ref", "verified",  "status",
+    "label",       "series",         "axis",           "axis_value",  "module",
+    "family",      "device",         "n",              "item_bytes",  "threads",
+    "samples",     "median_ms",      "min_ms",         "max_ms",      "mean_ms",
+    "stddev_ms",   "wall_median_ms", "noise_pct",      "noisy",       "items_per_s",
+    "effective_gbps", "pct_of_copy", "speedup_vs_ref", "verified",    "status",
 };
 const size_t pb_csv_ncolumns = sizeof pb_csv_columns / sizeof pb_csv_columns[0];
 
@@ -42,10 +43,11 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
         if (m->device == PB_DEVICE_CPU) fprintf(f, "%d", row->threads);
         fprintf(f, ",%zu,", row->nsamples);
         if (row->status == PB_ROW_ERROR) {
-            fprintf(f, ",,,,,,,,,");
+            fprintf(f, ",,,,,,,,,,,,");
         } else {
-            fprintf(f, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", row->ms.median, row->ms.min,
-                    row->ms.max, row->ms.mean, row->ms.stddev, row->items_per_s, row->gbps);
+            fprintf(f, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3f,%s,%.6g,%.6g,", row->ms.median,
+                    row->ms.min, row->ms.max, row->ms.mean, row->ms.stddev, row->wall.median,
+                    100 * row->noise, row->noisy ? "yes" : "no", row->items_per_s, row->gbps);
             if (!isnan(row->pct_copy)) fprintf(f, "%.2f", row->pct_copy);
             fputc(',', f);
             if (!isnan(row->speedup_vs_ref)) fprintf(f, "%.4f", row->speedup_vs_ref);

@@ -31,9 +31,11 @@ static json_t *num_or_null(double x, bool ok) { return ok && isfinite(x) ? json_
 static json_t *row_json(const pb_row *row)
 {
     bool ok = row->status != PB_ROW_ERROR;
-    json_t *samples = json_array();
-    for (size_t i = 0; i < row->nsamples; i++)
+    json_t *samples = json_array(), *wall = json_array();
+    for (size_t i = 0; i < row->nsamples; i++) {
         json_array_append_new(samples, json_real(row->samples_ms[i]));
+        json_array_append_new(wall, json_real(row->wall_ms[i]));
+    }
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:I, s:i, s:o, s:I, s:b}", "label",
                           row->inst->label, "module", row->inst->mod->name, "family",
                           row->inst->mod->family->name, "device",
@@ -47,6 +49,19 @@ static json_t *row_json(const pb_row *row)
     json_object_set_new(j, "max_ms", num_or_null(row->ms.max, ok));
     json_object_set_new(j, "mean_ms", num_or_null(row->ms.mean, ok));
     json_object_set_new(j, "stddev_ms", num_or_null(row->ms.stddev, ok));
+    json_object_set_new(j, "time_source",
+                        json_string(row->inst->mod->device == PB_DEVICE_CPU ? "monotonic clock"
+                                    : row->held ? "cuda events, stream held by a blocking kernel"
+                                                : "cuda events, stream not held (run() synchronises)"));
+    json_object_set_new(j, "wall_median_ms", num_or_null(row->wall.median, ok));
+    json_object_set_new(j, "wall_min_ms", num_or_null(row->wall.min, ok));
+    json_object_set_new(j, "wall_max_ms", num_or_null(row->wall.max, ok));
+    json_object_set_new(j, "noise_pct", num_or_null(100 * row->noise, ok));
+    json_object_set_new(j, "noisy", json_boolean(row->noisy));
+    json_object_set_new(j, "check", json_string(row->check));
+    json_object_set_new(j, "check_s", json_real(row->check_s));
+    json_object_set_new(j, "failed_sample",
+                        row->failed_sample >= 0 ? json_integer(row->failed_sample) : json_null());
     json_object_set_new(j, "items_per_s", num_or_null(row->items_per_s, ok));
     json_object_set_new(j, "effective_gbps", num_or_null(row->gbps, ok));
     json_object_set_new(j, "pct_of_copy", num_or_null(row->pct_copy, ok));
@@ -58,6 +73,7 @@ static json_t *row_json(const pb_row *row)
     json_object_set_new(j, "status", json_string(pb_row_status_name(row->status)));
     json_object_set_new(j, "message", row->message[0] ? json_string(row->message) : json_null());
     json_object_set_new(j, "samples_ms", samples);
+    json_object_set_new(j, "samples_wall_ms", wall);
     return j;
 }
 
@@ -78,17 +94,25 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
                               "flush_cache", cfg->flush_cache, "ceilings_auto",
                               cfg->ceilings_auto, "plots", plots);
     json_object_set_new(sweep, "reference", cfg->reference[0] ? json_string(cfg->reference) : json_null());
+    json_object_set_new(sweep, "max_noise_pct", json_real(100 * cfg->max_noise));
+    json_object_set_new(sweep, "fail_noisy", json_boolean(cfg->fail_noisy));
+    json_object_set_new(sweep, "streams", json_integer(cfg->streams));
     json_t *inst = json_array(), *rows = json_array();
     for (size_t i = 0; i < cfg->inst.n; i++) json_array_append_new(inst, instance_json(&cfg->inst.v[i]));
-    size_t failed = 0;
+    size_t failed = 0, noisy = 0;
+    double check_s = 0;
     for (size_t r = 0; r < run->nrows; r++) {
         json_array_append_new(rows, row_json(&run->rows[r]));
         failed += run->rows[r].status != PB_ROW_OK;
+        noisy += run->rows[r].noisy;
+        check_s += run->rows[r].check_s;
     }
-    json_t *root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:{s:I, s:I, s:f}}", "schema_version", 1,
-                             "provenance", provenance, "sweep", sweep, "instances", inst,
-                             "results", rows, "summary", "rows", (json_int_t)run->nrows,
-                             "failed_rows", (json_int_t)failed, "wall_s", run->wall_s);
+    json_t *root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:f, s:f}}",
+                             "schema_version", 2, "provenance", provenance, "sweep", sweep,
+                             "instances", inst, "results", rows, "summary", "rows",
+                             (json_int_t)run->nrows, "failed_rows", (json_int_t)failed,
+                             "noisy_rows", (json_int_t)noisy, "wall_s", run->wall_s, "check_s",
+                             check_s);
     if (!root) return pb_err_set(err, "cannot build the JSON document");
     return pb_write_json(path, root, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9), err);
 }

@@ -1,14 +1,13 @@
 #include "bench/runner.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench/measure.h"
 #include "config/sizes.h"
-#include "core/cache_flush.h"
 #include "core/gpu.h"
 #include "core/sysinfo.h"
 #include "registry/registry.h"
@@ -20,20 +19,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void pb_row_work(const pb_instance *in, uint64_t n, unsigned item_bytes, double *items,
-                 double *bytes)
-{
-    /* The module's own family, not the sweep's: a ceiling counts the bytes
-     * it moves itself (a copy reads and writes each item once), so the
-     * algorithms' share of it is their bound's share of the bandwidth. */
-    *items = (double)n;
-    *bytes = in->mod->family->bound_bytes(n, item_bytes);
-    if (in->mod->work) {
-        pb_point pt = {n, item_bytes, 0, &in->params, pb_instance_threads(in)};
-        in->mod->work(&pt, items, bytes);
-    }
-}
-
 static const char *human_bytes(double b, char *buf, size_t len)
 {
     const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
@@ -43,59 +28,122 @@ static const char *human_bytes(double b, char *buf, size_t len)
     return buf;
 }
 
+/* One point of the sweep: an instance at an item width and size. */
+typedef struct point {
+    const pb_instance *in;
+    unsigned item_bytes;
+    uint64_t n;
+} point;
+
+static int add_point(point **pts, size_t *npts, size_t *cap, const pb_instance *in,
+                     unsigned item_bytes, uint64_t n)
+{
+    for (size_t k = 0; k < *npts; k++)
+        if ((*pts)[k].in == in && (*pts)[k].item_bytes == item_bytes && (*pts)[k].n == n) return 0;
+    if (*npts == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        point *p = realloc(*pts, c * sizeof *p);
+        if (!p) return -1;
+        *pts = p;
+        *cap = c;
+    }
+    (*pts)[(*npts)++] = (point){in, item_bytes, n};
+    return 0;
+}
+
+/* Every point, in order: each instance at each item width and size; and
+ * the copy ceiling of a device also at the total work of every other
+ * instance of it whose point is not n items (a batch of top-k rows), so
+ * the row's share of the copy compares like with like. */
+static int plan(const pb_config *cfg, point **pts, size_t *npts)
+{
+    size_t cap = 0;
+    *pts = NULL;
+    *npts = 0;
+    for (size_t i = 0; i < cfg->inst.n; i++) {
+        const pb_instance *in = &cfg->inst.v[i];
+        for (size_t it = 0; it < cfg->nitems; it++) {
+            for (size_t s = 0; s < cfg->nsizes; s++)
+                if (add_point(pts, npts, &cap, in, cfg->items[it], cfg->sizes[s])) return -1;
+            if (in->mod->bound != PB_BOUND_COPY) continue;
+            for (size_t j = 0; j < cfg->inst.n; j++) {
+                const pb_instance *o = &cfg->inst.v[j];
+                if (o->mod->device != in->mod->device || o->mod->bound == PB_BOUND_COPY) continue;
+                for (size_t s = 0; s < cfg->nsizes; s++) {
+                    double items, bytes;
+                    pb_row_work(o, cfg->sizes[s], cfg->items[it], &items, &bytes);
+                    uint64_t total = (uint64_t)items;
+                    if (total != cfg->sizes[s] && total > 0 &&
+                        add_point(pts, npts, &cap, in, cfg->items[it], total))
+                        return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 int pb_run_check_plan(const pb_config *cfg, pb_err *err)
 {
     uint64_t host_avail = pb_host_mem_available();
     uint64_t gpu_free = 0;
     bool have_gpu_free = false;
-    for (size_t i = 0; i < cfg->inst.n; i++) {
-        const pb_instance *in = &cfg->inst.v[i];
+    point *pts;
+    size_t npts;
+    if (plan(cfg, &pts, &npts)) return pb_err_set(err, "out of memory");
+    int rc = 0;
+    for (size_t k = 0; k < npts && !rc; k++) {
+        const pb_instance *in = pts[k].in;
         const pb_module *m = in->mod;
         if (m->device == PB_DEVICE_GPU && !have_gpu_free) {
             pb_err e;
-            if (pb_gpu_mem_free(&gpu_free, &e)) return pb_err_set(err, "%s", e.msg);
+            if (pb_gpu_mem_free(&gpu_free, &e)) {
+                rc = pb_err_set(err, "%s", e.msg);
+                break;
+            }
             have_gpu_free = true;
         }
-        for (size_t it = 0; it < cfg->nitems; it++)
-            for (size_t s = 0; s < cfg->nsizes; s++) {
-                uint64_t n = cfg->sizes[s];
-                unsigned bytes = cfg->items[it];
-                char nb[48], need[32], have[32];
-                pb_size_format(n, nb, sizeof nb);
-                if (m->max_n && n > m->max_n)
-                    return pb_err_set(err, "%s: [%s] module '%s' supports n up to %llu; size %s is beyond it",
-                                      cfg->path, in->label, m->name,
-                                      (unsigned long long)m->max_n, nb);
-                if (bytes == 4 && n > (UINT64_C(1) << 32))
-                    return pb_err_set(err, "%s: size %s has more items than u32 can number distinctly; use item = u64",
-                                      cfg->path, nb);
-                pb_point pt = {n, bytes, cfg->seed, &in->params, pb_instance_threads(in)};
-                double fp = (double)m->footprint(&pt);
-                /* The host also holds a copy of a GPU module's output for
-                 * verification, and the verifier's bitmap. */
-                double host_need = m->device == PB_DEVICE_CPU ? fp : (double)n * bytes;
-                host_need += (double)n / 8;
-                if (host_need > 0.9 * (double)host_avail)
-                    return pb_err_set(err, "%s: [%s] at n = %s needs %s of host memory; %s available",
-                                      cfg->path, in->label, nb,
-                                      human_bytes(host_need, need, sizeof need),
-                                      human_bytes((double)host_avail, have, sizeof have));
-                if (m->device == PB_DEVICE_GPU && fp > 0.95 * (double)gpu_free)
-                    return pb_err_set(err, "%s: [%s] at n = %s needs %s of GPU memory; %s free",
-                                      cfg->path, in->label, nb, human_bytes(fp, need, sizeof need),
-                                      human_bytes((double)gpu_free, have, sizeof have));
-            }
+        uint64_t n = pts[k].n;
+        unsigned bytes = pts[k].item_bytes;
+        char nb[48], need[32], have[32];
+        pb_size_format(n, nb, sizeof nb);
+        if (m->max_n && n > m->max_n)
+            rc = pb_err_set(err, "%s: [%s] module '%s' supports n up to %llu; size %s is beyond it",
+                            cfg->path, in->label, m->name, (unsigned long long)m->max_n, nb);
+        else if (bytes == 4 && n > (UINT64_C(1) << 32))
+            rc = pb_err_set(err, "%s: size %s has more items than u32 can number distinctly; use item = u64",
+                            cfg->path, nb);
+        if (rc) break;
+        pb_point pt = {n, bytes, cfg->seed, &in->params, pb_instance_threads(in)};
+        double fp = (double)m->footprint(&pt);
+        /* The host also holds a copy of a GPU module's output for
+         * verification, and the verifier's bitmap. */
+        double host_need = m->device == PB_DEVICE_CPU ? fp : (double)n * bytes;
+        host_need += (double)n / 8;
+        if (host_need > 0.9 * (double)host_avail)
+            rc = pb_err_set(err, "%s: [%s] at n = %s needs %s of host memory; %s available", cfg->path,
+                            in->label, nb, human_bytes(host_need, need, sizeof need),
+                            human_bytes((double)host_avail, have, sizeof have));
+        else if (m->device == PB_DEVICE_GPU && fp > 0.95 * (double)gpu_free)
+            rc = pb_err_set(err, "%s: [%s] at n = %s needs %s of GPU memory; %s free", cfg->path,
+                            in->label, nb, human_bytes(fp, need, sizeof need),
+                            human_bytes((double)gpu_free, have, sizeof have));
     }
-    return 0;
+    free(pts);
+    return rc;
 }
 
 static void fill_pct_copy(const pb_run *run, pb_row *row)
 {
     row->pct_copy = NAN;
     const pb_module *copy = pb_bound_module(row->inst->mod->device, PB_BOUND_COPY);
+    /* The copy of as many items as the row works on: n, or a batch's total. */
+    double items, bytes;
+    pb_row_work(row->inst, row->n, row->item_bytes, &items, &bytes);
+    uint64_t total = row->inst->mod->bound == PB_BOUND_COPY ? row->n : (uint64_t)items;
     for (size_t i = 0; i < run->nrows; i++) {
         const pb_row *c = &run->rows[i];
-        if (c->status == PB_ROW_OK && c->inst->mod == copy && copy && c->n == row->n &&
+        if (c->status == PB_ROW_OK && c->inst->mod == copy && copy && c->n == total &&
             c->item_bytes == row->item_bytes && c->gbps > 0) {
             row->pct_copy = 100.0 * row->gbps / c->gbps;
             return;
@@ -121,117 +169,6 @@ static void fill_speedup(const pb_config *cfg, const pb_run *run, pb_row *row)
         if (row->ms.median > 0) row->speedup_vs_ref = r->ms.median / row->ms.median;
         return;
     }
-}
-
-/* One sample: flush, then time exactly the module's run(). */
-static int time_one(const pb_config *cfg, const pb_module *m, void *state, uint64_t sample,
-                    double *ms, pb_err *err)
-{
-    if (m->device == PB_DEVICE_GPU) {
-        if (cfg->flush_cache && pb_gpu_flush_cache(err)) return -1;
-        if (pb_gpu_timer_start(err)) return -1;
-        if (m->run(state, sample, err)) return -1;
-        return pb_gpu_timer_stop(ms, err);
-    }
-    if (cfg->flush_cache) pb_cpu_flush_cache();
-    double t0 = now_s();
-    int rc = m->run(state, sample, err);
-    *ms = (now_s() - t0) * 1e3;
-    return rc;
-}
-
-static int verify(const pb_module *m, void *state, const pb_point *pt, pb_err *err)
-{
-    if (m->verify) return m->verify(state, err);
-    /* The module's own family: a copy ceiling in a multisplit sweep is still
-     * checked as a copy of its input. */
-    if (m->family->check) return m->family->check(m, state, pt, err);
-    return pb_err_set(err, "module %s has no verify, and the %s family no contract check", m->name,
-                      m->family->name);
-}
-
-/* "stage: message", cut to fit. */
-static void set_message(pb_row *row, const char *stage, const pb_err *err)
-{
-    size_t s = strlen(stage), m = strnlen(err->msg, sizeof row->message - 1 - s);
-    memcpy(row->message, stage, s);
-    memcpy(row->message + s, err->msg, m);
-    row->message[s + m] = '\0';
-}
-
-static void measure_point(const pb_config *cfg, const pb_instance *in, pb_row *row)
-{
-    const pb_module *m = in->mod;
-    pb_params params;
-    pb_instance_resolved_params(in, &params);
-    pb_point pt = {row->n, row->item_bytes, cfg->seed, &params, row->threads};
-    pb_err err = {{0}};
-    void *state = NULL;
-    row->status = PB_ROW_ERROR;
-    row->pct_copy = NAN;
-    row->speedup_vs_ref = NAN;
-
-    if (m->prepare(&pt, &state, &err)) {
-        set_message(row, "prepare: ", &err);
-        if (state) m->release(state);
-        return;
-    }
-    /* Warm-up runs take the first sample numbers, so no two runs of a point
-     * ever share their randomness. */
-    uint64_t sample = 0;
-    for (int w = 0; w < cfg->warmup; w++, sample++)
-        if (m->run(state, sample, &err) || (m->device == PB_DEVICE_GPU && pb_gpu_sync(&err))) {
-            set_message(row, "warm-up: ", &err);
-            m->release(state);
-            return;
-        }
-
-    size_t cap = 64;
-    row->samples_ms = malloc(cap * sizeof *row->samples_ms);
-    double measured = 0, start = now_s();
-    while (row->samples_ms) {
-        double ms;
-        if (time_one(cfg, m, state, sample++, &ms, &err)) {
-            set_message(row, "run: ", &err);
-            m->release(state);
-            return;
-        }
-        if (row->nsamples == cap) {
-            double *s = realloc(row->samples_ms, 2 * cap * sizeof *s);
-            if (!s) break;
-            row->samples_ms = s;
-            cap *= 2;
-        }
-        row->samples_ms[row->nsamples++] = ms;
-        measured += ms * 1e-3;
-        bool enough = (int)row->nsamples >= cfg->min_samples && measured >= cfg->min_time;
-        if (enough || (int)row->nsamples >= cfg->max_samples) break;
-        if (now_s() - start >= cfg->timeout) {
-            row->timed_out = true;
-            break;
-        }
-    }
-    if (!row->samples_ms) {
-        snprintf(row->message, sizeof row->message, "out of memory for samples");
-        m->release(state);
-        return;
-    }
-
-    row->ms = pb_summarise(row->samples_ms, row->nsamples);
-    double s = row->ms.median * 1e-3;
-    double items, bytes;
-    pb_row_work(in, row->n, row->item_bytes, &items, &bytes);
-    row->items_per_s = s > 0 ? items / s : 0;
-    row->gbps = s > 0 ? bytes / s / 1e9 : 0;
-
-    if (verify(m, state, &pt, &err)) {
-        row->status = PB_ROW_FAILED;
-        set_message(row, "verification: ", &err);
-    } else {
-        row->status = PB_ROW_OK;
-        row->verified = true;
-    }
-    m->release(state);
 }
 
 /* Seconds a point not yet measured should take, from those already done.
@@ -270,40 +207,39 @@ static double predict(const pb_config *cfg, const pb_run *run, const double *wal
 int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err)
 {
     memset(run, 0, sizeof *run);
-    size_t total = cfg->inst.n * cfg->nitems * cfg->nsizes;
+    point *pts;
+    size_t total;
+    if (plan(cfg, &pts, &total)) return pb_err_set(err, "out of memory");
     run->rows = calloc(total ? total : 1, sizeof *run->rows);
     double *wall = calloc(total ? total : 1, sizeof *wall);
     if (!run->rows || !wall) {
         free(wall);
+        free(pts);
         return pb_err_set(err, "out of memory");
     }
     double t0 = now_s();
-    for (size_t i = 0; i < cfg->inst.n; i++) {
-        const pb_instance *in = &cfg->inst.v[i];
-        for (size_t it = 0; it < cfg->nitems; it++)
-            for (size_t s = 0; s < cfg->nsizes; s++) {
-                pb_row *row = &run->rows[run->nrows];
-                row->inst = in;
-                row->n = cfg->sizes[s];
-                row->item_bytes = cfg->items[it];
-                row->threads = pb_instance_threads(in);
-                if (hooks && hooks->progress) {
-                    double eta = run->nrows ? 0 : -1;
-                    for (size_t j = i; j < cfg->inst.n && eta >= 0; j++)
-                        for (size_t jt = j == i ? it : 0; jt < cfg->nitems && eta >= 0; jt++)
-                            for (size_t js = j == i && jt == it ? s : 0; js < cfg->nsizes; js++)
-                                eta += predict(cfg, run, wall, &cfg->inst.v[j], cfg->sizes[js], cfg->items[jt]);
-                    hooks->progress(run->nrows, total, eta, in, row->n, hooks->user);
-                }
-                double p0 = now_s();
-                measure_point(cfg, in, row);
-                wall[run->nrows] = now_s() - p0;
-                run->nrows++;
-                if (row->status != PB_ROW_ERROR) fill_pct_copy(run, row);
-                fill_speedup(cfg, run, row);
-                if (hooks && hooks->row_done) hooks->row_done(run, row, hooks->user);
-            }
+    for (size_t k = 0; k < total; k++) {
+        const pb_instance *in = pts[k].in;
+        pb_row *row = &run->rows[run->nrows];
+        row->inst = in;
+        row->n = pts[k].n;
+        row->item_bytes = pts[k].item_bytes;
+        row->threads = pb_instance_threads(in);
+        if (hooks && hooks->progress) {
+            double eta = run->nrows ? 0 : -1;
+            for (size_t j = k; j < total && eta >= 0; j++)
+                eta += predict(cfg, run, wall, pts[j].in, pts[j].n, pts[j].item_bytes);
+            hooks->progress(run->nrows, total, eta, in, row->n, hooks->user);
+        }
+        double p0 = now_s();
+        pb_measure_point(cfg, run, in, row);
+        wall[run->nrows] = now_s() - p0;
+        run->nrows++;
+        if (row->status != PB_ROW_ERROR) fill_pct_copy(run, row);
+        fill_speedup(cfg, run, row);
+        if (hooks && hooks->row_done) hooks->row_done(run, row, hooks->user);
     }
+    free(pts);
     /* A copy row listed after others: fill the ratios it now allows. */
     for (size_t r = 0; r < run->nrows; r++)
         if (run->rows[r].status != PB_ROW_ERROR && isnan(run->rows[r].pct_copy))
@@ -317,7 +253,11 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
 
 void pb_run_free(pb_run *run)
 {
-    for (size_t i = 0; i < run->nrows; i++) free(run->rows[i].samples_ms);
+    for (size_t i = 0; i < run->nrows; i++) {
+        free(run->rows[i].samples_ms);
+        free(run->rows[i].wall_ms);
+    }
     free(run->rows);
+    free(run->expect);
     memset(run, 0, sizeof *run);
 }

@@ -15,6 +15,7 @@ typedef struct load {
     int item_line;
     int reference_line;
     bool family_given;
+    int modules_line; /* of `modules`, 0 when not given */
 } load;
 
 static int set_family(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
@@ -123,6 +124,50 @@ static int set_skip_unavailable(void *u, const pb_ini_field *f, const char *valu
     return set_flag(&((load *)u)->cfg->skip_unavailable, "skip_unavailable", value, err);
 }
 
+static int set_max_noise(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f, (void)line;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", value);
+    size_t l = strlen(buf);
+    if (l && buf[l - 1] == '%') buf[--l] = '\0';
+    double d;
+    if (!pb_ini_parse_double(buf, &d) || !(d > 0) || d > 100)
+        return pb_err_set(err, "max_noise '%s' is not a percentage in (0, 100]", value);
+    ((load *)u)->cfg->max_noise = d / 100;
+    return 0;
+}
+
+static int set_fail_noisy(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f, (void)line;
+    return set_flag(&((load *)u)->cfg->fail_noisy, "fail_noisy", value, err);
+}
+
+static int set_streams(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f, (void)line;
+    long long v;
+    if (!pb_parse_ll(value, &v) || v < 2 || v > 64)
+        return pb_err_set(err, "streams '%s' is not an integer in 2 .. 64", value);
+    ((load *)u)->cfg->streams = (int)v;
+    return 0;
+}
+
+static int set_modules(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f;
+    static const char *const names[] = {"none", "all", "cpu", "gpu"};
+    load *l = u;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(value, names[i]) == 0) {
+            l->cfg->modules = (pb_sweep_modules)i;
+            l->modules_line = line;
+            return 0;
+        }
+    return pb_err_set(err, "modules '%s' is not none, all, cpu or gpu", value);
+}
+
 static int set_ceilings(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
     (void)f, (void)line;
@@ -136,8 +181,8 @@ static int set_ceilings(void *u, const pb_ini_field *f, const char *value, int l
 static int set_plot(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
     (void)f, (void)line;
-    static const char *const kinds[] = {"throughput", "throughput-pow2", "pct-copy",
-                                        "axis",       "axis-speedup",    "axis-time"};
+    static const char *const kinds[] = {"throughput",   "throughput-pow2", "pct-copy", "latency",
+                                        "axis",         "axis-speedup",    "axis-time"};
     pb_config *c = ((load *)u)->cfg;
     char **words;
     size_t n;
@@ -149,8 +194,8 @@ static int set_plot(void *u, const pb_ini_field *f, const char *value, int line,
         bool ok = false;
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) ok |= strcmp(words[w], kinds[k]) == 0;
         if (!ok)
-            rc = pb_err_set(err, "plot kind '%s' is not throughput, throughput-pow2, pct-copy, axis, "
-                                 "axis-speedup, axis-time or none",
+            rc = pb_err_set(err, "plot kind '%s' is not throughput, throughput-pow2, pct-copy, latency, "
+                                 "axis, axis-speedup, axis-time or none",
                             words[w]);
         else if (c->nplots == PB_MAX_PLOTS)
             rc = pb_err_set(err, "too many plot kinds in '%s'", value);
@@ -189,9 +234,13 @@ static const pb_ini_field fields[] = {
     {"max_samples", set_max_samples, NULL},
     {"min_time", set_min_time, NULL},
     {"timeout", set_timeout, NULL},
+    {"max_noise", set_max_noise, NULL},
+    {"fail_noisy", set_fail_noisy, NULL},
+    {"streams", set_streams, NULL},
     {"flush_cache", set_flush_cache, NULL},
     {"skip_unavailable", set_skip_unavailable, NULL},
     {"ceilings", set_ceilings, NULL},
+    {"modules", set_modules, NULL},
     {"plot", set_plot, NULL},
     {"title", set_title, NULL},
     {"reference", set_reference, NULL},
@@ -238,10 +287,30 @@ static int resolve(pb_config *c, load *l, const pb_ini *doc, pb_err *err)
     if (!doc->head.line) return pb_ini_fail(err, doc, 0, "missing [sweep] section");
     if (pb_ini_apply(doc, fields, sizeof fields / sizeof fields[0], l, err)) return -1;
     if (c->nsizes == 0) return pb_ini_fail(err, doc, doc->head.line, "[sweep] has no 'sizes'");
-    if (doc->nsecs == 0)
-        return pb_ini_fail(err, doc, 0, "no module sections (add one per module instance, e.g. [fisher-yates])");
+    if (doc->nsecs == 0 && c->modules == PB_SWEEP_MODULES_NONE)
+        return pb_ini_fail(err, doc, 0, "no module sections (add one per module instance, e.g. "
+                                        "[fisher-yates], or modules = all in [sweep])");
+    if (c->modules != PB_SWEEP_MODULES_NONE && !l->family_given)
+        return pb_ini_fail(err, doc, l->modules_line, "modules = %s needs the sweep's family (family = ...)",
+                           c->modules == PB_SWEEP_MODULES_ALL ? "all" : c->modules == PB_SWEEP_MODULES_CPU ? "cpu" : "gpu");
     for (size_t i = 0; i < doc->nsecs; i++)
         if (pb_instances_add_section(&c->inst, doc, &doc->secs[i], err)) return -1;
+    /* modules = all | cpu | gpu: every module of the family this build has,
+     * at its defaults, unless a section names it; not the ceilings, which
+     * `ceilings = auto` adds. */
+    for (size_t i = 0; c->modules != PB_SWEEP_MODULES_NONE && i < pb_module_count(); i++) {
+        const pb_module *m = pb_module_at(i);
+        if (m->family != c->family || (m->flags & PB_MOD_CEILING)) continue;
+        if ((c->modules == PB_SWEEP_MODULES_CPU && m->device != PB_DEVICE_CPU) ||
+            (c->modules == PB_SWEEP_MODULES_GPU && m->device != PB_DEVICE_GPU))
+            continue;
+        bool named = pb_instances_find(&c->inst, m->name) >= 0;
+        for (size_t j = 0; j < c->inst.n && !named; j++) named = c->inst.v[j].mod == m;
+        if (named) continue;
+        if (c->inst.n == PB_MAX_INSTANCES || !pb_instances_insert(&c->inst, c->inst.n, m))
+            return pb_ini_fail(err, doc, l->modules_line, "too many module instances (at most %d)",
+                               PB_MAX_INSTANCES);
+    }
     if (c->reference[0] && pb_instances_find(&c->inst, c->reference) < 0)
         return pb_ini_fail(err, doc, l->reference_line, "reference '%s' is not a section of this file",
                            c->reference);
@@ -280,6 +349,8 @@ static int from_doc(pb_ini *doc, pb_config *cfg, pb_err *err)
     cfg->max_samples = 1000;
     cfg->min_time = 0.5;
     cfg->timeout = 60;
+    cfg->max_noise = 0.005;
+    cfg->streams = 16;
     cfg->flush_cache = true;
     cfg->ceilings_auto = true;
     snprintf(cfg->plots[0], sizeof cfg->plots[0], "throughput");

@@ -33,6 +33,13 @@ extern "C" {
 #define PB_MAX_PLOTS 4
 #define PB_MAX_ITEMS 8
 
+typedef enum pb_sweep_modules {
+    PB_SWEEP_MODULES_NONE,
+    PB_SWEEP_MODULES_ALL,
+    PB_SWEEP_MODULES_CPU,
+    PB_SWEEP_MODULES_GPU
+} pb_sweep_modules;
+
 typedef struct pb_config {
     char path[1024];  /* as given, or "(built-in) configs/NAME.ini" */
     char name[128];   /* results/<name>/... */
@@ -49,9 +56,13 @@ typedef struct pb_config {
     int warmup;
     int min_samples, max_samples;
     double min_time, timeout;  /* seconds per problem point */
+    double max_noise;  /* sampling stops once the relative standard deviation is below this (0.005 = 0.5%) */
+    bool fail_noisy;   /* a row that stopped noisier than max_noise makes the exit status 1 */
+    int streams;       /* random streams a point's samples cycle through */
     bool flush_cache;
     bool skip_unavailable;
     bool ceilings_auto;
+    pb_sweep_modules modules; /* add every module of the family (of a device) */
     char plots[PB_MAX_PLOTS][32];
     size_t nplots;
     /* Label or series every row's speedup_vs_ref is measured against ("" =

@@ -7,10 +7,14 @@
 #include "bench/results.h"
 #include "config/sizes.h"
 
+/* median_ms is the timer's: CUDA events on the GPU, the monotonic clock on
+ * the CPU; wall_ms is the host's wall time of the same calls, launch to
+ * completion (on the CPU the two are one). */
 void pb_table_header(void)
 {
-    printf("%-22s %-4s %12s %4s %4s %7s %11s %10s %9s %7s %s\n", "label", "dev", "n", "item",
-           "thr", "samples", "median_ms", "Gitems/s", "GB/s", "%copy", "verified");
+    printf("%-22s %-4s %12s %4s %4s %7s %11s %11s %6s %10s %9s %7s %s\n", "label", "dev", "n",
+           "item", "thr", "samples", "median_ms", "wall_ms", "noise", "Gitems/s", "GB/s", "%copy",
+           "verified");
     fflush(stdout);
 }
 
@@ -22,22 +26,31 @@ void pb_table_row(const pb_row *row)
     if (row->threads) snprintf(thr, sizeof thr, "%d", row->threads);
     if (!isnan(row->pct_copy)) snprintf(pct, sizeof pct, "%.1f", row->pct_copy);
     if (row->status == PB_ROW_ERROR) {
-        printf("%-22s %-4s %12s %4u %4s %7s %11s %10s %9s %7s %s\n", row->inst->label,
+        printf("%-22s %-4s %12s %4u %4s %7s %11s %11s %6s %10s %9s %7s %s\n", row->inst->label,
                pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr, "-", "-", "-",
-               "-", "-", "ERROR");
+               "-", "-", "-", "-", "ERROR");
     } else {
-        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %10.4f %9.2f %7s %s%s\n", row->inst->label,
-               pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr, row->nsamples,
-               row->ms.median, row->items_per_s / 1e9, row->gbps, pct,
-               row->status == PB_ROW_OK ? "yes" : "FAILED", row->timed_out ? " (timeout)" : "");
+        char noise[16];
+        snprintf(noise, sizeof noise, "%.1f%%", 100 * row->noise);
+        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %11.4f %6s %10.4f %9.2f %7s %s%s%s\n",
+               row->inst->label, pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr,
+               row->nsamples, row->ms.median, row->wall.median, noise, row->items_per_s / 1e9,
+               row->gbps, pct, row->status == PB_ROW_OK ? "yes" : "FAILED",
+               row->noisy ? " (noisy)" : "", row->timed_out ? " (timeout)" : "");
     }
     fflush(stdout);
 }
 
-void pb_table_failures(const pb_run *run)
+void pb_table_failures(const pb_run *run, double max_noise)
 {
-    size_t bad = 0;
-    for (size_t i = 0; i < run->nrows; i++) bad += run->rows[i].status != PB_ROW_OK;
+    size_t bad = 0, noisy = 0;
+    for (size_t i = 0; i < run->nrows; i++) {
+        bad += run->rows[i].status != PB_ROW_OK;
+        noisy += run->rows[i].status == PB_ROW_OK && run->rows[i].noisy;
+    }
+    if (noisy)
+        fprintf(stderr, "note: %zu row(s) stopped noisier than max_noise = %g%% (marked noisy)\n",
+                noisy, 100 * max_noise);
     if (!bad) return;
     fprintf(stderr, "%zu row(s) failed:\n", bad);
     for (size_t i = 0; i < run->nrows; i++) {

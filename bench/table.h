@@ -6,7 +6,8 @@
 
 void pb_table_header(void);
 void pb_table_row(const pb_row *row);
-/* The rows that failed or could not run, with their reasons. */
-void pb_table_failures(const pb_run *run);
+/* The rows that failed or could not run, with their reasons, and how
+ * many stopped noisier than max_noise. */
+void pb_table_failures(const pb_run *run, double max_noise);
 
 #endif

@@ -11,6 +11,9 @@ typedef struct pb_build_info {
     const char *version;
     const char *commit;
     const char *dirty; /* "yes", "no" or "unknown" */
+    /* Where the commit came from: "git" (a work tree), "git-archive" (an
+     * exported tree, cmake/git-archive.txt) or "none". */
+    const char *commit_source;
     const char *build_type;
     const char *c_compiler;
     const char *cxx_compiler;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/cuda_check.h"
+#include "core/fingerprint.h"
 
 static int device_count = -1;
 static char count_reason[256];
@@ -19,8 +20,19 @@ extern "C" int pb_gpu_count(char *why, unsigned long whylen)
         int n = 0;
         cudaError_t e = cudaGetDeviceCount(&n);
         if (e != cudaSuccess) {
-            snprintf(count_reason, sizeof count_reason, "no CUDA device: %s",
-                     cudaGetErrorString(e));
+            /* Without a driver at all, the runtime says the driver is "too
+             * old": tell the two apart (the driver reports version 0). */
+            int drv = 0, rt = 0;
+            cudaDriverGetVersion(&drv);
+            cudaRuntimeGetVersion(&rt);
+            if (e == cudaErrorInsufficientDriver && drv == 0)
+                snprintf(count_reason, sizeof count_reason, "no CUDA device: no CUDA driver on this machine");
+            else if (e == cudaErrorInsufficientDriver)
+                snprintf(count_reason, sizeof count_reason,
+                         "no CUDA device: the driver supports CUDA %d.%d, older than the runtime's %d.%d",
+                         drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+            else
+                snprintf(count_reason, sizeof count_reason, "no CUDA device: %s", cudaGetErrorString(e));
             cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
             n = 0;
         } else if (n == 0) {
@@ -99,6 +111,68 @@ extern "C" int pb_gpu_timer_start(pb_err *err)
     return 0;
 }
 
+extern "C" int pb_gpu_timer_mark(pb_err *err)
+{
+    PB_CUDA_TRY(cudaEventRecord(ev_stop, 0), err);
+    return 0;
+}
+
+extern "C" int pb_gpu_timer_elapsed(double *ms, pb_err *err)
+{
+    float f = 0;
+    *ms = 0;
+    PB_CUDA_TRY(cudaEventSynchronize(ev_stop), err);
+    PB_CUDA_TRY(cudaGetLastError(), err);
+    PB_CUDA_TRY(cudaEventElapsedTime(&f, ev_start, ev_stop), err);
+    *ms = f;
+    return 0;
+}
+
+/* The blocking kernel: one thread spins on a flag in pinned host memory,
+ * which the host sets once the work to time is queued behind it; it gives
+ * up after about half a second (something waited for the GPU while it was
+ * held: a deadlock it must not keep) and says so. */
+__global__ void hold_stream(const volatile int *release, volatile int *gave_up, long long cycles)
+{
+    long long t0 = clock64();
+    while (!*release) {
+        if (clock64() - t0 > cycles) {
+            *gave_up = 1;
+            return;
+        }
+        __nanosleep(1000);
+    }
+}
+
+static volatile int *hold_flags; /* [0] release, [1] gave up: pinned, mapped */
+static int *hold_flags_dev;
+
+extern "C" int pb_gpu_hold(pb_err *err)
+{
+    if (!hold_flags) {
+        void *h;
+        PB_CUDA_TRY(cudaHostAlloc(&h, 2 * sizeof(int), cudaHostAllocMapped), err);
+        hold_flags = (volatile int *)h;
+        PB_CUDA_TRY(cudaHostGetDevicePointer((void **)&hold_flags_dev, h, 0), err);
+    }
+    hold_flags[0] = 0;
+    hold_flags[1] = 0;
+    int khz = 0;
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0), err);
+    hold_stream<<<1, 1>>>(hold_flags_dev, hold_flags_dev + 1, (long long)khz * 500);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+extern "C" int pb_gpu_release(pb_err *err)
+{
+    (void)err;
+    __atomic_store_n((int *)&hold_flags[0], 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+extern "C" bool pb_gpu_hold_gave_up(void) { return hold_flags && hold_flags[1]; }
+
 extern "C" int pb_gpu_timer_stop(double *ms, pb_err *err)
 {
     float f = 0;
@@ -115,5 +189,45 @@ extern "C" int pb_gpu_sync(pb_err *err)
 {
     PB_CUDA_TRY(cudaDeviceSynchronize(), err);
     PB_CUDA_TRY(cudaGetLastError(), err);
+    return 0;
+}
+
+/* Each thread sums its elements' terms, each warp adds its sum to the
+ * total: the order of summation does not matter (a sum mod 2^64). */
+template <typename T>
+__global__ void fingerprint_kernel(const T *__restrict__ buf, uint64_t n, unsigned long long *sum)
+{
+    uint64_t s = 0;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        s += pb_fp_term(i, (uint64_t)buf[i]);
+    for (int d = 16; d > 0; d >>= 1) s += __shfl_down_sync(0xffffffffu, s, d);
+    if ((threadIdx.x & 31) == 0 && s) atomicAdd(sum, (unsigned long long)s);
+}
+
+static unsigned long long *fp_sum;
+
+extern "C" int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_bytes,
+                                  uint64_t *fp, pb_err *err)
+{
+    *fp = 0;
+    if (!fp_sum) PB_CUDA_TRY(cudaMalloc(&fp_sum, sizeof *fp_sum), err);
+    PB_CUDA_TRY(cudaMemsetAsync(fp_sum, 0, sizeof *fp_sum, 0), err);
+    if (n) {
+        const int block = 256;
+        uint64_t blocks = (n + block - 1) / block;
+        unsigned grid = (unsigned)(blocks < 4096 ? blocks : 4096);
+        switch (item_bytes) {
+        case 1: fingerprint_kernel<<<grid, block>>>((const uint8_t *)d_buf, n, fp_sum); break;
+        case 2: fingerprint_kernel<<<grid, block>>>((const uint16_t *)d_buf, n, fp_sum); break;
+        case 4: fingerprint_kernel<<<grid, block>>>((const uint32_t *)d_buf, n, fp_sum); break;
+        case 8: fingerprint_kernel<<<grid, block>>>((const uint64_t *)d_buf, n, fp_sum); break;
+        default: return pb_err_set(err, "fingerprint of %u-byte items", item_bytes);
+        }
+        PB_CUDA_LAUNCHED(err);
+    }
+    unsigned long long h;
+    PB_CUDA_TRY(cudaMemcpy(&h, fp_sum, sizeof h, cudaMemcpyDeviceToHost), err);
+    *fp = h;
     return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef PB_GPU_H
 #define PB_GPU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -38,12 +39,31 @@ int pb_gpu_mem_free(uint64_t *free_bytes, pb_err *err);
 int pb_gpu_flush_cache(pb_err *err);
 
 /* CUDA events around the timed call on the default stream. stop() waits for
- * the work and reports any error the kernels raised. */
+ * the work and reports any error the kernels raised; mark() records the
+ * stop event without waiting, elapsed() then waits and reads the time. */
 int pb_gpu_timer_start(pb_err *err);
 int pb_gpu_timer_stop(double *ms, pb_err *err);
+int pb_gpu_timer_mark(pb_err *err);
+int pb_gpu_timer_elapsed(double *ms, pb_err *err);
+
+/* NVBench's blocking kernel: hold() stops the default stream until
+ * release(), so the timed work queued meanwhile runs back to back and the
+ * events time the GPU alone, none of the launches' gaps. A hold gives up
+ * after about half a second (the queued work waited for the GPU, as a
+ * synchronising call inside run() does); hold_gave_up() then says the
+ * sample is not valid. */
+int pb_gpu_hold(pb_err *err);
+int pb_gpu_release(pb_err *err);
+bool pb_gpu_hold_gave_up(void);
 
 /* Waits for all queued work and reports any error it raised. */
 int pb_gpu_sync(pb_err *err);
+
+/* core/fingerprint.h's fingerprint of n items of item_bytes (1, 2, 4 or 8)
+ * in device memory, computed on the device (one read of the array);
+ * waits for it. */
+int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_bytes, uint64_t *fp,
+                       pb_err *err);
 
 #ifdef __cplusplus
 }

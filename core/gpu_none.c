@@ -33,3 +33,22 @@ int pb_gpu_timer_stop(double *ms, pb_err *err)
 }
 
 int pb_gpu_sync(pb_err *err) { return pb_err_set(err, "%s", reason); }
+int pb_gpu_timer_mark(pb_err *err) { return pb_err_set(err, "%s", reason); }
+
+int pb_gpu_timer_elapsed(double *ms, pb_err *err)
+{
+    *ms = 0;
+    return pb_err_set(err, "%s", reason);
+}
+
+int pb_gpu_hold(pb_err *err) { return pb_err_set(err, "%s", reason); }
+int pb_gpu_release(pb_err *err) { return pb_err_set(err, "%s", reason); }
+bool pb_gpu_hold_gave_up(void) { return false; }
+
+int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_bytes, uint64_t *fp,
+                       pb_err *err)
+{
+    (void)d_buf, (void)n, (void)item_bytes;
+    *fp = 0;
+    return pb_err_set(err, "%s", reason);
+}

@@ -76,15 +76,19 @@ typedef struct pb_module {
     uint64_t (*footprint)(const pb_point *pt);
     /* Allocate and generate the input. Untimed. */
     int (*prepare)(const pb_point *pt, void **state, pb_err *err);
-    /* The timed part. `sample` numbers the repeat: a module draws its
-     * randomness from (seed, sample), so every repeat shuffles afresh and the
-     * whole run is reproducible. GPU modules launch on the default stream and
-     * return without synchronising; the harness's events bracket the call. */
+    /* The timed part. `sample` names the random stream: a module draws its
+     * randomness from (seed, sample), so the run is reproducible; the
+     * harness cycles a point's samples through a few streams (the sweep's
+     * `streams`), so that each stream's expected output is computed once.
+     * GPU modules launch on the default stream and return without
+     * synchronising; the harness's events bracket the call. */
     int (*run)(void *state, uint64_t sample, pb_err *err);
     /* A host view of the output of the last run (GPU modules copy it back). */
     int (*result)(void *state, const void **out, pb_err *err);
     /* Checks the output against the family contract; NULL means the
-     * family's own check on result(). Untimed. */
+     * family's own check on result(). Untimed, after every sample that has
+     * no reference fingerprint to meet (below), so it must be cheap: GPU
+     * modules check on the device or compare fingerprints. */
     int (*verify)(void *state, pb_err *err);
     void (*release)(void *state);
 
@@ -104,6 +108,22 @@ typedef struct pb_module {
      * and stay the same series (for deterministic modules). */
     int (*sample_perms)(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
                         uint64_t count, uint32_t *out, pb_err *err);
+
+    /* Untimed, before every sample (warm-ups too): puts back the input of a
+     * module that works in place and poisons every output buffer, so a run
+     * that does nothing, does part of the work, or leaves an earlier
+     * sample's output cannot pass the check after it. Every module has one. */
+    int (*refresh)(void *state, pb_err *err);
+    /* The fingerprint (core/fingerprint.h) of the last run's output,
+     * computed where it lives (on the device for GPU modules). */
+    int (*fingerprint)(void *state, uint64_t *fp, pb_err *err);
+    /* The module whose output is, by construction and by test, this one's
+     * bit for bit for the same point, parameters and sample: a GPU kernel's
+     * C twin, or another fusion level of the same algorithm. The harness
+     * runs it once for each random stream, checks its output, and compares
+     * the fingerprint of every sample of this module with it. NULL: every
+     * sample is checked by verify (or the family's check) instead. */
+    const char *reference;
 
     /* Last, so the C++ descriptors of other modules need not name it: the
      * ceiling of this kind on its device (at most one module a device

@@ -11,6 +11,10 @@
 
 #include <Random123/philox.h>
 
+/* pb_mix64, SplitMix64's finaliser, spreads related inputs (seed, sample)
+ * apart for deriving the seeds of generators that take a single integer. */
+#include "core/fingerprint.h"
+
 typedef struct pb_rng {
     philox4x32_key_t key;
     philox4x32_ctr_t ctr;
@@ -86,14 +90,5 @@ static inline uint64_t pb_rng_below64(pb_rng *r, uint64_t range)
     return pb_rng_below64_wide(r, range);
 }
 
-/* SplitMix64's finaliser: spreads related inputs (seed, sample) apart, for
- * deriving the seeds of generators that take a single integer. */
-static inline uint64_t pb_mix64(uint64_t x)
-{
-    x += UINT64_C(0x9e3779b97f4a7c15);
-    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return x ^ (x >> 31);
-}
 
 #endif

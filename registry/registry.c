@@ -25,14 +25,29 @@ static const pb_family *const families[] = {
 #undef PB_FAMILY
 };
 
-size_t pb_module_count(void) { return sizeof modules / sizeof modules[0]; }
+#define BUILT_IN (sizeof modules / sizeof modules[0])
+#define MAX_ADDED 32
+static const pb_module *added[MAX_ADDED];
+static size_t nadded;
 
-const pb_module *pb_module_at(size_t i) { return i < pb_module_count() ? modules[i] : NULL; }
+int pb_registry_add(const pb_module *m)
+{
+    if (!m || !m->name || nadded == MAX_ADDED || pb_module_find(m->name)) return -1;
+    added[nadded++] = m;
+    return 0;
+}
+
+size_t pb_module_count(void) { return BUILT_IN + nadded; }
+
+const pb_module *pb_module_at(size_t i)
+{
+    return i < BUILT_IN ? modules[i] : i < pb_module_count() ? added[i - BUILT_IN] : NULL;
+}
 
 const pb_module *pb_module_find(const char *name)
 {
     for (size_t i = 0; i < pb_module_count(); i++)
-        if (strcmp(modules[i]->name, name) == 0) return modules[i];
+        if (strcmp(pb_module_at(i)->name, name) == 0) return pb_module_at(i);
     return NULL;
 }
 
@@ -47,7 +62,7 @@ bool pb_module_available(const pb_module *m, char *why, size_t whylen)
 
 const pb_module *pb_bound_module(pb_device dev, pb_bound b)
 {
-    for (size_t i = 0; i < pb_module_count(); i++)
+    for (size_t i = 0; i < BUILT_IN; i++) /* the built-in ceilings only */
         if (modules[i]->device == dev && modules[i]->bound == b && b != PB_BOUND_NONE)
             return modules[i];
     return NULL;

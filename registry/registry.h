@@ -11,6 +11,12 @@
 extern "C" {
 #endif
 
+/* A program built on the permbench libraries adds its own modules (before
+ * pb_main, app/cli.h): they are listed, run and checked like the built-in
+ * ones. 0 on success; -1 if the name is taken or the table (32) is full.
+ * tests/ add modules that must be reported failed this way. */
+int pb_registry_add(const pb_module *m);
+
 size_t pb_module_count(void);
 const pb_module *pb_module_at(size_t i);
 const pb_module *pb_module_find(const char *name);

@@ -17,6 +17,10 @@ Usage: $PROG [--no-build] [BUNDLE_DIR] [PREFIX] [BUILD_DIR]
   PREFIX      where the packages are unpacked (default: /opt/permbench-deps,
               or \$HOME/.local/permbench-deps if /opt is not writable)
   BUILD_DIR   CMake build directory (default: <repo>/build-gpu)
+
+The source built is the bundle's source.tar.gz (made by offline-bundle.sh
+with git archive, so results name its commit), unpacked into BUILD_DIR-src;
+PB_BUILD_FROM_TREE=1 builds the tree this script is in instead.
   --no-build  only unpack and write PREFIX/env.sh
 
 Packages already installed on this node are skipped so its own libraries are
@@ -188,7 +192,16 @@ SYSPC=/usr/local/lib/$TRIPLET/pkgconfig:/usr/local/lib/pkgconfig:/usr/local/shar
 echo "environment: $PREFIX/env.sh   (use it in a shell with:  . $PREFIX/env.sh)"
 
 [ "$BUILD" = 1 ] || exit 0
-[ -f "$REPO/CMakeLists.txt" ] || die "no CMakeLists.txt at $REPO"
+# Build the bundle's source archive (the commit it was made from, recorded
+# by export-subst) unless told to build the tree this script sits in.
+SRC=$REPO
+if [ -f "$BUNDLE/source.tar.gz" ] && [ "${PB_BUILD_FROM_TREE:-0}" != 1 ]; then
+  SRC=$BUILD_DIR-src
+  rm -rf "$SRC" && mkdir -p "$SRC"
+  tar -xzf "$BUNDLE/source.tar.gz" -C "$SRC" || die "cannot unpack $BUNDLE/source.tar.gz"
+  echo "source: $BUNDLE/source.tar.gz (commit $(cat "$SRC/cmake/git-archive.txt")) in $SRC"
+fi
+[ -f "$SRC/CMakeLists.txt" ] || die "no CMakeLists.txt at $SRC"
 command -v cmake >/dev/null || die "cmake not found on this node"
 # shellcheck source=/dev/null
 . "$PREFIX/env.sh"
@@ -196,7 +209,7 @@ command -v cmake >/dev/null || die "cmake not found on this node"
 # direct deps, so with the default --as-needed, libgsl's own dependency
 # libgslcblas.so.0 would not be found in the prefix at run time.
 LDF="${LDFLAGS:-} -Wl,--disable-new-dtags"
-cmake -S "$REPO" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+cmake -S "$SRC" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
   -DCMAKE_EXE_LINKER_FLAGS="$LDF" -DCMAKE_SHARED_LINKER_FLAGS="$LDF" || die "cmake configure failed (see output above)"
 cmake --build "$BUILD_DIR" -j"$(nproc)" || die "build failed (see output above)"
 echo "built in $BUILD_DIR; for later shells: . $PREFIX/env.sh"

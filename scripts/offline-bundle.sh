@@ -41,7 +41,7 @@ trap 'rc=$?; echo "$PROG: error: command failed (exit $rc) at line $LINENO: $BAS
 
 usage() {
   cat <<EOF
-Usage: $PROG [OUTDIR]
+Usage: $PROG [--baseline REV] [OUTDIR]
 
 Download the Debian packages of scripts/packages.txt (less the toolchain) plus their
 full runtime dependency closure, minus base-system packages, into OUTDIR/debs/
@@ -49,10 +49,17 @@ and write OUTDIR/MANIFEST.txt (package version file sha256 source).
 OUTDIR defaults to .bundle at the repository root. Re-running refreshes it.
 Needs apt (run on a connected Debian machine of the same architecture).
 Copy OUTDIR to the GPU node and run scripts/gpu-node-build.sh there.
+  --baseline REV  also write OUTDIR/baseline.tar.gz, a git archive of REV, for
+                  a same-session A/B on the node (scripts/gpu-node-ab.sh)
 EOF
 }
 
-case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage >&2; die "unknown option: $1" ;; esac
+BASELINE=
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  --baseline) [ $# -ge 2 ] || die "--baseline needs a revision"; BASELINE=$2; shift 2 ;;
+esac
+case "${1:-}" in -*) usage >&2; die "unknown option: $1" ;; esac
 [ $# -le 1 ] || { usage >&2; die "too many arguments"; }
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -131,6 +138,24 @@ SANDBOX=()
 rm -rf "$OUTDIR/debs"
 mv "$WORK/debs" "$OUTDIR/debs"
 mv "$WORK/MANIFEST.txt" "$OUTDIR/MANIFEST.txt"
+
+# The source, as the commit it is: `git archive` writes that commit into
+# cmake/git-archive.txt (export-subst), so a build on the node records it
+# with no hand-written file. Committed changes only; results/ stays behind.
+if git -C "$REPO" rev-parse --verify -q HEAD >/dev/null; then
+  git -C "$REPO" archive --format=tar.gz -o "$OUTDIR/source.tar.gz" HEAD -- . ':(exclude)results'
+  echo "source: $OUTDIR/source.tar.gz = commit $(git -C "$REPO" rev-parse HEAD)"
+  [ -z "$(git -C "$REPO" status --porcelain --untracked-files=no)" ] ||
+    echo "$PROG: note: the work tree has uncommitted changes; the bundle holds the commit without them" >&2
+  if [ -n "$BASELINE" ]; then
+    git -C "$REPO" rev-parse --verify -q "$BASELINE^{commit}" >/dev/null || die "--baseline: no commit '$BASELINE'"
+    git -C "$REPO" archive --format=tar.gz -o "$OUTDIR/baseline.tar.gz" "$BASELINE" -- . ':(exclude)results'
+    echo "baseline: $OUTDIR/baseline.tar.gz = commit $(git -C "$REPO" rev-parse "$BASELINE^{commit}")"
+  fi
+else
+  rm -f "$OUTDIR/source.tar.gz"
+  echo "$PROG: note: not a git checkout; no source archive in the bundle" >&2
+fi
 
 count=$(find "$OUTDIR/debs" -name '*.deb' | wc -l)
 bytes=$(find "$OUTDIR/debs" -name '*.deb' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')

@@ -5,6 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/cli.h"
+#include "registry/registry.h"
+#include "tests/broken_modules.h"
 #include "tests/test.h"
 
 #define PB_TEST(name) int pb_test_##name(void);
@@ -35,6 +38,20 @@ int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     size_t count = sizeof tests / sizeof tests[0];
+    /* `pb_tests permbench ARGS...`: the real command line with the broken
+     * modules added, so a test can see what `permbench run` makes of them
+     * (tests/broken_cli.sh); the shipped binary never has them. */
+    if (argc >= 2 && strcmp(argv[1], "permbench") == 0) {
+        const pb_module *broken[] = {&pb_broken_noop, &pb_broken_half, &pb_broken_stale,
+                                     &pb_broken_once, &pb_broken_stale_noref,
+#ifdef PB_HAVE_CUDA
+                                     &pb_broken_gpu_noop, &pb_broken_gpu_half,
+#endif
+        };
+        for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++)
+            if (pb_registry_add(broken[i])) return 2;
+        return pb_main(argc - 1, argv + 1);
+    }
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
         for (size_t i = 0; i < count; i++) puts(tests[i].name);
         return 0;

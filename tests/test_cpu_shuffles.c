@@ -170,6 +170,48 @@ TEST_IMPL(cpu_shuffles_thread_independent)
     return 0;
 }
 
+/* The same permutation for 1, 2, 3, 7, 9, 16, 33 and 64 threads, at sizes
+ * whose nodes split with every thread (rao-sandelius: 2^17 + 1, where a
+ * chunk falls below its floor from 9 threads on, and 2^20 + 1), for every
+ * threaded module and every radix_bits of rao-sandelius. Its chunks must
+ * start on a block of random digits whatever the thread count: before the
+ * fix, radix_bits 3, 5 and 6 (40, 24 and 20 digits a block) gave another
+ * permutation from 9 threads on. */
+TEST_IMPL(cpu_shuffles_many_threads)
+{
+    static const int threads[] = {1, 2, 3, 7, 9, 16, 33, 64};
+    static const uint64_t ns[] = {(1 << 17) + 1, (1 << 20) + 1};
+    variant vs[NVARIANTS + 8];
+    char params[8][32];
+    size_t nv = 0;
+    for (size_t i = 0; i < NVARIANTS; i++) vs[nv++] = all_variants[i];
+    for (int b = 1; b <= 8; b++) {
+        snprintf(params[b - 1], sizeof params[0], "radix_bits=%d", b);
+        vs[nv++] = (variant){"rao-sandelius", params[b - 1]};
+    }
+    for (size_t vi = 0; vi < nv; vi++)
+        for (size_t si = 0; si < 2; si++) {
+            uint64_t n = ns[si];
+            uint32_t *first = NULL;
+            for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+                uint32_t *perm;
+                ASSERT(drive(&vs[vi], n, 8, 4242, 1, threads[t], &perm) == 0);
+                if (!first) {
+                    first = perm;
+                    continue;
+                }
+                if (memcmp(first, perm, n * sizeof *perm) != 0) {
+                    fprintf(stderr, "%s (%s) n=%llu: threads=%d differs from threads=1\n",
+                            vs[vi].module, vs[vi].params, (unsigned long long)n, threads[t]);
+                    return 1;
+                }
+                free(perm);
+            }
+            free(first);
+        }
+    return 0;
+}
+
 /* Another sample or another seed gives another permutation. */
 TEST_IMPL(cpu_shuffles_seed_and_sample)
 {

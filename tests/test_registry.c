@@ -18,6 +18,17 @@ TEST_IMPL(registry_descriptors)
         ASSERT(m->bound < PB_NBOUNDS);
         if (m->bound != PB_BOUND_NONE) ASSERT(pb_bound_module(m->device, m->bound) == m && (m->flags & PB_MOD_CEILING));
         ASSERT(m->footprint && m->prepare && m->run && m->result && m->release);
+        /* Every sample is refreshed and checked (bench/measure.h). */
+        ASSERT(m->refresh);
+        if (m->reference) {
+            /* A reference is deterministic and comparable; in this build
+             * unless it is a GPU module of a CPU-only build. */
+            const pb_module *r = pb_module_find(m->reference);
+            ASSERT(m->fingerprint && !(m->flags & PB_MOD_NONDETERMINISTIC));
+            ASSERT(r || m->device == PB_DEVICE_GPU);
+            if (r) ASSERT(r != m && r->fingerprint && !(r->flags & PB_MOD_NONDETERMINISTIC));
+            if (r) ASSERT(r->family == m->family);
+        }
         ASSERT(m->nparams <= PB_MAX_PARAMS);
         for (size_t p = 0; p < m->nparams; p++) {
             const pb_param_spec *s = &m->params[p];

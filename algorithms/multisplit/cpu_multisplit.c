@@ -84,6 +84,16 @@ static int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
+/* Before every sample: the output and offsets poisoned. */
+static int refresh(void *state, pb_err *err)
+{
+    (void)err;
+    ms_state *s = state;
+    memset(s->out, 0xa5, (size_t)s->p.n * (s->p.pairs ? 8 : 4));
+    memset(s->offsets, 0xa5, sizeof s->offsets);
+    return 0;
+}
+
 static int result(void *state, const void **out, pb_err *err)
 {
     (void)err;
@@ -115,6 +125,7 @@ const pb_module pb_module_multisplit_twin = {
     .result = result,
     .verify = verify,
     .release = release,
+    .refresh = refresh,
 };
 
 const pb_module pb_module_omp_multisplit = {
@@ -130,4 +141,5 @@ const pb_module pb_module_omp_multisplit = {
     .result = result,
     .verify = verify,
     .release = release,
+    .refresh = refresh,
 };

@@ -94,6 +94,17 @@ int fetch(pb_gpu_ms *g, pb_err *err)
     return 0;
 }
 
+/* Before every sample: the partition's own outputs and counts poisoned. */
+int poison(pb_gpu_ms *g, pb_err *err)
+{
+    cp *c = (cp *)g->mod;
+    size_t bytes = (size_t)(g->n ? g->n : 1) * (g->pairs ? 8 : 4);
+    for (int i = 0; i < 3; i++)
+        if (i == 0 || c->out[i] != c->out[0]) PB_CUDA_TRY(cudaMemsetAsync(c->out[i], 0xa5, bytes), err);
+    PB_CUDA_TRY(cudaMemsetAsync(c->count, 0xa5, 16), err);
+    return 0;
+}
+
 int setup(pb_gpu_ms *g, const void *, pb_err *err)
 {
     cp *c = (cp *)calloc(1, sizeof *c);
@@ -102,6 +113,7 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err)
     g->mod_free = cp_free;
     g->check = PB_MS_CHECK_CONTRACT;
     g->fetch = fetch;
+    g->poison = poison;
     size_t n = g->n ? g->n : 1, w = g->pairs ? 8 : 4;
     if (g->pairs) {
         PB_CUDA_TRY(cudaMalloc(&c->in, n * w), err);
@@ -173,4 +185,5 @@ extern "C" const pb_module pb_module_cub_partition = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
+    .refresh = pb_gpu_ms_refresh,
 };

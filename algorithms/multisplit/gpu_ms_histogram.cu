@@ -247,6 +247,14 @@ int result(void *state, const void **out, pb_err *err)
     return 0;
 }
 
+/* Before every sample: the bins poisoned (a run must write every bin). */
+int refresh(void *state, pb_err *err)
+{
+    hist *h = (hist *)state;
+    PB_CUDA_TRY(cudaMemsetAsync(h->d_hist, 0xa5, h->m * sizeof(int)), err);
+    return 0;
+}
+
 int verify(void *state, pb_err *err)
 {
     hist *h = (hist *)state;
@@ -286,6 +294,7 @@ extern "C" const pb_module pb_module_ms_histogram = {
     .verify = verify,
     .release = release,
     .work = work,
+    .refresh = refresh,
 };
 
 extern "C" const pb_module pb_module_cub_histogram = {
@@ -302,4 +311,5 @@ extern "C" const pb_module pb_module_cub_histogram = {
     .verify = verify,
     .release = release,
     .work = work,
+    .refresh = refresh,
 };

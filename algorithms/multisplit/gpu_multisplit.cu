@@ -54,4 +54,5 @@ extern "C" const pb_module pb_module_multisplit = {
     .result = pb_gpu_ms_result,
     .verify = pb_gpu_ms_verify,
     .release = pb_gpu_ms_release,
+    .refresh = pb_gpu_ms_refresh,
 };

@@ -45,4 +45,7 @@ const pb_module pb_module_bijective_twin = {
     .result = pb_shuffle_result,
     .release = pb_shuffle_release,
     .sample_perms = sample_perms,
+    .refresh = pb_shuffle_refresh,
+    .fingerprint = pb_shuffle_fingerprint,
+    .reference = "tbb-bijective",
 };

@@ -328,4 +328,6 @@ const pb_module pb_module_cpu_dart_throwing = {
     .result = result,
     .release = release,
     .sample_perms = sample_perms,
+    .refresh = pb_shuffle_refresh_via,
+    .fingerprint = pb_shuffle_fingerprint_via,
 };

@@ -141,9 +141,14 @@ static int rs_split_parallel(const rs_ctx *c, unsigned level, uint64_t lo, uint6
                              const void *src, void *dst, uint64_t *start)
 {
     uint64_t size = hi - lo, radix = UINT64_C(1) << c->bits;
+    /* At least RS_TASK_MIN, then up to whole blocks of digits: a chunk
+     * reads the digits of its elements from the blocks it starts on, so
+     * every chunk must start on a block boundary whatever the thread count
+     * (rounding first and raising to the floor after broke that where the
+     * digits a block, 40, 24 or 20, do not divide the floor). */
     uint64_t chunk = size / (4 * (uint64_t)c->threads) + 1;
-    chunk = (chunk + c->dpb - 1) / c->dpb * c->dpb;
     if (chunk < RS_TASK_MIN) chunk = RS_TASK_MIN;
+    chunk = (chunk + c->dpb - 1) / c->dpb * c->dpb;
     uint64_t nch = (size + chunk - 1) / chunk;
     uint64_t *cnt = calloc(nch * radix, sizeof *cnt);
     if (!cnt) return -1;
@@ -315,4 +320,6 @@ const pb_module pb_module_rao_sandelius = {
     .result = pb_shuffle_result,
     .release = pb_shuffle_release,
     .sample_perms = sample_perms,
+    .refresh = pb_shuffle_refresh,
+    .fingerprint = pb_shuffle_fingerprint,
 };

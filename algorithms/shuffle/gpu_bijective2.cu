@@ -19,6 +19,10 @@ extern "C" const pb_module pb_module_bijective2 = {
     .prepare = prepare,
     .run = pb_bijective_run,
     .result = pb_gpu_shuffle_result_via,
+    .verify = pb_gpu_shuffle_verify_via,
     .release = pb_bijective_release,
     .sample_perms = pb_bijective_sample_perms,
+    .refresh = pb_gpu_shuffle_refresh_via,
+    .fingerprint = pb_gpu_shuffle_fingerprint_via,
+    .reference = "bijective0",
 };

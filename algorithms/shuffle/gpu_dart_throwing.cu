@@ -43,25 +43,23 @@ __device__ __forceinline__ void throw_dart(Slot *slots, uint64_t n, uint64_t i, 
     }
 }
 
+/* Every item of `count` permutations of n throws its dart, permutation j
+ * into its own slots[2n j, 2n (j + 1)) as stream first + j. The timed run
+ * is count = 1; the sample permutations the statistics test are drawn by
+ * this same kernel (and the same compaction), a batch at a time, so they
+ * are what run() times. The division by n is only taken for batches. */
 template <typename Slot>
-__global__ void throw_all(Slot *slots, uint64_t n, uint64_t seed, uint64_t stream)
-{
-    for (uint64_t i = blockIdx.x * (uint64_t)BLOCK + threadIdx.x; i < n;
-         i += (uint64_t)gridDim.x * BLOCK)
-        throw_dart(slots, n, i, seed, stream, (Slot)i);
-}
-
-/* Sample permutations: permutation j has its own 2n slots; all throw in one
- * launch, and one compaction of the whole slot array leaves each
- * permutation's n indices in its own n-long stretch. */
-__global__ void throw_batch(uint32_t *slots, uint32_t n, uint64_t count, uint64_t seed,
-                            uint64_t first)
+__global__ void throw_darts(Slot *slots, uint64_t n, uint64_t count, uint64_t seed, uint64_t first)
 {
     uint64_t total = count * n;
     for (uint64_t g = blockIdx.x * (uint64_t)BLOCK + threadIdx.x; g < total;
          g += (uint64_t)gridDim.x * BLOCK) {
-        uint64_t j = g / n, i = g % n;
-        throw_dart(slots + j * 2 * n, n, i, seed, first + j, (uint32_t)i);
+        uint64_t j = 0, i = g;
+        if (count > 1) {
+            j = g / n;
+            i = g - j * n;
+        }
+        throw_dart(slots + j * 2 * n, n, i, seed, first + j, (Slot)i);
     }
 }
 
@@ -104,7 +102,7 @@ template <typename T, typename Slot> int run_typed(state *s, uint64_t sample, pb
 {
     auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
     PB_CUDA_TRY(cudaMemsetAsync(s->slots, 0xff, 2 * s->n * sizeof(Slot)), err);
-    throw_all<Slot><<<pb_grid_for(s->n, BLOCK), BLOCK>>>((Slot *)s->slots, s->n, s->seed, sample);
+    throw_darts<Slot><<<pb_grid_for(s->n, BLOCK), BLOCK>>>((Slot *)s->slots, s->n, 1, s->seed, sample);
     PB_CUDA_LAUNCHED(err);
     PB_CUDA_TRY(cub::DeviceSelect::If(s->temp, s->temp_bytes, (Slot *)s->slots, (Slot *)s->selected,
                                       (Slot *)s->num_selected, (int64_t)(2 * s->n), occupied<Slot>()),
@@ -160,7 +158,7 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
     if (e == cudaSuccess) e = cudaMalloc(&temp, temp_bytes);
     if (e == cudaSuccess) e = cudaMemsetAsync(slots, 0xff, slots_n * 4);
     if (e == cudaSuccess) {
-        throw_batch<<<pb_grid_for(count * n, BLOCK), BLOCK>>>(slots, n, count, seed, first);
+        throw_darts<uint32_t><<<pb_grid_for(count * n, BLOCK), BLOCK>>>(slots, n, count, seed, first);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)
@@ -185,6 +183,9 @@ extern "C" const pb_module pb_module_dart_throwing = {
     .prepare = prepare,
     .run = run,
     .result = pb_gpu_shuffle_result_via,
+    .verify = pb_gpu_shuffle_verify_via,
     .release = release,
     .sample_perms = sample_perms,
+    .refresh = pb_gpu_shuffle_refresh_via,
+    .fingerprint = pb_gpu_shuffle_fingerprint_via,
 };

@@ -163,6 +163,9 @@ extern "C" const pb_module pb_module_sort_shuffle = {
     .prepare = prepare,
     .run = run,
     .result = pb_gpu_shuffle_result_via,
+    .verify = pb_gpu_shuffle_verify_via,
     .release = release,
     .sample_perms = sample_perms,
+    .refresh = pb_gpu_shuffle_refresh_via,
+    .fingerprint = pb_gpu_shuffle_fingerprint_via,
 };

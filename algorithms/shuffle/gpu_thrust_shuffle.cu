@@ -101,5 +101,8 @@ extern "C" const pb_module pb_module_thrust_shuffle = {
     .prepare = prepare,
     .run = run,
     .result = pb_gpu_shuffle_result_via,
+    .verify = pb_gpu_shuffle_verify_via,
     .release = release,
+    .refresh = pb_gpu_shuffle_refresh_via,
+    .fingerprint = pb_gpu_shuffle_fingerprint_via,
 };

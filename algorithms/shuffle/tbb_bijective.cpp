@@ -167,4 +167,6 @@ extern "C" const pb_module pb_module_tbb_bijective = {
     .result = pb_tbb_result,
     .release = pb_tbb_release,
     .sample_perms = sample_perms,
+    .refresh = pb_shuffle_refresh_via,
+    .fingerprint = pb_shuffle_fingerprint_via,
 };

@@ -64,4 +64,6 @@ extern "C" const pb_module pb_module_tbb_gather = {
     .run = run,
     .result = pb_tbb_result,
     .release = pb_tbb_release,
+    .refresh = pb_shuffle_refresh_via,
+    .fingerprint = pb_shuffle_fingerprint_via,
 };

@@ -123,4 +123,5 @@ extern "C" const pb_module pb_module_tile_permute = {
     .result = pb_gpu_tile_result,
     .verify = pb_gpu_tile_verify,
     .release = pb_gpu_tile_release,
+    .refresh = pb_gpu_tile_refresh,
 };

@@ -115,4 +115,5 @@ extern "C" const pb_module pb_module_tile_sort = {
     .result = pb_gpu_tile_result,
     .verify = pb_gpu_tile_verify,
     .release = pb_gpu_tile_release,
+    .refresh = pb_gpu_tile_refresh,
 };

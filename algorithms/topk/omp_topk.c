@@ -4,6 +4,7 @@
  * each thread keeping its chunk's k best by quickselect, then a final
  * selection over the threads' candidates. Output unsorted within a row. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/module.h"
 #include "families/topk/topk_check.h"
@@ -62,6 +63,17 @@ static int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
+/* Before every sample: the results poisoned. */
+static int refresh(void *state, pb_err *err)
+{
+    (void)err;
+    omp_topk *s = state;
+    size_t outs = (size_t)s->p.out_total;
+    memset(s->vals, 0xa5, outs * sizeof *s->vals);
+    memset(s->idx, 0xa5, outs * sizeof *s->idx);
+    return 0;
+}
+
 static int result(void *state, const void **out, pb_err *err)
 {
     (void)err;
@@ -88,4 +100,5 @@ const pb_module pb_module_omp_topk = {
     .verify = verify,
     .release = release,
     .work = pb_topk_work,
+    .refresh = refresh,
 };

@@ -344,4 +344,5 @@ extern "C" const pb_module pb_module_radik = {
     .verify = pb_gpu_topk_verify,
     .release = pb_gpu_topk_release,
     .work = pb_topk_work,
+    .refresh = pb_gpu_topk_refresh,
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fingerprint.h"
 #include "core/gpu.h"
 
 uint64_t pb_gpu_ms_footprint_io(const pb_point *pt)
@@ -100,9 +101,44 @@ int pb_gpu_ms_result(void *state, const void **out, pb_err *err)
     return 0;
 }
 
-int pb_gpu_ms_verify(void *state, pb_err *err)
+int pb_gpu_ms_refresh(void *state, pb_err *err)
 {
     pb_gpu_ms *s = (pb_gpu_ms *)state;
+    size_t bytes = (size_t)s->n * 4;
+    if (bytes) {
+        PB_CUDA_TRY(cudaMemsetAsync(s->d_okeys, 0xa5, bytes), err);
+        if (s->pairs) PB_CUDA_TRY(cudaMemsetAsync(s->d_ovals, 0xa5, bytes), err);
+    }
+    return s->poison ? s->poison(s, err) : 0;
+}
+
+/* The expected output's fingerprint, computed once: the twin's answer for
+ * the stable contract, the stable sort's for the sorted one. */
+static int expected_fp(pb_gpu_ms *s, pb_err *err)
+{
+    if (s->have_expected) return 0;
+    uint32_t *keys = NULL, *vals = NULL;
+    bool own = false;
+    if (s->check == PB_MS_CHECK_STABLE) {
+        if (pb_ms_twin_answer(&s->prob, err)) return -1;
+        keys = s->prob.twin_keys;
+        vals = s->prob.twin_vals;
+    } else {
+        if (pb_ms_sorted_answer(&s->prob, s->end_bit, &keys, &vals, err)) return -1;
+        own = true;
+    }
+    s->expected_fp = pb_fingerprint(keys, s->n, 4);
+    if (s->pairs) s->expected_fp = pb_fp_combine(s->expected_fp, pb_fingerprint(vals, s->n, 4));
+    if (own) {
+        free(keys);
+        free(vals);
+    }
+    s->have_expected = true;
+    return 0;
+}
+
+static int host_check(pb_gpu_ms *s, pb_err *err)
+{
     if (fetch_output(s, err)) return -1;
     const uint32_t *v = s->pairs ? s->h_ovals : NULL;
     switch (s->check) {
@@ -110,6 +146,26 @@ int pb_gpu_ms_verify(void *state, pb_err *err)
     case PB_MS_CHECK_CONTRACT: return pb_ms_check_contract(&s->prob, s->h_okeys, v, err);
     default: return pb_ms_check_sorted(&s->prob, s->h_okeys, v, s->end_bit, err);
     }
+}
+
+int pb_gpu_ms_verify(void *state, pb_err *err)
+{
+    pb_gpu_ms *s = (pb_gpu_ms *)state;
+    if (s->check == PB_MS_CHECK_CONTRACT || s->fetch) return host_check(s, err);
+    if (expected_fp(s, err)) return -1;
+    if (s->complete && s->complete(s, err)) return -1;
+    uint64_t fp;
+    if (pb_gpu_fingerprint(s->d_okeys, s->n, 4, &fp, err)) return -1;
+    if (s->pairs) {
+        uint64_t fv;
+        if (pb_gpu_fingerprint(s->d_ovals, s->n, 4, &fv, err)) return -1;
+        fp = pb_fp_combine(fp, fv);
+    }
+    if (fp == s->expected_fp) return 0;
+    /* Wrong: the full check on the host says where. */
+    if (host_check(s, err)) return -1;
+    return pb_err_set(err, "the output's fingerprint is not the expected output's, though the "
+                           "host check passed it");
 }
 
 void pb_gpu_ms_release(void *state)

@@ -36,6 +36,13 @@ struct pb_gpu_ms {
     pb_gpu_ms_fn complete;
     /* Copies the output to h_okeys/h_ovals; NULL: from d_okeys/d_ovals. */
     pb_gpu_ms_fn fetch;
+    /* Poisons output buffers of the module's own (beside d_okeys/d_ovals,
+     * which refresh poisons); NULL if it has none. */
+    pb_gpu_ms_fn poison;
+    /* The fingerprint of the expected output (the twin's, or the stable
+     * sort's), computed on the host once, for the device check. */
+    uint64_t expected_fp;
+    bool have_expected;
     void *mod;                       /* module-owned; freed by mod_free */
     void (*mod_free)(void *mod);
 };
@@ -49,7 +56,13 @@ typedef int (*pb_gpu_ms_setup)(pb_gpu_ms *g, const void *ctx, pb_err *err);
 int pb_gpu_ms_prepare_with(const pb_point *pt, pb_gpu_ms_setup setup, const void *ctx,
                            void **state, pb_err *err);
 int pb_gpu_ms_result(void *state, const void **out, pb_err *err);
+/* Every sample: stable and sorted outputs read from d_okeys/d_ovals are
+ * compared by fingerprint on the device with the expected output's
+ * (computed once on the host), and only on a mismatch copied back to find
+ * the first wrong position; other outputs are copied back and checked. */
 int pb_gpu_ms_verify(void *state, pb_err *err);
+/* Before every sample: the outputs poisoned. */
+int pb_gpu_ms_refresh(void *state, pb_err *err);
 void pb_gpu_ms_release(void *state);
 /* Device bytes for input and output (modules add their scratch). */
 uint64_t pb_gpu_ms_footprint_io(const pb_point *pt);

@@ -176,3 +176,38 @@ int pb_ms_check_sorted(pb_ms_problem *p, const uint32_t *keys, const uint32_t *v
                                "was lost, duplicated or changed");
     return 0;
 }
+
+int pb_ms_sorted_answer(const pb_ms_problem *p, unsigned end_bit, uint32_t **keys, uint32_t **vals,
+                        pb_err *err)
+{
+    const uint64_t n = p->n;
+    const uint32_t mask = end_bit >= 32 ? UINT32_MAX : (UINT32_C(1) << end_bit) - 1;
+    size_t bytes = (size_t)(n ? n : 1) * 4;
+    uint32_t *k = malloc(bytes), *v = p->pairs ? malloc(bytes) : NULL;
+    uint32_t *tk = malloc(bytes), *tv = p->pairs ? malloc(bytes) : NULL;
+    if (!k || !tk || (p->pairs && (!v || !tv))) {
+        free(k), free(v), free(tk), free(tv);
+        return pb_err_set(err, "out of memory for the sorted answer of %" PRIu64 " keys", n);
+    }
+    memcpy(k, p->keys, (size_t)n * 4);
+    if (v) memcpy(v, p->vals, (size_t)n * 4);
+    /* LSD radix sort, 8 bits a pass: each pass is stable, so the whole is. */
+    for (unsigned shift = 0; shift < end_bit && shift < 32; shift += 8) {
+        uint64_t count[257] = {0};
+        for (uint64_t i = 0; i < n; i++) count[((k[i] & mask) >> shift & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t o = count[(k[i] & mask) >> shift & 0xff]++;
+            tk[o] = k[i];
+            if (v) tv[o] = v[i];
+        }
+        uint32_t *t = k;
+        k = tk, tk = t;
+        t = v, v = tv, tv = t;
+    }
+    free(tk);
+    free(tv);
+    *keys = k;
+    *vals = v;
+    return 0;
+}

@@ -96,6 +96,12 @@ int pb_ms_check_contract(pb_ms_problem *p, const uint32_t *keys, const uint32_t 
 int pb_ms_check_sorted(pb_ms_problem *p, const uint32_t *keys, const uint32_t *vals,
                        unsigned end_bit, pb_err *err);
 
+/* The sorted contract's one answer: the input stably sorted on bits
+ * [0, end_bit) of the keys (values following), in fresh arrays (vals NULL
+ * for key-only points). */
+int pb_ms_sorted_answer(const pb_ms_problem *p, unsigned end_bit, uint32_t **keys, uint32_t **vals,
+                        pb_err *err);
+
 /* The stable multisplit itself, for the CPU modules and tests: out arrays of
  * n, offsets of m + 1. `threads` 1 is the sequential twin; more use OpenMP
  * (per-thread histograms over contiguous chunks, scan, scatter), with the

@@ -1,7 +1,9 @@
 #include "families/shuffle/shuffle_buffers.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/fingerprint.h"
 #include "families/shuffle/shuffle_items.h"
 
 int pb_shuffle_buffers_new(const pb_point *pt, bool out_of_place, pb_shuffle_buffers **bufs,
@@ -57,4 +59,46 @@ uint64_t pb_shuffle_footprint_inplace(const pb_point *pt) { return pt->n * pt->i
 uint64_t pb_shuffle_footprint_outofplace(const pb_point *pt)
 {
     return 2 * pt->n * pt->item_bytes;
+}
+
+int pb_shuffle_refresh(void *state, pb_err *err)
+{
+    (void)err;
+    pb_shuffle_buffers *b = state;
+    if (b->out == b->in) pb_shuffle_fill(b->in, b->pt.n, b->pt.item_bytes);
+    else memset(b->out, 0xa5, (size_t)b->pt.n * b->pt.item_bytes);
+    return 0;
+}
+
+int pb_shuffle_fingerprint(void *state, uint64_t *fp, pb_err *err)
+{
+    (void)err;
+    pb_shuffle_buffers *b = state;
+    *fp = pb_fingerprint(b->out, b->pt.n, b->pt.item_bytes);
+    return 0;
+}
+
+int pb_shuffle_verify_copy(void *state, pb_err *err)
+{
+    pb_shuffle_buffers *b = state;
+    size_t w = b->pt.item_bytes;
+    const unsigned char *in = b->in, *out = b->out;
+    if (memcmp(in, out, (size_t)b->pt.n * w) == 0) return 0;
+    for (uint64_t i = 0; i < b->pt.n; i++)
+        if (memcmp(in + i * w, out + i * w, w) != 0)
+            return pb_err_set(err, "not a copy: position %llu differs from the input",
+                              (unsigned long long)i);
+    return pb_err_set(err, "not a copy of the input");
+}
+
+int pb_shuffle_result_via(void *state, const void **out, pb_err *err)
+{
+    return pb_shuffle_result(*(void **)state, out, err);
+}
+
+int pb_shuffle_refresh_via(void *state, pb_err *err) { return pb_shuffle_refresh(*(void **)state, err); }
+
+int pb_shuffle_fingerprint_via(void *state, uint64_t *fp, pb_err *err)
+{
+    return pb_shuffle_fingerprint(*(void **)state, fp, err);
 }

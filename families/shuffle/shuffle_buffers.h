@@ -34,6 +34,21 @@ void pb_shuffle_release(void *state);
 uint64_t pb_shuffle_footprint_inplace(const pb_point *pt);
 uint64_t pb_shuffle_footprint_outofplace(const pb_point *pt);
 
+/* Before every sample: an in-place module's input is written afresh, an
+ * out-of-place module's output poisoned (bytes 0xa5, which no run that
+ * writes every position can leave behind unnoticed). */
+int pb_shuffle_refresh(void *state, pb_err *err);
+/* The output's fingerprint (core/fingerprint.h). */
+int pb_shuffle_fingerprint(void *state, uint64_t *fp, pb_err *err);
+/* The copy ceiling's check: the output equals the input, item for item. */
+int pb_shuffle_verify_copy(void *state, pb_err *err);
+
+/* The same for modules whose state begins with a pointer to their
+ * pb_shuffle_buffers (they keep scratch beside it). */
+int pb_shuffle_result_via(void *state, const void **out, pb_err *err);
+int pb_shuffle_refresh_via(void *state, pb_err *err);
+int pb_shuffle_fingerprint_via(void *state, uint64_t *fp, pb_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,27 +2,6 @@
 
 #include <stdlib.h>
 
-/* The constants of pb_shuffle_item. */
-#define K64 UINT64_C(0x9e3779b97f4a7c15)
-#define X64 UINT64_C(0x5851f42d4c957f2d)
-#define K32 UINT32_C(0x9e3779b9)
-#define X32 UINT32_C(0x4c957f2d)
-
-/* Multiplicative inverse of an odd number modulo 2^64 by Newton's
- * iteration, each step doubling the correct low bits (3 -> 6 -> ... -> 96). */
-static uint64_t inverse64(uint64_t k)
-{
-    uint64_t x = k;
-    for (int i = 0; i < 5; i++) x *= 2 - k * x;
-    return x;
-}
-
-uint64_t pb_shuffle_item_index(uint64_t item, unsigned item_bytes)
-{
-    if (item_bytes == 4) return (uint32_t)(((uint32_t)item ^ X32) * (uint32_t)inverse64(K32));
-    return (item ^ X64) * inverse64(K64);
-}
-
 void pb_shuffle_fill(void *buf, uint64_t n, unsigned item_bytes)
 {
     if (item_bytes == 4) {

@@ -26,8 +26,23 @@ PB_HD static inline uint64_t pb_shuffle_item(uint64_t i, unsigned item_bytes)
     if (item_bytes == 4) return (uint32_t)((uint32_t)i * UINT32_C(0x9e3779b9)) ^ UINT32_C(0x4c957f2d);
     return (i * UINT64_C(0x9e3779b97f4a7c15)) ^ UINT64_C(0x5851f42d4c957f2d);
 }
+/* Multiplicative inverse of an odd number modulo 2^64 by Newton's
+ * iteration, each step doubling the correct low bits (3 -> 6 -> ... -> 96). */
+PB_HD static inline uint64_t pb_shuffle_inverse64(uint64_t k)
+{
+    uint64_t x = k;
+    for (int i = 0; i < 5; i++) x *= 2 - k * x;
+    return x;
+}
+
 /* The inverse: the input index an item came from (>= n if none). */
-uint64_t pb_shuffle_item_index(uint64_t item, unsigned item_bytes);
+PB_HD static inline uint64_t pb_shuffle_item_index(uint64_t item, unsigned item_bytes)
+{
+    if (item_bytes == 4)
+        return (uint32_t)(((uint32_t)item ^ UINT32_C(0x4c957f2d)) *
+                          (uint32_t)pb_shuffle_inverse64(UINT32_C(0x9e3779b9)));
+    return (item ^ UINT64_C(0x5851f42d4c957f2d)) * pb_shuffle_inverse64(UINT64_C(0x9e3779b97f4a7c15));
+}
 
 /* Writes the n input items (4 or 8 bytes each) on the host. Parallel. */
 void pb_shuffle_fill(void *buf, uint64_t n, unsigned item_bytes);

@@ -23,6 +23,8 @@ typedef int (*pb_gpu_tile_setup)(pb_gpu_tile *g, pb_err *err);
 int pb_gpu_tile_prepare(const pb_point *pt, pb_tile_op op, pb_gpu_tile_setup setup, void **state,
                         pb_err *err);
 int pb_gpu_tile_result(void *state, const void **out, pb_err *err);
+/* Before every sample: the output poisoned (the input is never written). */
+int pb_gpu_tile_refresh(void *state, pb_err *err);
 /* The family's contract (pb_tile_check) on the copied-back output. */
 int pb_gpu_tile_verify(void *state, pb_err *err);
 void pb_gpu_tile_release(void *state);

@@ -81,6 +81,17 @@ int pb_gpu_topk_result(void *state, const void **out, pb_err *err)
     return 0;
 }
 
+int pb_gpu_topk_refresh(void *state, pb_err *err)
+{
+    pb_gpu_topk *g = (pb_gpu_topk *)state;
+    size_t outs = (size_t)g->prob.out_total;
+    if (outs) {
+        PB_CUDA_TRY(cudaMemsetAsync(g->d_vals, 0xa5, outs * 4), err);
+        PB_CUDA_TRY(cudaMemsetAsync(g->d_idx, 0xa5, outs * 4), err);
+    }
+    return 0;
+}
+
 int pb_gpu_topk_verify(void *state, pb_err *err)
 {
     pb_gpu_topk *g = (pb_gpu_topk *)state;

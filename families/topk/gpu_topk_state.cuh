@@ -29,8 +29,12 @@ typedef int (*pb_gpu_topk_setup)(pb_gpu_topk *g, const void *ctx, pb_err *err);
 int pb_gpu_topk_prepare_with(const pb_point *pt, pb_gpu_topk_setup setup, const void *ctx,
                              void **state, pb_err *err);
 int pb_gpu_topk_result(void *state, const void **out, pb_err *err);
-/* The family check (pb_topk_check) on the copied-back output. */
+/* The family check (pb_topk_check) on the copied-back output: exact (every
+ * row's key multiset against the twin's, computed once), and cheap, as the
+ * output is rows x k values. */
 int pb_gpu_topk_verify(void *state, pb_err *err);
+/* Before every sample: the results poisoned. */
+int pb_gpu_topk_refresh(void *state, pb_err *err);
 void pb_gpu_topk_release(void *state);
 /* Device bytes for the input, offsets and output (modules add scratch). */
 uint64_t pb_gpu_topk_footprint_io(const pb_point *pt);

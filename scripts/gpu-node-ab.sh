@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# gpu-node-ab.sh OUT CONFIG ORDER - a same-session A/B on one GPU node.
+# Medians of one build differ by a few percent from node to node, so a
+# comparison of two builds is only fair on one node in one session: this
+# builds the bundle's source (B, scripts/gpu-node-build.sh) and the archive
+# .bundle/baseline.tar.gz (A, a git archive of an older commit made by
+# offline-bundle.sh --baseline REV), then runs CONFIG with each in ORDER
+# (e.g. "ABA": the older build, the newer, the older again). Every run lands in
+# OUT/ab/<n>-<A|B>/ and OUT/ab.tar.gz is rewritten after each step, so a call
+# cut short keeps what finished. The config is each tree's own copy of CONFIG.
+set -uo pipefail
+out=${1:?usage: gpu-node-ab.sh OUT CONFIG ORDER} cfg=${2:?config} order=${3:-AB}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=$out/ab old=${PB_AB_DIR:-/tmp/pb-baseline}
+mkdir -p "$work" "$old/src"
+pack() { tar -czf "$out/ab.tar.gz.tmp" -C "$work" . && mv "$out/ab.tar.gz.tmp" "$out/ab.tar.gz"; }
+step() { # step NAME LOG CMD... : time it, log it, pack
+    local name=$1 log=$2 t0=$SECONDS rc; shift 2
+    "$@" >"$log" 2>&1; rc=$?
+    printf '%-40s exit %-3d %4d s\n' "$name" "$rc" $((SECONDS - t0)) >>"$work/summary.txt"
+    pack; return $rc
+}
+[ -f "$root/.bundle/baseline.tar.gz" ] || { echo "gpu-node-ab.sh: no .bundle/baseline.tar.gz" >&2; exit 2; }
+step "build B" "$work/build-B.log" "$root/scripts/gpu-node-build.sh" || exit 1
+tar -xzf "$root/.bundle/baseline.tar.gz" -C "$old/src" || exit 1
+step "build A" "$work/build-A.log" "$old/src/scripts/gpu-node-build.sh" "$root/.bundle" /opt/permbench-deps "$old/build" ||
+    step "build A (cmake)" "$work/build-A2.log" sh -c ". /opt/permbench-deps/env.sh 2>/dev/null;
+        cmake -S '$old/src' -B '$old/build' -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 &&
+        cmake --build '$old/build' -j\$(nproc)" || exit 1
+[ -f /opt/permbench-deps/env.sh ] && . /opt/permbench-deps/env.sh
+"$root/build-gpu/permbench" info >"$work/info.txt" 2>&1; nvidia-smi >>"$work/info.txt" 2>&1
+i=0
+for w in $(echo "$order" | grep -o .); do
+    i=$((i + 1))
+    case $w in
+        A) pb=$old/build/permbench src=$old/src ;;
+        B) pb=$root/build-gpu/permbench src=$root/build-gpu-src ;;
+        *) echo "gpu-node-ab.sh: ORDER is letters A and B, not '$w'" >&2; exit 2 ;;
+    esac
+    step "run $i-$w $(basename "$cfg")" "$work/$i-$w.log" "$pb" run "$src/$cfg" --out "$work/$i-$w"
+done
+pack

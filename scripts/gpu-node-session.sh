@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# One call on a lent GPU node: build from the offline bundle (skipped when
+# build-gpu/ already holds this bundle's commit), run chosen tests, sweeps
+# and quality batteries, and pack every log and result into one archive
+# (OUT/session.tar.gz), since a node hands back few files.
+#
+#   scripts/gpu-node-session.sh OUT [--tests REGEX] [--quality CONFIG]... [CONFIG]...
+#
+# Sweep results go to <name>/ and quality results to quality-<name>/ inside
+# the archive, the runs' terminal output to <name>.log; ctest.log and
+# info.txt beside them. The archive is rewritten after every step, so a call
+# cut short by its time limit still hands back what finished. Prints a short
+# summary last: each step's exit status and wall time. Exits 1 if any step
+# failed.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${1:?usage: gpu-node-session.sh OUT [--tests REGEX] [--quality CONFIG]... [CONFIG]...}
+shift
+tests="" quality=() sweeps=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --tests) tests=$2; shift 2 ;;
+    --quality) quality+=("$2"); shift 2 ;;
+    *) sweeps+=("$1"); shift ;;
+    esac
+done
+work=$out/work
+mkdir -p "$work"
+summary=$work/summary.txt
+: >"$summary"
+bad=0
+step() { # step NAME LOG COMMAND...: runs it, records status and time
+    local name=$1 log=$2 t0 rc
+    shift 2
+    t0=$(date +%s)
+    "$@" >"$log" 2>&1
+    rc=$?
+    printf '%-40s exit %d  %4d s\n' "$name" "$rc" $(($(date +%s) - t0)) | tee -a "$summary"
+    [ "$rc" -eq 0 ] || bad=1
+    tar -czf "$out/session.tar.gz.tmp" -C "$work" . && mv "$out/session.tar.gz.tmp" "$out/session.tar.gz"
+    return $rc
+}
+
+build=$root/build-gpu
+want=$(tar -xzOf "$root/.bundle/source.tar.gz" ./cmake/git-archive.txt 2>/dev/null ||
+    tar -xzOf "$root/.bundle/source.tar.gz" cmake/git-archive.txt 2>/dev/null)
+have=$(grep -o '"[0-9a-f]\{40\}"' "$build/generated/build_info.c" 2>/dev/null | head -1 | tr -d '"')
+if [ -z "$want" ] || [ "$want" != "$have" ]; then
+    step build "$work/build.log" "$root/scripts/gpu-node-build.sh" || { tail -30 "$work/build.log"; exit 1; }
+fi
+pb=$build/permbench
+# The bundle's tools (gnuplot for the figures) and libraries.
+[ -f /opt/permbench-deps/env.sh ] && . /opt/permbench-deps/env.sh
+[ -f "$HOME/.local/permbench-deps/env.sh" ] && . "$HOME/.local/permbench-deps/env.sh"
+"$pb" info >"$work/info.txt" 2>&1
+nvidia-smi >>"$work/info.txt" 2>&1
+[ -z "$tests" ] || step "ctest -R $tests" "$work/ctest.log" \
+    ctest --test-dir "$build" -R "$tests" -j "${PB_CTEST_JOBS:-4}" --output-on-failure
+for c in "${sweeps[@]}"; do
+    name=$(basename "$c" .ini)
+    step "run $name" "$work/$name.log" "$pb" run "$c" --out "$work/$name"
+done
+for c in "${quality[@]}"; do
+    name=quality-$(basename "$c" .ini)
+    step "quality $(basename "$c" .ini)" "$work/$name.log" "$pb" quality "$c" --out "$work/$name"
+done
+tar -czf "$out/session.tar.gz" -C "$work" .
+cp "$summary" "$out/summary.txt"
+rm -rf "$work"
+echo "archive: $out/session.tar.gz ($(du -h "$out/session.tar.gz" | cut -f1))"
+exit $bad
