@@ -68,13 +68,20 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The bank of a word: a mask for a power-of-two w (every machine the tile
+ * models run, w = 32), where the division would dominate a step's cost. */
+static inline unsigned bank_of(const pb_dmm *d, size_t addr)
+{
+    return (unsigned)((d->w & (d->w - 1)) == 0 ? addr & (d->w - 1) : addr % d->w);
+}
+
 void pb_dmm_end(pb_dmm *d)
 {
     if (d->nact == 0) return;
     unsigned ways = 1;
     bool shared = false;
     for (unsigned i = 0; i < d->nact; i++) {
-        unsigned b = (unsigned)(d->addr[d->act[i]] % d->w);
+        unsigned b = bank_of(d, d->addr[d->act[i]]);
         if (++d->count[b] > 1) shared = true;
     }
     if (shared) {
@@ -82,19 +89,19 @@ void pb_dmm_end(pb_dmm *d)
          * words are one broadcast; equal stores are a race). */
         for (unsigned i = 0; i < d->nact; i++) d->sorted[i] = d->addr[d->act[i]];
         qsort(d->sorted, d->nact, sizeof *d->sorted, cmp_size);
-        for (unsigned i = 0; i < d->nact; i++) d->count[d->sorted[i] % d->w] = 0;
+        for (unsigned i = 0; i < d->nact; i++) d->count[bank_of(d, d->sorted[i])] = 0;
         for (unsigned i = 0; i < d->nact; i++) {
             if (i > 0 && d->sorted[i] == d->sorted[i - 1]) {
                 if (d->kind == PB_DMM_ST) d->st.races++;
                 continue;
             }
-            unsigned b = (unsigned)(d->sorted[i] % d->w);
+            unsigned b = bank_of(d, d->sorted[i]);
             if (++d->count[b] > ways) ways = d->count[b];
         }
     }
     for (unsigned i = 0; i < d->nact; i++) {
         unsigned p = d->act[i];
-        d->count[d->addr[p] % d->w] = 0;
+        d->count[bank_of(d, d->addr[p])] = 0;
         d->on[p] = 0;
         if (d->kind == PB_DMM_LD)
             d->val[p] = d->mem[d->addr[p]];
