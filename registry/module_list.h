@@ -30,8 +30,10 @@ PB_MODULE(omp_multisplit)
 /* Top-k family: CPU reference */
 PB_MODULE(omp_topk)
 
-/* Tile family: the simulator's models of the tile kernels (their C twin) */
-PB_MODULE(tile_twin)
+/* Tile family: the simulator's models of the tile kernels (their C twins and references) */
+PB_MODULE(tile_partition_twin)
+PB_MODULE(tile_sort_twin)
+PB_MODULE(tile_permute_twin)
 
 #ifdef PB_HAVE_CUDA
 /* Shuffle family: GPU shuffles */

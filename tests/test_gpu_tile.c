@@ -1,9 +1,11 @@
 /* The GPU tile modules on a CUDA device, each checked by its own verify()
  * against the C reference (tile_problem.h): every operation, method, m in
- * {32, 64, 128, 256} and pattern, at one tile, a few tiles and many; and
- * the paper's partition, whose order within a label is its own, equal bit
- * for bit to its C twin (the simulator's model, tile-twin). SKIP without a
- * device. `gpu_tile_small` is the quick subset compute-sanitizer runs
+ * {32, 64, 128, 256} and pattern, at one tile, a few tiles and many; the
+ * paper's partition, whose order within a label is its own, equal bit for
+ * bit to its C twin (the simulator's model, tile-partition-twin); and every
+ * module's device fingerprint equal to its twin's (its reference) at every
+ * operation, method, m and pattern. SKIP without a device.
+ * `gpu_tile_small` is the quick subset compute-sanitizer runs
  * (PB_TILE_QUICK: one and two tiles, m = 32 and 64). */
 #include <stdlib.h>
 
@@ -93,13 +95,13 @@ TEST_IMPL(gpu_tile_small)
 }
 
 /* The paper's partition equals its C twin (the simulator's model run by
- * tile-twin) bit for bit, order within labels included: the kernel is the
- * simulator's program. */
+ * tile-partition-twin) bit for bit, order within labels included: the
+ * kernel is the simulator's program. */
 TEST_IMPL(gpu_tile_paper_twin)
 {
     int rc = need_gpu();
     if (rc) return rc;
-    const pb_module *twin = pb_module_find("tile-twin");
+    const pb_module *twin = pb_module_find("tile-partition-twin");
     static const unsigned ms[] = {32, 64, 128, 256};
     int failures = 0;
     for (size_t mi = 0; mi < 4; mi++)
@@ -114,7 +116,6 @@ TEST_IMPL(gpu_tile_paper_twin)
             p.v[PB_TILE_P_M] = ms[mi];
             p.v[PB_TILE_P_PATTERN] = pat;
             p.v[PB_TILE_P_METHOD] = PB_TILE_PAPER;
-            p.v[PB_TILE_NCOMMON] = PB_TILE_PARTITION;
             pb_point pt = {tiles * 32 * ms[mi], 4, 1234 + tiles, &p, 0};
             void *st = NULL;
             const void *cpu = NULL;
@@ -122,7 +123,7 @@ TEST_IMPL(gpu_tile_paper_twin)
             if (!rc) rc = twin->run(st, 0, &err);
             if (!rc) rc = twin->result(st, &cpu, &err);
             if (rc) {
-                fprintf(stderr, "tile-twin: %s\n", err.msg);
+                fprintf(stderr, "tile-partition-twin: %s\n", err.msg);
                 failures++;
             } else if (memcmp(gpu, cpu, pt.n * 4) != 0) {
                 uint64_t i = 0;
@@ -134,5 +135,60 @@ TEST_IMPL(gpu_tile_paper_twin)
             if (st) twin->release(st);
             free(gpu);
         }
+    return failures != 0;
+}
+
+/* prepare, refresh, run, fingerprint (the harness's path) of `mod` at a
+ * point; 0 or -1 with the reason. */
+static int fingerprint_of(const pb_module *mod, const pb_point *pt, uint64_t *fp, pb_err *err)
+{
+    void *st = NULL;
+    int rc = mod->prepare(pt, &st, err) || mod->refresh(st, err) || mod->run(st, 0, err) ||
+             (mod->device == PB_DEVICE_GPU && pb_gpu_sync(err)) || mod->fingerprint(st, fp, err);
+    if (st) mod->release(st);
+    return rc ? -1 : 0;
+}
+
+/* What the harness relies on for every sample: each GPU module's output
+ * has its reference's fingerprint (the twin's: the simulator's model, or
+ * the C reference for cub) at every operation, method, m and pattern. */
+TEST_IMPL(gpu_tile_twin_fingerprint)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+    static const unsigned ms[] = {32, 64, 128, 256};
+    int failures = 0, runs = 0;
+    for (int op = 0; op < PB_TILE_NOPS; op++) {
+        const pb_module *mod = pb_module_find(modules[op]);
+        const pb_module *twin = mod && mod->reference ? pb_module_find(mod->reference) : NULL;
+        if (!twin) return fprintf(stderr, "%s: no reference module\n", modules[op]), 1;
+        for (int me = 0; me < PB_TILE_NMETHODS; me++)
+            for (size_t mi = 0; mi < 4; mi++)
+                for (int pat = 0; pat < PB_TILE_NPATTERNS; pat++) {
+                    if (!pb_tile_method_applies((pb_tile_op)op, (pb_tile_method)me)) continue;
+                    pb_params p;
+                    pb_err err = {{0}};
+                    pb_params_defaults(mod, &p);
+                    p.v[PB_TILE_P_M] = ms[mi];
+                    p.v[PB_TILE_P_PATTERN] = pat;
+                    p.v[PB_TILE_P_METHOD] = me;
+                    pb_point pt = {7 * 32 * (uint64_t)ms[mi], 4, 99, &p, 0};
+                    uint64_t fg = 0, fc = 1;
+                    if (fingerprint_of(mod, &pt, &fg, &err) || fingerprint_of(twin, &pt, &fc, &err)) {
+                        fprintf(stderr, "%s %s m=%u %s: %s\n", mod->name,
+                                pb_tile_method_name((pb_tile_method)me), ms[mi],
+                                pb_tile_pattern_name((pb_tile_pattern)pat), err.msg);
+                        failures++;
+                    } else if (fg != fc) {
+                        fprintf(stderr, "%s %s m=%u %s: fingerprint %016llx, %s's %016llx\n",
+                                mod->name, pb_tile_method_name((pb_tile_method)me), ms[mi],
+                                pb_tile_pattern_name((pb_tile_pattern)pat), (unsigned long long)fg,
+                                twin->name, (unsigned long long)fc);
+                        failures++;
+                    }
+                    runs++;
+                }
+    }
+    printf("%d modules x points compared with their twins, %d differ\n", runs, failures);
     return failures != 0;
 }

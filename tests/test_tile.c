@@ -1,13 +1,24 @@
 /* The tile family on the CPU: its point checks, its contract check (which
- * must reject wrong outputs), and the C twin (the simulator's models of the
- * GPU kernels) at every operation, method, m and pattern. No GPU needed. */
+ * must reject wrong outputs), and the C twins (the simulator's models of the
+ * GPU kernels) at every operation, method, m and pattern, refreshed and
+ * fingerprinted as the harness does. No GPU needed. */
 #include <stdlib.h>
 
+#include "bench/runner.h"
 #include "config/params.h"
+#include "core/fingerprint.h"
 #include "dmm/dmm_tile.h"
 #include "families/tile/tile_problem.h"
 #include "registry/registry.h"
 #include "tests/test.h"
+
+/* The C twin of each operation's GPU module. */
+static const pb_module *twin_of(pb_tile_op op)
+{
+    static const char *const names[PB_TILE_NOPS] = {"tile-partition-twin", "tile-sort-twin",
+                                                    "tile-permute-twin"};
+    return pb_module_find(names[op]);
+}
 
 static void tile_params(const pb_module *mod, pb_params *p, unsigned m, int pattern, int method)
 {
@@ -19,7 +30,7 @@ static void tile_params(const pb_module *mod, pb_params *p, unsigned m, int patt
 
 TEST_IMPL(tile_point_checks)
 {
-    const pb_module *mod = pb_module_find("tile-twin");
+    const pb_module *mod = twin_of(PB_TILE_PARTITION);
     ASSERT(mod != NULL);
     pb_params p;
     pb_err err;
@@ -50,7 +61,7 @@ TEST_IMPL(tile_point_checks)
  * it accepts the paper's partition with a label's items reordered. */
 TEST_IMPL(tile_check_rejects)
 {
-    const pb_module *mod = pb_module_find("tile-twin");
+    const pb_module *mod = twin_of(PB_TILE_PARTITION);
     pb_params p;
     pb_err err;
     for (int op = 0; op < PB_TILE_NOPS; op++) {
@@ -103,10 +114,9 @@ TEST_IMPL(tile_check_rejects)
     return 0;
 }
 
-/* The twin: every operation, method, m and pattern, verified. */
+/* The twins: every operation, method, m and pattern, verified. */
 TEST_IMPL(tile_twin)
 {
-    const pb_module *mod = pb_module_find("tile-twin");
     static const unsigned ms[] = {32, 64, 128, 256};
     int runs = 0;
     for (int op = 0; op < PB_TILE_NOPS; op++)
@@ -114,10 +124,10 @@ TEST_IMPL(tile_twin)
             for (size_t mi = 0; mi < 4; mi++)
                 for (int pat = 0; pat < PB_TILE_NPATTERNS; pat++) {
                     if (!pb_tile_method_applies((pb_tile_op)op, (pb_tile_method)me)) continue;
+                    const pb_module *mod = twin_of((pb_tile_op)op);
                     pb_params p;
                     pb_err err;
                     tile_params(mod, &p, ms[mi], pat, me);
-                    p.v[PB_TILE_NCOMMON] = op;
                     /* Two tiles, three for the small ones. */
                     pb_point pt = {32 * (uint64_t)ms[mi] * (ms[mi] > 64 ? 2 : 3), 4, 21, &p, 0};
                     void *st = NULL;
@@ -134,5 +144,83 @@ TEST_IMPL(tile_twin)
                     runs++;
                 }
     printf("%d twin runs\n", runs);
+    return 0;
+}
+
+/* What the harness does with a twin every sample: refresh poisons its
+ * output (a run that does nothing fails its check and changes the
+ * fingerprint), a run puts back the same output, and the fingerprint is
+ * the output's. */
+TEST_IMPL(tile_twin_refresh)
+{
+    for (int op = 0; op < PB_TILE_NOPS; op++) {
+        const pb_module *mod = twin_of((pb_tile_op)op);
+        ASSERT(mod && mod->refresh && mod->fingerprint && !mod->reference);
+        pb_params p;
+        pb_err err;
+        tile_params(mod, &p, 64, PB_TILE_ONEBANK, PB_TILE_SPLIT);
+        pb_point pt = {32 * 64 * 3, 4, 8, &p, 0};
+        void *st = NULL;
+        const void *out;
+        uint64_t fp, again, poisoned;
+        ASSERT(mod->prepare(&pt, &st, &err) == 0);
+        ASSERT(mod->refresh(st, &err) == 0 && mod->run(st, 0, &err) == 0);
+        ASSERT(mod->verify(st, &err) == 0 && mod->fingerprint(st, &fp, &err) == 0);
+        ASSERT(mod->result(st, &out, &err) == 0);
+        ASSERT(fp == pb_fingerprint(out, pt.n, 4));
+        ASSERT(mod->refresh(st, &err) == 0 && mod->fingerprint(st, &poisoned, &err) == 0);
+        ASSERT(poisoned != fp && mod->verify(st, &err) != 0);
+        ASSERT(mod->run(st, 1, &err) == 0 && mod->fingerprint(st, &again, &err) == 0);
+        ASSERT(again == fp);
+        mod->release(st);
+    }
+    return 0;
+}
+
+/* A run() that does nothing: the refresh's poison is left as the output. */
+static int run_nothing(void *state, uint64_t sample, pb_err *err)
+{
+    (void)state, (void)sample, (void)err;
+    return 0;
+}
+
+/* The harness with a tile reference, on the CPU: a module that names a
+ * twin as its reference (as the GPU modules do) gets the twin run with its
+ * own m, pattern and method (here the paper's partition, whose order only
+ * the model gives) and meets its fingerprint on every sample; one whose
+ * run does nothing fails its first sample. */
+TEST_IMPL(tile_reference_sweep)
+{
+    const pb_module *twin = twin_of(PB_TILE_PARTITION);
+    pb_module good = *twin, idle = *twin;
+    good.name = "tile-twin-copy";
+    good.reference = twin->name;
+    idle.name = "tile-twin-idle";
+    idle.reference = twin->name;
+    idle.run = run_nothing;
+    const pb_module *mods[] = {&good, &idle};
+    for (int c = 0; c < 2; c++) {
+        static pb_config cfg;
+        pb_err err;
+        pb_run run;
+        ASSERT(pb_config_load_text("t.ini", "t",
+                                   "[sweep]\nfamily = tile\nsizes = 2^12, 2^14\nitem = u32\n"
+                                   "ceilings = none\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\n"
+                                   "flush_cache = no\nplot = none\n"
+                                   "[tile-partition-twin]\nmethod = paper\npattern = onebank\nm = 64\n",
+                                   &cfg, &err) == 0);
+        cfg.inst.v[0].mod = mods[c];
+        ASSERT(pb_run_sweep(&cfg, NULL, &run, &err) == 0);
+        ASSERT_EQ_U64(run.nrows, 2);
+        for (size_t i = 0; i < run.nrows; i++) {
+            const pb_row *r = &run.rows[i];
+            ASSERT_CONTAINS(r->check, "fingerprint of tile-partition-twin");
+            if (c == 0) ASSERT(r->status == PB_ROW_OK && r->verified);
+            else ASSERT(r->status == PB_ROW_FAILED && r->failed_sample == 0);
+        }
+        if (c == 1) printf("%s: %s\n", idle.name, run.rows[0].message);
+        pb_run_free(&run);
+        pb_config_free(&cfg);
+    }
     return 0;
 }

@@ -3,7 +3,7 @@
  * (and its padded layout) and the split method. Every shared-memory access
  * here is one step of the simulator's model (dmm/dmm_tile_model.c), in the
  * same order with the same addresses; changing one means changing the
- * other, and the tile-twin tests and the GPU twin test hold them together.
+ * other, and the models' tests and the GPU tests hold them together.
  *
  * Global memory is read and written with .cg (cached in L2, not L1): in
  * Volta and later, L1 and shared memory share their data banks, and the

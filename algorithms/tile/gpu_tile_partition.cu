@@ -7,7 +7,7 @@
  *   cub      cub::BlockRadixSort on the label bits.
  * All but paper give the stable grouping (the C reference); paper groups
  * the labels with its own order inside each (its C twin is the simulator's
- * model, tile-twin). */
+ * model, run by tile-partition-twin). */
 #include "algorithms/tile/gpu_tile_cub.cuh"
 #include "algorithms/tile/gpu_tile_launch.cuh"
 #include "algorithms/tile/gpu_tile_paper.cuh"
@@ -129,4 +129,9 @@ extern "C" const pb_module pb_module_tile_partition = {
     .verify = pb_gpu_tile_verify,
     .release = pb_gpu_tile_release,
     .refresh = pb_gpu_tile_refresh,
+    .fingerprint = pb_gpu_tile_fingerprint,
+    /* The kernels' output computed on the CPU (cpu_tile_twin.c: the C
+     * reference, or the kernel's model where the output is the method's
+     * own): every sample's fingerprint must be the twin's. */
+    .reference = "tile-partition-twin",
 };

@@ -116,4 +116,9 @@ extern "C" const pb_module pb_module_tile_sort = {
     .verify = pb_gpu_tile_verify,
     .release = pb_gpu_tile_release,
     .refresh = pb_gpu_tile_refresh,
+    .fingerprint = pb_gpu_tile_fingerprint,
+    /* The kernels' output computed on the CPU (cpu_tile_twin.c: the C
+     * reference, or the kernel's model where the output is the method's
+     * own): every sample's fingerprint must be the twin's. */
+    .reference = "tile-sort-twin",
 };

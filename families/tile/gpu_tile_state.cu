@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "core/gpu.h"
+
 uint64_t pb_gpu_tile_footprint(const pb_point *pt) { return 8 * pt->n + 4096; }
 
 int pb_gpu_tile_prepare(const pb_point *pt, pb_tile_op op, pb_gpu_tile_setup setup, void **state,
@@ -60,10 +62,16 @@ int pb_gpu_tile_refresh(void *state, pb_err *err)
     /* The kernels only read d_in, so the input stays as prepared; the
      * output is poisoned (the harness's 0xa5 bytes), so a kernel that
      * leaves a word unwritten, or a run that does nothing and leaves the
-     * last sample's output, cannot pass the check. */
+     * last sample's output, cannot meet the reference's fingerprint. */
     pb_gpu_tile *g = (pb_gpu_tile *)state;
     PB_CUDA_TRY(cudaMemsetAsync(g->d_out, 0xa5, (size_t)g->prob.n * 4), err);
     return 0;
+}
+
+int pb_gpu_tile_fingerprint(void *state, uint64_t *fp, pb_err *err)
+{
+    pb_gpu_tile *g = (pb_gpu_tile *)state;
+    return pb_gpu_fingerprint(g->d_out, g->prob.n, 4, fp, err);
 }
 
 int pb_gpu_tile_verify(void *state, pb_err *err)

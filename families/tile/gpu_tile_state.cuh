@@ -25,7 +25,11 @@ int pb_gpu_tile_prepare(const pb_point *pt, pb_tile_op op, pb_gpu_tile_setup set
 int pb_gpu_tile_result(void *state, const void **out, pb_err *err);
 /* Before every sample: the output poisoned (the input is never written). */
 int pb_gpu_tile_refresh(void *state, pb_err *err);
-/* The family's contract (pb_tile_check) on the copied-back output. */
+/* The output's fingerprint, computed on the device: what the harness
+ * compares with the C twin's (the module's reference) every sample. */
+int pb_gpu_tile_fingerprint(void *state, uint64_t *fp, pb_err *err);
+/* The family's contract (pb_tile_check) on the copied-back output: for
+ * tests, and for the message when a fingerprint is not the twin's. */
 int pb_gpu_tile_verify(void *state, pb_err *err);
 void pb_gpu_tile_release(void *state);
 /* Device bytes: the input and the output. */

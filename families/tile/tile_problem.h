@@ -2,9 +2,11 @@
  * operation, the method, and the input generated from the seed
  * (dmm/dmm_tile_input.h: the simulator's models run on the same tiles).
  *
- * Every tile-family module declares PB_TILE_COMMON_PARAMS first (m,
- * pattern, method); the C twin adds the operation. The point's n must be a
- * positive multiple of 32 m and its item width 4.
+ * Every tile-family module declares PB_TILE_COMMON_PARAMS (m, pattern,
+ * method) and no other: a GPU module and its C twin (its reference, one
+ * twin an operation) then share every parameter by name, as the harness
+ * passes them. The point's n must be a positive multiple of 32 m and its
+ * item width 4.
  *
  * The contract, checked per tile against the C reference: partition, the
  * stable grouping by label (the paper's method, whose order within a label
