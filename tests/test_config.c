@@ -73,9 +73,14 @@ TEST_IMPL(config_good)
     /* Defaults: 8-byte items for shuffles, ten samples, flushing on. */
     ASSERT(load("[sweep]\nsizes = 10\n[fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
     ASSERT(cfg.nitems == 1 && cfg.items[0] == 8);
-    ASSERT(cfg.min_samples == 10 && cfg.flush_cache && cfg.ceilings_auto);
+    ASSERT(cfg.min_samples == 10 && cfg.flush_cache && cfg.ceilings_auto && cfg.hold);
     pb_config_add_ceilings(&cfg);
     ASSERT_EQ_U64(cfg.inst.n, 3); /* cpu-copy, cpu-gather, fisher-yates */
+    pb_config_free(&cfg);
+
+    /* hold = no: GPU samples timed unheld (for profilers). */
+    ASSERT(load("[sweep]\nsizes = 10\nhold = no\n[fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
+    ASSERT(!cfg.hold);
     pb_config_free(&cfg);
     return 0;
 }
@@ -105,6 +110,7 @@ static const struct {
     /* The list of families it names is the registry's (checked below). */
     {"[sweep]\nsizes = 10\nfamily = sorting\n[fisher-yates]\n", ":3: family 'sorting' is not "},
     {"[sweep]\nsizes = 10\nseed = -4\n[fisher-yates]\n", ":3: seed '-4' is not an unsigned 64-bit integer"},
+    {"[sweep]\nsizes = 10\nhold = maybe\n[fisher-yates]\n", ":3: hold 'maybe' is not yes or no"},
     {"[sweep]\nsizes = 10\nmin_time = soon\n[fisher-yates]\n", ":3: min_time 'soon' is not a time in seconds"},
     {"[sweep]\nsizes = 10\nplot = pie\n[fisher-yates]\n", ":3: plot kind 'pie' is not throughput, throughput-pow2, pct-copy, latency, axis, axis-speedup, axis-time or none"},
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 1, 2\nseed_stride = 1, 2\n", ":5: [cpu-gather] already varies 'threads'; one list-valued parameter per section"},
