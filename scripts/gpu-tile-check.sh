@@ -5,6 +5,12 @@
 #
 #   scripts/gpu-node-build.sh && scripts/gpu-tile-check.sh OUT_DIR
 #
+# gpu-node-build.sh builds the bundle's source archive (unpacked into
+# build-gpu-src/, the commit the results name), not this tree: the configs,
+# the join and the figure script are read from the source the build was
+# configured from (its CMakeCache.txt), so they match the binary, and from
+# this tree only when the build has no such record.
+#
 #  1. the contract tests: the simulator's and the tile family's (CPU), the
 #     GPU tile modules against the C reference at every operation, method,
 #     m and pattern, and the paper's partition against its twin;
@@ -46,6 +52,8 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: scripts/gpu-tile-check.sh OUT_DIR}
 build=${PB_BUILD_DIR:-$root/build-gpu}
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
+[ -n "$src" ] && [ -d "$src/configs/tile" ] || src=$root
 pb=$build/permbench
 tests=$build/tests/pb_tests
 deadline=${PB_TILE_DEADLINE:-345}
@@ -81,6 +89,7 @@ if [ ! -x "$pb" ] || [ ! -x "$tests" ]; then
     exit 2
 fi
 "$pb" --version >"$work/info.txt" 2>&1
+echo "source: $src" >>"$work/info.txt"
 "$pb" info >>"$work/info.txt" 2>&1
 nvidia-smi >"$work/nvidia-smi.txt" 2>&1
 "$pb" list >"$work/list.txt" 2>&1
@@ -103,7 +112,7 @@ fi
 sweep_line=""
 for s in $sweeps; do
     stage "sweep $s"
-    timeout "$(cap 120 150)" "$pb" run "$root/configs/tile/tile-$s.ini" --out "$work/run-$s" \
+    timeout "$(cap 120 150)" "$pb" run "$src/configs/tile/tile-$s.ini" --out "$work/run-$s" \
         --quiet >"$work/run-$s.log" 2>&1
     rc=$?
     sweep_line="$sweep_line $s: exit $rc;"
@@ -131,7 +140,7 @@ else
     timeout "$(cap 200 60)" "$ncu" --clock-control none --target-processes all \
         --kernel-name-base function --kernel-name 'regex:^pb_tile_' --metrics "$metrics" \
         --export "$work/tile" --force-overwrite \
-        "$pb" run "$root/configs/tile/tile-ncu.ini" "${only[@]}" --out "$work/run-ncu" --quiet \
+        "$pb" run "$src/configs/tile/tile-ncu.ini" "${only[@]}" --out "$work/run-ncu" --quiet \
         >"$work/ncu.log" 2>&1
     ncu_rc=$?
     if [ -f "$work/tile.ncu-rep" ]; then
@@ -185,13 +194,13 @@ for s in $sweeps; do
     runs+=("$f")
 done
 join_args=("$work/sim.csv" "$work/ncu-rows.csv" "$work/ncu-raw.csv" "${runs[@]}")
-awk -v mode=csv -f "$root/scripts/tile-join.awk" "${join_args[@]}" >"$out/tile-table.csv" \
+awk -v mode=csv -f "$src/scripts/tile-join.awk" "${join_args[@]}" >"$out/tile-table.csv" \
     2>"$work/join.log"
 {
     echo "# Tile kernels: time, measured and predicted bank conflicts"
     echo
     echo "From scripts/gpu-tile-check.sh; $(head -1 "$work/info.txt"); $(grep -m1 -E '^ +name' "$work/info.txt" | sed 's/^ *name *//')."
-    awk -v mode=md -f "$root/scripts/tile-join.awk" "${join_args[@]}" 2>/dev/null
+    awk -v mode=md -f "$src/scripts/tile-join.awk" "${join_args[@]}" 2>/dev/null
 } >"$out/tile-table.md"
 cat "$work/join.log" >&2
 figures=0
@@ -199,7 +208,7 @@ if [ -n "$gnuplot" ]; then
     for op in partition sort permute; do
         grep -q "^$op," "$out/tile-table.csv" || continue
         "$gnuplot" -e "datafile='$out/tile-table.csv'; op='$op'; title='tile $op: bank conflicts (ncu filled, simulator open) and ns per item'; set terminal pngcairo size 1600,800 font 'sans,9'; set output '$out/tile-$op.png'" \
-            "$root/plots/tile-conflicts.gp" >>"$work/gnuplot.log" 2>&1 && figures=$((figures + 1))
+            "$src/plots/tile-conflicts.gp" >>"$work/gnuplot.log" 2>&1 && figures=$((figures + 1))
     done
 fi
 
