@@ -24,6 +24,8 @@ static const char usage[] =
     "                     permutations from a file (--input FILE --n N)\n"
     "  sample MODULE      write the permutations a module draws for the tests to a file\n"
     "  compare BASE NEW   two runs row by row: medians, ratios, a Mann-Whitney U verdict\n"
+    "  dmm growth|tile|run  the bank-conflict simulator: the paper's algorithms' growth,\n"
+    "                     predictions for the GPU tile kernels, single runs\n"
     "\n"
     "'permbench COMMAND --help' describes each. Exit status: 0 success, 1 a result\n"
     "failed verification or could not be measured, 2 bad input.\n";
@@ -57,7 +59,8 @@ int pb_main(int argc, char **argv)
     if (strcmp(cmd, "quality") == 0) return pb_cmd_quality(argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0) return pb_cmd_compare(argc - 1, argv + 1);
     if (strcmp(cmd, "sample") == 0) return pb_cmd_sample(argc - 1, argv + 1);
+    if (strcmp(cmd, "dmm") == 0) return pb_cmd_dmm(argc - 1, argv + 1);
     if (cmd[0] == '-') return pb_cli_fail("unknown option '%s' (see 'permbench --help')", cmd);
-    return pb_cli_fail("unknown command '%s' (commands: list, info, run, plot, quality, compare, sample; see 'permbench --help')",
+    return pb_cli_fail("unknown command '%s' (commands: list, info, run, plot, quality, compare, sample, dmm; see 'permbench --help')",
                        cmd);
 }
