@@ -26,6 +26,9 @@ int pb_cmd_info(int argc, char **argv);
 int pb_cmd_run(int argc, char **argv);
 int pb_cmd_plot(int argc, char **argv);
 int pb_cmd_quality(int argc, char **argv);
+int pb_cmd_compare(int argc, char **argv);
+int pb_cmd_sample(int argc, char **argv);
+int pb_cmd_dmm(int argc, char **argv);
 
 /* The instances skipped because this machine cannot run them, named on
  * one line once all are known (a CPU machine skips every GPU module). */

@@ -20,7 +20,12 @@ static const char usage[] =
     "  run [CONFIG.ini]   run a sweep (default: the built-in configs/default.ini)\n"
     "  plot RESULT_DIR    redraw the figures of a finished run\n"
     "  quality [CONFIG]   statistical tests of the shuffles' permutations, a release gate\n"
-    "                     (default: the built-in configs/quality/release.ini)\n"
+    "                     (default: the built-in configs/quality/release.ini), or of\n"
+    "                     permutations from a file (--input FILE --n N)\n"
+    "  sample MODULE      write the permutations a module draws for the tests to a file\n"
+    "  compare BASE NEW   two runs row by row: medians, ratios, a Mann-Whitney U verdict\n"
+    "  dmm growth|tile|run  the bank-conflict simulator: the paper's algorithms' growth,\n"
+    "                     predictions for the GPU tile kernels, single runs\n"
     "\n"
     "'permbench COMMAND --help' describes each. Exit status: 0 success, 1 a result\n"
     "failed verification or could not be measured, 2 bad input.\n";
@@ -52,7 +57,10 @@ int pb_main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) return pb_cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "plot") == 0) return pb_cmd_plot(argc - 1, argv + 1);
     if (strcmp(cmd, "quality") == 0) return pb_cmd_quality(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0) return pb_cmd_compare(argc - 1, argv + 1);
+    if (strcmp(cmd, "sample") == 0) return pb_cmd_sample(argc - 1, argv + 1);
+    if (strcmp(cmd, "dmm") == 0) return pb_cmd_dmm(argc - 1, argv + 1);
     if (cmd[0] == '-') return pb_cli_fail("unknown option '%s' (see 'permbench --help')", cmd);
-    return pb_cli_fail("unknown command '%s' (commands: list, info, run, plot, quality; see 'permbench --help')",
+    return pb_cli_fail("unknown command '%s' (commands: list, info, run, plot, quality, compare, sample, dmm; see 'permbench --help')",
                        cmd);
 }

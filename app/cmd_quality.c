@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "app/quality_input.h"
 #include "bench/outdir.h"
 #include "config/ini_override.h"
 #include "bench/plot.h"
@@ -23,6 +24,8 @@
 
 static const char help[] =
     "usage: permbench quality [CONFIG.ini] [--out DIR] [--only NAME,...] [-D SECTION.KEY=VALUE]... [--quiet]\n"
+    "       permbench quality --input FILE|- --n N [--format u32|u64|text] [--count C] [--label NAME]\n"
+    "                         [--out DIR] [-D SECTION.KEY=VALUE]... [--quiet] [CONFIG.ini]\n"
     "       permbench quality --replot RESULT_DIR\n"
     "\n"
     "Draws sample permutations through each shuffle module's own code path (its\n"
@@ -42,6 +45,21 @@ static const char help[] =
     "                    add it), e.g. -D quality.mmd_samples=10^5; recorded in quality.json\n"
     "  --quiet           no table and no progress line\n"
     "  --replot DIR      redraw the figures of a finished quality run\n"
+    "\n"
+    "External permutations (made by another program, or by 'permbench sample'):\n"
+    "  --input FILE      test the rows of FILE (- : standard input), read a batch at a\n"
+    "                    time, instead of the config's modules; each row must be a\n"
+    "                    permutation of 0..N-1, else one line names the row (exit 2)\n"
+    "  --n N             the length of every row\n"
+    "  --format F        u32 (default) or u64: N little-endian integers a row; text: a\n"
+    "                    row a line, integers separated by blanks or commas\n"
+    "  --count C         rows to test (the rest are hashed, not parsed); needed for\n"
+    "                    a pipe without CONFIG. Default: every row of FILE\n"
+    "  --label NAME      its label in the results (default: FILE's name)\n"
+    "With CONFIG, its [quality] tests at n = N run with its sample counts (or C);\n"
+    "without, every test of the release battery that applies at N, with C samples.\n"
+    "An input with fewer rows than a test needs is refused (exit 2), not tested on\n"
+    "fewer. A config may name inputs too: a section with input = FILE, n = N, format.\n"
     "\n"
     "Exit status: 0 no test failed, 1 a test failed (or a module could not draw\n"
     "its samples), 2 bad input (nothing is written then). With gate = no in\n"
@@ -119,13 +137,14 @@ static void on_row(const pb_qrun *run, const pb_qrow *r, void *user)
         clear_progress(u);
         char nb[48];
         pb_size_format(r->n, nb, sizeof nb);
+        /* "ext" keeps an external input in the column's width. */
+        const char *dev = pb_instance_is_input(r->in) ? "ext" : pb_device_name(r->in->mod->device);
         if (r->error)
-            printf("%-24s %-4s %9s %-14s %9s %12s %12s %10s FAIL (%s)\n", r->in->label,
-                   pb_device_name(r->in->mod->device), nb, r->test, "-", "-", "-", "-",
+            printf("%-24s %-4s %9s %-14s %9s %12s %12s %10s FAIL (%s)\n", r->in->label, dev, nb, r->test, "-", "-", "-", "-",
                    r->message);
         else
-            printf("%-24s %-4s %9s %-14s %9llu %12.6g %12.6g %10.3g %s%s%s%s\n", r->in->label,
-                   pb_device_name(r->in->mod->device), nb, r->test,
+            printf("%-24s %-4s %9s %-14s %9llu %12.6g %12.6g %10.3g %s%s%s%s\n", r->in->label, dev, nb,
+                   r->test,
                    (unsigned long long)r->r.samples, r->r.statistic, r->r.threshold, r->r.p_value,
                    pb_verdict_name(r->r.verdict), r->message[0] ? " (" : "", r->message,
                    r->message[0] ? ")" : "");
@@ -170,8 +189,15 @@ int pb_cmd_quality(int argc, char **argv)
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"replot", required_argument, NULL, 'r'},
                                          {"define", required_argument, NULL, 'D'},
+                                         /* long only: values outside A..z get no short form */
+                                         {"input", required_argument, NULL, 1001},
+                                         {"n", required_argument, NULL, 1002},
+                                         {"format", required_argument, NULL, 1003},
+                                         {"count", required_argument, NULL, 1004},
+                                         {"label", required_argument, NULL, 1005},
                                          {NULL, 0, NULL, 0}};
     const char *out_opt = NULL, *only = NULL, *replot = NULL;
+    pb_input_opts io = {0};
     const char *defs[PB_MAX_DEFINES];
     size_t ndefs = 0;
     bool quiet = false;
@@ -191,6 +217,11 @@ int pb_cmd_quality(int argc, char **argv)
         if (c == 'n') only = optarg;
         if (c == 'q') quiet = true;
         if (c == 'r') replot = optarg;
+        if (c == 1001) io.path = optarg;
+        if (c == 1002) io.n = optarg;
+        if (c == 1003) io.format = optarg;
+        if (c == 1004) io.count = optarg;
+        if (c == 1005) io.label = optarg;
         if (c == 'D') {
             pb_err e;
             if (ndefs == PB_MAX_DEFINES) return pb_cli_fail("quality: at most %d -D options", PB_MAX_DEFINES);
@@ -201,13 +232,24 @@ int pb_cmd_quality(int argc, char **argv)
     pb_ini_set_overrides(defs, ndefs);
     if (argc - optind > 1)
         return pb_cli_fail("quality: expected at most one CONFIG.ini, got '%s' too", argv[optind + 1]);
+    bool input_given = io.n || io.format || io.count || io.label;
     if (replot) {
-        if (optind < argc || out_opt || only || ndefs)
+        if (optind < argc || out_opt || only || ndefs || io.path || input_given)
             return pb_cli_fail("quality: --replot takes a result directory and nothing else");
         pb_err err;
         if (pb_quality_replot(replot, quiet, &err)) return pb_cli_fail("quality: %s", err.msg);
         return PB_EXIT_OK;
     }
+
+    pb_qinput input;
+    uint64_t count = 0;
+    if (!io.path && input_given)
+        return pb_cli_fail("quality: --n, --format, --count and --label describe an --input FILE");
+    if (io.path && only)
+        return pb_cli_fail("quality: --only picks a config's instances; with --input the input alone is tested");
+    if (io.path && pb_input_parse(&io, &input, &count)) return PB_EXIT_USAGE;
+    bool own_tests = optind < argc;
+    if (io.path && !own_tests && !count && pb_input_rows(&input, &count)) return PB_EXIT_USAGE;
 
     pb_quality_config cfg;
     pb_err err;
@@ -220,6 +262,13 @@ int pb_cmd_quality(int argc, char **argv)
                                                def->data, &cfg, &err)
                  : pb_err_set(&err, "no built-in release config");
     }
+    if (!rc && io.path) {
+        /* The input alone, tested by the config's [quality] section or the
+         * release battery's settings; results under its label. */
+        rc = pb_quality_config_use_input(&cfg, &input, count, own_tests, &err);
+        if (rc) pb_quality_config_free(&cfg);
+        else if (!own_tests) snprintf(cfg.name, sizeof cfg.name, "%s", input.label);
+    }
     if (rc) return pb_cli_fail("%s", err.msg);
 
     int status = PB_EXIT_USAGE;
@@ -230,6 +279,10 @@ int pb_cmd_quality(int argc, char **argv)
     if ((only && pb_instances_only(&cfg.inst, only, cfg.path, &err)) ||
         pb_instances_available(&cfg.inst, cfg.skip_unavailable, cfg.path, "quality", on_skipped,
                                &note, &err)) {
+        pb_cli_fail("%s", err.msg);
+        goto out;
+    }
+    if (pb_quality_config_check_inputs(&cfg, &err)) {
         pb_cli_fail("%s", err.msg);
         goto out;
     }
@@ -246,15 +299,30 @@ int pb_cmd_quality(int argc, char **argv)
     }
     const char *dir = od.path;
 
-    ui u = {quiet, dir, false, -1e9};
+    /* Logged progress (not a terminal) starts after 10 s: a short run, or
+     * one stopped by a bad input row, leaves stderr to its one message. */
+    ui u = {quiet, dir, false, mono()};
     pb_qhooks hooks = {on_row, on_progress, &u};
     if (!quiet) {
-        printf("# %s -> %s (alpha = %g, seed = %llu)\n", cfg.path, dir, cfg.settings.alpha,
-               (unsigned long long)cfg.seed);
+        if (io.path)
+            pb_input_header(&cfg, dir, own_tests);
+        else
+            printf("# %s -> %s (alpha = %g, seed = %llu)\n", cfg.path, dir, cfg.settings.alpha,
+                   (unsigned long long)cfg.seed);
         header();
     }
     status = PB_EXIT_FAILED;
-    if (pb_quality_run(&cfg, &hooks, &run, &err)) {
+    rc = pb_quality_run(&cfg, &hooks, &run, &err);
+    if (rc == PB_QRUN_BAD_INPUT) {
+        /* A malformed input is bad input: one line, no verdict, and the
+         * directory claimed for it taken back. */
+        clear_progress(&u);
+        static const char *const partial[] = {"quality.partial.csv", NULL};
+        pb_outdir_abandon(&od, partial);
+        status = pb_cli_fail("%s", err.msg);
+        goto out;
+    }
+    if (rc) {
         clear_progress(&u);
         fprintf(stderr, "permbench: %s\n", err.msg);
         goto out;

@@ -106,7 +106,7 @@ static int dry_run(const pb_config *cfg, pb_err *err)
     if (pb_run_dry(cfg, print_point, NULL, &est, err)) return -1;
     char a[32], b[32], k[32];
     printf("%zu points: about %s (from three samples per instance at its smallest point, %s), "
-           "at most %s (every point to its %.0f s timeout)\n",
+           "at most about %s (every point to its %.0f s timeout)\n",
            est.points, pb_duration_format(est.likely_s, a, sizeof a),
            pb_duration_format(est.calibration_s, k, sizeof k), pb_duration_format(est.most_s, b, sizeof b),
            cfg->timeout);

@@ -215,7 +215,7 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
     row->pct_copy = NAN;
     row->speedup_vs_ref = NAN;
     row->failed_sample = -1;
-    row->held = m->device == PB_DEVICE_GPU;
+    row->held = m->device == PB_DEVICE_GPU && cfg->hold;
 
     /* What each sample is checked against. A module with a reference cycles
      * through cfg->streams streams (one for an unseeded module), so the

@@ -8,17 +8,26 @@
 #include <time.h>
 #include <unistd.h>
 
-int pb_mkdir_p(const char *path)
+/* mkdir -p, noting in `created` (when not NULL and still empty) the
+ * outermost folder it made, so an abandoned claim can take it back. */
+static int mkdir_p_note(const char *path, char *created, size_t len)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            if (mkdir(buf, 0777) == 0) {
+                if (created && !created[0]) snprintf(created, len, "%s", buf);
+            } else if (errno != EEXIST) {
+                return -1;
+            }
             *p = '/';
         }
-    if (mkdir(buf, 0777) == 0) return 0;
+    if (mkdir(buf, 0777) == 0) {
+        if (created && !created[0]) snprintf(created, len, "%s", buf);
+        return 0;
+    }
     if (errno != EEXIST) return -1;
     struct stat st;
     if (stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
@@ -27,6 +36,8 @@ int pb_mkdir_p(const char *path)
     }
     return 0;
 }
+
+int pb_mkdir_p(const char *path) { return mkdir_p_note(path, NULL, 0); }
 
 bool pb_dir_has(const char *dir, const char *file)
 {
@@ -37,11 +48,12 @@ bool pb_dir_has(const char *dir, const char *file)
 
 /* results/<prefix><name>/<stamp>[-k], taken with mkdir: exactly one of
  * two runs that pick the same name gets it, the other tries the next. */
-static int make_unique(const char *prefix, const char *name, char *out, size_t len, pb_err *err)
+static int make_unique(const char *prefix, const char *name, char *out, size_t len, char *created,
+                       size_t clen, pb_err *err)
 {
     char parent[1024], stamp[32];
     snprintf(parent, sizeof parent, "results/%s%s", prefix, name);
-    if (pb_mkdir_p(parent) != 0)
+    if (mkdir_p_note(parent, created, clen) != 0)
         return pb_err_set(err, "cannot create %s: %s", parent, strerror(errno));
     time_t t = time(NULL);
     struct tm tm;
@@ -51,7 +63,10 @@ static int make_unique(const char *prefix, const char *name, char *out, size_t l
         int w = k == 1 ? snprintf(out, len, "%s/%s", parent, stamp)
                        : snprintf(out, len, "%s/%s-%d", parent, stamp, k);
         if (w < 0 || (size_t)w >= len) return pb_err_set(err, "results directory name too long under %s", parent);
-        if (mkdir(out, 0777) == 0) return 0;
+        if (mkdir(out, 0777) == 0) {
+            if (!created[0]) snprintf(created, clen, "%s", out);
+            return 0;
+        }
         if (errno != EEXIST) return pb_err_set(err, "cannot create %s: %s", out, strerror(errno));
     }
     return pb_err_set(err, "cannot choose a results directory under %s", parent);
@@ -91,14 +106,16 @@ int pb_outdir_claim(const char *dir, const char *name, const pb_outdir_kind *kin
                     pb_outdir *od, pb_err *err)
 {
     od->lock_fd = -1;
+    od->created[0] = '\0';
     if (dir) {
         snprintf(od->path, sizeof od->path, "%s", dir);
         struct stat st;
         if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
             return pb_err_set(err, "%s is not a directory", dir);
         if (resume && stat(dir, &st) != 0) return pb_err_set(err, "%s: %s", dir, strerror(errno));
-        if (pb_mkdir_p(dir) != 0) return pb_err_set(err, "cannot create %s: %s", dir, strerror(errno));
-    } else if (make_unique(kind->prefix, name, od->path, sizeof od->path, err)) {
+        if (mkdir_p_note(dir, od->created, sizeof od->created) != 0)
+            return pb_err_set(err, "cannot create %s: %s", dir, strerror(errno));
+    } else if (make_unique(kind->prefix, name, od->path, sizeof od->path, od->created, sizeof od->created, err)) {
         return -1;
     }
     /* Locked first, looked into after: what another run is writing is not
@@ -127,4 +144,27 @@ void pb_outdir_release(pb_outdir *od)
 {
     if (od->lock_fd >= 0) close(od->lock_fd);
     od->lock_fd = -1;
+}
+
+void pb_outdir_abandon(pb_outdir *od, const char *const *files)
+{
+    char p[1200];
+    for (const char *const *f = files; f && *f; f++) {
+        snprintf(p, sizeof p, "%s/%s", od->path, *f);
+        remove(p);
+    }
+    snprintf(p, sizeof p, "%s/.permbench.lock", od->path);
+    remove(p);
+    pb_outdir_release(od);
+    /* From the run's folder up to the outermost one the claim made; rmdir
+     * leaves any that is not empty. */
+    size_t top = strlen(od->created);
+    if (!top) return;
+    snprintf(p, sizeof p, "%s", od->path);
+    for (size_t l = strlen(p); l >= top; l = strlen(p)) {
+        if (rmdir(p) != 0) break;
+        char *slash = strrchr(p, '/');
+        if (!slash || (size_t)(slash - p) < top) break;
+        *slash = '\0';
+    }
 }

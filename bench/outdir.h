@@ -21,6 +21,7 @@ bool pb_dir_has(const char *dir, const char *file);
 typedef struct pb_outdir {
     char path[1024];
     int lock_fd;
+    char created[1024]; /* the outermost folder the claim made ("": none) */
 } pb_outdir;
 
 typedef struct pb_outdir_kind {
@@ -37,5 +38,11 @@ typedef struct pb_outdir_kind {
 int pb_outdir_claim(const char *dir, const char *name, const pb_outdir_kind *kind, bool resume,
                     pb_outdir *od, pb_err *err);
 void pb_outdir_release(pb_outdir *od);
+
+/* Undoes a claim when the run turns out to have no result to leave (its
+ * input was bad, found only on reading it): removes the NULL-ended
+ * `files` written into it, the lock file, and the folders the claim made,
+ * where they are left empty. A folder that was there before stays. */
+void pb_outdir_abandon(pb_outdir *od, const char *const *files);
 
 #endif

@@ -34,10 +34,14 @@ bool pb_gnuplot_find(char *path, size_t len)
     return false;
 }
 
-/* gnuplot strings are single-quoted: refuse what would break out of them. */
-static bool quotable(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
+bool pb_gnuplot_quotable(const char *s)
+{
+    for (; *s; s++)
+        if (*s == '\'' || (unsigned char)*s < 0x20 || *s == 0x7f) return false;
+    return true;
+}
 
-int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
+char *pb_plot_vars(const pb_plot_request *req, const pb_embedded_file **script, pb_err *err)
 {
     /* "axis-speedup" draws plots/axis.gp with the speedup column: one
      * script per figure shape, its y column chosen by `kind`. */
@@ -50,24 +54,33 @@ int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
         if (sp) memmove(sp, sp + l, strlen(sp + l) + 1);
     }
     snprintf(script_path, sizeof script_path, "plots/%s.gp", base);
-    const pb_embedded_file *script = pb_embedded_find(script_path);
-    if (!script) return pb_err_set(err, "no plot script for kind '%s'", req->kind);
+    if (!(*script = pb_embedded_find(script_path)))
+        return pb_err_set(err, "no plot script for kind '%s'", req->kind), NULL;
     const char *series = req->series ? req->series : "", *sizes = req->sizes ? req->sizes : "";
     const char *axis = req->axis ? req->axis : "", *axvals = req->axis_values ? req->axis_values : "";
     const char *sub = req->subtitle ? req->subtitle : "";
-    if (!quotable(req->dir) || !quotable(req->title) || !quotable(req->labels) ||
-        !quotable(series) || !quotable(axis) || !quotable(axvals) || !quotable(sub))
-        return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels");
+    if (!pb_gnuplot_quotable(req->dir) || !pb_gnuplot_quotable(req->title) ||
+        !pb_gnuplot_quotable(req->labels) || !pb_gnuplot_quotable(series) ||
+        !pb_gnuplot_quotable(axis) || !pb_gnuplot_quotable(axvals) || !pb_gnuplot_quotable(sub))
+        return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels"),
+               NULL;
 
 #define VARS_FMT                                                                                   \
     "datafile = '%s/results.csv'\nlabels = '%s'\nitems = '%s'\ntitle = '%s'\nkind = '%s'\n"          \
-    "series = '%s'\nsizes = '%s'\naxis = '%s'\naxis_values = '%s'\nsubtitle = '%s'\n"              \
-    "fulltitle = subtitle eq '' ? title : title . \"\\n\" . subtitle\n"
+    "series = '%s'\nsizes = '%s'\naxis = '%s'\naxis_values = '%s'\nsubtitle = '%s'\n"
 #define VARS_ARGS req->dir, req->labels, req->items, req->title, req->kind, series, sizes, axis, axvals, sub
     size_t len = (size_t)snprintf(NULL, 0, VARS_FMT, VARS_ARGS) + 1;
     char *vars = malloc(len);
-    if (!vars) return pb_err_set(err, "out of memory");
+    if (!vars) return pb_err_set(err, "out of memory"), NULL;
     snprintf(vars, len, VARS_FMT, VARS_ARGS);
+    return vars;
+}
+
+int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err)
+{
+    const pb_embedded_file *script;
+    char *vars = pb_plot_vars(req, &script, err);
+    if (!vars) return -1;
     int rc = pb_gnuplot_draw(gnuplot, vars, script->data, script->len, req->dir, req->kind, err);
     free(vars);
     return rc;
@@ -160,10 +173,12 @@ int pb_gnuplot_draw(const char *gnuplot, const char *vars, const char *script, s
     return 0;
 }
 
-/* `w` is one of the space-separated words of `list`. */
+/* `w` is one of the space-separated words of `list`. An empty word is in
+ * every list (it is never added; searching for it never moved on: a hang). */
 static bool word_in(const char *list, const char *w)
 {
     size_t n = strlen(w);
+    if (n == 0) return true;
     for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
         if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
     return false;
@@ -195,7 +210,16 @@ static void plot_subtitle(json_t *root, char *out, size_t len)
     size_t i, off = 0;
     json_t *v;
     json_array_foreach(json_object_get(sweep, "item_bytes"), i, v)
-        off += (size_t)snprintf(items + off, sizeof items - off, "%s%lld", off ? "/" : "", json_integer_value(v));
+    {
+        /* Whole widths only: a long list once ran the offset past the end. */
+        int w = snprintf(items + off, sizeof items - off, "%s%lld", off ? "/" : "",
+                         json_integer_value(v));
+        if (w < 0 || (size_t)w >= sizeof items - off) {
+            items[off] = '\0';
+            break;
+        }
+        off += (size_t)w;
+    }
     bool gpu_rows = false;
     json_array_foreach(json_object_get(root, "instances"), i, v)
         gpu_rows |= json_string_value(json_object_get(v, "device")) &&
@@ -210,7 +234,96 @@ static void plot_subtitle(json_t *root, char *out, size_t len)
              family ? "  |  " : "", items, gpu ? "  |  " : "", gpu ? gpu : "", cpu ? "  |  " : "",
              cpu ? cpu : "", cpu ? cpus : "", "", commit ? commit : "unknown");
     for (char *p = out; *p; p++)
-        if (*p == '\'' || *p == '\n') *p = ' ';
+        if (*p == '\'' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
+}
+
+int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)
+{
+    memset(set, 0, sizeof *set);
+    json_t *sweep = json_object_get(root, "sweep");
+    json_t *plots = json_object_get(sweep, "plots");
+    json_t *inst = json_object_get(root, "instances");
+    json_t *ib = json_object_get(sweep, "item_bytes");
+    const char *title = json_string_value(json_object_get(sweep, "title"));
+    if (!json_is_array(plots) || !json_is_array(inst) || !json_is_array(ib))
+        return pb_err_set(err, "%s: not a permbench results file (no sweep.plots / instances)",
+                          path);
+    size_t i, off = 0;
+    json_t *v;
+    json_array_foreach(plots, i, v)
+    {
+        /* Each kind is named in messages: no control characters (a newline
+         * would make the one line of an error two). */
+        const char *k = json_string_value(v);
+        bool printable = k != NULL;
+        for (; printable && k && *k; k++) printable = (unsigned char)*k >= 0x20 && *k != 0x7f;
+        if (!printable)
+            return pb_err_set(
+                err, "%s: not a permbench results file (sweep.plots[%zu] is not a plot kind)", path,
+                i);
+    }
+    set->title = title ? title : "";
+    set->kinds = plots;
+    json_array_foreach(inst, i, v)
+    {
+        const char *l = json_string_value(json_object_get(v, "label"));
+        if (l)
+            off += (size_t)snprintf(set->labels + off, sizeof set->labels - off, "%s%s",
+                                    off ? " " : "", l);
+        if (off >= sizeof set->labels) break;
+        /* The share-of-copy figure draws the copy as its 100% line, not as
+         * a series that would hide it: a label whose every row is at 100%
+         * of the copy is the copy (whatever the build that reads it). */
+        size_t oo = strlen(set->others);
+        if (l && !is_copy(root, l) && oo + strlen(l) + 2 < sizeof set->others)
+            snprintf(set->others + oo, sizeof set->others - oo, "%s%s", oo ? " " : "", l);
+    }
+    plot_subtitle(root, set->subtitle, sizeof set->subtitle);
+    /* Unique series and axis values, in order of first appearance. */
+    size_t so = 0, ao = 0;
+    json_array_foreach(inst, i, v)
+    {
+        const char *sr = json_string_value(json_object_get(v, "series"));
+        const char *ax = json_string_value(json_object_get(v, "axis"));
+        const char *av = json_string_value(json_object_get(v, "axis_value"));
+        if (!sr) sr = json_string_value(json_object_get(v, "label"));
+        if (sr && !word_in(set->series, sr) && so + strlen(sr) + 2 < sizeof set->series)
+            so += (size_t)snprintf(set->series + so, sizeof set->series - so, "%s%s", so ? " " : "",
+                                   sr);
+        if (ax && *ax && !set->axis[0]) snprintf(set->axis, sizeof set->axis, "%s", ax);
+        if (av && *av && !word_in(set->axis_values, av) &&
+            ao + strlen(av) + 2 < sizeof set->axis_values)
+            ao += (size_t)snprintf(set->axis_values + ao, sizeof set->axis_values - ao, "%s%s",
+                                   ao ? " " : "", av);
+    }
+    off = 0;
+    json_t *sz = json_object_get(sweep, "sizes");
+    json_array_foreach(sz, i, v)
+    {
+        if (off + 24 >= sizeof set->sizes) break;
+        off += (size_t)snprintf(set->sizes + off, sizeof set->sizes - off, "%s%lld", off ? " " : "",
+                                (long long)json_integer_value(v));
+    }
+    /* Whole widths only, as many as fit: the offset once ran past the end
+     * and the next write went beyond the buffer. */
+    off = 0;
+    json_array_foreach(ib, i, v)
+    {
+        int w = snprintf(set->items + off, sizeof set->items - off, "%s%lld", off ? " " : "",
+                         json_integer_value(v));
+        if (w < 0 || (size_t)w >= sizeof set->items - off) {
+            memset(set->items + off, 0, sizeof set->items - off); /* no part of a width */
+            break;
+        }
+        off += (size_t)w;
+    }
+    /* All of these are written into gnuplot strings: a quote would end one. */
+    if (!pb_gnuplot_quotable(set->title) || !pb_gnuplot_quotable(set->labels) ||
+        !pb_gnuplot_quotable(set->series) || !pb_gnuplot_quotable(set->axis) ||
+        !pb_gnuplot_quotable(set->axis_values))
+        return pb_err_set(
+            err, "%s: a quote or control character in the title, labels or axis values", path);
+    return 0;
 }
 
 int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
@@ -233,59 +346,14 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
     if (!root) return pb_err_set(err, "%s:%d: %s", path, je.line, je.text);
 
     int rc = -1;
-    char labels[16384] = "", others[16384] = "", items[32] = "", gnuplot[1024];
-    char series[4096] = "", sizes[2048] = "", axis[64] = "", axvals[2048] = "";
-    json_t *sweep = json_object_get(root, "sweep");
-    json_t *plots = json_object_get(sweep, "plots");
-    json_t *inst = json_object_get(root, "instances");
-    json_t *ib = json_object_get(sweep, "item_bytes");
-    const char *title = json_string_value(json_object_get(sweep, "title"));
-    if (!json_is_array(plots) || !json_is_array(inst) || !json_is_array(ib)) {
-        pb_err_set(err, "%s: not a permbench results file (no sweep.plots / instances)", path);
+    char gnuplot[1024];
+    pb_plot_set *set = malloc(sizeof *set);
+    if (!set) {
+        pb_err_set(err, "out of memory");
         goto out;
     }
-    size_t i, off = 0;
-    json_t *v;
-    json_array_foreach(inst, i, v)
-    {
-        const char *l = json_string_value(json_object_get(v, "label"));
-        if (l) off += (size_t)snprintf(labels + off, sizeof labels - off, "%s%s", off ? " " : "", l);
-        if (off >= sizeof labels) break;
-        /* The share-of-copy figure draws the copy as its 100% line, not as
-         * a series that would hide it: a label whose every row is at 100%
-         * of the copy is the copy (whatever the build that reads it). */
-        size_t oo = strlen(others);
-        if (l && !is_copy(root, l) && oo + strlen(l) + 2 < sizeof others)
-            snprintf(others + oo, sizeof others - oo, "%s%s", oo ? " " : "", l);
-    }
-    /* Unique series and axis values, in order of first appearance. */
-    size_t so = 0, ao = 0;
-    json_array_foreach(inst, i, v)
-    {
-        const char *sr = json_string_value(json_object_get(v, "series"));
-        const char *ax = json_string_value(json_object_get(v, "axis"));
-        const char *av = json_string_value(json_object_get(v, "axis_value"));
-        if (!sr) sr = json_string_value(json_object_get(v, "label"));
-        if (sr && !word_in(series, sr) && so + strlen(sr) + 2 < sizeof series)
-            so += (size_t)snprintf(series + so, sizeof series - so, "%s%s", so ? " " : "", sr);
-        if (ax && *ax && !axis[0]) snprintf(axis, sizeof axis, "%s", ax);
-        if (av && *av && !word_in(axvals, av) && ao + strlen(av) + 2 < sizeof axvals)
-            ao += (size_t)snprintf(axvals + ao, sizeof axvals - ao, "%s%s", ao ? " " : "", av);
-    }
-    off = 0;
-    json_t *sz = json_object_get(sweep, "sizes");
-    json_array_foreach(sz, i, v)
-    {
-        if (off + 24 >= sizeof sizes) break;
-        off += (size_t)snprintf(sizes + off, sizeof sizes - off, "%s%lld", off ? " " : "",
-                                (long long)json_integer_value(v));
-    }
-    off = 0;
-    json_array_foreach(ib, i, v) off += (size_t)snprintf(items + off, sizeof items - off, "%s%lld",
-                                                         off ? " " : "", json_integer_value(v));
-    char subtitle[512];
-    plot_subtitle(root, subtitle, sizeof subtitle);
-    if (json_array_size(plots) == 0) {
+    if (pb_plot_read(root, path, set, err)) goto out;
+    if (json_array_size(set->kinds) == 0) {
         rc = 0;
         goto out;
     }
@@ -293,17 +361,21 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
         pb_err_set(err, "gnuplot not found on PATH (install gnuplot-nox, or set PERMBENCH_GNUPLOT)");
         goto out;
     }
-    json_array_foreach(plots, i, v)
+    size_t i;
+    json_t *v;
+    json_array_foreach(set->kinds, i, v)
     {
         const char *kind = json_string_value(v);
-        pb_plot_request req = {dir,    kind,  title ? title : "",
-                               kind && strcmp(kind, "pct-copy") == 0 ? others : labels,
-                               items,  series, sizes, axis, axvals, subtitle};
-        if (!req.kind || pb_plot_draw(gnuplot, &req, err)) goto out;
+        pb_plot_request req = {dir,         kind,       set->title,
+                               strcmp(kind, "pct-copy") == 0 ? set->others : set->labels,
+                               set->items,  set->series, set->sizes, set->axis, set->axis_values,
+                               set->subtitle};
+        if (pb_plot_draw(gnuplot, &req, err)) goto out;
         if (!quiet) printf("figure: %s/%s.png, %s/%s.svg\n", dir, req.kind, dir, req.kind);
     }
     rc = 0;
 out:
+    free(set);
     json_decref(root);
     return rc;
 }

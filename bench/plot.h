@@ -2,9 +2,11 @@
 #ifndef PB_PLOT_H
 #define PB_PLOT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "config/embedded.h"
 #include "core/err.h"
 
 /* The gnuplot to use: $PERMBENCH_GNUPLOT, else the first on PATH. */
@@ -31,10 +33,41 @@ typedef struct pb_plot_request {
 /* Writes <dir>/<kind>.png and <dir>/<kind>.svg. */
 int pb_plot_draw(const char *gnuplot, const pb_plot_request *req, pb_err *err);
 
+/* What pb_plot_draw hands gnuplot for `req`: the script of its kind, and
+ * the variable assignments before it (a fresh string to free), or NULL
+ * with err set when a value would break out of gnuplot's quotes or the
+ * kind has no script. */
+char *pb_plot_vars(const pb_plot_request *req, const pb_embedded_file **script, pb_err *err);
+
+/* Whether `s` may stand inside a single-quoted gnuplot string: no quote
+ * to end it early, no control character (a newline would end the command
+ * and run the rest, system() included, as gnuplot input). */
+bool pb_gnuplot_quotable(const char *s);
+
 /* Runs `script` through gnuplot for <dir>/<stem>.png and <dir>/<stem>.svg,
  * after `vars` (gnuplot assignments the script reads). */
 int pb_gnuplot_draw(const char *gnuplot, const char *vars, const char *script, size_t script_len,
                     const char *dir, const char *stem, pb_err *err);
+
+/* What a results.json asks to draw, as the lists pb_plot_request takes:
+ * space-separated, in order of first appearance, cut at their sizes. */
+typedef struct pb_plot_set {
+    const char *title; /* "" when none; points into the document */
+    json_t *kinds;     /* sweep.plots: an array of strings */
+    char labels[16384];
+    char others[16384]; /* the labels less the copies (the share-of-copy figure) */
+    char subtitle[512]; /* family, items, machine, commit */
+    char items[32];
+    char series[4096];
+    char sizes[2048];
+    char axis[64];
+    char axis_values[2048];
+} pb_plot_set;
+
+/* Reads a results.json document (`path` names it in messages). The set
+ * points into `root`, which must outlive it. Everything a figure needs is
+ * checked here, so a hostile file is refused in one line. */
+int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err);
 
 /* Redraws every figure a result directory's results.json asks for. */
 int pb_plot_dir(const char *dir, bool quiet, pb_err *err);

@@ -28,7 +28,7 @@ static json_t *instance_json(const pb_instance *in)
 
 static json_t *num_or_null(double x, bool ok) { return ok && isfinite(x) ? json_real(x) : json_null(); }
 
-static json_t *row_json(const pb_row *row)
+static json_t *row_json(const pb_row *row, const pb_config *cfg)
 {
     bool ok = row->status != PB_ROW_ERROR;
     json_t *samples = json_array(), *wall = json_array();
@@ -52,7 +52,8 @@ static json_t *row_json(const pb_row *row)
     json_object_set_new(j, "time_source",
                         json_string(row->inst->mod->device == PB_DEVICE_CPU ? "monotonic clock"
                                     : row->held ? "cuda events, stream held by a blocking kernel"
-                                                : "cuda events, stream not held (run() synchronises)"));
+                                    : cfg->hold ? "cuda events, stream not held (run() synchronises)"
+                                                : "cuda events, stream not held (hold = no)"));
     json_object_set_new(j, "wall_median_ms", num_or_null(row->wall.median, ok));
     json_object_set_new(j, "wall_min_ms", num_or_null(row->wall.min, ok));
     json_object_set_new(j, "wall_max_ms", num_or_null(row->wall.max, ok));
@@ -97,12 +98,13 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
     json_object_set_new(sweep, "max_noise_pct", json_real(100 * cfg->max_noise));
     json_object_set_new(sweep, "fail_noisy", json_boolean(cfg->fail_noisy));
     json_object_set_new(sweep, "streams", json_integer(cfg->streams));
+    json_object_set_new(sweep, "hold", json_boolean(cfg->hold));
     json_t *inst = json_array(), *rows = json_array();
     for (size_t i = 0; i < cfg->inst.n; i++) json_array_append_new(inst, instance_json(&cfg->inst.v[i]));
     size_t failed = 0, noisy = 0;
     double check_s = 0;
     for (size_t r = 0; r < run->nrows; r++) {
-        json_array_append_new(rows, row_json(&run->rows[r]));
+        json_array_append_new(rows, row_json(&run->rows[r], cfg));
         failed += run->rows[r].status != PB_ROW_OK;
         noisy += run->rows[r].noisy;
         check_s += run->rows[r].check_s;

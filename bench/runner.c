@@ -183,7 +183,7 @@ static void fill_speedup(const pb_config *cfg, const pb_run *run, pb_row *row)
  * From the instance's latest point: its sample time scaled by size, its
  * per-sample overhead (cache flush, launch) as it was, and the sample count
  * the sweep's rules give at that time (min_samples, min_time, max_samples,
- * timeout). Without one: the mean of other instances at this point, else of
+ * timeout; max_samples if that point stopped noisy). Without one: the mean of other instances at this point, else of
  * all points. Negative: no basis yet. */
 static double predict(const pb_config *cfg, const pb_run *run, const double *wall,
                       const pb_instance *in, uint64_t n, unsigned bytes)
@@ -204,6 +204,10 @@ static double predict(const pb_config *cfg, const pb_run *run, const double *wal
         double overhead = (wall[last - run->rows] - measured) / runs;
         double t = last->ms.median * 1e-3 * ((double)n * bytes) / ((double)last->n * last->item_bytes);
         double samples = t > 0 ? ceil(cfg->min_time / t) : cfg->max_samples;
+        /* Noise stopping: a row that did not settle below max_noise ran on
+         * to max_samples (or the timeout, below); expect the same of the
+         * instance's next point, as machines stay noisy. */
+        if (last->noisy) samples = cfg->max_samples;
         samples = fmin(fmax(samples, cfg->min_samples), cfg->max_samples);
         double total = (samples + cfg->warmup) * (t + fmax(overhead, 0));
         return fmin(total, cfg->timeout + (1 + cfg->warmup) * (t + fmax(overhead, 0)));
@@ -341,8 +345,9 @@ int pb_run_dry(const pb_config *cfg, pb_run_plan_cb each, void *user, pb_run_est
         double t = predict(cfg, &run, wall, pts[k].in, pts[k].n, pts[k].item_bytes);
         if (t < 0) t = 0;
         est->likely_s += t;
-        /* At most: the timeout, then the warm-ups and the sample that ends it. */
-        est->most_s += cfg->timeout + (cfg->warmup + 1) * (t / (cfg->warmup + cfg->min_samples));
+        /* At most: every point to its timeout (or longer, where even the
+         * warm-ups and the minimum samples are predicted to take more). */
+        est->most_s += fmax(t, cfg->timeout);
         if (each) each(pts[k].in, pts[k].n, pts[k].item_bytes, t, user);
     }
     pb_run_free(&run);

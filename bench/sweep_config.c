@@ -118,6 +118,12 @@ static int set_flush_cache(void *u, const pb_ini_field *f, const char *value, in
     return set_flag(&((load *)u)->cfg->flush_cache, "flush_cache", value, err);
 }
 
+static int set_hold(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f, (void)line;
+    return set_flag(&((load *)u)->cfg->hold, "hold", value, err);
+}
+
 static int set_skip_unavailable(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
     (void)f, (void)line;
@@ -238,6 +244,7 @@ static const pb_ini_field fields[] = {
     {"fail_noisy", set_fail_noisy, NULL},
     {"streams", set_streams, NULL},
     {"flush_cache", set_flush_cache, NULL},
+    {"hold", set_hold, NULL},
     {"skip_unavailable", set_skip_unavailable, NULL},
     {"ceilings", set_ceilings, NULL},
     {"modules", set_modules, NULL},
@@ -352,6 +359,7 @@ static int from_doc(pb_ini *doc, pb_config *cfg, pb_err *err)
     cfg->max_noise = 0.005;
     cfg->streams = 16;
     cfg->flush_cache = true;
+    cfg->hold = true;
     cfg->ceilings_auto = true;
     snprintf(cfg->plots[0], sizeof cfg->plots[0], "throughput");
     cfg->nplots = 1;

@@ -60,6 +60,10 @@ typedef struct pb_config {
     bool fail_noisy;   /* a row that stopped noisier than max_noise makes the exit status 1 */
     int streams;       /* random streams a point's samples cycle through */
     bool flush_cache;
+    /* GPU samples timed with the stream held by a blocking kernel (NVBench's
+     * cold measurement); no for profilers, which serialise launches and so
+     * would wait for the hold to give up and see each sample launched twice. */
+    bool hold;
     bool skip_unavailable;
     bool ceilings_auto;
     pb_sweep_modules modules; /* add every module of the family (of a device) */

@@ -98,6 +98,10 @@ static pb_ini_section *open_section(parse_state *st, const char *name)
         fail_at(st, st->line, "section [%s] appears twice", name);
         return NULL;
     }
+    if (doc->nsecs == PB_INI_MAX_SECTIONS) {
+        fail_at(st, st->line, "more than %d module sections", PB_INI_MAX_SECTIONS);
+        return NULL;
+    }
     if (doc->nsecs == doc->cap) {
         size_t cap = doc->cap ? 2 * doc->cap : 16;
         pb_ini_section *s = realloc(doc->secs, cap * sizeof *s);
@@ -121,7 +125,9 @@ static pb_ini_section *open_section(parse_state *st, const char *name)
 static char *reader(char *str, int num, void *stream)
 {
     parse_state *st = stream;
-    if (!*st->cursor) return NULL;
+    /* After the first error (the one reported) the rest is not read: a
+     * hostile file would otherwise cost a search per line to the end. */
+    if (!*st->cursor || st->failed) return NULL;
     const char *nl = strchr(st->cursor, '\n');
     size_t len = nl ? (size_t)(nl - st->cursor + 1) : strlen(st->cursor);
     const char *line = st->cursor;
@@ -130,7 +136,13 @@ static char *reader(char *str, int num, void *stream)
     if (st->line == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) line += 3, len -= 3;
     size_t body = len;
     while (body && (line[body - 1] == '\n' || line[body - 1] == '\r')) body--;
-    if (body > LINE_MAX_CHARS) fail_at(st, st->line, "line longer than %d characters", LINE_MAX_CHARS);
+    if (body > LINE_MAX_CHARS) {
+        /* Reported, and not looked into: past inih's buffer, an indented
+         * header's offset exceeded the cut length (a wrapped memcpy). */
+        fail_at(st, st->line, "line longer than %d characters", LINE_MAX_CHARS);
+        str[0] = '\0';
+        return str;
+    }
     if (len >= (size_t)num) len = (size_t)num - 1;
 
     const char *p = line;
@@ -158,6 +170,8 @@ static char *reader(char *str, int num, void *stream)
 
 static int add_key(parse_state *st, pb_ini_section *s, const char *name, const char *value)
 {
+    if (s->nkeys == PB_INI_MAX_KEYS)
+        return fail_at(st, st->line, "more than %d keys in [%s]", PB_INI_MAX_KEYS, s->name);
     if (s->nkeys == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 8;
         pb_ini_key *k = realloc(s->keys, cap * sizeof *k);
@@ -187,6 +201,9 @@ static int continue_key(parse_state *st, pb_ini_key *k, const char *more)
     size_t l = strlen(k->value);
     while (l && (k->value[l - 1] == ' ' || k->value[l - 1] == '\t')) l--;
     if (l && k->value[l - 1] == ',') l--;
+    if (l + 2 + strlen(more) > PB_INI_MAX_VALUE)
+        return fail_at(st, st->line, "the value of '%s' is longer than %d characters", k->name,
+                       PB_INI_MAX_VALUE);
     char *v = malloc(l + 2 + strlen(more) + 1);
     if (!v) return fail_at(st, st->line, "out of memory");
     memcpy(v, k->value, l);

@@ -18,7 +18,13 @@
  * section (an indented line continues the key before it; the parts are
  * joined by ", "); no key before the first section. A UTF-8 byte-order mark
  * is skipped. The head section's keys are applied through a table of
- * fields (pb_ini_apply), so an unknown key names the known ones. */
+ * fields (pb_ini_apply), so an unknown key names the known ones.
+ *
+ * What a file may hold is bounded far above any real config, so a hostile
+ * one is refused in one line rather than read for hours (each lookup is a
+ * linear search, each continuation a copy): at most PB_INI_MAX_SECTIONS
+ * module sections, PB_INI_MAX_KEYS keys a section, PB_INI_MAX_VALUE
+ * characters a value with its continuations. */
 #ifndef PB_INI_H
 #define PB_INI_H
 
@@ -37,6 +43,13 @@ extern "C" {
  * instance from a list adds "/<param>=<value>" to it). */
 #define PB_LABEL_MAX 48
 bool pb_label_valid(const char *s);
+
+/* Each module section is at least one instance, and a config has at most
+ * 4096 (registry/instance.h); a module has at most 16 parameters and a
+ * head section a few dozen keys; a list of 4096 values fits in 64 KiB. */
+#define PB_INI_MAX_SECTIONS 4096
+#define PB_INI_MAX_KEYS 256
+#define PB_INI_MAX_VALUE 65536
 
 typedef struct pb_ini_key {
     char *name;

@@ -13,11 +13,14 @@ typedef struct parser {
     pb_err *err;
 } parser;
 
+/* Returns -1 where the compiler sees it, so no caller's output looks unset. */
 static int fail(parser *ps, const char *what)
 {
     if (*ps->p)
-        return pb_err_set(ps->err, "bad size expression '%s': %s at '%s'", ps->text, what, ps->p);
-    return pb_err_set(ps->err, "bad size expression '%s': %s at its end", ps->text, what);
+        pb_err_set(ps->err, "bad size expression '%s': %s at '%s'", ps->text, what, ps->p);
+    else
+        pb_err_set(ps->err, "bad size expression '%s': %s at its end", ps->text, what);
+    return -1;
 }
 
 static int number(parser *ps, uint64_t *out)
@@ -25,8 +28,12 @@ static int number(parser *ps, uint64_t *out)
     if (!isdigit((unsigned char)*ps->p)) return fail(ps, "expected a number");
     uint64_t v = 0;
     while (isdigit((unsigned char)*ps->p)) {
-        v = v * 10 + (uint64_t)(*ps->p++ - '0');
-        if (v > SIZE_LIMIT) return fail(ps, "number too large");
+        /* Checked before the step, which could wrap a 64-bit value back
+         * into range ("18446744073709551616" read as 0). */
+        uint64_t d = (uint64_t)(*ps->p - '0');
+        if (v > (SIZE_LIMIT - d) / 10) return fail(ps, "number too large");
+        v = v * 10 + d;
+        ps->p++;
     }
     *out = v;
     return 0;
@@ -39,6 +46,9 @@ static int factor(parser *ps, uint64_t *out)
     if (*ps->p != '^') return (*out = b, 0);
     ps->p++;
     if (number(ps, &e)) return -1;
+    /* 0 and 1 never reach the limit: their powers are known, not counted
+     * out one multiplication at a time (1^(2^62) would take centuries). */
+    if (b <= 1) return (*out = e == 0 ? 1 : b, 0);
     uint64_t v = 1;
     for (uint64_t i = 0; i < e; i++) {
         if (b != 0 && v > SIZE_LIMIT / b) return fail(ps, "power too large");
@@ -72,8 +82,11 @@ static int expr(const char *text, uint64_t *lead, int64_t *offset, pb_err *err)
     while (*ps.p == '+' || *ps.p == '-') {
         char op = *ps.p++;
         if (term(&ps, &t)) return -1;
+        /* |off| and t are at most 2^62: checked before the sum, which
+         * could reach 2^63 and overflow. */
+        if (op == '+' ? off > (int64_t)(SIZE_LIMIT - t) : off < -(int64_t)(SIZE_LIMIT - t))
+            return fail(&ps, "offset too large");
         off += op == '+' ? (int64_t)t : -(int64_t)t;
-        if (off > (int64_t)SIZE_LIMIT || off < -(int64_t)SIZE_LIMIT) return fail(&ps, "offset too large");
     }
     if (*ps.p) return fail(&ps, "unexpected character");
     if (off < 0 && (uint64_t)(-off) > *lead) return fail(&ps, "negative size");
@@ -171,7 +184,9 @@ int pb_sizes_parse(const char *text, uint64_t *sizes, size_t *count, size_t cap,
     for (char *item = copy, *next; item; item = next) {
         next = strchr(item, ',');
         if (next) *next++ = '\0';
-        char orig[512], wbuf[1024], *w[8];
+        /* Room for the whole item with every ".." widened to " .. ": a
+         * shorter buffer cut long items short and parsed what was left. */
+        char orig[512], wbuf[2 * sizeof copy + 8], *w[8];
         snprintf(orig, sizeof orig, "%s", item);
         /* trim for messages */
         char *o = orig;

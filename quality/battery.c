@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "quality/perm_reader.h"
 #include "stats/inversions.h"
 
 static double now(void)
@@ -15,12 +16,14 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-uint64_t pb_quality_batch(const pb_quality_config *cfg, uint64_t n)
+uint64_t pb_quality_batch_of(uint64_t batch, uint64_t n)
 {
     uint64_t most = PB_Q_MAX_BATCH_BYTES / (n * sizeof(uint32_t));
     if (most < 1) most = 1;
-    return cfg->batch < most ? cfg->batch : most;
+    return batch < most ? batch : most;
 }
+
+uint64_t pb_quality_batch(const pb_quality_config *cfg, uint64_t n) { return pb_quality_batch_of(cfg->batch, n); }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -114,6 +117,86 @@ static int emit(const pb_quality_config *cfg, const pb_instance *in, uint64_t n,
     return 0;
 }
 
+/* Where an instance's draws come from, a batch at a time: its module's
+ * sample hook (draw j is sample j of the seed), or an external input read
+ * in order (draw j is its row j + 1), opened for the one n it has. */
+typedef struct source {
+    const pb_instance *in;
+    pb_params params;
+    const pb_qinput *input; /* NULL: the module's */
+    pb_perm_reader reader;
+    bool open;
+    char where[1200]; /* "config:line: [label] " before an input's messages */
+} source;
+
+static int source_open(source *s, const pb_quality_config *cfg, const pb_instance *in, pb_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->in = in;
+    s->input = pb_quality_config_input(cfg, in);
+    if (!s->input) {
+        pb_instance_resolved_params(in, &s->params);
+        return 0;
+    }
+    if (s->input->line)
+        snprintf(s->where, sizeof s->where, "%s:%d: [%s] ", cfg->path, s->input->line, s->input->label);
+    pb_err e;
+    if (pb_perm_reader_open(&s->reader, s->input->open_path, s->input->path, s->input->n, s->input->format, &e))
+        return pb_err_set(err, "%s%s", s->where, e.msg), PB_QRUN_BAD_INPUT;
+    s->open = true;
+    return 0;
+}
+
+/* Draws first .. first + count - 1 into out. A module that fails is -1
+ * (its rows are marked error); an input that is malformed or ends before
+ * `total` rows is PB_QRUN_BAD_INPUT. */
+static int source_fill(source *s, const pb_quality_config *cfg, uint32_t n, uint64_t first, uint64_t count,
+                       uint64_t total, uint32_t *out, pb_err *err)
+{
+    if (!s->input) return s->in->mod->sample_perms(&s->params, n, cfg->seed, first, count, out, err);
+    uint64_t got;
+    pb_err e;
+    if (pb_perm_reader_read(&s->reader, out, count, &got, &e))
+        return pb_err_set(err, "%s%s", s->where, e.msg), PB_QRUN_BAD_INPUT;
+    if (got == count) return 0;
+    char who[256];
+    return pb_err_set(err, "%s%s ends after %llu rows; at n = %u %s %llu", s->where, s->reader.name,
+                      (unsigned long long)(first + got), n, pb_quality_config_needers(cfg, n, total, who, sizeof who),
+                      (unsigned long long)total),
+           PB_QRUN_BAD_INPUT;
+}
+
+/* An input is read to its end for the digest of the whole of it, which is
+ * recorded with the rows tested. */
+static int source_close(source *s, bool finish, pb_qrun *run, pb_err *err)
+{
+    if (!s->open) return 0;
+    int rc = 0;
+    pb_qinput_seen seen;
+    memset(&seen, 0, sizeof seen);
+    snprintf(seen.label, sizeof seen.label, "%s", s->input->label);
+    seen.rows = s->reader.rows;
+    pb_err e;
+    if (finish) {
+        pb_qinput_seen *grown = realloc(run->inputs, (run->ninputs + 1) * sizeof *grown);
+        if (!grown) rc = pb_err_set(err, "out of memory");
+        else if (pb_perm_reader_finish(&s->reader, seen.sha256, &seen.bytes, &e))
+            rc = (pb_err_set(err, "%s%s", s->where, e.msg), PB_QRUN_BAD_INPUT);
+        if (grown) run->inputs = grown;
+        if (!rc) run->inputs[run->ninputs++] = seen;
+    }
+    pb_perm_reader_close(&s->reader);
+    s->open = false;
+    return rc;
+}
+
+const pb_qinput_seen *pb_qrun_input(const pb_qrun *run, const char *label)
+{
+    for (size_t i = 0; i < run->ninputs; i++)
+        if (strcmp(run->inputs[i].label, label) == 0) return &run->inputs[i];
+    return NULL;
+}
+
 int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun *run, pb_err *err)
 {
     memset(run, 0, sizeof *run);
@@ -121,21 +204,25 @@ int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun
     size_t nn = pb_quality_config_sizes(cfg, ns, sizeof ns / sizeof ns[0]);
     active a[PB_Q_MAX_TESTS];
     double total_work = 0, done_work = 0, t0 = now();
-    for (size_t k = 0; k < nn; k++) {
-        uint64_t total;
-        plan(cfg, ns[k], a, &total);
-        total_work += (double)cfg->inst.n * work(ns[k], total);
+    for (size_t i = 0; i < cfg->inst.n; i++) {
+        const pb_qinput *input = pb_quality_config_input(cfg, &cfg->inst.v[i]);
+        for (size_t k = 0; k < nn; k++) {
+            uint64_t total;
+            plan(cfg, ns[k], a, &total);
+            if (!input || input->n == ns[k]) total_work += work(ns[k], total);
+        }
     }
     int rc = 0;
     for (size_t i = 0; i < cfg->inst.n && !rc; i++) {
         const pb_instance *in = &cfg->inst.v[i];
-        pb_params params;
-        pb_instance_resolved_params(in, &params);
+        const pb_qinput *input = pb_quality_config_input(cfg, in);
         for (size_t k = 0; k < nn && !rc; k++) {
             uint64_t n = ns[k], total, batch = pb_quality_batch(cfg, n);
+            if (input && input->n != n) continue; /* an input has one n */
             size_t na = plan(cfg, n, a, &total);
             double g0 = now();
             char error[600] = "";
+            source src;
             uint32_t *buf = malloc((size_t)(batch * n * sizeof *buf));
             unsigned char *ok = malloc((size_t)batch);
             if (!buf || !ok) {
@@ -146,12 +233,19 @@ int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun
                 break;
             }
             pb_err e;
-            for (size_t t = 0; t < na && !error[0]; t++)
+            rc = source_open(&src, cfg, in, err);
+            for (size_t t = 0; t < na && !error[0] && !rc; t++)
                 if (a[t].qt->init(&a[t].state, (uint32_t)n, a[t].spec->samples, &cfg->settings, &e))
                     snprintf(error, sizeof error, "%s", e.msg);
-            for (uint64_t first = 0; first < total && !error[0]; first += batch) {
+            for (uint64_t first = 0; first < total && !error[0] && !rc; first += batch) {
                 uint64_t cnt = min_u64(batch, total - first);
-                if (in->mod->sample_perms(&params, (uint32_t)n, cfg->seed, first, cnt, buf, &e)) {
+                int fill = source_fill(&src, cfg, (uint32_t)n, first, cnt, total, buf, &e);
+                if (fill == PB_QRUN_BAD_INPUT) {
+                    *err = e;
+                    rc = fill;
+                    break;
+                }
+                if (fill) {
                     snprintf(error, sizeof error, "sample_perms failed: %s", e.msg);
                     break;
                 }
@@ -175,7 +269,13 @@ int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun
             }
             free(buf);
             free(ok);
-            if (emit(cfg, in, n, a, na, now() - g0, error[0] ? error : NULL, hooks, run, err)) rc = -1;
+            int closed = source_close(&src, !rc && !error[0], run, &e);
+            if (closed && !rc) {
+                *err = e;
+                rc = closed;
+            }
+            /* A bad input gives no verdict: its rows are never made. */
+            if (!rc && emit(cfg, in, n, a, na, now() - g0, error[0] ? error : NULL, hooks, run, err)) rc = -1;
             for (size_t t = 0; t < na; t++)
                 if (a[t].state) a[t].qt->release(a[t].state);
         }
@@ -194,5 +294,6 @@ bool pb_qrun_passed(const pb_qrun *run)
 void pb_qrun_free(pb_qrun *run)
 {
     free(run->rows);
+    free(run->inputs);
     memset(run, 0, sizeof *run);
 }

@@ -1,6 +1,7 @@
 /* The quality battery: for every instance of a quality config and every n
  * its tests need, draws sample permutations in batches through the module's
- * own sample_perms, streams them through the configured tests
+ * own sample_perms (or, for an external input, reads its next rows: draw j
+ * is row j + 1), streams them through the configured tests
  * (quality/qtest.h) and yields one row per (instance, n, test result). */
 #ifndef PB_BATTERY_H
 #define PB_BATTERY_H
@@ -33,6 +34,8 @@ typedef struct pb_qrun {
     size_t nrows, cap;
     double wall_s;
     uint64_t permutations; /* drawn in all */
+    pb_qinput_seen *inputs; /* what was read of each external input */
+    size_t ninputs;
 } pb_qrun;
 
 typedef struct pb_qhooks {
@@ -45,8 +48,14 @@ typedef struct pb_qhooks {
     void *user;
 } pb_qhooks;
 
+/* pb_quality_run's status when an external input is malformed or ends
+ * early: bad input, so no verdict at all (the CLI's exit 2). */
+#define PB_QRUN_BAD_INPUT (-2)
+
 /* Runs the battery; returns -1 only when it cannot go on (out of memory),
- * with err set. Module failures become rows marked error. */
+ * PB_QRUN_BAD_INPUT for an external input that is not what it should be
+ * (the first bad row named), with err set. Module failures become rows
+ * marked error. */
 int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun *run,
                    pb_err *err);
 void pb_qrun_free(pb_qrun *run);
@@ -56,6 +65,11 @@ bool pb_qrun_passed(const pb_qrun *run);
 
 /* Batch size for n: cfg->batch, shrunk so a batch fits PB_Q_MAX_BATCH_BYTES. */
 uint64_t pb_quality_batch(const pb_quality_config *cfg, uint64_t n);
+/* The same for a wanted batch size. */
+uint64_t pb_quality_batch_of(uint64_t batch, uint64_t n);
+
+/* What was read of the input labelled `label`, or NULL. */
+const pb_qinput_seen *pb_qrun_input(const pb_qrun *run, const char *label);
 
 #ifdef __cplusplus
 }

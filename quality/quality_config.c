@@ -326,11 +326,16 @@ static int from_doc(pb_ini *doc, pb_quality_config *c, pb_err *err)
     if (!doc->head.line) rc = pb_ini_fail(err, doc, 0, "missing [quality] section");
     if (!rc) rc = pb_ini_apply(doc, fs.f, fs.n, c, err);
     if (!rc) rc = check_tests(c, doc, err);
-    for (size_t i = 0; !rc && i < doc->nsecs; i++) rc = add_section(c, doc, &doc->secs[i], err);
+    for (size_t i = 0; !rc && i < doc->nsecs; i++)
+        rc = pb_ini_find(&doc->secs[i], "input") ? pb_quality_config_add_input(c, doc, &doc->secs[i], err)
+                                                 : add_section(c, doc, &doc->secs[i], err);
     if (!rc) rc = add_all_modules(c, err);
     if (!rc) rc = check_instances(c, doc, err);
     if (rc) {
         pb_instances_free(&c->inst);
+        free(c->inputs);
+        c->inputs = NULL;
+        c->ninputs = 0;
     } else {
         c->text = doc->text;
         c->hash = doc->hash;
@@ -362,4 +367,7 @@ void pb_quality_config_free(pb_quality_config *cfg)
     free(cfg->text);
     cfg->text = NULL;
     pb_instances_free(&cfg->inst);
+    free(cfg->inputs);
+    cfg->inputs = NULL;
+    cfg->ninputs = 0;
 }

@@ -34,7 +34,7 @@ int pb_quality_write_csv(const char *path, const pb_qrun *run, pb_err *err)
         /* Labels are [A-Za-z0-9._+-] plus '/' and '=' in expanded ones, and
          * list values hold no comma: no quoting. */
         fprintf(f, "%s,%s,%s,%s,%s,%s,%u,%s,%llu,", in->label, in->series, in->mod->name,
-                pb_device_name(in->mod->device), in->axis, in->axis_value, r->n, r->test,
+                pb_qinstance_device(in), in->axis, in->axis_value, r->n, r->test,
                 (unsigned long long)r->r.samples);
         num(f, r->r.statistic);
         fputc(',', f);
@@ -50,7 +50,22 @@ int pb_quality_write_csv(const char *path, const pb_qrun *run, pb_err *err)
 
 static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
-static json_t *instance_json(const pb_instance *in)
+/* An external input: what was read, so a result names its data as
+ * exactly as a module instance names its code (path as given, format, n,
+ * rows tested, and the whole input's size and SHA-256). */
+static json_t *input_json(const pb_qinput *q, const pb_qinput_seen *seen)
+{
+    json_t *o = json_pack("{s:s, s:s, s:I}", "path", strcmp(q->path, "-") == 0 ? "(stdin)" : q->path,
+                          "format", pb_perm_format_name(q->format), "n", (json_int_t)q->n);
+    if (seen) {
+        json_object_set_new(o, "rows_tested", json_integer((json_int_t)seen->rows));
+        json_object_set_new(o, "bytes", json_integer((json_int_t)seen->bytes));
+        json_object_set_new(o, "sha256", json_string(seen->sha256));
+    }
+    return o;
+}
+
+static json_t *instance_json(const pb_quality_config *cfg, const pb_qrun *run, const pb_instance *in)
 {
     json_t *params = json_object();
     for (size_t k = 0; k < in->mod->nparams; k++) {
@@ -59,9 +74,11 @@ static json_t *instance_json(const pb_instance *in)
         if (s->type == PB_PARAM_INT) json_object_set_new(params, s->name, json_integer(in->params.v[k]));
         else json_object_set_new(params, s->name, json_string(pb_param_format(s, in->params.v[k], v, sizeof v)));
     }
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b}", "label", in->label, "group", in->series,
-                          "module", in->mod->name, "device", pb_device_name(in->mod->device),
-                          "params", params, "automatic", in->automatic);
+    const pb_qinput *q = pb_quality_config_input(cfg, in);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:b}", "label", in->label, "group", in->series,
+                          "module", in->mod->name, "device", pb_qinstance_device(in),
+                          "params", params, "automatic", in->automatic, "external", q != NULL);
+    if (q) json_object_set_new(o, "input", input_json(q, pb_qrun_input(run, in->label)));
     if (in->axis[0]) {
         json_object_set_new(o, "swept_param", json_string(in->axis));
         json_object_set_new(o, "value", json_integer(atoll(in->axis_value)));
@@ -116,7 +133,7 @@ int pb_quality_write_json(const char *path, const pb_quality_config *cfg, const 
     }
     json_object_set_new(quality, "tests", tests);
     json_t *inst = json_array();
-    for (size_t i = 0; i < cfg->inst.n; i++) json_array_append_new(inst, instance_json(&cfg->inst.v[i]));
+    for (size_t i = 0; i < cfg->inst.n; i++) json_array_append_new(inst, instance_json(cfg, run, &cfg->inst.v[i]));
     json_t *rows = json_array();
     size_t counts[3] = {0, 0, 0};
     for (size_t i = 0; i < run->nrows; i++) {

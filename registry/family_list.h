@@ -6,3 +6,4 @@
 PB_FAMILY(shuffle)
 PB_FAMILY(multisplit)
 PB_FAMILY(topk)
+PB_FAMILY(tile)

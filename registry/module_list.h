@@ -30,6 +30,11 @@ PB_MODULE(omp_multisplit)
 /* Top-k family: CPU reference */
 PB_MODULE(omp_topk)
 
+/* Tile family: the simulator's models of the tile kernels (their C twins and references) */
+PB_MODULE(tile_partition_twin)
+PB_MODULE(tile_sort_twin)
+PB_MODULE(tile_permute_twin)
+
 #ifdef PB_HAVE_CUDA
 /* Shuffle family: GPU shuffles */
 PB_MODULE(bijective0)
@@ -51,6 +56,11 @@ PB_MODULE(scan_split)
 PB_MODULE(ms_sort)
 PB_MODULE(ms_histogram)
 PB_MODULE(cub_histogram)
+
+/* Tile family: block-level partition, sort and permutation in shared memory */
+PB_MODULE(tile_partition)
+PB_MODULE(tile_sort)
+PB_MODULE(tile_permute)
 
 /* Top-k family: GPU */
 PB_MODULE(radik) /* RadiK radix top-k with its optimisations */

@@ -2,11 +2,11 @@
 # Checks that the tree's folders are layers whose arrows point one way:
 #
 #   app -> quality -> bench -> registry -> modules (algorithms, baselines)
-#       -> families -> config, stats -> core          (tests may use all)
+#       -> families -> config, stats, dmm -> core     (tests may use all)
 #
 # Fails, naming the file, line and include, on
 #   - an include of a higher layer (upwards) or of a sibling folder of the
-#     same layer (config <-> stats);
+#     same layer (config, stats and dmm);
 #   - a family's folder including another family's (families/a -> families/b,
 #     algorithms/a -> algorithms/b): a family's knowledge lives in its folder;
 #   - an include of a file that does not exist;
@@ -22,7 +22,7 @@ cd "$root" || exit 2
 rank() {
     case $1 in
     core) echo 0 ;;
-    config | stats) echo 1 ;;
+    config | stats | dmm) echo 1 ;;
     families) echo 2 ;;
     algorithms | baselines) echo 3 ;;
     registry) echo 4 ;;
@@ -36,7 +36,7 @@ rank() {
 # Files generated into the build tree, included by name.
 generated=" tests/test_list.h "
 
-layers="core config stats families algorithms baselines registry bench quality app tests"
+layers="core config stats dmm families algorithms baselines registry bench quality app tests"
 bad=0
 edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT

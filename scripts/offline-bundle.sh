@@ -5,11 +5,14 @@
 set -Eeuo pipefail
 
 # Packages the project needs: scripts/packages.txt, less the toolchain the GPU
-# node already has (cmake, compilers, make, git), plus pkgconf in case the
-# node has no pkg-config. Add new dependencies to packages.txt.
+# node already has (cmake, compilers, make, git) and what only CI's sanitizer
+# build uses (clang and its runtimes: a CPU-only build, never made on a GPU
+# node, and well over 100 MiB), plus pkgconf in case the node has no
+# pkg-config. Add new dependencies to packages.txt.
 TOOLCHAIN="cmake g++ gcc git make pkg-config"
+SANITIZER_ONLY="clang libclang-rt-dev libomp-dev"
 PACKAGES="$(grep -v -E '^(#|$)' "$(dirname "${BASH_SOURCE[0]}")/packages.txt" \
-  | grep -v -x -F -f <(tr ' ' '\n' <<<"$TOOLCHAIN") | tr '\n' ' ')pkgconf"
+  | grep -v -x -F -f <(tr ' ' '\n' <<<"$TOOLCHAIN $SANITIZER_ONLY") | tr '\n' ' ')pkgconf"
 
 # Never bundle these: the node's own base system / toolchain must provide them.
 # Unpacking Debian 12 copies of the C runtime, the compiler runtime or other

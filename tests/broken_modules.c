@@ -98,3 +98,45 @@ BROKEN(half, "shuffles half of the items (in place)", 1, run_half)
 BROKEN(stale, "returns the previous sample's output (out of place)", 0, run_stale)
 BROKEN(once, "wrong on one sample (in place)", 1, run_once)
 BROKEN_REF(stale_noref, "returns the previous sample's output, no reference", 0, run_stale, NULL)
+
+/* Right when timed, wrong when sampled: its sample hook draws Fisher-Yates
+ * but repeats a value in sample PB_BROKEN_SAMPLE_ROW, which `permbench
+ * sample` must refuse to write. */
+static int run_right(void *state, uint64_t sample, pb_err *err)
+{
+    (void)err;
+    pb_shuffle_buffers *b = state;
+    fisher_yates(b, b->pt.n, sample);
+    return 0;
+}
+
+static int sample_wrong_once(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
+                             uint64_t count, uint32_t *out, pb_err *err)
+{
+    (void)params, (void)err;
+    for (uint64_t j = 0; j < count; j++) {
+        uint32_t *p = out + j * n;
+        for (uint32_t i = 0; i < n; i++) p[i] = i;
+        pb_rng r;
+        pb_rng_init(&r, seed, first + j);
+        pb_fisher_yates_u32(p, n, &r);
+        if (first + j == PB_BROKEN_SAMPLE_ROW && n >= 2) p[0] = p[1];
+    }
+    return 0;
+}
+
+const pb_module pb_broken_sample = {
+    .name = "broken-sample",
+    .family = &pb_family_shuffle,
+    .device = PB_DEVICE_CPU,
+    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
+    .summary = "draws one sample permutation with a repeated value",
+    .footprint = pb_shuffle_footprint_inplace,
+    .prepare = pb_shuffle_prepare_inplace,
+    .run = run_right,
+    .result = pb_shuffle_result,
+    .release = pb_shuffle_release,
+    .sample_perms = sample_wrong_once,
+    .refresh = pb_shuffle_refresh,
+    .fingerprint = pb_shuffle_fingerprint,
+};

@@ -16,6 +16,10 @@ extern const pb_module pb_broken_noop, pb_broken_half, pb_broken_stale, pb_broke
     pb_broken_stale_noref;
 void pb_broken_once_reset(void);
 
+/* Its sample hook's sample (from 0) that is not a permutation. */
+#define PB_BROKEN_SAMPLE_ROW 70000
+extern const pb_module pb_broken_sample;
+
 #ifdef PB_HAVE_CUDA
 /* GPU: writes nothing; writes the first half of the output only. */
 extern const pb_module pb_broken_gpu_noop, pb_broken_gpu_half;

@@ -9,6 +9,23 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
 ini() { printf '%b' "$1" >"$work/c.ini"; echo "$work/c.ini"; }
+# A result directory holding FILE with TEXT (and an empty results.csv).
+resdir() { mkdir -p "$work/r"; : >"$work/r/results.csv"; printf '%s' "$2" >"$work/r/$1"; echo "$work/r"; }
+# data FILE TEXT: a file of permutations as text; u32 FILE V...: as
+# little-endian 32-bit integers (u64 FILE V...: 64-bit).
+data() { printf '%b' "$2" >"$work/$1"; echo "$work/$1"; }
+le() {
+    local w=$1 f=$2
+    shift 2
+    : >"$work/$f"
+    for v in "$@"; do
+        for ((b = 0; b < w; b++)); do printf "\\$(printf %03o $(((v >> (8 * b)) & 255)))" >>"$work/$f"; done
+    done
+    echo "$work/$f"
+}
+u32() { le 4 "$@"; }
+u64() { le 8 "$@"; }
+feed=
 
 case $case in
 unknown_command) args=(frobnicate); want="unknown command 'frobnicate'" ;;
@@ -25,6 +42,7 @@ unknown_module) args=(run "$(ini '[sweep]\nsizes = 10\n[nope]\n')"); want="c.ini
 unknown_param) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\nrounds = 2\n')"); want="c.ini:4: module 'fisher-yates' has no parameter 'rounds'" ;;
 bad_param) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-copy]\nthreads = lots\n')"); want="c.ini:4: parameter 'threads' of 'cpu-copy': 'lots' is not an integer" ;;
 malformed_line) args=(run "$(ini '[sweep]\nsizes\n[fisher-yates]\n')"); want="c.ini:2: malformed line" ;;
+long_indented_header) args=(run "$(ini "[sweep]\\nsizes = 10\\n$(printf '%251s' '')[fisher-yates]\\n")"); want="c.ini:3: line longer than 199 characters" ;;
 only_unknown) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
 too_large) args=(run "$(ini '[sweep]\nsizes = 2^50\nceilings = none\n[fisher-yates]\n')"); want="[fisher-yates] at n = 2^50 needs 8.1 PiB of host memory" ;;
 u32_overflow) args=(run "$(ini '[sweep]\nsizes = 2^33\nitem = u32\n[fisher-yates]\n')"); want="more items than u32 can number" ;;
@@ -56,6 +74,9 @@ define_no_section) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D
 define_bad_value) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes=2^^3); want="c.ini:2: bad size expression '2^^3'" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
 plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
+plot_kind_not_string) args=(plot "$(resdir results.json '{"sweep": {"plots": [5], "item_bytes": []}, "instances": []}')"); want="results.json: not a permbench results file (sweep.plots[0] is not a plot kind)" ;;
+plot_many_item_widths) args=(plot "$(resdir results.json "{\"sweep\": {\"plots\": [\"throughput\"], \"title\": \"it's\", \"item_bytes\": [$(printf -- '-9223372036854775808, %.0s' $(seq 2999))1]}, \"instances\": []}")"); want="results.json: a quote or control character in the title" ;;
+plot_kind_newline) args=(plot "$(resdir results.json '{"sweep": {"plots": ["axis\nx"], "item_bytes": []}, "instances": []}')"); want="results.json: not a permbench results file (sweep.plots[0] is not a plot kind)" ;;
 quality_extra_argument) args=(quality a.ini b.ini); want="quality: expected at most one CONFIG.ini" ;;
 quality_unknown_option) args=(quality --bogus); want="quality: unknown option '--bogus'" ;;
 quality_missing_config) args=(quality "$work/none.ini"); want="none.ini: cannot open config: No such file" ;;
@@ -72,15 +93,61 @@ quality_unknown_module) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 
 quality_bad_param) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nrounds = 0 .. 4 +1\n')"); want="c.ini:6: parameter 'rounds' of 'bijective-twin': 0 is outside 1..64" ;;
 quality_only_unknown) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
 quality_replot_missing) args=(quality --replot "$work/none"); want="quality: $work/none/quality.json: unable to open" ;;
+quality_replot_quote) args=(quality --replot "$(resdir quality.json '{"quality": {"plot": true, "title": "t"}, "rows": [], "instances": [{"label": "a", "group": "x'"'"'; system('"'"'true'"'"'); y='"'"'", "swept_param": "rounds", "value": 1}]}')"); want="quality.json: instances[0]: a quote or control character in its label, group or swept_param" ;;
 quality_replot_extra) args=(quality --replot "$work" c.ini); want="quality: --replot takes a result directory and nothing else" ;;
 quality_gpu_without_device)
     if ! "$pb" list --brief | grep -q '^bijective2 '; then echo "skipped: built without CUDA"; exit 77; fi
     if "$pb" list --brief | grep -q '^bijective2 .* yes '; then echo "skipped: a GPU is present"; exit 77; fi
     args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[bijective2]\n')"); want="module 'bijective2' cannot run here" ;;
+quality_input_short_row) args=(quality --input "$(data d.txt '0 1 2 3 4\n1 0 2\n')" --n 5 --format text); want="d.txt: row 2 is short: 3 of 5 values" ;;
+quality_input_out_of_range) args=(quality --input "$(u32 d.u32 0 1 2 3 4 0 1 5 3 4)" --n 5); want="d.u32: row 2, column 3: value 5 is out of range 0..4" ;;
+quality_input_repeated) args=(quality --input "$(u32 d.u32 1 0 2 3 4 4 3 2 1 0 2 2 0 1 3)" --n 5); want="d.u32: row 3, column 2: value 2 repeats column 1" ;;
+quality_input_truncated) args=(quality --input "$(u32 d.u32 1 0 2 3 4 4 3 2 1 0 2 1)" --n 5); want="d.u32: row 3 is truncated: 8 of 20 bytes (the input ends)" ;;
+quality_input_not_number) args=(quality --input "$(data d.txt '0 1 2 3 4\n0,1,two,3,4\n')" --n 5 --format text); want="d.txt: row 2, column 3: 'two' is not a number" ;;
+quality_input_text_as_u32) args=(quality --input "$(data d.txt '0 1 2 3 4\n4 3 2 1 0\n')" --n 5); want="d.txt: row 1, column 1: value 540090416 is out of range 0..4" ;;
+quality_input_u64_range) args=(quality --input "$(u64 d.u64 0 1 2 3 4 4294967297 1 2 3 4)" --n 5 --format u64); want="d.u64: row 2, column 1: value 4294967297 is out of range 0..4" ;;
+quality_input_bad_format) args=(quality --input "$(data d.txt '0 1 2 3 4\n')" --n 5 --format u16); want="quality: --format: format 'u16' is not u32, u64 or text" ;;
+quality_input_few_rows) args=(quality --input "$(data d.txt '0 1 2 3 4\n4 3 2 1 0\n')" --n 5 --format text --count 10); want="d.txt has 2 rows; at n = 5 mmd needs 10" ;;
+quality_input_pipe_ends) feed='0 1 2 3 4\n4 3 2 1 0\n'; args=(quality --input - --n 5 --format text --count 10); want="stdin ends after 2 rows; at n = 5 mmd needs 10" ;;
+quality_input_late_row)
+    # The bad row comes after the first batch: the results directory claimed
+    # before reading is taken back.
+    yes '0 1 2 3 4' | head -n 70000 >"$work/d.txt"; echo '0 1 2 3 3' >>"$work/d.txt"
+    args=(quality --input "$work/d.txt" --n 5 --format text); want="d.txt: row 70001, column 5: value 3 repeats column 4" ;;
+quality_input_missing) args=(quality --input "$work/none.u32" --n 5); want="cannot open $work/none.u32: No such file or directory" ;;
+quality_input_directory) args=(quality --input "$work" --n 5); want="$work is a directory, not a file of permutations" ;;
+quality_input_no_n) args=(quality --input "$(data d.txt '0 1\n')"); want="quality: --input needs --n N" ;;
+quality_input_stray_n) args=(quality --n 5); want="quality: --n, --format, --count and --label describe an --input FILE" ;;
+quality_input_only) args=(quality --input "$(data d.txt '0 1\n')" --n 2 --only x); want="quality: --only picks a config's instances" ;;
+quality_input_pipe_no_count) feed='0 1 2 3 4\n'; args=(quality --input - --n 5 --format text); want="quality: --input -: give --count C (the rows of a pipe cannot be counted ahead)" ;;
+quality_input_count_too_few) args=(quality --input "$(data d.txt '0 1 2 3 4\n')" --n 5 --format text --count 100 "$(ini '[quality]\nchisq = 5\nchisq_samples = 1000\n[fisher-yates]\n')"); want="--count 100: chisq at n = 5 needs at least 600 samples" ;;
+quality_input_config_row) data d.txt '0 1 2 3 4\n0 1 two 3 4\n' >/dev/null; args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 2\n[d]\ninput = d.txt\nn = 5\nformat = text\n')"); want="c.ini:4: [d] d.txt: row 2, column 3: 'two' is not a number" ;;
+quality_input_config_no_test) data d.txt '0 1 2 3 4\n' >/dev/null; args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 2\n[d]\ninput = d.txt\nn = 7\n')"); want="c.ini:6: [d] n = 7: [quality] runs no test at n = 7" ;;
+quality_input_config_module) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 2\n[d]\ninput = d.txt\nmodule = fisher-yates\nn = 5\n')"); want="c.ini:6: [d] names an input and a module" ;;
+quality_input_config_key) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 2\n[d]\ninput = d.txt\nn = 5\nrounds = 3\n')"); want="c.ini:7: unknown key 'rounds' in input section [d] (input, n, format)" ;;
+quality_input_config_no_n) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 2\n[d]\ninput = d.txt\n')"); want="c.ini:4: [d] input needs n = N" ;;
+quality_input_config_rows) data d.txt '0 1 2 3 4\n4 3 2 1 0\n' >/dev/null; args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[d]\ninput = d.txt\nn = 5\nformat = text\n')"); want="c.ini:4: [d] d.txt has 2 rows; at n = 5 mmd needs 10" ;;
+quality_input_config_out)
+    yes '4 3 2 1 0' | head -n 70000 >"$work/d.txt"; echo '4 3 2 1 5' >>"$work/d.txt"
+    args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 70001\n[d]\ninput = d.txt\nn = 5\nformat = text\n')" --out "$work/o"); want="c.ini:4: [d] d.txt: row 70001, column 5: value 5 is out of range 0..4" ;;
+sample_no_module) args=(sample --n 5 --count 3); want="sample: expected a MODULE" ;;
+sample_unknown_module) args=(sample nope --n 5 --count 3); want="sample: unknown module 'nope'" ;;
+sample_no_hook) args=(sample cpu-copy --n 5 --count 3); want="sample: module 'cpu-copy' has no sample hook" ;;
+sample_bad_param) args=(sample bijective-twin rounds=0 --n 5 --count 3 -o "$work/f"); want="sample: parameter 'rounds' of 'bijective-twin': 0 is outside 1..64" ;;
+sample_not_param) args=(sample fisher-yates rounds --n 5 --count 3 -o "$work/f"); want="sample: expected PARAM=VALUE, got 'rounds'" ;;
+sample_no_n) args=(sample fisher-yates --count 3 -o "$work/f"); want="sample: --n N is required" ;;
+sample_no_count) args=(sample fisher-yates --n 5 -o "$work/f"); want="sample: --count C is required" ;;
+sample_bad_format) args=(sample fisher-yates --n 5 --count 3 --format u16 -o "$work/f"); want="sample: --format: format 'u16' is not u32, u64 or text" ;;
+sample_bad_seed) args=(sample fisher-yates --n 5 --count 3 --seed -1 -o "$work/f"); want="sample: --seed '-1' is not an unsigned 64-bit integer" ;;
+sample_unwritable) args=(sample fisher-yates --n 5 --count 3 -o "$work/none/f"); want="sample: cannot write $work/none/f.tmp." ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac
 
-"$pb" "${args[@]}" >"$work/out" 2>"$work/err"
+if [ -n "$feed" ]; then
+    printf '%b' "$feed" | "$pb" "${args[@]}" >"$work/out" 2>"$work/err"
+else
+    "$pb" "${args[@]}" >"$work/out" 2>"$work/err" </dev/null
+fi
 rc=$?
 lines=$(wc -l <"$work/err")
 fail() { echo "FAIL: $*"; echo "--- stderr:"; cat "$work/err"; exit 1; }
@@ -89,6 +156,8 @@ fail() { echo "FAIL: $*"; echo "--- stderr:"; cat "$work/err"; exit 1; }
 grep -qF -- "$want" "$work/err" || fail "stderr does not contain: $want"
 grep -q '^permbench: ' "$work/err" || fail "stderr line does not start with 'permbench: '"
 [ ! -e "$work/results" ] || fail "a results directory was written"
+[ ! -e "$work/f" ] || fail "sample wrote $work/f"
+[ -z "$(ls "$work" | grep '\.tmp\.')" ] || fail "a temporary file was left"
 # What was there before is untouched.
 [ ! -e "$work/afile" ] || [ ! -s "$work/afile" ] || fail "$work/afile was written"
 [ ! -e "$work/o/results.partial.csv" ] || [ "$(cat "$work/o/results.partial.csv")" = keep ] ||

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
      * (tests/broken_cli.sh); the shipped binary never has them. */
     if (argc >= 2 && strcmp(argv[1], "permbench") == 0) {
         const pb_module *broken[] = {&pb_broken_noop, &pb_broken_half, &pb_broken_stale,
-                                     &pb_broken_once, &pb_broken_stale_noref,
+                                     &pb_broken_once, &pb_broken_stale_noref, &pb_broken_sample,
 #ifdef PB_HAVE_CUDA
                                      &pb_broken_gpu_noop, &pb_broken_gpu_half,
 #endif

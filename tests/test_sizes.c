@@ -94,6 +94,43 @@ TEST_IMPL(sizes_errors)
     return 0;
 }
 
+/* Findings of the fuzz campaign (docs/fuzzing.md), each once wrong. */
+TEST_IMPL(sizes_hostile)
+{
+    uint64_t s[PB_MAX_SIZES], v;
+    size_t n;
+    pb_err err;
+    /* 2^64 and 2^64+1 wrapped to 0 and 1 digit by digit, and were taken. */
+    ASSERT(pb_size_expr("18446744073709551616", &v, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "number too large");
+    ASSERT(pb_size_expr("5-18446744073709551617", &v, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "number too large");
+    ASSERT(pb_size_expr("4611686018427387904", &v, &err) == 0); /* 2^62, the largest */
+    ASSERT_EQ_U64(v, UINT64_C(1) << 62);
+    ASSERT(pb_size_expr("4611686018427387905", &v, &err) != 0);
+    /* 1^e and 0^e were computed by e multiplications: centuries. */
+    ASSERT(pb_size_expr("1^4611686018427387904", &v, &err) == 0);
+    ASSERT_EQ_U64(v, 1);
+    ASSERT(pb_size_expr("0^4611686018427387904", &v, &err) == 0);
+    ASSERT_EQ_U64(v, 0);
+    ASSERT(pb_size_expr("0^0", &v, &err) == 0);
+    ASSERT_EQ_U64(v, 1);
+    /* An offset of 2^62 + 2^62 overflowed int64_t before it was checked. */
+    ASSERT(pb_size_expr("1+2^62+2^62", &v, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "offset too large");
+    ASSERT(pb_size_expr("2^62-2^62-2^62", &v, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "offset too large");
+    /* An item longer than the word buffer was cut, and its start parsed. */
+    char item[1200];
+    memset(item, ' ', sizeof item);
+    item[0] = '1';
+    memcpy(item + sizeof item - 6, ".. 16", 6);
+    ASSERT(parse(item, s, &n, &err) == 0);
+    ASSERT_EQ_U64(n, 5); /* 1, 2, 4, 8, 16 */
+    ASSERT_EQ_U64(s[4], 16);
+    return 0;
+}
+
 TEST_IMPL(sizes_format)
 {
     char b[48];

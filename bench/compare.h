@@ -1,0 +1,119 @@
+/* `permbench compare BASE NEW`: two runs' results.json, row by row. Rows are
+ * matched by (label, n, item_bytes, axis_value); each matched pair with
+ * status ok on both sides gets both medians, the ratio NEW/BASE and a
+ * verdict from the Mann-Whitney U test of their raw samples
+ * (stats/mann_whitney.h) together with a minimum effect size:
+ *
+ *   SLOWER  the U test rejects at alpha and NEW/BASE > 1 + threshold
+ *   FASTER  the U test rejects at alpha and NEW/BASE < 1 / (1 + threshold)
+ *   SAME    otherwise
+ *
+ * (FASTER's bound is the reciprocal of SLOWER's, so swapping BASE and NEW
+ * swaps the two verdicts exactly.) The U test alone would call a 0.1% shift
+ * real given a thousand quiet samples; the threshold alone would call
+ * noise real. Where the two runs are on different devices (GPU name for GPU
+ * rows; CPU model or logical CPUs for CPU rows), each row's share of its
+ * ceiling (pct_of_copy) is compared too: near 1 the row moved with the
+ * memory system, well below 1 it gained less than the copy did. */
+#ifndef PB_COMPARE_H
+#define PB_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/err.h"
+
+typedef enum pb_cmp_verdict { PB_CMP_SAME, PB_CMP_FASTER, PB_CMP_SLOWER } pb_cmp_verdict;
+const char *pb_cmp_verdict_name(pb_cmp_verdict v);
+
+typedef struct pb_compare_opts {
+    double alpha;         /* the U test's level, (0, 1) */
+    double threshold_pct; /* minimum effect size, percent of BASE's median */
+    double fail_pct;      /* --fail-on-slower; NAN when not given */
+} pb_compare_opts;
+
+/* What each run says about where it ran; strings point into the loaded
+ * document ("" when absent). */
+typedef struct pb_cmp_prov {
+    const char *gpu, *driver, *commit, *dirty, *config_name, *config_hash, *cpu, *family, *date;
+    long long sm_clock_mhz, mem_clock_mhz, logical_cpus; /* -1 when absent */
+    long long schema_version;
+} pb_cmp_prov;
+
+/* One run: the path of its results.json and the document, kept while the
+ * comparison lives. */
+typedef struct pb_cmp_side {
+    char path[1100];
+    struct json_t *root;
+    pb_cmp_prov prov;
+} pb_cmp_side;
+
+/* A row's identity. */
+typedef struct pb_cmp_key {
+    const char *label, *axis_value, *module, *device;
+    uint64_t n;
+    unsigned item_bytes;
+} pb_cmp_key;
+
+typedef struct pb_cmp_row {
+    pb_cmp_key key;
+    size_t base_samples, new_samples;
+    double base_ms, new_ms; /* medians of samples_ms */
+    double ratio;           /* new_ms / base_ms */
+    double u, z, p_value;
+    pb_cmp_verdict verdict;
+    bool other_device;      /* the two runs measured this row on different devices */
+    double base_share, new_share, share_ratio; /* pct_of_copy, NAN when absent */
+} pb_cmp_row;
+
+/* A row not compared: on one side only, or not ok on a side. */
+typedef struct pb_cmp_skip {
+    pb_cmp_key key;
+    const char *base_status, *new_status; /* NULL: no such row on that side */
+} pb_cmp_skip;
+
+typedef struct pb_compare {
+    pb_compare_opts opts;
+    pb_cmp_side base, new_;
+    pb_cmp_row *rows;
+    size_t nrows;
+    pb_cmp_skip *skips; /* base-only, then new-only, then not ok */
+    size_t nskips;
+    size_t same, faster, slower, slower_beyond_fail;
+    bool gpu_differs, cpu_differs; /* between the two runs' provenance */
+} pb_compare;
+
+/* The provenance both runs carry, as lines of (what, BASE's, NEW's): GPU,
+ * driver, SM and memory clocks, host CPU, commit (dirty marked), config
+ * name and hash, date, schema. Returns the number of lines. */
+#define PB_CMP_PROV_LINES 9
+typedef struct pb_cmp_prov_line {
+    const char *what;
+    char base[160], new_[160];
+} pb_cmp_prov_line;
+size_t pb_compare_prov_lines(const pb_compare *c, pb_cmp_prov_line lines[PB_CMP_PROV_LINES]);
+
+/* The results.json of `arg`: a result directory holding one, or the file
+ * itself. Errors name the path and say what is wrong. */
+int pb_compare_resolve(const char *arg, char *path, size_t len, pb_err *err);
+
+/* Loads both runs and compares them. Refuses (with one message) unreadable
+ * or foreign files, runs of different families and runs with no row in
+ * common. */
+int pb_compare_runs(const char *base, const char *new_, const pb_compare_opts *opts, pb_compare *c,
+                    pb_err *err);
+void pb_compare_free(pb_compare *c);
+
+/* The report on `out`: provenance (differences marked), the rows, the rows
+ * not compared, a summary naming the test. Markdown when `markdown`. */
+void pb_compare_print(const pb_compare *c, bool markdown, FILE *out);
+
+/* DIR/compare.json (schema_version 1), DIR/compare.csv and DIR/compare.md
+ * (the Markdown report), each written whole or not at all; then, by the
+ * gnuplot found, the figure DIR/compare.png and .svg. */
+int pb_compare_write(const pb_compare *c, const char *dir, int argc, char **argv, pb_err *err);
+int pb_compare_plot(const pb_compare *c, const char *dir, const char *gnuplot, pb_err *err);
+
+#endif

@@ -1,0 +1,316 @@
+#include "quality/perm_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_BUF (1u << 20)
+
+/* What messages call an input. */
+static const char *display(const char *path, const char *name)
+{
+    return name && strcmp(name, "-") != 0 ? name : strcmp(path, "-") == 0 ? "stdin" : path;
+}
+
+int pb_perm_reader_open(pb_perm_reader *r, const char *path, const char *name, uint32_t n,
+                        pb_perm_format fmt, pb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    bool std_in = strcmp(path, "-") == 0;
+    snprintf(r->name, sizeof r->name, "%s", display(path, name));
+    r->n = n;
+    r->format = fmt;
+    pb_sha256_init(&r->sha);
+    r->f = std_in ? stdin : fopen(path, "rb");
+    if (!r->f) return pb_err_set(err, "cannot open %s: %s", r->name, strerror(errno));
+    r->own = !std_in;
+    r->buf = malloc(READ_BUF);
+    r->where = calloc(n, sizeof *r->where);
+    if (!r->buf || !r->where) {
+        pb_perm_reader_close(r);
+        return pb_err_set(err, "out of memory for reading rows of %u", n);
+    }
+    return 0;
+}
+
+void pb_perm_reader_close(pb_perm_reader *r)
+{
+    if (r->own && r->f) fclose(r->f);
+    free(r->buf);
+    free(r->where);
+    r->f = NULL;
+    r->buf = NULL;
+    r->where = NULL;
+}
+
+/* More bytes into the buffer: 1, or 0 at the end of the input (or after a
+ * failed read, noted in read_errno). Everything read is hashed once. */
+static int refill(pb_perm_reader *r)
+{
+    if (r->pos < r->len) return 1;
+    if (r->eof) return 0;
+    r->pos = 0;
+    r->len = fread(r->buf, 1, READ_BUF, r->f);
+    if (r->len == 0) {
+        if (ferror(r->f)) r->read_errno = errno ? errno : EIO;
+        r->eof = true;
+        return 0;
+    }
+    pb_sha256_update(&r->sha, r->buf, r->len);
+    return 1;
+}
+
+/* The next byte, or EOF. */
+static int next(pb_perm_reader *r) { return refill(r) ? r->buf[r->pos++] : EOF; }
+
+static int read_failed(pb_perm_reader *r, pb_err *err)
+{
+    return pb_err_set(err, "%s: cannot read: %s", r->name, strerror(r->read_errno));
+}
+
+/* "row 7" or, for text whose lines and rows differ, "row 7 (line 9)". */
+static const char *row_name(const pb_perm_reader *r, char *buf, size_t len)
+{
+    unsigned long long row = (unsigned long long)r->rows + 1;
+    if (r->format == PB_PERM_TEXT && r->line != row)
+        snprintf(buf, len, "row %llu (line %llu)", row, (unsigned long long)r->line);
+    else
+        snprintf(buf, len, "row %llu", row);
+    return buf;
+}
+
+/* Takes value v at column c (from 0) of the row: in range and not seen.
+ * `text` is how the input spells it (NULL: v in decimal, made only for a
+ * message, since this runs for every value). */
+static int take(pb_perm_reader *r, uint64_t v, const char *text, uint32_t c, uint32_t *row, pb_err *err)
+{
+    if (v < r->n && !r->where[v]) {
+        r->where[v] = c + 1;
+        row[c] = (uint32_t)v;
+        return 0;
+    }
+    char rn[64], dec[24];
+    if (!text) snprintf(dec, sizeof dec, "%llu", (unsigned long long)v), text = dec;
+    if (v >= r->n)
+        return pb_err_set(err, "%s: %s, column %u: value %s is out of range 0..%u", r->name,
+                          row_name(r, rn, sizeof rn), c + 1, text, r->n - 1);
+    return pb_err_set(err, "%s: %s, column %u: value %s repeats column %u", r->name,
+                      row_name(r, rn, sizeof rn), c + 1, text, r->where[v]);
+}
+
+/* After a row (whole or not): the seen-marks of its values are cleared. */
+static void forget(pb_perm_reader *r, const uint32_t *row, uint32_t cols)
+{
+    for (uint32_t c = 0; c < cols; c++) r->where[row[c]] = 0;
+}
+
+/* One binary row: 1, 0 at the end of the input, -1 on an error. */
+static int binary_row(pb_perm_reader *r, uint32_t *row, pb_err *err)
+{
+    unsigned width = r->format == PB_PERM_U32 ? 4 : 8;
+    uint32_t taken = 0;
+    int rc = 1;
+    while (taken < r->n && rc == 1) {
+        unsigned char b[8];
+        unsigned got = 0;
+        if (r->len - r->pos >= width) { /* the usual case: no refill inside a value */
+            memcpy(b, r->buf + r->pos, width);
+            r->pos += width;
+            got = width;
+        } else {
+            for (int x; got < width && (x = next(r)) != EOF;) b[got++] = (unsigned char)x;
+        }
+        if (got < width) {
+            if (r->read_errno) {
+                rc = read_failed(r, err);
+            } else if (taken == 0 && got == 0) {
+                rc = 0;
+            } else {
+                char rn[64];
+                rc = pb_err_set(err, "%s: %s is truncated: %llu of %llu bytes (the input ends)", r->name,
+                                row_name(r, rn, sizeof rn), (unsigned long long)taken * width + got,
+                                (unsigned long long)pb_perm_row_bytes(r->format, r->n));
+            }
+            break;
+        }
+        uint64_t v = 0;
+        for (unsigned k = 0; k < width; k++) v |= (uint64_t)b[k] << (8 * k);
+        if (take(r, v, NULL, taken, row, err)) rc = -1;
+        else taken++;
+    }
+    forget(r, row, taken);
+    return rc;
+}
+
+static bool separator(int ch) { return ch == ' ' || ch == '\t' || ch == ',' || ch == '\r'; }
+
+/* One text token from its first character: its text (shortened for
+ * messages) and value; *number is false unless it is an optional '-' and
+ * decimal digits. The separator or newline after it is left unread. */
+static void token(pb_perm_reader *r, int first, char *text, size_t len, uint64_t *v, bool *number,
+                  bool *negative)
+{
+    size_t tl = 0, digits = 0;
+    bool big = false;
+    *v = 0;
+    *number = true;
+    *negative = first == '-';
+    for (int ch = first, k = 0;; k++) {
+        if (tl + 4 < len) text[tl++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+        else if (tl + 4 == len) memcpy(text + tl, "...", 3), tl += 3;
+        if (ch >= '0' && ch <= '9') {
+            digits++;
+            if (*v > (UINT64_C(1) << 40)) big = true; /* past any n: out of range either way */
+            else *v = *v * 10 + (uint64_t)(ch - '0');
+        } else if (!(ch == '-' && k == 0)) {
+            *number = false;
+        }
+        if (!refill(r)) break; /* the end (or a failed read, seen by the next read) */
+        int peek = r->buf[r->pos];
+        if (peek == '\n' || separator(peek)) break;
+        ch = r->buf[r->pos++];
+    }
+    text[tl] = '\0';
+    if (!digits) *number = false;
+    if (big) *v = UINT64_MAX;
+}
+
+/* One text row: 1, 0 at the end of the input, -1 on an error. */
+static int text_row(pb_perm_reader *r, uint32_t *row, pb_err *err)
+{
+    uint32_t cols = 0;
+    int rc = 1;
+    r->line++;
+    for (;;) {
+        int ch = next(r);
+        if (ch == EOF && r->read_errno) {
+            rc = read_failed(r, err);
+            break;
+        }
+        if (ch == EOF || ch == '\n') {
+            if (cols == 0) { /* a blank line is no row */
+                if (ch == EOF) {
+                    r->line--;
+                    rc = 0;
+                    break;
+                }
+                r->line++;
+                continue;
+            }
+            if (cols < r->n) {
+                char rn[64];
+                rc = pb_err_set(err, "%s: %s is short: %u of %u values", r->name, row_name(r, rn, sizeof rn),
+                                cols, r->n);
+            }
+            break;
+        }
+        if (separator(ch)) continue;
+        char text[28], rn[64];
+        uint64_t v;
+        bool number, negative;
+        token(r, ch, text, sizeof text, &v, &number, &negative);
+        if (cols == r->n) {
+            rc = pb_err_set(err, "%s: %s has more than %u values", r->name, row_name(r, rn, sizeof rn), r->n);
+            break;
+        }
+        if (!number) {
+            rc = pb_err_set(err, "%s: %s, column %u: '%s' is not a number", r->name,
+                            row_name(r, rn, sizeof rn), cols + 1, text);
+            break;
+        }
+        if (take(r, negative ? UINT64_MAX : v, text, cols, row, err)) {
+            rc = -1;
+            break;
+        }
+        cols++;
+    }
+    forget(r, row, cols);
+    return rc;
+}
+
+int pb_perm_reader_read(pb_perm_reader *r, uint32_t *out, uint64_t count, uint64_t *got, pb_err *err)
+{
+    *got = 0;
+    for (uint64_t j = 0; j < count; j++) {
+        uint32_t *row = out + j * r->n;
+        int rc = r->format == PB_PERM_TEXT ? text_row(r, row, err) : binary_row(r, row, err);
+        if (rc < 0) return -1;
+        if (rc == 0) break;
+        r->rows++;
+        ++*got;
+    }
+    return 0;
+}
+
+int pb_perm_reader_finish(pb_perm_reader *r, char hex[65], uint64_t *bytes, pb_err *err)
+{
+    while (refill(r)) r->pos = r->len;
+    if (r->read_errno) return read_failed(r, err);
+    *bytes = r->sha.bytes;
+    pb_sha256_hex(&r->sha, hex);
+    return 0;
+}
+
+/* Counts the non-blank lines of a regular file from `off`, with pread so
+ * that standard input redirected from a file is left where it was. */
+static int count_lines(int fd, off_t off, const char *name, uint64_t *rows, pb_err *err)
+{
+    unsigned char *buf = malloc(READ_BUF);
+    if (!buf) return pb_err_set(err, "out of memory");
+    bool filled = false;
+    *rows = 0;
+    for (;;) {
+        ssize_t got = pread(fd, buf, READ_BUF, off);
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return pb_err_set(err, "%s: cannot read: %s", name, strerror(e));
+        }
+        if (got == 0) break;
+        for (ssize_t i = 0; i < got; i++) {
+            if (buf[i] == '\n') *rows += filled, filled = false;
+            else if (!separator(buf[i])) filled = true;
+        }
+        off += got;
+    }
+    *rows += filled;
+    free(buf);
+    return 0;
+}
+
+int pb_perm_count_rows(const char *path, const char *shown, uint32_t n, pb_perm_format fmt, uint64_t *rows,
+                       bool *known, pb_err *err)
+{
+    bool std_in = strcmp(path, "-") == 0;
+    const char *name = display(path, shown);
+    int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return pb_err_set(err, "cannot open %s: %s", name, strerror(errno));
+    struct stat st;
+    int rc = 0;
+    *known = false;
+    *rows = 0;
+    if (fstat(fd, &st) != 0) {
+        rc = pb_err_set(err, "%s: %s", name, strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        rc = pb_err_set(err, "%s is a directory, not a file of permutations", name);
+    } else if (S_ISREG(st.st_mode)) {
+        off_t off = std_in ? lseek(fd, 0, SEEK_CUR) : 0;
+        if (off < 0) off = 0;
+        *known = true;
+        if (fmt == PB_PERM_TEXT) {
+            rc = count_lines(fd, off, name, rows, err);
+        } else {
+            uint64_t size = (uint64_t)(st.st_size - off), rb = pb_perm_row_bytes(fmt, n);
+            *rows = size / rb;
+            if (size % rb)
+                rc = pb_err_set(err, "%s: row %llu is truncated: %llu of %llu bytes (the input ends)", name,
+                                (unsigned long long)*rows + 1, (unsigned long long)(size % rb),
+                                (unsigned long long)rb);
+        }
+    }
+    if (!std_in) close(fd);
+    return rc;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Regenerates the seed corpora of tests/fuzz/corpus/ from what the project
+# ships and tests: every config (configs/, tests/data/, the reference runs'
+# local copies), the malformed configs of tests/cli_errors.sh, the size
+# lists and parameter values in them, and small results directories made
+# by running permbench. A maintainer's tool (python3 trims the JSON); CI
+# replays the committed corpora and never runs it. Inputs the campaign
+# added (tests/fuzz/corpus/*/cov-*) and regression inputs (regress-*) are
+# kept.
+#
+#   tests/fuzz/make-seeds.sh BUILD_DIR     (a CPU build with permbench in it)
+set -Eeuo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+pb=$(cd "${1:?usage: make-seeds.sh BUILD_DIR}" && pwd)/permbench
+corpus=$root/tests/fuzz/corpus
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+
+for h in ini run_config quality_config sizes params results_json quality_json; do
+    mkdir -p "$corpus/$h"
+    rm -f "$corpus/$h"/seed-*
+done
+put() { # put HARNESS NAME: stdin into corpus/HARNESS/seed-NAME
+    cat >"$corpus/$1/seed-$2"
+}
+
+# ---- INI: shipped configs and the CLI's malformed ones ----------------------
+for f in configs/*.ini configs/paper/*.ini configs/quality/*.ini tests/data/*.ini \
+    results/reference/*/*/*.ini; do
+    [ -f "$f" ] || continue
+    name=$(echo "${f%.ini}" | tr '/' '_')
+    for h in ini run_config quality_config; do put "$h" "$name" <"$f"; done
+done
+grep -o "ini '[^']*'" tests/cli_errors.sh | sed "s/^ini '//; s/'\$//" | while IFS= read -r case; do
+    name=cli-$(printf '%s' "$case" | sha1sum | cut -c1-12)
+    for h in ini run_config quality_config; do printf '%b' "$case" | put "$h" "$name"; done
+done
+
+# ---- sizes: every list value in the configs, and the unit tests' cases ------
+{
+    grep -h -E '^[[:space:]]*(sizes|chisq|mmd|duplicates|[a-z_]*samples|batch|rounds|buckets|block|cutoff)[[:space:]]*=' \
+        configs/*.ini configs/*/*.ini tests/data/*.ini | sed 's/^[^=]*=[[:space:]]*//; s/[[:space:]]*;.*$//'
+    grep -h -o -E '(parse|pb_size_expr)\("[^"]*"' tests/test_sizes.c | sed 's/^[a-z_]*("//; s/"$//'
+} | sort -u | while IFS= read -r v; do
+    [ -n "$v" ] && printf '%s' "$v" | put sizes "$(printf '%s' "$v" | sha1sum | cut -c1-12)"
+done
+
+# ---- params: each parameter of each module at its default, its ends and past them
+"$pb" list | awk '
+    /^[a-z]/ { mod = $1; next }
+    $2 == "default" && $4 == "range" {
+        print mod "\t" $1 "\t" $3; n = split($5, r, /\.\.|\|/)
+        if ($5 ~ /\.\./) { print mod "\t" $1 "\t" r[1]; print mod "\t" $1 "\t" r[2];
+                           print mod "\t" $1 "\t" r[1] - 1; print mod "\t" $1 "\t" r[2] + 1 }
+        else for (i = 1; i <= n; i++) print mod "\t" $1 "\t" r[i]
+    }' | while IFS=$'\t' read -r mod param value; do
+    printf '%s\n%s\n%s' "$mod" "$param" "$value" | put params "$mod-$param-$value"
+done
+printf 'fisher-yates\nthreads\n1' | put params fisher-yates-unknown-param
+printf 'bijective-twin\nrounds\n2^5' | put params bijective-twin-rounds-pow
+printf 'bijective-twin\nbijection\nphilox' | put params bijective-twin-bijection-bad
+for v in 0 -9223372036854775808 9223372036854775807 2^62 x; do
+    printf 'fuzz-edge\nwhole\n%s' "$v" | put params "edge-whole-$v"
+done
+for v in a bb "" only yes no; do printf 'fuzz-edge\npick\n%s' "$v" | put params "edge-pick-$v"; done
+printf 'fuzz-edge\nflag\nOn' | put params edge-flag-on
+
+# ---- results.json: small runs (samples trimmed; the reader does not read them)
+trim() { # trim FILE: the JSON with at most two result rows and no raw samples
+    python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+if isinstance(d.get("results"), list):
+    d["results"] = d["results"][:2]
+    for r in d["results"]:
+        r.pop("samples_s", None)
+if isinstance(d.get("rows"), list):
+    d["rows"] = d["rows"][:12]
+json.dump(d, sys.stdout, indent=1)
+PY
+}
+for c in tests/data/tiny.ini tests/data/axis-numeric.ini tests/data/axis-words.ini; do
+    n=$(basename "$c" .ini)
+    "$pb" run "$c" --out "$work/$n" --quiet >/dev/null
+    trim "$work/$n/results.json" | put results_json "$n"
+done
+
+# ---- quality.json: a small run with a swept parameter, and the reference speed runs
+cat >"$work/q.ini" <<'INI'
+[quality]
+title = seed: rounds
+seed = 7
+gate = no
+plot = sweep
+mmd = 5, 20
+mmd_samples = 200
+duplicates = 20
+duplicates_samples = 1000
+
+[twin]
+module = bijective-twin
+rounds = 1 .. 4 +1
+
+[lcg]
+module = bijective-twin
+bijection = lcg
+
+[fisher-yates]
+INI
+"$pb" quality "$work/q.ini" --out "$work/q" --quiet >/dev/null
+trim "$work/q/quality.json" | put quality_json sweep
+for f in results/reference/nvidia-h200/quality/speed/*/quality.json; do
+    trim "$f" | put quality_json "$(basename "$(dirname "$f")")"
+done
+for h in ini run_config quality_config sizes params results_json quality_json; do
+    echo "$h: $(find "$corpus/$h" -type f | wc -l) inputs"
+done
