@@ -43,10 +43,8 @@ json_t *pb_data_files_json(void)
     for (size_t i = 0; i < pb_data_file_count(); i++) {
         const pb_data_file *f = pb_data_file_at((long)i);
         if (!f || !f->checked) continue; /* named, but no point of the plan used it */
-        char hash[24];
-        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)f->hash);
         json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "path", f->path, "bytes",
-                                           (json_int_t)f->bytes, "hash_fnv1a64", hash));
+                                           (json_int_t)f->bytes, "sha256", f->sha256));
     }
     return a;
 }

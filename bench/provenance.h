@@ -12,7 +12,7 @@ json_t *pb_provenance_json(const char *path, const char *name, const char *text,
                            int argc, char **argv);
 
 /* The data files (`dist = file:PATH`) the plan checked: each one's
- * resolved path, size and FNV-1a 64 of its bytes. */
+ * resolved path, size and SHA-256 of its bytes. */
 json_t *pb_data_files_json(void);
 
 /* The machine part alone (also printed by `permbench info --json`). */

@@ -87,30 +87,32 @@ static int samples(json_t *a, double **out, size_t n)
 }
 
 /* Every data file the resumed plan checked must be one the interrupted run
- * recorded, byte for byte (its hash), or the new rows would be of other
+ * recorded, byte for byte (its SHA-256), or the new rows would be of other
  * keys than the old: a file edited in between, or a relative path that now
- * names another file. */
+ * names another file (a config given by a relative path, resumed from
+ * another directory). The numbers come before the path, which may be long;
+ * what the file recorded is printed only once known to be 64 hex digits. */
 static int same_data_files(json_t *root, const char *json_path, pb_err *err)
 {
     json_t *rec = json_object_get(json_object_get(root, "provenance"), "data_files");
     for (size_t i = 0; i < pb_data_file_count(); i++) {
         const pb_data_file *f = pb_data_file_at((long)i);
         if (!f || !f->checked) continue;
-        char hash[24];
-        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)f->hash);
-        const char *was = NULL;
-        for (size_t k = 0; k < json_array_size(rec) && !was; k++) {
-            json_t *o = json_array_get(rec, k);
-            const char *p = json_string_value(json_object_get(o, "path"));
-            if (p && strcmp(p, f->path) == 0)
-                was = json_string_value(json_object_get(o, "hash_fnv1a64"));
+        json_t *o = NULL;
+        for (size_t k = 0; k < json_array_size(rec) && !o; k++) {
+            const char *p = json_string_value(json_object_get(json_array_get(rec, k), "path"));
+            if (p && strcmp(p, f->path) == 0) o = json_array_get(rec, k);
         }
-        if (!was)
-            return pb_err_set(err, "%s: the run did not use file:%s, which its config now names",
+        if (!o)
+            return pb_err_set(err, "%s: the run did not use file:%s, which its config names now",
                               json_path, f->path);
-        if (strcmp(was, hash) != 0)
-            return pb_err_set(err, "%s: file:%s changed since the run (FNV-1a %s, now %s)", json_path,
-                              f->path, was, hash);
+        const char *was = json_string_value(json_object_get(o, "sha256"));
+        if (!was || strlen(was) != 64 || strspn(was, "0123456789abcdef") != 64)
+            return pb_err_set(err, "%s: provenance.data_files has no SHA-256 for file:%s", json_path,
+                              f->path);
+        if (strcmp(was, f->sha256) != 0)
+            return pb_err_set(err, "%s: the key file changed since the run (SHA-256 %s then, %s now): file:%s",
+                              json_path, was, f->sha256, f->path);
     }
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "config/data_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/fnv1a.h"
+#include "core/sha256.h"
 
 /* The table: pointers to entries, so an entry never moves when it grows.
  * Configs are read on one thread, but tests build problems from several,
@@ -29,15 +30,15 @@ static int join(const char *path, const char *base_dir, char *out, size_t len, p
     snprintf(joined, sizeof joined, "%s%s%s", base, base[0] ? "/" : "", path);
     if (joined[0] != '/') {
         if (!getcwd(cwd, sizeof cwd))
-            return pb_err_set(err, "file:%s: cannot name the current directory: %s", path,
-                              strerror(errno));
+            return pb_err_set(err, "cannot name the current directory (%s): file:%s",
+                              strerror(errno), path);
         /* "./x" reads better as "x" once absolute. */
         const char *rel = joined;
         while (rel[0] == '.' && rel[1] == '/') rel += 2;
         if ((size_t)snprintf(out, len, "%s/%s", cwd, rel) >= len)
-            return pb_err_set(err, "file:%s: the path is longer than %zu characters", path, len - 1);
+            return pb_err_set(err, "the path is longer than %zu characters: file:%s", len - 1, path);
     } else if ((size_t)snprintf(out, len, "%s", joined) >= len) {
-        return pb_err_set(err, "file:%s: the path is longer than %zu characters", path, len - 1);
+        return pb_err_set(err, "the path is longer than %zu characters: file:%s", len - 1, path);
     }
     /* The file itself when it exists, so two spellings of one file are one
      * entry and results name the file, not a link to it. */
@@ -68,11 +69,21 @@ long pb_data_file_intern(const char *path, const char *base_dir, pb_err *err)
     if (!path[0]) return pb_err_set(err, "file: needs a path (file:PATH)");
     char resolved[PB_DATA_PATH_MAX];
     if (join(path, base_dir, resolved, sizeof resolved, err)) return -1;
+    /* Named in one-line messages and in JSON strings: no newline, no
+     * escape sequence (the base directory is the config's, so it is
+     * checked too). */
+    for (const char *c = resolved; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return pb_err_set(err, "file: the path holds a control character (0x%02x)",
+                              (unsigned)(unsigned char)*c);
     pthread_mutex_lock(&lock);
     long id = -1;
+    bool full = false;
     for (size_t i = 0; i < count && id < 0; i++)
         if (strcmp(table[i]->path, resolved) == 0) id = (long)i;
-    if (id < 0) {
+    if (id < 0 && count == PB_DATA_FILES_MAX) {
+        full = true;
+    } else if (id < 0) {
         pb_data_file *f = calloc(1, sizeof *f);
         if (f && count == cap) {
             size_t c = cap ? 2 * cap : 8;
@@ -88,6 +99,7 @@ long pb_data_file_intern(const char *path, const char *base_dir, pb_err *err)
         }
     }
     pthread_mutex_unlock(&lock);
+    if (full) return pb_err_set(err, "more than %d data files: file:%s", PB_DATA_FILES_MAX, path);
     if (id < 0) return pb_err_set(err, "out of memory");
     return id;
 }
@@ -108,6 +120,16 @@ size_t pb_data_file_count(void)
     return n;
 }
 
+void pb_data_files_clear(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < count; i++) free(table[i]);
+    free(table);
+    table = NULL;
+    count = cap = 0;
+    pthread_mutex_unlock(&lock);
+}
+
 static int64_t mtime_ns(const struct stat *st)
 {
     return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
@@ -123,24 +145,32 @@ static bool same_as_checked(const pb_data_file *f, const struct stat *st)
 static int changed(const pb_data_file *f, const struct stat *st, pb_err *err)
 {
     return pb_err_set(err,
-                      "file:%s changed since it was checked (%llu bytes, modified at %lld ns; "
-                      "now %llu bytes, %lld ns): its keys are no longer those recorded",
-                      f->path, (unsigned long long)f->bytes, (long long)f->mtime_ns,
-                      (unsigned long long)st->st_size, (long long)mtime_ns(st));
+                      "changed since it was checked (%llu bytes modified at %lld ns, now %llu "
+                      "bytes at %lld ns): file:%s",
+                      (unsigned long long)f->bytes, (long long)f->mtime_ns,
+                      (unsigned long long)st->st_size, (long long)mtime_ns(st), f->path);
 }
 
-/* Opens f and stats it: a regular, readable file. */
+/* Opens f and stats it: a regular, readable file. Opened without
+ * blocking, then stat'ed, so a FIFO or a terminal (`file:/dev/stdin`) is
+ * refused at once instead of waiting for a writer; a regular file reads the
+ * same either way. */
 static FILE *open_file(const pb_data_file *f, struct stat *st, pb_err *err)
 {
-    FILE *fp = fopen(f->path, "rb");
-    if (!fp) {
-        pb_err_set(err, "file:%s: cannot open: %s", f->path, strerror(errno));
+    int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        pb_err_set(err, "cannot open (%s): file:%s", strerror(errno), f->path);
         return NULL;
     }
-    if (fstat(fileno(fp), st) != 0 || !S_ISREG(st->st_mode)) {
-        pb_err_set(err, "file:%s: not a regular file", f->path);
-        fclose(fp);
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        pb_err_set(err, "not a regular file: file:%s", f->path);
+        close(fd);
         return NULL;
+    }
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+        pb_err_set(err, "cannot open (%s): file:%s", strerror(errno), f->path);
+        close(fd);
     }
     return fp;
 }
@@ -149,18 +179,20 @@ static FILE *open_file(const pb_data_file *f, struct stat *st, pb_err *err)
 static int record(pb_data_file *f, FILE *fp, const struct stat *st, pb_err *err)
 {
     unsigned char buf[1 << 16];
-    uint64_t h = PB_FNV1A64_BASIS, total = 0;
+    pb_sha256 sha;
+    pb_sha256_init(&sha);
+    uint64_t total = 0;
     size_t got;
     while ((got = fread(buf, 1, sizeof buf, fp)) > 0) {
-        h = pb_fnv1a64_update(h, buf, got);
+        pb_sha256_update(&sha, buf, got);
         total += got;
     }
-    if (ferror(fp)) return pb_err_set(err, "file:%s: cannot read: %s", f->path, strerror(errno));
+    if (ferror(fp)) return pb_err_set(err, "cannot read (%s): file:%s", strerror(errno), f->path);
     if (total != (uint64_t)st->st_size)
-        return pb_err_set(err, "file:%s changed while it was hashed (%llu bytes, then %llu)",
-                          f->path, (unsigned long long)st->st_size, (unsigned long long)total);
+        return pb_err_set(err, "changed while it was hashed (%llu bytes, then %llu): file:%s",
+                          (unsigned long long)st->st_size, (unsigned long long)total, f->path);
     f->bytes = total;
-    f->hash = h;
+    pb_sha256_hex(&sha, f->sha256);
     f->dev = (uint64_t)st->st_dev;
     f->ino = (uint64_t)st->st_ino;
     f->mtime_ns = mtime_ns(st);
@@ -194,6 +226,8 @@ static int check_locked(pb_data_file *f, unsigned key_bytes, uint64_t need, uint
 int pb_data_file_check(pb_data_file *f, unsigned key_bytes, uint64_t need, uint64_t *have,
                        pb_err *err)
 {
+    if (key_bytes < 1 || key_bytes > 8)
+        return pb_err_set(err, "keys of %u bytes: a key is 1 to 8 bytes", key_bytes);
     pthread_mutex_lock(&lock);
     int rc = check_locked(f, key_bytes, need, have, err);
     pthread_mutex_unlock(&lock);
@@ -242,11 +276,10 @@ int pb_data_reader_next(pb_data_reader *r, void *out, uint64_t count, pb_err *er
     size_t got = bytes ? fread(out, 1, bytes, r->fp) : 0;
     if (got != bytes)
         return pb_err_set(err,
-                          "file:%s shrank since it was checked: keys %llu .. %llu could not be "
-                          "read (%s)",
-                          r->file->path, (unsigned long long)r->done,
-                          (unsigned long long)(r->done + count - 1),
-                          ferror(r->fp) ? strerror(errno) : "end of file");
+                          "shrank since it was checked: keys %llu .. %llu could not be read (%s): "
+                          "file:%s",
+                          (unsigned long long)r->done, (unsigned long long)(r->done + count - 1),
+                          ferror(r->fp) ? strerror(errno) : "end of file", r->file->path);
     to_host_order(out, count, r->key_bytes);
     r->done += count;
     return 0;

@@ -10,10 +10,18 @@
  *
  * Checked once before any work (pb_data_file_check, from the family's
  * check_point hook): the file is opened, its size, identity and modification
- * time recorded and its bytes hashed (FNV-1a 64, for results.json). A
- * reader later refuses a file whose size, identity or modification time
- * differs from what the check saw, so a point never runs on other data than
- * the plan was checked and recorded for. */
+ * time recorded and its bytes hashed (SHA-256, for results.json: the digest
+ * `sha256sum` prints, as quality.json names an external input). A reader
+ * later refuses a file whose size, identity or modification time differs
+ * from what the check saw, so a point never runs on other data than the
+ * plan was checked and recorded for.
+ *
+ * Bounds: a path is at most PB_DATA_PATH_MAX - 1 characters once resolved
+ * and holds no control character (it is quoted in one-line messages and in
+ * JSON); at most PB_DATA_FILES_MAX distinct files a process, so a hostile
+ * config cannot grow the table past a few MiB. Nothing is allocated from
+ * the file's contents: the check hashes through a fixed buffer, the reader
+ * reads into the caller's memory. */
 #ifndef PB_DATA_FILE_H
 #define PB_DATA_FILE_H
 
@@ -29,6 +37,7 @@ extern "C" {
 #endif
 
 #define PB_DATA_PATH_MAX 1024
+#define PB_DATA_FILES_MAX 4096
 
 typedef struct pb_data_file {
     /* Absolute; symbolic links resolved when the file existed when it was
@@ -37,7 +46,7 @@ typedef struct pb_data_file {
     /* Set by the first successful pb_data_file_check. */
     bool checked;
     uint64_t bytes;
-    uint64_t hash; /* FNV-1a 64 of every byte */
+    char sha256[65]; /* of every byte, 64 lowercase hex digits */
     uint64_t dev, ino;
     int64_t mtime_ns;
 } pb_data_file;
@@ -51,6 +60,10 @@ long pb_data_file_intern(const char *path, const char *base_dir, pb_err *err);
 pb_data_file *pb_data_file_at(long id);
 /* Files interned so far (ids 0 .. count - 1). */
 size_t pb_data_file_count(void);
+/* Forgets every file (ids start again at 0), for a process that reads one
+ * config after another and holds no parameter value or pointer from the
+ * earlier ones: the fuzz harnesses. */
+void pb_data_files_clear(void);
 
 /* Checks that the file can be read, is a whole number of key_bytes keys and
  * holds at least `need` of them. The first success records its size,

@@ -7,7 +7,7 @@
 #   topk          omp-topk (fp32 and u32, ragged and misaligned rows, 4 x 2^14
 #                 = the whole file) exits 0, every row verified; results.json
 #                 names the file (params, provenance.data_files with size and
-#                 the FNV-1a 64 of its bytes, checked here independently)
+#                 the SHA-256 of its bytes, checked here independently)
 #   multisplit    multisplit-twin and omp-multisplit, keys and pairs, exit 0
 #   list          dist = file:a, uniform, file:b: labels file1, uniform, file2
 #   beyond_topk   4 rows x 2^15 needs 131072 values of the 65536: exit 2,
@@ -15,6 +15,9 @@
 #   beyond_multisplit  n = 2^16+1: likewise (65537, 65536)
 #   not_multiple  a file of 2^16 keys and 2 bytes: exit 2, one line
 #   missing       no such file: exit 2, one line
+#   fifo          a FIFO no one writes to: exit 2, one line, at once (a
+#                 reader that waited for a writer would hang until the
+#                 test's timeout)
 #   resume_changed  an interrupted run resumes on the same file (exit 0) and
 #                 is refused (exit 2, one line) once the file changed
 #   own_data.sh PERMBENCH CASE
@@ -60,8 +63,9 @@ keys=$(cd "$work/data" && pwd -P)/keys.f32
 # Exit 2, one line on stderr holding every one of the wanted texts, no output directory.
 refused() {
     local want
-    "$pb" run "$@" --out "$work/o" --quiet >"$work/r.out" 2>"$work/r.err"
+    timeout 60 "$pb" run "$@" --out "$work/o" --quiet >"$work/r.out" 2>"$work/r.err"
     local rc=$?
+    [ "$rc" != 124 ] || fail "no answer in 60 s"
     [ "$rc" = 2 ] || fail "exit status $rc, want 2"
     [ "$(wc -l <"$work/r.err")" = 1 ] || fail "not one line on stderr"
     for want in "${wants[@]}"; do grep -qF -- "$want" "$work/r.err" || fail "stderr lacks '$want'"; done
@@ -72,14 +76,11 @@ refused() {
 # Every row verified, the file named with its hash.
 check_json() {
     python3 - "$1" "$keys" "$2" <<'PY' || fail "results.json"
-import json, sys
+import hashlib, json, sys
 j = json.load(open(sys.argv[1]))
 path, rows = sys.argv[2], int(sys.argv[3])
 data = open(path, "rb").read()
-h = 0xcbf29ce484222325
-for b in data:
-    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-assert j["provenance"]["data_files"] == [{"path": path, "bytes": len(data), "hash_fnv1a64": "%016x" % h}], j["provenance"]["data_files"]
+assert j["provenance"]["data_files"] == [{"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}], j["provenance"]["data_files"]
 res = j["results"]
 assert len(res) == rows and all(r["verified"] and r["status"] == "ok" for r in res), [(r["label"], r["status"], r["message"]) for r in res]
 for i in j["instances"]:
@@ -121,8 +122,12 @@ not_multiple)
     wants=("262146 bytes are not a whole number of 4-byte keys (2 left over)" "odd.f32")
     refused "$(topk_ini 2^10 ../data/odd.f32)" ;;
 missing)
-    wants=("[twin] at n = 2^10" "data/none.u32: cannot open: No such file or directory")
+    wants=("[twin] at n = 2^10" "cannot open (No such file or directory): file:" "data/none.u32")
     refused "$(ms_ini 2^10 ../data/none.u32)" ;;
+fifo)
+    mkfifo "$work/data/keys.fifo" || fail "mkfifo"
+    wants=("[f32] at n = 2^10" "not a regular file: file:" "data/keys.fifo")
+    refused "$(topk_ini 2^10 ../data/keys.fifo)" ;;
 resume_changed)
     # A finished run made into an interrupted one: its last row dropped,
     # its CSV the partial one.
@@ -144,7 +149,8 @@ PY
     rc=$?
     [ "$rc" = 2 ] || fail "resume on a changed file: exit $rc, want 2"
     [ "$(wc -l <"$work/r.err")" = 1 ] || fail "not one line on stderr"
-    grep -qF "file:$keys changed since the run (FNV-1a " "$work/r.err" || fail "the message"
+    grep -qF "the key file changed since the run (SHA-256 " "$work/r.err" || fail "the message"
+    grep -qF "now): file:$keys" "$work/r.err" || fail "the message's path"
     echo "ok: resumed on the same file; refused after it changed: $(cat "$work/r.err")" ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac

@@ -14,6 +14,11 @@
  *    is no whole number of keys and a missing file are refused;
  *  - own_data_changed: a file that shrank, or was rewritten, since the check
  *    is refused by the generator;
+ *  - own_data_not_regular: a FIFO (no writer), /dev/null and a directory are
+ *    refused at once, never waited on (an alarm fails a hang);
+ *  - own_data_paths: a path with a control character is refused, the same
+ *    file spelled with "..", "./" or through a symbolic link is one entry,
+ *    the table holds at most PB_DATA_FILES_MAX files and clears;
  *  - own_data_config: paths are the config file's directory's (".." in a
  *    path is no range), -D paths the current directory's; a list of files
  *    labels them file1, file2; a file listed twice is refused;
@@ -330,7 +335,7 @@ TEST_IMPL(own_data_multisplit)
             rc = fail("message: %s", err.msg);
         ASSERT(set_file(m, &par, none) == 0);
         if (!rc && m->family->check_point(m, &pt, &err) == 0) rc = fail("missing passed");
-        if (!rc && !strstr(err.msg, "cannot open: No such file"))
+        if (!rc && !strstr(err.msg, "cannot open (No such file or directory): file:"))
             rc = fail("message: %s", err.msg);
     }
     unlink(path);
@@ -367,6 +372,102 @@ TEST_IMPL(own_data_changed)
     if (!rc && pb_ms_problem_init(&p, &pt, &err) == 0) rc = fail("read a rewritten file");
     if (!rc && !strstr(err.msg, "changed since it was checked")) rc = fail("%s", err.msg);
     unlink(path);
+    rmdir(dir);
+    return rc;
+}
+
+/* ---- what is not a regular file ---- */
+
+TEST_IMPL(own_data_not_regular)
+{
+    char dir[512], fifo[600];
+    ASSERT(make_dir(dir, sizeof dir) == 0);
+    join(fifo, sizeof fifo, dir, "keys.fifo");
+    ASSERT(mkfifo(fifo, 0600) == 0);
+    const char *paths[] = {fifo, "/dev/null", dir};
+    pb_err err;
+    int rc = 0;
+    /* Opening a FIFO for reading waits for a writer: a hang the alarm
+     * turns into a failure. */
+    alarm(20);
+    for (int i = 0; i < 3 && !rc; i++) {
+        long id = pb_data_file_intern(paths[i], NULL, &err);
+        if (id < 0) {
+            rc = fail("%s: %s", paths[i], err.msg);
+            break;
+        }
+        if (pb_data_file_check(pb_data_file_at(id), 4, 1, NULL, &err) == 0)
+            rc = fail("%s passed the check", paths[i]);
+        else if (!strstr(err.msg, "not a regular file: file:"))
+            rc = fail("%s: %s", paths[i], err.msg);
+    }
+    alarm(0);
+    unlink(fifo);
+    rmdir(dir);
+    return rc;
+}
+
+/* ---- resolving and bounding paths ---- */
+
+TEST_IMPL(own_data_paths)
+{
+    char dir[512], sub[600], keys[700], link[700], spelled[800], dotted[800];
+    ASSERT(make_dir(dir, sizeof dir) == 0);
+    join(sub, sizeof sub, dir, "sub");
+    ASSERT(mkdir(sub, 0700) == 0);
+    join(keys, sizeof keys, sub, "keys.u32");
+    join(link, sizeof link, dir, "link.u32");
+    ASSERT(write_keys(keys, 16, 0) == 0 && symlink(keys, link) == 0);
+    pb_err err;
+    int rc = 0;
+    /* One file, four spellings: one entry, named by its real path. */
+    snprintf(spelled, sizeof spelled, "%s/../sub/./keys.u32", sub);
+    snprintf(dotted, sizeof dotted, "./sub/keys.u32");
+    long a = pb_data_file_intern(keys, NULL, &err), b = pb_data_file_intern(spelled, NULL, &err),
+         c = pb_data_file_intern(link, NULL, &err), d = pb_data_file_intern(dotted, dir, &err);
+    if (a < 0 || a != b || a != c || a != d)
+        rc = fail("one file, ids %ld %ld %ld %ld", a, b, c, d);
+    else if (strcmp(pb_data_file_at(a)->path, keys) != 0)
+        rc = fail("named %s, not %s", pb_data_file_at(a)->path, keys);
+    /* A control character would break the one-line message and JSON. */
+    if (!rc && pb_data_file_intern("keys\\n.u32", dir, &err) < 0)
+        rc = fail("a backslash is no control character: %s", err.msg);
+    const char *ctl[] = {"keys\n.u32", "ke\tys.u32", "ke\x1b[2Jys.u32", "keys\x7f"};
+    const char *hex[] = {"(0x0a)", "(0x09)", "(0x1b)", "(0x7f)"};
+    for (int i = 0; i < 4 && !rc; i++) {
+        if (pb_data_file_intern(ctl[i], dir, &err) >= 0) rc = fail("control character %s passed", hex[i]);
+        else if (!strstr(err.msg, "the path holds a control character ") || !strstr(err.msg, hex[i]))
+            rc = fail("%s", err.msg);
+    }
+    /* Longer than PB_DATA_PATH_MAX once resolved. */
+    char longp[PB_DATA_PATH_MAX + 64];
+    memset(longp, 'k', sizeof longp - 1);
+    longp[sizeof longp - 1] = '\0';
+    if (!rc && pb_data_file_intern(longp, dir, &err) >= 0) rc = fail("a long path passed");
+    if (!rc && !strstr(err.msg, "the path is longer than 1023 characters: file:kkk"))
+        rc = fail("%s", err.msg);
+    /* The table's bound, then cleared: ids start again. */
+    if (!rc) {
+        pb_data_files_clear();
+        char name[64];
+        for (int i = 0; i < PB_DATA_FILES_MAX && !rc; i++) {
+            snprintf(name, sizeof name, "/nonexistent-pb/k%d", i);
+            if (pb_data_file_intern(name, NULL, &err) != i) rc = fail("file %d: %s", i, err.msg);
+        }
+        if (!rc && pb_data_file_intern("/nonexistent-pb/k0", NULL, &err) != 0)
+            rc = fail("a known file at the bound: %s", err.msg);
+        if (!rc && pb_data_file_intern("/nonexistent-pb/one-more", NULL, &err) >= 0)
+            rc = fail("file %d passed", PB_DATA_FILES_MAX + 1);
+        if (!rc && !strstr(err.msg, "more than 4096 data files: file:/nonexistent-pb/one-more"))
+            rc = fail("%s", err.msg);
+        pb_data_files_clear();
+        if (!rc && (pb_data_file_count() != 0 || pb_data_file_intern(keys, NULL, &err) != 0))
+            rc = fail("not cleared");
+        pb_data_files_clear();
+    }
+    unlink(link);
+    unlink(keys);
+    rmdir(sub);
     rmdir(dir);
     return rc;
 }
