@@ -26,8 +26,11 @@ static int join(const char *path, const char *base_dir, char *out, size_t len, p
 {
     char cwd[PB_DATA_PATH_MAX];
     const char *base = path[0] == '/' ? "" : base_dir && base_dir[0] ? base_dir : ".";
+    /* One slash between the parts, also after a base of "/" (a config at
+     * the root) or "dir/", and after a current directory of "/". */
+    size_t bl = strlen(base);
     char joined[2 * PB_DATA_PATH_MAX + 2];
-    snprintf(joined, sizeof joined, "%s%s%s", base, base[0] ? "/" : "", path);
+    snprintf(joined, sizeof joined, "%s%s%s", base, bl && base[bl - 1] != '/' ? "/" : "", path);
     if (joined[0] != '/') {
         if (!getcwd(cwd, sizeof cwd))
             return pb_err_set(err, "cannot name the current directory (%s): file:%s",
@@ -35,7 +38,7 @@ static int join(const char *path, const char *base_dir, char *out, size_t len, p
         /* "./x" reads better as "x" once absolute. */
         const char *rel = joined;
         while (rel[0] == '.' && rel[1] == '/') rel += 2;
-        if ((size_t)snprintf(out, len, "%s/%s", cwd, rel) >= len)
+        if ((size_t)snprintf(out, len, "%s/%s", strcmp(cwd, "/") ? cwd : "", rel) >= len)
             return pb_err_set(err, "the path is longer than %zu characters: file:%s", len - 1, path);
     } else if ((size_t)snprintf(out, len, "%s", joined) >= len) {
         return pb_err_set(err, "the path is longer than %zu characters: file:%s", len - 1, path);
@@ -52,7 +55,9 @@ static int join(const char *path, const char *base_dir, char *out, size_t len, p
         *slash = '\0';
         char *dir = slash > out ? realpath(out, NULL) : NULL;
         *slash = '/';
-        size_t dl = dir ? strlen(dir) : 0, nl = strlen(slash + 1);
+        /* The root resolves to "/": no second slash after it ("/../x" is
+         * "/x", not "//x"). */
+        size_t dl = dir && strcmp(dir, "/") != 0 ? strlen(dir) : 0, nl = strlen(slash + 1);
         if (dir && dl + 1 + nl < len) {
             memmove(out + dl + 1, slash + 1, nl + 1);
             memcpy(out, dir, dl);
@@ -272,6 +277,13 @@ static void to_host_order(void *buf, uint64_t count, unsigned key_bytes)
 
 int pb_data_reader_next(pb_data_reader *r, void *out, uint64_t count, pb_err *err)
 {
+    /* The checked length bounds every read: a caller that asks for more
+     * is told so, not that the file shrank. */
+    uint64_t keys = r->file->bytes / r->key_bytes;
+    if (count > keys - r->done)
+        return pb_err_set(err, "keys %llu .. %llu could not be read, beyond the %llu in file:%s",
+                          (unsigned long long)r->done, (unsigned long long)(r->done + count - 1),
+                          (unsigned long long)keys, r->file->path);
     size_t bytes = (size_t)(count * r->key_bytes);
     size_t got = bytes ? fread(out, 1, bytes, r->fp) : 0;
     if (got != bytes)

@@ -1,11 +1,13 @@
 /* Module parameters (config/params.h): pb_params_set against the spec of
  * every module in this build's registry, and of a module made here with
  * the edge cases no real one has (the whole long long range, empty and
- * repeated choices). Input: the module's name, a newline, the parameter's
- * name, a newline, the value (the rest, without a newline).
+ * repeated choices, a choice or a key file). Input: the module's name, a
+ * newline, the parameter's name, a newline, the value (the rest, without a
+ * newline).
  *
- * Beside the sanitizers: a value accepted is inside its spec, prints, and
- * reads back to itself; a value refused says why in one line. */
+ * Beside the sanitizers: a value accepted is inside its spec (a choice, or
+ * a key file where the enum takes one and the value said `file:`), prints,
+ * and reads back to itself; a value refused says why in one line. */
 #include <limits.h>
 
 #include "config/params.h"
@@ -19,6 +21,7 @@ static const pb_param_spec edge_params[] = {
     {"pick", PB_PARAM_ENUM, 0, 0, 0, "a|bb||a|", "empty and repeated choices"},
     {"one", PB_PARAM_ENUM, 0, 0, 0, "only", "a single choice"},
     {"flag", PB_PARAM_BOOL, 0, 0, 1, NULL, "yes or no"},
+    {"src", PB_PARAM_ENUM, 0, 0, 0, "a|" PB_CHOICE_FILE, "a choice or a key file"},
 };
 static const pb_module edge = {
     .name = "fuzz-edge",
@@ -63,14 +66,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         PB_FUZZ_ASSERT(v >= s->min && v <= s->max);
         break;
     case PB_PARAM_ENUM:
-        PB_FUZZ_ASSERT(v >= 0 && (size_t)v < nchoices(s->choices));
+        if (pb_param_file(v))
+            PB_FUZZ_ASSERT(pb_param_takes_file(s) && strncmp(value, "file:", 5) == 0);
+        else
+            PB_FUZZ_ASSERT(v >= 0 && (size_t)v < nchoices(s->choices));
         break;
     case PB_PARAM_BOOL:
         PB_FUZZ_ASSERT(v == 0 || v == 1);
         break;
     }
     /* Printed and read back: the same value (a repeated choice reads as its first). */
-    char buf[256], range[256];
+    char buf[PB_PARAM_TEXT_MAX], range[256];
     pb_params q;
     pb_params_defaults(m, &q);
     pb_fuzz_err_clear(&err);
@@ -79,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     PB_FUZZ_ASSERT(q.v[i] == v);
     (void)pb_param_range(s, range, sizeof range);
 out:
+    pb_data_files_clear(); /* each input from an empty table of key files */
     free(text);
     return 0;
 }

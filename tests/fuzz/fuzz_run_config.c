@@ -2,6 +2,7 @@
  * reader, the [sweep] keys, module sections resolved against the registry
  * and their lists expanded, then the ceilings added as a run does. */
 #include "bench/sweep_config.h"
+#include "config/params.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -13,6 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pb_fuzz_err_clear(&err);
     if (pb_config_load_text("fuzz.ini", "fuzz", text, &cfg, &err)) {
         pb_fuzz_check_err(&err);
+        pb_data_files_clear();
         free(text);
         return 0;
     }
@@ -28,10 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const pb_param_spec *s = &in->mod->params[j];
             if (s->type == PB_PARAM_INT)
                 PB_FUZZ_ASSERT(in->params.v[j] >= s->min && in->params.v[j] <= s->max);
+            else if (s->type == PB_PARAM_ENUM && pb_param_file(in->params.v[j]))
+                PB_FUZZ_ASSERT(pb_param_takes_file(s)); /* `file:` only where it is taken */
         }
     }
     pb_config_add_ceilings(&cfg);
     pb_config_free(&cfg);
+    pb_data_files_clear(); /* each input from an empty table of key files */
     free(text);
     return 0;
 }

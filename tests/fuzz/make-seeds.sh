@@ -17,7 +17,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
 
-for h in ini run_config quality_config sizes params results_json quality_json; do
+for h in ini run_config quality_config sizes params results_json quality_json data_file; do
     mkdir -p "$corpus/$h"
     rm -f "$corpus/$h"/seed-*
 done
@@ -26,7 +26,7 @@ put() { # put HARNESS NAME: stdin into corpus/HARNESS/seed-NAME
 }
 
 # ---- INI: shipped configs and the CLI's malformed ones ----------------------
-for f in configs/*.ini configs/paper/*.ini configs/quality/*.ini tests/data/*.ini \
+for f in configs/*.ini configs/paper/*.ini configs/quality/*.ini configs/own-data/*.ini tests/data/*.ini \
     results/reference/*/*/*.ini; do
     [ -f "$f" ] || continue
     name=$(echo "${f%.ini}" | tr '/' '_')
@@ -65,6 +65,11 @@ for v in 0 -9223372036854775808 9223372036854775807 2^62 x; do
 done
 for v in a bb "" only yes no; do printf 'fuzz-edge\npick\n%s' "$v" | put params "edge-pick-$v"; done
 printf 'fuzz-edge\nflag\nOn' | put params edge-flag-on
+for v in a file:keys.bin file: file:PATH "file:../data/k.f32" "file:/tmp//k"; do
+    printf 'fuzz-edge\nsrc\n%s' "$v" | put params "edge-src-$(printf '%s' "$v" | tr -c 'a-zA-Z0-9.' '_')"
+done
+printf 'omp-topk\ndist\nfile:keys.f32' | put params omp-topk-dist-file
+printf 'multisplit-twin\ndist\nfile:/tmp/../keys.u32' | put params multisplit-twin-dist-file
 
 # ---- results.json: small runs (samples trimmed; the reader does not read them)
 trim() { # trim FILE: the JSON with at most two result rows and no raw samples
@@ -113,6 +118,49 @@ trim "$work/q/quality.json" | put quality_json sweep
 for f in results/reference/nvidia-h200/quality/speed/*/quality.json; do
     trim "$f" | put quality_json "$(basename "$(dirname "$f")")"
 done
-for h in ini run_config quality_config sizes params results_json quality_json; do
+# ---- data_file: key files (a header byte, need, batch, then the file) and paths
+# (tests/fuzz/fuzz_data_file.c says the layout): fp32 keys with NaNs,
+# infinities, ties and zeros; every key width; a file one byte short of a
+# whole key; need 0, the whole file, one past it and 2^60; paths relative,
+# absolute, through "..", at the root, with "//", long.
+python3 - "$corpus/data_file" <<'PY'
+import os, struct, sys
+out = sys.argv[1]
+def put(name, data):
+    open(os.path.join(out, "seed-" + name), "wb").write(data)
+def key_file(width_bits, need, batch, body, raw=False):
+    return bytes([width_bits | (8 if raw else 0)]) + struct.pack("<Q", need) + bytes([batch]) + body
+f32 = b"".join(struct.pack("<I", v) for v in
+               [0x7fc00001, 0xff800001, 0x7f800000, 0xff800000, 0x3f000000, 0x3f000000,
+                0x80000000, 0, 0x3f800000, 0xbf800000, 0x447a0000, 0xc47a0000, 1, 0xffffffff,
+                0x7fffffff, 0x80000001])
+put("f32-whole", key_file(2, 16, 5, f32, raw=True))
+put("f32-first", key_file(2, 3, 1, f32, raw=True))
+put("f32-beyond", key_file(2, 17, 4, f32, raw=True))
+put("f32-huge-need", key_file(2, 1 << 60, 16, f32, raw=True))
+put("f32-max-need", key_file(2, (1 << 64) - 1, 255, f32, raw=True))
+put("f32-odd", key_file(2, 1, 3, f32 + b"xy"))
+put("u8", key_file(0, 5, 2, bytes(range(40))))
+put("u16", key_file(1, 7, 3, bytes(range(40)) + b"z"))
+put("u64", key_file(3, 4, 0, bytes(range(64))))
+put("u64-odd", key_file(3, 1, 1, bytes(range(63))))
+put("empty", key_file(2, 0, 1, b"", raw=True))
+put("empty-need-one", key_file(2, 1, 1, b"", raw=True))
+def paths(text):
+    return bytes([4]) + text.encode()
+put("path-relative", paths("keys.u32\n/tmp"))
+put("path-parent", paths("../data/keys.f32\ncfg"))
+put("path-absolute", paths("/tmp/keys.f32\n"))
+put("path-root-parent", paths("/../x"))
+put("path-root-base", paths("keys.u32\n/"))
+put("path-slashes", paths("a//b/\ncfg/"))
+put("path-dots", paths("./././k\n."))
+put("path-proc", paths("/proc/self/cwd/../k"))
+put("path-empty", paths("\n"))
+put("path-control", paths("ke\x1bys\n/tmp"))
+put("path-long", paths("k" * 1100 + "\n/tmp"))
+PY
+
+for h in ini run_config quality_config sizes params results_json quality_json data_file; do
     echo "$h: $(find "$corpus/$h" -type f | wc -l) inputs"
 done
