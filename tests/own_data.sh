@@ -20,6 +20,16 @@
 #                 test's timeout)
 #   resume_changed  an interrupted run resumes on the same file (exit 0) and
 #                 is refused (exit 2, one line) once the file changed
+#   make_keys     scripts/make-keys.py (the shipped configs' generator): N
+#                 little-endian keys, the hard cases of --dist special where
+#                 documented and the rest finite in [-1000, 1000), the same
+#                 bytes for the same seed and others for another, every
+#                 distribution; a bad count exits non-zero and writes nothing
+#   shipped       configs/own-data/{topk,multisplit}-file.ini at small sizes
+#                 (-D) on a make-keys.py file beside copies of them: every
+#                 row, GPU modules included, verified (SKIP in a build
+#                 without CUDA, where their GPU modules are unknown; SKIP
+#                 without a GPU)
 #   own_data.sh PERMBENCH CASE
 set -u
 pb=$1 case=$2
@@ -152,5 +162,65 @@ PY
     grep -qF "the key file changed since the run (SHA-256 " "$work/r.err" || fail "the message"
     grep -qF "now): file:$keys" "$work/r.err" || fail "the message's path"
     echo "ok: resumed on the same file; refused after it changed: $(cat "$work/r.err")" ;;
+make_keys)
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    mk=$root/scripts/make-keys.py
+    python3 "$mk" "$work/a.bin" --count 2^16 --dist special --seed 3 >"$work/mk.out" || fail "make-keys.py"
+    python3 "$mk" "$work/b.bin" --count 65536 --dist special --seed 3 >/dev/null || fail "make-keys.py"
+    python3 "$mk" "$work/c.bin" --count 2^16 --dist special --seed 4 >/dev/null || fail "make-keys.py"
+    cmp -s "$work/a.bin" "$work/b.bin" || fail "the same seed gave other bytes"
+    ! cmp -s "$work/a.bin" "$work/c.bin" || fail "another seed gave the same bytes"
+    grep -qF "65536 keys (special, seed 3), 262144 bytes, sha256 $(sha256sum "$work/a.bin" | cut -c1-64)" \
+        "$work/mk.out" || fail "make-keys.py's line: $(cat "$work/mk.out")"
+    python3 - "$work/a.bin" <<'PY' || fail "the keys of --dist special"
+import math, struct, sys
+data = open(sys.argv[1], "rb").read()
+assert len(data) == 4 * 65536
+keys = struct.unpack("<65536I", data)
+fixed = {2: 0x7F800000, 3: 0xFF800000, 4: 0x3F000000, 5: 0x3F000000, 6: 0x3F000000,
+         7: 0x80000000, 8: 0}
+for i, k in enumerate(keys):
+    r = i % 16
+    if r == 0: assert k == 0x7FC00000 | (i & 0x3FFFFF), (i, hex(k))
+    elif r == 1: assert k == 0xFF800001 | (i & 0x3FFFFF), (i, hex(k))
+    elif r in fixed: assert k == fixed[r], (i, hex(k))
+    else:
+        f = struct.unpack("<f", struct.pack("<I", k))[0]
+        assert math.isfinite(f) and -1000 <= f < 1000, (i, f)
+PY
+    for d in uniform normal u32; do
+        python3 "$mk" "$work/$d.bin" --count 1000 --dist $d >/dev/null || fail "--dist $d"
+        [ "$(stat -c %s "$work/$d.bin")" = 4000 ] || fail "--dist $d: not 4000 bytes"
+    done
+    python3 - "$work/uniform.bin" "$work/normal.bin" <<'PY' || fail "uniform or normal keys"
+import struct, sys
+u = struct.unpack("<1000f", open(sys.argv[1], "rb").read())
+n = struct.unpack("<1000f", open(sys.argv[2], "rb").read())
+assert all(0 <= x < 1 for x in u) and len(set(u)) > 990
+assert -6 < min(n) < -1 and 1 < max(n) < 6 and abs(sum(n) / 1000) < 0.2
+PY
+    for bad in "--count 2^40" "--count 0" "--count x" "--count 10 --dist zipf"; do
+        # shellcheck disable=SC2086  # the options are words
+        if python3 "$mk" "$work/bad.bin" $bad 2>/dev/null; then fail "make-keys.py $bad passed"; fi
+        [ ! -e "$work/bad.bin" ] || fail "make-keys.py $bad wrote a file"
+    done
+    echo "ok: make-keys.py" ;;
+shipped)
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    if ! "$pb" list --brief | grep -q '^radik '; then echo "skipped: built without CUDA"; exit 77; fi
+    if ! "$pb" list --brief | grep -q '^radik .* yes '; then echo "skipped: no GPU"; exit 77; fi
+    cp "$root"/configs/own-data/*.ini "$work/cfg/"
+    python3 "$root/scripts/make-keys.py" "$work/cfg/keys/special.bin" --count 2^16 --dist special >/dev/null ||
+        fail "make-keys.py"
+    keys=$work/cfg/keys/special.bin
+    keys=$(cd "$(dirname "$keys")" && pwd -P)/special.bin
+    small=(-D sweep.plot=none -D sweep.min_time=0 -D sweep.ceilings=none)
+    "$pb" run "$work/cfg/topk-file.ini" -D sweep.sizes=2^12 "${small[@]}" \
+        --out "$work/tk" --quiet >"$work/tk.out" 2>"$work/tk.err" || fail "topk-file.ini: exit $?"
+    check_json "$work/tk/results.json" 7
+    "$pb" run "$work/cfg/multisplit-file.ini" -D sweep.sizes=2^16 "${small[@]}" \
+        --out "$work/ms" --quiet >"$work/ms.out" 2>"$work/ms.err" || fail "multisplit-file.ini: exit $?"
+    check_json "$work/ms/results.json" 18
+    echo "ok: the shipped configs on a key file, every row verified" ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac
