@@ -18,6 +18,7 @@
  *    refused at once, never waited on (an alarm fails a hang);
  *  - own_data_paths: a path with a control character is refused, the same
  *    file spelled with "..", "./" or through a symbolic link is one entry,
+ *    a path at the root or under a base ending in '/' has no doubled slash,
  *    the table holds at most PB_DATA_FILES_MAX files and clears;
  *  - own_data_config: paths are the config file's directory's (".." in a
  *    path is no range), -D paths the current directory's; a list of files
@@ -429,6 +430,18 @@ TEST_IMPL(own_data_paths)
         rc = fail("one file, ids %ld %ld %ld %ld", a, b, c, d);
     else if (strcmp(pb_data_file_at(a)->path, keys) != 0)
         rc = fail("named %s, not %s", pb_data_file_at(a)->path, keys);
+    /* At the root: one slash ("//x" named the same file, but differently). */
+    struct { const char *path, *base, *want; } root[] = {
+        {"/../no-such-pb-key", NULL, "/no-such-pb-key"},
+        {"no-such-pb-key", "/", "/no-such-pb-key"},
+        {"no-such-pb-key", "/nonexistent-pb/", "/nonexistent-pb/no-such-pb-key"},
+    };
+    for (int i = 0; i < 3 && !rc; i++) {
+        long id = pb_data_file_intern(root[i].path, root[i].base, &err);
+        if (id < 0 || strcmp(pb_data_file_at(id)->path, root[i].want) != 0)
+            rc = fail("%s in %s: %s, not %s", root[i].path, root[i].base ? root[i].base : "(cwd)",
+                      id < 0 ? err.msg : pb_data_file_at(id)->path, root[i].want);
+    }
     /* A control character would break the one-line message and JSON. */
     if (!rc && pb_data_file_intern("keys\\n.u32", dir, &err) < 0)
         rc = fail("a backslash is no control character: %s", err.msg);

@@ -155,7 +155,6 @@ put("path-slashes", paths("a//b/\ncfg/"))
 put("path-dots", paths("./././k\n."))
 put("path-proc", paths("/proc/self/cwd/../k"))
 put("path-empty", paths("\n"))
-put("path-control", paths("ke\x1bys\n/tmp"))
 put("path-long", paths("k" * 1100 + "\n/tmp"))
 PY
 
