@@ -67,7 +67,8 @@ step "make-keys.py (2^24 fp32, special)" "$work/make-keys.log" \
     python3 "$src/scripts/make-keys.py" "$keys" --count 2^24 --dist special
 step "ctest -R own_data" "$work/ctest.log" \
     ctest --test-dir "$build" -R own_data -j "${PB_CTEST_JOBS:-4}" --output-on-failure
-grep -E 'own_data|tests passed|tests failed' "$work/ctest.log" >>"$summary"
+cat "$work/make-keys.log" >>"$summary"
+grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: |tests passed|tests failed' "$work/ctest.log" >>"$summary"
 for c in topk-file multisplit-file; do
     step "run $c.ini" "$work/$c.log" "$pb" run "$src/configs/own-data/$c.ini" --out "$work/$c"
     step "check $c/results.json" "$work/check-$c.log" python3 - "$work/$c/results.json" "$keys" <<'PY'
