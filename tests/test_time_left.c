@@ -14,7 +14,9 @@
 #include "families/shuffle/shuffle_leaf.h"
 #include "tests/test.h"
 
-/* Fisher-Yates, then n microseconds asleep. */
+/* Fisher-Yates, then 10 n microseconds asleep: the sleep outweighs the
+ * harness's per-point work (checks, first-touch), which a loaded machine
+ * makes vary. */
 static int run_sleeper(void *state, uint64_t sample, pb_err *err)
 {
     (void)err;
@@ -22,7 +24,7 @@ static int run_sleeper(void *state, uint64_t sample, pb_err *err)
     pb_rng r;
     pb_rng_init(&r, b->pt.seed, sample);
     pb_fisher_yates(b->out, b->pt.n, b->pt.item_bytes, &r);
-    struct timespec ts = {0, (long)b->pt.n * 1000};
+    struct timespec ts = {0, (long)b->pt.n * 10000};
     while (nanosleep(&ts, &ts) != 0) {}
     return 0;
 }
@@ -32,7 +34,7 @@ static const pb_module sleeper = {
     .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
-    .summary = "fisher-yates, then n microseconds asleep",
+    .summary = "fisher-yates, then 10 n microseconds asleep",
     .footprint = pb_shuffle_footprint_inplace,
     .prepare = pb_shuffle_prepare_inplace,
     .run = run_sleeper,
@@ -62,8 +64,8 @@ static void progress(size_t done, size_t total, double eta_s, const pb_instance 
 TEST_IMPL(run_time_left_estimate)
 {
     static pb_config cfg;
-    const char *text = "[sweep]\nsizes = 2^10 .. 2^14\nitem = u64\nceilings = none\nmin_samples = 8\n"
-                       "max_samples = 8\nmin_time = 0\nflush_cache = no\n[fisher-yates]\n";
+    const char *text = "[sweep]\nsizes = 2^10 .. 2^14\nitem = u64\nceilings = none\nmin_samples = 4\n"
+                       "max_samples = 4\nmin_time = 0\nflush_cache = no\n[fisher-yates]\n";
     pb_err err;
     ASSERT(pb_config_load_text("t.ini", "t", text, &cfg, &err) == 0);
     cfg.inst.v[0].mod = &sleeper;
@@ -75,12 +77,12 @@ TEST_IMPL(run_time_left_estimate)
     ASSERT(run.nrows == POINTS);
     ASSERT(eta[0] < 0); /* nothing measured yet: no estimate */
     /* From the first point on: sizes double, so the rest is about 30 times
-     * the first point (averaging the points done said 4 times). */
+     * the first point (averaging the points done said 4 times: 0.13x). */
     for (int k = 1; k < POINTS; k++) {
         double left = end - at[k];
         fprintf(stderr, "before point %d: estimate %.3f s, took %.3f s (%.2fx)\n", k, eta[k], left,
                 eta[k] / left);
-        ASSERT(eta[k] > 0.6 * left && eta[k] < 1.6 * left);
+        ASSERT(eta[k] > 0.5 * left && eta[k] < 2 * left);
     }
     pb_run_free(&run);
     pb_config_free(&cfg);
