@@ -447,7 +447,8 @@ def sweep_from_like(path):
                           "automatic": bool(inst.get("automatic"))})
     prov = root.get("provenance") or {}
     like = {"path": os.path.abspath(path), "date": prov.get("date"),
-            "commit": (prov.get("git") or {}).get("commit"), "gpu": prov.get("gpu") or {},
+            "commit": (prov.get("git") or {}).get("commit"), "dirty": (prov.get("git") or {}).get("dirty"),
+            "gpu": prov.get("gpu") or {},
             "schema_version": root["schema_version"]}
     return {"sweep": sweep, "instances": instances, "config": prov.get("config") or {}, "like": like}
 
@@ -1620,8 +1621,14 @@ def cmd_run(args):
     else:
         gpu = gpu_json(torch_mod, mods.get("cupy"))
     plots = [p for p in sweep["plots"] if p not in ("pct-copy", "axis-speedup")]
+    git = git_json()
+    if git["source"] == "none" and spec["like"] and spec["like"].get("commit"):
+        # a tree with neither git nor an archive's stamp (a copy on a GPU
+        # node): the commit of the build that made the --like run
+        git = {"commit": spec["like"]["commit"], "dirty": spec["like"].get("dirty") or "unknown",
+               "source": "the --like run's build"}
     prov = {
-        "date": utc_now(), "permbench_version": "scripts/peers/peers.py", "git": git_json(),
+        "date": utc_now(), "permbench_version": "scripts/peers/peers.py", "git": git,
         "config": spec["config"], "host": host_json(), "gpu": gpu,
         "build": {"type": "python", "python": platform.python_version(),
                   "torch": versions.get("torch", "not used"), "cupy": versions.get("cupy", "not used"),
