@@ -17,6 +17,7 @@ PB_MODULE(merge_shuffle)
 PB_MODULE(cpu_dart_throwing)
 PB_MODULE(tbb_bijective)
 PB_MODULE(tbb_sort_shuffle)
+PB_MODULE(pov_shuffle) /* approximately uniform: iterations trade time for bias */
 PB_MODULE(tbb_gather) /* the paper's TBB gather ceiling */
 
 /* Ceilings on the CPU */
