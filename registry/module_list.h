@@ -44,6 +44,7 @@ PB_MODULE(bijective2)
 PB_MODULE(dart_throwing)
 PB_MODULE(sort_shuffle)
 PB_MODULE(thrust_shuffle)
+PB_MODULE(gpu_pov_shuffle) /* approximately uniform; twin: pov_shuffle */
 
 /* Multisplit family: the paper's kernels, references, building blocks */
 PB_MODULE(multisplit) /* picks dms, wms or bms by m */
