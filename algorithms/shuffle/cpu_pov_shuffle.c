@@ -82,7 +82,7 @@ const pb_module pb_module_pov_shuffle = {
     .name = "pov-shuffle",
     .family = &pb_family_shuffle,
     .device = PB_DEVICE_CPU,
-    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
+    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
     .summary = "POV-shuffle: offset physical blocks, random virtual blocks, Fisher-Yates in each (OpenMP); "
                "approximately uniform, the C twin of gpu-pov-shuffle",
     .params = PB_PARAMS(params),

@@ -250,7 +250,7 @@ extern "C" const pb_module pb_module_gpu_pov_shuffle = {
     .name = "gpu-pov-shuffle",
     .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
+    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
     .summary = "POV-shuffle on the GPU: a block a virtual block, Fisher-Yates in shared memory; the host "
                "assigns blocks; equal to pov-shuffle bit for bit",
     .params = params,
