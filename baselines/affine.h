@@ -43,7 +43,12 @@ static inline uint64_t pb_gcd(uint64_t x, uint64_t y)
     return x;
 }
 
-/* A fresh bijection on [0, n) for (seed, sample); n >= 1. */
+/* A fresh bijection on [0, n) for (seed, sample); n >= 1. Consecutive
+ * samples never share one (for n >= 2): the offset steps by a seed's
+ * nonzero stride, c = c0 + sample * stride mod n. An offset drawn afresh
+ * a sample repeated the one before with probability 1/n when the jitter
+ * of a is nil (n < 1024), and the check that a module's samples differ
+ * failed the ceiling itself at n = 16. */
 static inline pb_affine pb_affine_make(uint64_t n, uint64_t seed, uint64_t sample)
 {
     pb_rng r;
@@ -56,7 +61,11 @@ static inline pb_affine pb_affine_make(uint64_t n, uint64_t seed, uint64_t sampl
     a %= n;
     while (a == 0 || pb_gcd(a, n) != 1) a = a + 1 == n ? 1 : a + 1;
     f.a = a;
-    f.c = pb_rng_below64(&r, n);
+    pb_rng per_seed;
+    pb_rng_init(&per_seed, seed, UINT64_MAX);
+    uint64_t c0 = pb_rng_below64(&per_seed, n);
+    uint64_t stride = 1 + pb_rng_below64(&per_seed, n - 1);
+    f.c = (c0 + pb_mulmod(sample % n, stride, n)) % n;
     return f;
 }
 

@@ -36,6 +36,15 @@ static const char *str(json_t *o, const char *k)
     return s ? s : "";
 }
 
+/* No control characters: every string read goes into one-line messages,
+ * the report's lines and the figure's quoted strings. */
+static bool printable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) return false;
+    return true;
+}
+
 static long long integer(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
@@ -82,6 +91,10 @@ static int check_rows(const char *path, json_t *rows, pb_err *err)
         if (!json_is_string(json_object_get(r, "label")) || !json_is_integer(json_object_get(r, "n")) ||
             !json_is_integer(json_object_get(r, "item_bytes")) || !json_is_string(json_object_get(r, "status")))
             return pb_err_set(err, "%s: row %zu lacks label, n, item_bytes or status", path, i);
+        static const char *const keys[] = {"label", "module", "device", "axis_value", "status", "family"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            if (!printable(str(r, keys[k])))
+                return pb_err_set(err, "%s: row %zu: a control character in its %s", path, i, keys[k]);
         json_t *s = json_object_get(r, "samples_ms");
         if (strcmp(str(r, "status"), "ok") == 0 && (!json_is_array(s) || json_array_size(s) == 0))
             return pb_err_set(err, "%s: row %zu (%s) is ok but has no samples_ms", path, i, str(r, "label"));
@@ -121,6 +134,12 @@ static int load(const char *arg, const char *which, pb_cmp_side *side, pb_err *e
         return -1;
     }
     read_prov(side->root, &side->prov);
+    const pb_cmp_prov *p = &side->prov;
+    const char *texts[] = {p->gpu, p->driver, p->commit, p->dirty, p->config_name, p->config_hash, p->cpu, p->family, p->date};
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+        if (!printable(texts[k]))
+            return pb_err_set(err, "%s %s: a control character in its provenance (%s)", which, side->path,
+                              "GPU, driver, commit, config, CPU, family or date");
     return 0;
 }
 

@@ -114,6 +114,10 @@ void pb_compare_print(const pb_compare *c, bool markdown, FILE *out);
  * (the Markdown report), each written whole or not at all; then, by the
  * gnuplot found, the figure DIR/compare.png and .svg. */
 int pb_compare_write(const pb_compare *c, const char *dir, int argc, char **argv, pb_err *err);
+/* The figure's gnuplot variables (what pb_compare_plot hands gnuplot with
+ * plots/compare.gp) into vars[len]; every string single-quoted and free of
+ * quotes and control characters. */
+int pb_compare_plot_vars(const pb_compare *c, const char *dir, char *vars, size_t len, pb_err *err);
 int pb_compare_plot(const pb_compare *c, const char *dir, const char *gnuplot, pb_err *err);
 
 #endif

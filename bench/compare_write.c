@@ -175,20 +175,25 @@ int pb_compare_write(const pb_compare *c, const char *dir, int argc, char **argv
     return pb_afile_commit(&a, err);
 }
 
+/* Text from a results file made fit for a single-quoted gnuplot string:
+ * quotes and control characters become spaces. */
+static void unquote(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\'' || (unsigned char)*s < 0x20 || *s == 0x7f) *s = ' ';
+}
+
 /* "NVIDIA H200, dcbe1bbbecc6": a run as the figure names it; quotes
  * dropped (the text goes into a single-quoted gnuplot string). */
 static void run_name(const pb_cmp_prov *p, bool gpu, char *buf, size_t len)
 {
     snprintf(buf, len, "%s, %.12s%s", gpu ? p->gpu : p->cpu, *p->commit ? p->commit : "unknown",
              strcmp(p->dirty, "yes") == 0 ? " (dirty)" : "");
-    for (char *s = buf; *s; s++)
-        if (*s == '\'' || *s == '\n') *s = ' ';
+    unquote(buf);
 }
 
-int pb_compare_plot(const pb_compare *c, const char *dir, const char *gnuplot, pb_err *err)
+int pb_compare_plot_vars(const pb_compare *c, const char *dir, char *vars, size_t len, pb_err *err)
 {
-    const pb_embedded_file *script = pb_embedded_find("plots/compare.gp");
-    if (!script) return pb_err_set(err, "no plot script plots/compare.gp in this build");
     if (strchr(dir, '\'') || strchr(dir, '\n'))
         return pb_err_set(err, "cannot plot: a quote character in the directory name");
     bool gpu = false, share = false;
@@ -196,14 +201,27 @@ int pb_compare_plot(const pb_compare *c, const char *dir, const char *gnuplot, p
         gpu |= strcmp(c->rows[i].key.device, "gpu") == 0;
         share |= c->rows[i].other_device && !isnan(c->rows[i].share_ratio);
     }
-    char b[256], n[256], vars[2400];
+    char b[256], n[256], fam[128];
     run_name(&c->base.prov, gpu, b, sizeof b);
     run_name(&c->new_.prov, gpu, n, sizeof n);
-    snprintf(vars, sizeof vars,
-             "datafile = '%s/compare.csv'\ntitle = 'NEW / BASE, median time per row (%s)'\n"
-             "subtitle = 'BASE: %s  |  NEW: %s  |  Mann-Whitney U, alpha %g, threshold %g%%'\n"
-             "threshold = %.17g\nshare = %d\nrows = %zu\nsame = %zu\nfaster = %zu\nslower = %zu\n",
-             dir, *c->base.prov.family ? c->base.prov.family : "results", b, n, c->opts.alpha,
-             c->opts.threshold_pct, c->opts.threshold_pct, share, c->nrows, c->same, c->faster, c->slower);
+    /* The family comes from the file too: it goes into the title's quotes. */
+    snprintf(fam, sizeof fam, "%s", *c->base.prov.family ? c->base.prov.family : "results");
+    unquote(fam);
+    int w = snprintf(vars, len,
+                     "datafile = '%s/compare.csv'\ntitle = 'NEW / BASE, median time per row (%s)'\n"
+                     "subtitle = 'BASE: %s  |  NEW: %s  |  Mann-Whitney U, alpha %g, threshold %g%%'\n"
+                     "threshold = %.17g\nshare = %d\nrows = %zu\nsame = %zu\nfaster = %zu\nslower = %zu\n",
+                     dir, fam, b, n, c->opts.alpha, c->opts.threshold_pct, c->opts.threshold_pct, share,
+                     c->nrows, c->same, c->faster, c->slower);
+    if (w < 0 || (size_t)w >= len) return pb_err_set(err, "cannot plot: the directory name is too long");
+    return 0;
+}
+
+int pb_compare_plot(const pb_compare *c, const char *dir, const char *gnuplot, pb_err *err)
+{
+    const pb_embedded_file *script = pb_embedded_find("plots/compare.gp");
+    if (!script) return pb_err_set(err, "no plot script plots/compare.gp in this build");
+    char vars[2400];
+    if (pb_compare_plot_vars(c, dir, vars, sizeof vars, err)) return -1;
     return pb_gnuplot_draw(gnuplot, vars, script->data, script->len, dir, "compare", err);
 }

@@ -30,6 +30,10 @@ enum pb_module_flags {
     /* The same seed may give different outputs (atomics decide, as in dart
      * throwing): outputs are still valid, but not reproducible. */
     PB_MOD_NONDETERMINISTIC = 1u << 3,
+    /* Approximately uniform by design (a parameter trades time for bias,
+     * as the POV-shuffle's iterations): the quality gate's `modules = all`
+     * leaves it out and says so; a config that names it tests it. */
+    PB_MOD_APPROXIMATE = 1u << 4,
 };
 
 typedef enum pb_param_type { PB_PARAM_INT, PB_PARAM_ENUM, PB_PARAM_BOOL } pb_param_type;

@@ -302,6 +302,15 @@ int pb_perm_count_rows(const char *path, const char *shown, uint32_t n, pb_perm_
         *known = true;
         if (fmt == PB_PERM_TEXT) {
             rc = count_lines(fd, off, name, rows, err);
+            /* A row of n values takes at least 2n - 1 bytes (a digit each
+             * and a separator between): a row length that dwarfs the file
+             * is refused here, before the tests set up for that n (the
+             * MMD's moments alone take minutes at n = 2^32 - 1). */
+            uint64_t size = (uint64_t)(st.st_size - off);
+            if (!rc && *rows > 0 && size < 2 * (uint64_t)n - 1)
+                rc = pb_err_set(err, "%s: row 1 is short: the input holds %llu bytes, fewer than the %llu "
+                                "a row of %u values takes", name, (unsigned long long)size,
+                                (unsigned long long)(2 * (uint64_t)n - 1), n);
         } else {
             uint64_t size = (uint64_t)(st.st_size - off), rb = pb_perm_row_bytes(fmt, n);
             *rows = size / rb;

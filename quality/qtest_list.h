@@ -4,3 +4,8 @@
 PB_QTEST(chisq)
 PB_QTEST(mmd)
 PB_QTEST(duplicates)
+/* Bias metrics (the POV-shuffle README's, docs/pov.md) */
+PB_QTEST(positional)
+PB_QTEST(bigram)
+PB_QTEST(trigram)
+PB_QTEST(predictor)

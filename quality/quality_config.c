@@ -254,13 +254,15 @@ static int add_section(pb_quality_config *c, const pb_ini *doc, const pb_ini_sec
 }
 
 /* modules = all | cpu | gpu: every such module of this build that draws
- * sample permutations, at its defaults, unless a section names it. */
+ * sample permutations, at its defaults, unless a section names it; not
+ * those approximately uniform by design, which would fail a uniformity
+ * gate at some sample count whatever their quality. */
 static int add_all_modules(pb_quality_config *c, pb_err *err)
 {
     if (c->modules == PB_QMOD_NONE) return 0;
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
-        if (!m->sample_perms) continue;
+        if (!m->sample_perms || (m->flags & PB_MOD_APPROXIMATE)) continue;
         if (c->modules == PB_QMOD_CPU && m->device != PB_DEVICE_CPU) continue;
         if (c->modules == PB_QMOD_GPU && m->device != PB_DEVICE_GPU) continue;
         if (pb_instances_find(&c->inst, m->name) >= 0) continue;

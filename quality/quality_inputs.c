@@ -89,7 +89,9 @@ int pb_quality_config_use_input(pb_quality_config *cfg, const pb_qinput *input, 
     bool any = false;
     for (size_t k = 0; k < pb_qtest_count(); k++) {
         pb_qtest_spec *t = &cfg->test[k];
-        if (own_tests && !pb_qtest_spec_has(t, n)) {
+        /* Without a config of the user's, the release battery's own tests
+         * (those its config names), not every test there is. */
+        if (!t->nn || (own_tests && !pb_qtest_spec_has(t, n))) {
             t->nn = 0;
             continue;
         }

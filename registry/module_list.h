@@ -17,6 +17,7 @@ PB_MODULE(merge_shuffle)
 PB_MODULE(cpu_dart_throwing)
 PB_MODULE(tbb_bijective)
 PB_MODULE(tbb_sort_shuffle)
+PB_MODULE(pov_shuffle) /* approximately uniform: iterations trade time for bias */
 PB_MODULE(tbb_gather) /* the paper's TBB gather ceiling */
 
 /* Ceilings on the CPU */
@@ -43,6 +44,7 @@ PB_MODULE(bijective2)
 PB_MODULE(dart_throwing)
 PB_MODULE(sort_shuffle)
 PB_MODULE(thrust_shuffle)
+PB_MODULE(gpu_pov_shuffle) /* approximately uniform; twin: pov_shuffle */
 
 /* Multisplit family: the paper's kernels, references, building blocks */
 PB_MODULE(multisplit) /* picks dms, wms or bms by m */

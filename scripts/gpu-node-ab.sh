@@ -21,12 +21,26 @@ step() { # step NAME LOG CMD... : time it, log it, pack
     pack; return $rc
 }
 [ -f "$root/.bundle/baseline.tar.gz" ] || { echo "gpu-node-ab.sh: no .bundle/baseline.tar.gz" >&2; exit 2; }
-step "build B" "$work/build-B.log" "$root/scripts/gpu-node-build.sh" || exit 1
+# Builds already made in this session (the same bundle, the same baseline
+# archive) are kept, so several configs can be run one call each.
+want=$(tar -xzOf "$root/.bundle/source.tar.gz" ./cmake/git-archive.txt 2>/dev/null ||
+    tar -xzOf "$root/.bundle/source.tar.gz" cmake/git-archive.txt 2>/dev/null)
+have=$(grep -o '"[0-9a-f]\{40\}"' "$root/build-gpu/generated/build_info.c" 2>/dev/null | head -1 | tr -d '"')
+if [ -z "$want" ] || [ "$want" != "$have" ]; then
+    step "build B" "$work/build-B.log" "$root/scripts/gpu-node-build.sh" || exit 1
+fi
+sum=$(sha256sum "$root/.bundle/baseline.tar.gz" | cut -c1-64)
+if [ -x "$old/build/permbench" ] && [ "$(cat "$old/archive.sha256" 2>/dev/null)" = "$sum" ]; then
+    echo "build A: kept ($old/build)" >>"$work/summary.txt"
+else
+rm -rf "$old/src" "$old/build" && mkdir -p "$old/src"
 tar -xzf "$root/.bundle/baseline.tar.gz" -C "$old/src" || exit 1
 step "build A" "$work/build-A.log" "$old/src/scripts/gpu-node-build.sh" "$root/.bundle" /opt/permbench-deps "$old/build" ||
     step "build A (cmake)" "$work/build-A2.log" sh -c ". /opt/permbench-deps/env.sh 2>/dev/null;
         cmake -S '$old/src' -B '$old/build' -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 &&
         cmake --build '$old/build' -j\$(nproc)" || exit 1
+echo "$sum" >"$old/archive.sha256"
+fi
 [ -f /opt/permbench-deps/env.sh ] && . /opt/permbench-deps/env.sh
 "$root/build-gpu/permbench" info >"$work/info.txt" 2>&1; nvidia-smi >>"$work/info.txt" 2>&1
 i=0

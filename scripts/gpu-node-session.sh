@@ -4,22 +4,27 @@
 # and quality batteries, and pack every log and result into one archive
 # (OUT/session.tar.gz), since a node hands back few files.
 #
-#   scripts/gpu-node-session.sh OUT [--tests REGEX] [--quality CONFIG]... [CONFIG]...
+#   scripts/gpu-node-session.sh OUT [--tests REGEX] [--peers] [--quality CONFIG]... [CONFIG]...
 #
 # Sweep results go to <name>/ and quality results to quality-<name>/ inside
-# the archive, the runs' terminal output to <name>.log; ctest.log and
+# the archive, the runs' terminal output to <name>.log. With --peers, each
+# sweep is followed by its PyTorch and CuPy peers on the same GPU
+# (scripts/peers/run-peers.sh): <name>-peers/, <name>-with-peers/ (one
+# figure), <name>-vs-peers/ and <name>-peers.log; a sweep of a family
+# without peers, or a node without torch and cupy, logs why. ctest.log and
 # info.txt beside them. The archive is rewritten after every step, so a call
 # cut short by its time limit still hands back what finished. Prints a short
 # summary last: each step's exit status and wall time. Exits 1 if any step
 # failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${1:?usage: gpu-node-session.sh OUT [--tests REGEX] [--quality CONFIG]... [CONFIG]...}
+out=${1:?usage: gpu-node-session.sh OUT [--tests REGEX] [--peers] [--quality CONFIG]... [CONFIG]...}
 shift
-tests="" quality=() sweeps=()
+tests="" quality=() sweeps=() peers=""
 while [ $# -gt 0 ]; do
     case $1 in
     --tests) tests=$2; shift 2 ;;
+    --peers) peers=1; shift ;;
     --quality) quality+=("$2"); shift 2 ;;
     *) sweeps+=("$1"); shift ;;
     esac
@@ -59,6 +64,10 @@ nvidia-smi >>"$work/info.txt" 2>&1
 for c in "${sweeps[@]}"; do
     name=$(basename "$c" .ini)
     step "run $name" "$work/$name.log" "$pb" run "$c" --out "$work/$name"
+    # the peers of a run that finished (all rows written, failed or not)
+    [ -z "$peers" ] || [ ! -s "$work/$name/results.csv" ] ||
+        step "peers $name" "$work/$name-peers.log" env PERMBENCH="$pb" \
+            "$root/scripts/peers/run-peers.sh" "$work" "$work/$name"
 done
 for c in "${quality[@]}"; do
     name=quality-$(basename "$c" .ini)

@@ -116,6 +116,7 @@ quality_input_late_row)
     args=(quality --input "$work/d.txt" --n 5 --format text); want="d.txt: row 70001, column 5: value 3 repeats column 4" ;;
 quality_input_missing) args=(quality --input "$work/none.u32" --n 5); want="cannot open $work/none.u32: No such file or directory" ;;
 quality_input_directory) args=(quality --input "$work" --n 5); want="$work is a directory, not a file of permutations" ;;
+quality_input_huge_n) args=(quality --input "$(data d.txt '0 1\n')" --n 4000000000 --format text); want="d.txt: row 1 is short: the input holds 4 bytes, fewer than the 7999999999 a row of 4000000000 values takes" ;;
 quality_input_no_n) args=(quality --input "$(data d.txt '0 1\n')"); want="quality: --input needs --n N" ;;
 quality_input_stray_n) args=(quality --n 5); want="quality: --n, --format, --count and --label describe an --input FILE" ;;
 quality_input_only) args=(quality --input "$(data d.txt '0 1\n')" --n 2 --only x); want="quality: --only picks a config's instances" ;;

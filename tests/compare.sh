@@ -203,6 +203,8 @@ bad_*)
     bad_missing) args=("$work/none" "$work/base"); want="compare: BASE $work/none: No such file or directory" ;;
     bad_no_results) mkdir "$work/empty"; args=("$work/base" "$work/empty"); want="compare: NEW $work/empty: no results.json in that directory" ;;
     bad_not_json) echo 'not json' >"$work/x.json"; args=("$work/x.json" "$work/base"); want="compare: BASE $work/x.json: not a results.json (line 1:" ;;
+    bad_json_newline) printf '{"a": "x\\\nq"}' >"$work/x.json"; args=("$work/x.json" "$work/base"); want="compare: BASE $work/x.json: not a results.json (line 2: invalid escape near '\"x\\?')" ;;
+    bad_control_label) run "$work/new" shuffle "GPU X" aaaaaaa "$(row 'a\nb' 1024 ok quiet 1.0 5)"; args=("$work/base" "$work/new"); want="row 0: a control character in its label" ;;
     bad_not_results) echo '{"schema_version": 1, "rows": []}' >"$work/q.json"; args=("$work/base" "$work/q.json"); want="compare: NEW $work/q.json: not a permbench results.json" ;;
     bad_schema)
         sed 's/"schema_version": 2/"schema_version": 3/' "$work/base/results.json" >"$work/s3.json"

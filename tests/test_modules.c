@@ -3,6 +3,7 @@
 #include <gsl/gsl_cdf.h>
 #include <stdlib.h>
 
+#include "baselines/affine.h"
 #include "config/params.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
@@ -28,6 +29,29 @@ TEST_IMPL(modules_cpu_thread_independent)
         ASSERT(memcmp(a, b, 100003 * 8) == 0);
         free(a), free(b);
     }
+    return 0;
+}
+
+/* The gather ceilings' bijections differ from one sample to the next at
+ * every n >= 2 (the harness fails a module whose sample repeats the one
+ * before): an offset drawn afresh each sample repeated with probability 1/n
+ * and failed cpu-gather at n = 16, seed 3. */
+TEST_IMPL(modules_gather_samples_differ)
+{
+    for (uint64_t n = 2; n <= 3000; n += n < 64 ? 1 : 97)
+        for (uint64_t seed = 0; seed < 8; seed++)
+            for (uint64_t s = 1; s < 64; s++) {
+                pb_affine f = pb_affine_make(n, seed, s), g = pb_affine_make(n, seed, s - 1);
+                ASSERT(f.a != g.a || f.c != g.c);
+                ASSERT(f.c < n && f.a < n && f.a > 0);
+            }
+    const pb_module *m = pb_module_find("cpu-gather");
+    void *a, *b;
+    pb_err err;
+    ASSERT(pb_drive_module(m, 16, 4, 3, 1, 1, &a, &err) == 0);
+    ASSERT(pb_drive_module(m, 16, 4, 3, 2, 1, &b, &err) == 0);
+    ASSERT(memcmp(a, b, 16 * 4) != 0);
+    free(a), free(b);
     return 0;
 }
 

@@ -48,16 +48,19 @@ TEST_IMPL(quality_config_parse)
     ASSERT(pb_instances_only(&cfg.inst, "vp", cfg.path, &err) == 0 && cfg.inst.n == 5);
     pb_quality_config_free(&cfg);
 
-    /* modules = cpu: every CPU module with sample permutations, once. */
+    /* modules = cpu: every CPU module with sample permutations, once, but
+     * those approximately uniform by design. */
     ASSERT(load("[quality]\nmodules = cpu\nmmd = 10\nmmd_samples = 10\n[fisher-yates]\nmodule = "
                 "gsl-shuffle\n",
                 &cfg, &err) == 0);
     size_t want = 1; /* the section */
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
-        want += m->device == PB_DEVICE_CPU && m->sample_perms && strcmp(m->name, "fisher-yates") != 0;
+        want += m->device == PB_DEVICE_CPU && m->sample_perms && !(m->flags & PB_MOD_APPROXIMATE) &&
+                strcmp(m->name, "fisher-yates") != 0;
     }
     ASSERT(cfg.inst.n == want);
+    ASSERT(pb_instances_find(&cfg.inst, "pov-shuffle") < 0);
     pb_quality_config_free(&cfg);
 
     /* A fallback list takes the first module this build has and can run. */

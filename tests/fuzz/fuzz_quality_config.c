@@ -1,6 +1,8 @@
 /* Quality configs (`permbench quality`, quality/quality_config.h) from
  * text: the INI reader, the [quality] keys and each test's n list and
  * samples, module sections resolved against the registry. */
+#include "config/data_file.h"
+#include "quality/qinput.h"
 #include "quality/quality_config.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -13,6 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pb_fuzz_err_clear(&err);
     if (pb_quality_config_load_text("fuzz.ini", "fuzz", text, &cfg, &err)) {
         pb_fuzz_check_err(&err);
+        pb_data_files_clear();
         free(text);
         return 0;
     }
@@ -32,8 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t ns[PB_Q_MAX_TESTS * PB_Q_MAX_N];
     size_t nn = pb_quality_config_sizes(&cfg, ns, sizeof ns / sizeof ns[0]);
     PB_FUZZ_ASSERT(nn >= 1);
-    for (size_t i = 0; i < cfg.inst.n; i++) PB_FUZZ_ASSERT(cfg.inst.v[i].mod->sample_perms);
+    /* Every module draws sample permutations; an external input
+     * (quality/qinput.h) reads its rows instead and has a path. */
+    for (size_t i = 0; i < cfg.inst.n; i++)
+        PB_FUZZ_ASSERT(pb_instance_is_input(&cfg.inst.v[i])
+                           ? pb_quality_config_input(&cfg, &cfg.inst.v[i]) != NULL
+                           : cfg.inst.v[i].mod->sample_perms != NULL);
     pb_quality_config_free(&cfg);
+    pb_data_files_clear(); /* each input from an empty table of key files */
     free(text);
     return 0;
 }

@@ -17,7 +17,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
 
-for h in ini run_config quality_config sizes params results_json quality_json data_file; do
+for h in ini run_config quality_config sizes params results_json quality_json compare resume perm_reader data_file; do
     mkdir -p "$corpus/$h"
     rm -f "$corpus/$h"/seed-*
 done
@@ -89,7 +89,30 @@ for c in tests/data/tiny.ini tests/data/axis-numeric.ini tests/data/axis-words.i
     n=$(basename "$c" .ini)
     "$pb" run "$c" --out "$work/$n" --quiet >/dev/null
     trim "$work/$n/results.json" | put results_json "$n"
+    trim "$work/$n/results.json" | put compare "$n"
+    # resume reads an interrupted run: the same file marked so.
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.setdefault("summary",{})["interrupted"]=True; json.dump(d,sys.stdout,indent=1)' \
+        "$work/$n/results.json" | put resume "$n"
 done
+# compare: a reference run of each family (rows with many samples, GPU provenance)
+for f in results/reference/nvidia-h200/multisplit/table8/results.json; do
+    trim "$f" | put compare "$(basename "$(dirname "$f")")"
+done
+"$pb" run tests/data/tiny.ini --out "$work/d" --quiet -D sweep.sizes=2^4 >/dev/null
+trim "$work/d/results.json" | put resume tiny-define
+
+# ---- permutation streams (quality --input): byte 0 the format (0 u32, 1
+# u64, 2 text), byte 1 n - 1, byte 2 the batch - 1, then the rows
+le() { python3 -c 'import struct,sys; w=int(sys.argv[1]); sys.stdout.buffer.write(bytes(map(int,sys.argv[2:5]))+b"".join(v.to_bytes(w,"little") for v in map(int,sys.argv[5:])))' "$@"; }
+le 4 0 4 2 0 1 2 3 4 4 3 2 1 0 2 0 1 3 4 | put perm_reader u32-n5
+le 8 1 4 0 4 3 2 1 0 0 1 2 3 4 | put perm_reader u64-n5
+le 4 0 2 1 0 1 2 0 1 3 | put perm_reader u32-out-of-range
+le 4 0 2 1 0 0 2 | put perm_reader u32-repeat
+le 4 0 2 1 0 1 | put perm_reader u32-truncated
+printf '\002\004\001 0 1 2 3 4\n4 3 2 1 0\n\n1 0 2 4 3\n' | put perm_reader text-n5
+printf '\002\004\0000 1 2 3\n0 1 2 3 4 5\n' | put perm_reader text-short-long
+printf '\002\002\0000 x 1\r\n2 1 0' | put perm_reader text-bad-number
+printf '\002\000\000 0\n0\n+0\n-0\n00\n' | put perm_reader text-n1
 
 # ---- quality.json: a small run with a swept parameter, and the reference speed runs
 cat >"$work/q.ini" <<'INI'
@@ -158,6 +181,6 @@ put("path-empty", paths("\n"))
 put("path-long", paths("k" * 1100 + "\n/tmp"))
 PY
 
-for h in ini run_config quality_config sizes params results_json quality_json data_file; do
+for h in ini run_config quality_config sizes params results_json quality_json compare resume perm_reader data_file; do
     echo "$h: $(find "$corpus/$h" -type f | wc -l) inputs"
 done

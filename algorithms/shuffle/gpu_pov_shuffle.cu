@@ -1,0 +1,269 @@
+/* gpu-pov-shuffle: the POV-shuffle (algorithms/shuffle/pov.h, docs/pov.md)
+ * in place on the GPU, equal bit for bit to its C twin pov-shuffle.
+ *
+ * Each iteration, the host draws the offset and the assignment sigma of
+ * physical blocks to virtual blocks (the README's host program does too:
+ * a sequential Fisher-Yates over the blocks) and copies sigma over; the
+ * next iteration's host work overlaps this one's kernel. The kernel runs
+ * one CUDA block a virtual block: its threads gather the virtual block's
+ * items into shared memory and make all its draws in parallel (every draw
+ * depends only on its own counter), one thread does the Fisher-Yates swaps
+ * in shared memory, and the threads scatter the items back. The same kernel
+ * draws the battery's sample permutations, many at once (a batch of
+ * identities, one sigma and offset each). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/shuffle/pov_twin.h"
+#include "core/cuda_check.h"
+#include "core/module.h"
+#include "families/shuffle/gpu_shuffle_buffers.h"
+
+namespace {
+
+enum { P_ITERATIONS, P_BLOCK, P_VBLOCK };
+
+constexpr int THREADS = 128;
+
+const pb_param_spec params[] = {
+    {"iterations", PB_PARAM_INT, PB_POV_DEFAULT_ITERATIONS, 1, PB_POV_MAX_ITERATIONS, NULL,
+     "POV iterations (offset, block assignment, shuffle of each virtual block)"},
+    {"block", PB_PARAM_INT, PB_POV_DEFAULT_BLOCK, 1, PB_POV_MAX_VBLOCK_ITEMS, NULL, "items a physical block"},
+    {"vblock", PB_PARAM_INT, PB_POV_DEFAULT_VBLOCK, 1, PB_POV_MAX_VBLOCK_ITEMS, NULL,
+     "physical blocks a virtual block (block x vblock <= 4096)"},
+};
+
+pb_pov_params pov_params(const pb_params *p)
+{
+    return pb_pov_params{(uint32_t)p->v[P_ITERATIONS], (uint32_t)p->v[P_BLOCK], (uint32_t)p->v[P_VBLOCK]};
+}
+
+size_t smem_bytes(const pb_pov_params &p, unsigned item_bytes)
+{
+    size_t m = (size_t)p.block * p.vblock;
+    return m * item_bytes + (m + 1) * sizeof(uint16_t);
+}
+
+/* One iteration over `count` arrays of n items (array j at base + j n, its
+ * sigma at sigma + j nblocks, its offset offs[j], its sample first + j);
+ * CUDA block (j, v) shuffles virtual block v of array j. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    pov_iteration(T *base, uint64_t n, pb_pov_params p, uint64_t nblocks, uint32_t nv, const uint32_t *sigma,
+                  const uint64_t *offs, uint64_t seed, uint64_t first, uint32_t it)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ uint32_t short_slot, nslots;
+    const uint64_t j = blockIdx.x / nv;
+    const uint32_t v = (uint32_t)(blockIdx.x - j * nv);
+    T *a = base + j * n;
+    const uint32_t *sg = sigma + j * nblocks;
+    const uint64_t off = offs[j], sample = first + j;
+    const uint32_t m_most = p.block * p.vblock;
+    T *buf = (T *)smem;
+    uint16_t *draws = (uint16_t *)(smem + (size_t)m_most * sizeof(T));
+
+    /* The virtual block's slots, and which of them (if any) is the short
+     * last physical block: the only one not `block` long. */
+    const uint64_t s0 = (uint64_t)v * p.vblock;
+    if (threadIdx.x == 0) {
+        nslots = (uint32_t)(nblocks - s0 < p.vblock ? nblocks - s0 : p.vblock);
+        short_slot = UINT32_MAX;
+    }
+    __syncthreads();
+    for (uint32_t k = threadIdx.x; k < nslots; k += THREADS)
+        if (sg[s0 + k] == nblocks - 1) short_slot = k;
+    __syncthreads();
+    const uint32_t ss = short_slot;
+    const uint32_t short_len = ss == UINT32_MAX ? p.block : pb_pov_block_len(n, p.block, nblocks - 1);
+    const uint32_t m = nslots * p.block - (p.block - short_len);
+
+    /* Item l of the virtual block: slot k, item t of its physical block. */
+    auto where = [&](uint32_t l) -> uint64_t {
+        uint32_t k, t;
+        uint32_t before = ss == UINT32_MAX ? UINT32_MAX : ss * p.block;
+        if (l < before) k = l / p.block, t = l % p.block;
+        else if (l < before + short_len) k = ss, t = l - before;
+        else {
+            uint32_t r = l - before - short_len;
+            k = ss + 1 + r / p.block, t = r % p.block;
+        }
+        return pb_pov_position(n, p.block, off, sg[s0 + k], t);
+    };
+
+    for (uint32_t l = threadIdx.x; l < m; l += THREADS) buf[l] = a[where(l)];
+    /* Draws of steps m .. 2, four a Philox call. */
+    for (uint32_t g = threadIdx.x; g <= (m >> 2); g += THREADS) {
+        philox4x32_ctr_t w = pb_pov_words(seed, sample, it, v, g, 0);
+        for (uint32_t lane = 0; lane < 4; lane++) {
+            uint32_t i = 4 * g + lane, r;
+            if (i < 2 || i > m) continue;
+            if (!pb_pov_pick(w.v[lane], i, &r)) r = pb_pov_draw(seed, sample, it, v, i, i);
+            draws[i] = (uint16_t)r;
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (uint32_t i = m; i > 1; i--) {
+            uint32_t r = draws[i];
+            T x = buf[i - 1];
+            buf[i - 1] = buf[r];
+            buf[r] = x;
+        }
+    __syncthreads();
+    for (uint32_t l = threadIdx.x; l < m; l += THREADS) a[where(l)] = buf[l];
+}
+
+template <typename T>
+cudaError_t launch(T *d, uint64_t n, const pb_pov_params &p, uint64_t count, const uint32_t *d_sigma,
+                   const uint64_t *d_offs, uint64_t seed, uint64_t first, uint32_t it)
+{
+    uint64_t nblocks = pb_pov_blocks(n, p.block);
+    uint32_t nv = (uint32_t)pb_pov_vblocks(n, &p);
+    pov_iteration<T><<<(unsigned)(count * nv), THREADS, smem_bytes(p, sizeof(T))>>>(d, n, p, nblocks, nv, d_sigma,
+                                                                                    d_offs, seed, first, it);
+    return cudaGetLastError();
+}
+
+/* The module's state: the family's buffers (run in place on d_out), and
+ * sigma and the offset of every iteration, pinned on the host and on the
+ * device. */
+struct state {
+    pb_gpu_shuffle_buffers *bufs;
+    pb_pov_params p;
+    uint64_t nblocks;
+    uint32_t *h_sigma, *d_sigma; /* [iterations][nblocks] */
+    uint64_t *h_offs, *d_offs;   /* [iterations] */
+};
+
+int refresh(void *st, pb_err *err);
+
+uint64_t footprint(const pb_point *pt)
+{
+    pb_pov_params p = pov_params(pt->params);
+    return pb_gpu_shuffle_footprint(pt) + (uint64_t)p.iterations * (pb_pov_blocks(pt->n, p.block) * 4 + 8);
+}
+
+int prepare(const pb_point *pt, void **out, pb_err *err)
+{
+    state *s = (state *)calloc(1, sizeof *s);
+    if (!s) return pb_err_set(err, "out of memory");
+    *out = s;
+    s->p = pov_params(pt->params);
+    if (pb_pov_check(pt->n, &s->p, err)) return -1;
+    if (pb_gpu_shuffle_prepare(pt, (void **)&s->bufs, err)) return -1;
+    s->nblocks = pb_pov_blocks(pt->n, s->p.block);
+    size_t sig = (size_t)s->p.iterations * (s->nblocks + 1) * sizeof(uint32_t), offs = s->p.iterations * sizeof(uint64_t);
+    PB_CUDA_TRY(cudaMallocHost(&s->h_sigma, sig), err);
+    PB_CUDA_TRY(cudaMalloc(&s->d_sigma, sig), err);
+    PB_CUDA_TRY(cudaMallocHost(&s->h_offs, offs), err);
+    PB_CUDA_TRY(cudaMalloc(&s->d_offs, offs), err);
+    PB_CUDA_TRY(cudaFuncSetAttribute(pov_iteration<uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem_bytes(s->p, 4)),
+                err);
+    PB_CUDA_TRY(cudaFuncSetAttribute(pov_iteration<uint64_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem_bytes(s->p, 8)),
+                err);
+    return refresh(s, err);
+}
+
+/* In place: the input is copied into the output buffer before the sample
+ * (untimed), and the run shuffles the output buffer. */
+int refresh(void *st, pb_err *err)
+{
+    state *s = (state *)st;
+    if (pb_gpu_shuffle_refresh(s->bufs, err)) return -1;
+    size_t bytes = (size_t)s->bufs->pt.n * s->bufs->pt.item_bytes;
+    if (bytes) PB_CUDA_TRY(cudaMemcpyAsync(s->bufs->d_out, s->bufs->d_in, bytes, cudaMemcpyDeviceToDevice), err);
+    return 0;
+}
+
+int run(void *st, uint64_t sample, pb_err *err)
+{
+    state *s = (state *)st;
+    uint64_t n = s->bufs->pt.n;
+    if (n < 2) return 0;
+    for (uint32_t it = 0; it < s->p.iterations; it++) {
+        uint32_t *hs = s->h_sigma + (size_t)it * (s->nblocks + 1), *ds = s->d_sigma + (size_t)it * (s->nblocks + 1);
+        s->h_offs[it] = pb_pov_layout(n, &s->p, s->bufs->pt.seed, sample, it, hs);
+        PB_CUDA_TRY(cudaMemcpyAsync(ds, hs, s->nblocks * sizeof *hs, cudaMemcpyHostToDevice), err);
+        PB_CUDA_TRY(cudaMemcpyAsync(s->d_offs + it, s->h_offs + it, sizeof(uint64_t), cudaMemcpyHostToDevice), err);
+        cudaError_t e = s->bufs->pt.item_bytes == 4
+                            ? launch((uint32_t *)s->bufs->d_out, n, s->p, 1, ds, s->d_offs + it, s->bufs->pt.seed,
+                                     sample, it)
+                            : launch((uint64_t *)s->bufs->d_out, n, s->p, 1, ds, s->d_offs + it, s->bufs->pt.seed,
+                                     sample, it);
+        PB_CUDA_TRY(e, err);
+    }
+    return 0;
+}
+
+void release(void *st)
+{
+    state *s = (state *)st;
+    if (!s) return;
+    cudaFreeHost(s->h_sigma), cudaFreeHost(s->h_offs);
+    cudaFree(s->d_sigma), cudaFree(s->d_offs);
+    pb_gpu_shuffle_release(s->bufs);
+    free(s);
+}
+
+/* `count` identities shuffled by the timed kernel, all at once, one
+ * iteration a launch; sigma and offsets made on the host for each. */
+int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first, uint64_t count, uint32_t *out,
+                 pb_err *err)
+{
+    pb_pov_params p = pov_params(params);
+    if (pb_pov_check(n, &p, err)) return -1;
+    for (uint64_t j = 0; j < count; j++)
+        for (uint32_t i = 0; i < n; i++) out[j * n + i] = i;
+    if (n < 2 || count == 0) return 0;
+    uint64_t nb = pb_pov_blocks(n, p.block);
+    if (count * pb_pov_vblocks(n, &p) >= (UINT64_C(1) << 31))
+        return pb_err_set(err, "gpu-pov-shuffle sample_perms: batch of %llu too large", (unsigned long long)count);
+    uint32_t *h_sigma = (uint32_t *)malloc(count * nb * sizeof *h_sigma), *d = nullptr, *d_sigma = nullptr;
+    uint64_t *h_offs = (uint64_t *)malloc(count * sizeof *h_offs), *d_offs = nullptr;
+    cudaError_t e = h_sigma && h_offs ? cudaSuccess : cudaErrorMemoryAllocation;
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(pov_iteration<uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)smem_bytes(p, 4));
+    if (e == cudaSuccess) e = cudaMalloc(&d, count * n * sizeof *d);
+    if (e == cudaSuccess) e = cudaMalloc(&d_sigma, count * nb * sizeof *d_sigma);
+    if (e == cudaSuccess) e = cudaMalloc(&d_offs, count * sizeof *d_offs);
+    if (e == cudaSuccess) e = cudaMemcpy(d, out, count * n * sizeof *d, cudaMemcpyHostToDevice);
+    for (uint32_t it = 0; it < p.iterations && e == cudaSuccess; it++) {
+        for (uint64_t j = 0; j < count; j++) h_offs[j] = pb_pov_layout(n, &p, seed, first + j, it, h_sigma + j * nb);
+        /* Synchronous copies: the previous launch has read them. */
+        e = cudaMemcpy(d_sigma, h_sigma, count * nb * sizeof *d_sigma, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess) e = cudaMemcpy(d_offs, h_offs, count * sizeof *d_offs, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess) e = launch(d, n, p, count, d_sigma, d_offs, seed, first, it);
+    }
+    if (e == cudaSuccess) e = cudaMemcpy(out, d, count * n * sizeof *d, cudaMemcpyDeviceToHost);
+    cudaFree(d), cudaFree(d_sigma), cudaFree(d_offs);
+    free(h_sigma), free(h_offs);
+    if (e != cudaSuccess) return pb_err_set(err, "gpu-pov-shuffle sample_perms: %s", cudaGetErrorString(e));
+    return 0;
+}
+
+} // namespace
+
+extern "C" const pb_module pb_module_gpu_pov_shuffle = {
+    .name = "gpu-pov-shuffle",
+    .family = &pb_family_shuffle,
+    .device = PB_DEVICE_GPU,
+    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
+    .summary = "POV-shuffle on the GPU: a block a virtual block, Fisher-Yates in shared memory; the host "
+               "assigns blocks; equal to pov-shuffle bit for bit",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .max_n = PB_POV_MAX_N,
+    .footprint = footprint,
+    .prepare = prepare,
+    .run = run,
+    .result = pb_gpu_shuffle_result_via,
+    .verify = pb_gpu_shuffle_verify_via,
+    .release = release,
+    .sample_perms = sample_perms,
+    .refresh = refresh,
+    .fingerprint = pb_gpu_shuffle_fingerprint_via,
+    .reference = "pov-shuffle",
+};

@@ -1,0 +1,109 @@
+#include "algorithms/shuffle/pov_twin.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err)
+{
+    if (p->iterations > PB_POV_MAX_ITERATIONS)
+        return pb_err_set(err, "pov: iterations %u: at most %d", p->iterations, PB_POV_MAX_ITERATIONS);
+    if (p->block < 1 || p->vblock < 1 || (uint64_t)p->block * p->vblock > PB_POV_MAX_VBLOCK_ITEMS)
+        return pb_err_set(err, "pov: block %u x vblock %u items: a virtual block holds 1 .. %d items", p->block,
+                          p->vblock, PB_POV_MAX_VBLOCK_ITEMS);
+    if (n > PB_POV_MAX_N) return pb_err_set(err, "pov: n = %llu: at most 2^32 - 1", (unsigned long long)n);
+    if (pb_pov_vblocks(n, p) >= PB_POV_MAX_VBLOCKS)
+        return pb_err_set(err, "pov: n = %llu makes %llu virtual blocks: fewer than 2^26 - 1 (larger blocks)",
+                          (unsigned long long)n, (unsigned long long)pb_pov_vblocks(n, p));
+    return 0;
+}
+
+uint64_t pb_pov_layout(uint64_t n, const pb_pov_params *p, uint64_t seed, uint64_t sample, uint32_t it,
+                       uint32_t *sigma)
+{
+    pb_pov_assign(sigma, pb_pov_blocks(n, p->block), seed, sample, it);
+    return pb_pov_offset(n, p->block, seed, sample, it);
+}
+
+/* Virtual block v: gather its items (blocks in sigma order, each from its
+ * circular start), Fisher-Yates over them, scatter back. Inlined with a
+ * constant width, so each item moves by one load and store. */
+static inline void pov_vblock(char *a, uint64_t n, unsigned ib, const pb_pov_params *p, uint64_t off,
+                              const uint32_t *sigma, uint64_t nblocks, uint32_t v, uint64_t seed,
+                              uint64_t sample, uint32_t it, uint32_t *pos, char *buf)
+{
+    uint32_t m = 0;
+    for (uint64_t s = (uint64_t)v * p->vblock; s < nblocks && s < ((uint64_t)v + 1) * p->vblock; s++) {
+        uint64_t b = sigma[s];
+        uint32_t len = pb_pov_block_len(n, p->block, b);
+        for (uint32_t t = 0; t < len; t++) pos[m++] = (uint32_t)pb_pov_position(n, p->block, off, b, t);
+    }
+    for (uint32_t i = 0; i < m; i++) memcpy(buf + (size_t)i * ib, a + (size_t)pos[i] * ib, ib);
+    /* Steps m .. 2; the Philox words of a group of four steps are
+     * computed once (a rejected draw goes to pb_pov_draw's retries). */
+    philox4x32_ctr_t w = {{0, 0, 0, 0}};
+    uint32_t group = UINT32_MAX;
+    char tmp[64];
+    for (uint32_t i = m; i > 1; i--) {
+        uint32_t j;
+        if (i >> 2 != group) group = i >> 2, w = pb_pov_words(seed, sample, it, v, group, 0);
+        if (!pb_pov_pick(w.v[i & 3], i, &j)) j = pb_pov_draw(seed, sample, it, v, i, i);
+        char *x = buf + (size_t)(i - 1) * ib, *y = buf + (size_t)j * ib;
+        if (ib <= sizeof tmp) {
+            memcpy(tmp, x, ib);
+            memcpy(x, y, ib);
+            memcpy(y, tmp, ib);
+        } else {
+            for (unsigned k = 0; k < ib; k++) {
+                char c = x[k];
+                x[k] = y[k];
+                y[k] = c;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < m; i++) memcpy(a + (size_t)pos[i] * ib, buf + (size_t)i * ib, ib);
+}
+
+static void pov_vblocks(char *a, uint64_t n, unsigned ib, const pb_pov_params *p, uint64_t off,
+                        const uint32_t *sigma, uint64_t nblocks, uint32_t first, uint32_t last, uint64_t seed,
+                        uint64_t sample, uint32_t it, uint32_t *pos, char *buf)
+{
+    for (uint32_t v = first; v < last; v++) {
+        if (ib == 4) pov_vblock(a, n, 4, p, off, sigma, nblocks, v, seed, sample, it, pos, buf);
+        else if (ib == 8) pov_vblock(a, n, 8, p, off, sigma, nblocks, v, seed, sample, it, pos, buf);
+        else pov_vblock(a, n, ib, p, off, sigma, nblocks, v, seed, sample, it, pos, buf);
+    }
+}
+
+int pb_pov_shuffle(void *a, uint64_t n, unsigned item_bytes, const pb_pov_params *p, uint64_t seed,
+                   uint64_t sample, int threads, uint32_t *sigma, pb_err *err)
+{
+    if (pb_pov_check(n, p, err)) return -1;
+    if (n < 2) return 0;
+    uint64_t nblocks = pb_pov_blocks(n, p->block);
+    uint32_t nv = (uint32_t)pb_pov_vblocks(n, p);
+    size_t most = (size_t)p->block * p->vblock;
+    int failed = 0;
+    for (uint32_t it = 0; it < p->iterations && !failed; it++) {
+        uint64_t off = pb_pov_layout(n, p, seed, sample, it, sigma);
+        if (threads <= 1 || nv < 2) {
+            uint32_t *pos = malloc(most * sizeof *pos);
+            char *buf = malloc(most * item_bytes);
+            if (pos && buf) pov_vblocks(a, n, item_bytes, p, off, sigma, nblocks, 0, nv, seed, sample, it, pos, buf);
+            else failed = 1;
+            free(pos), free(buf);
+            continue;
+        }
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+        {
+            uint32_t *pos = malloc(most * sizeof *pos);
+            char *buf = malloc(most * item_bytes);
+            failed = !pos || !buf;
+            /* Virtual blocks are alike in size: static chunks of them. */
+#pragma omp for schedule(static)
+            for (uint32_t v = 0; v < nv; v++)
+                if (!failed) pov_vblocks(a, n, item_bytes, p, off, sigma, nblocks, v, v + 1, seed, sample, it, pos, buf);
+            free(pos), free(buf);
+        }
+    }
+    return failed ? pb_err_set(err, "pov: out of memory for a virtual block's buffers") : 0;
+}

@@ -1,0 +1,34 @@
+/* The POV-shuffle in C (algorithms/shuffle/pov.h): the pov-shuffle module
+ * (OpenMP over virtual blocks) and the twin the CUDA kernel must equal bit
+ * for bit. Items are item_bytes wide (4 and 8 today; any width moves by
+ * memcpy, so records of R bytes need no change here). */
+#ifndef PB_POV_TWIN_H
+#define PB_POV_TWIN_H
+
+#include <stdint.h>
+
+#include "algorithms/shuffle/pov.h"
+#include "core/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Whether the parameters hold at n (else err says which does not). */
+int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err);
+
+/* One iteration's layout: the offset and sigma (scratch of P entries). */
+uint64_t pb_pov_layout(uint64_t n, const pb_pov_params *p, uint64_t seed, uint64_t sample, uint32_t it,
+                       uint32_t *sigma);
+
+/* Shuffles a[0, n) in place: every iteration, virtual blocks on `threads`
+ * OpenMP threads (1: the calling thread), the same output for any count.
+ * sigma: scratch of ceil(n / block) entries. */
+int pb_pov_shuffle(void *a, uint64_t n, unsigned item_bytes, const pb_pov_params *p, uint64_t seed,
+                   uint64_t sample, int threads, uint32_t *sigma, pb_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
