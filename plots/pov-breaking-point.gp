@@ -5,7 +5,8 @@
 # Set before this script (scripts/pov-breaking-point.sh): datafile (the
 # breaking-point CSV of scripts/pov-breaking-point.awk), tests (the tests to
 # draw, space-separated), column (first_pass, stable_pass or
-# reach_baseline), ylabel, maxit (the most iterations tested), censored
+# reach_baseline), ylabel, maxit (the most iterations tested), ytop (the
+# y axis's last tick: the largest point, maxit + 1 with one not reached), censored
 # (the indices in tests of those with a point not reached, space-separated),
 # title, subtitle, and the terminal/output.
 #
@@ -17,7 +18,7 @@ set logscale x 2
 set format x "2^{%L}"
 set xlabel "deck size n (items)"
 set ylabel ylabel noenhanced
-set yrange [0.5:maxit + 1.5]
+set yrange [0.5:ytop + 0.5]
 set ytics 1
 set mytics 1
 set key outside right top noenhanced
@@ -35,4 +36,4 @@ plot for [i = 1:k] datafile \
      for [j = 1:words(censored)] datafile \
         using (sel(word(tests, ci(j))) && strcol(ycol) eq "NaN" ? column("n") : NaN):(maxit + 1 + dy(ci(j))) \
         with points lt ci(j) pt 8 ps 1.3 notitle, \
-     NaN with points lc rgb "black" pt 8 ps 1.3 title sprintf("not reached by %d", maxit)
+     NaN with points lc rgb "black" pt 8 ps 1.3 title (words(censored) > 0 ? sprintf("not reached by %d", maxit) : "")

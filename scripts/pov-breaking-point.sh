@@ -76,6 +76,8 @@ if [ "$plot" = 1 ] && command -v gnuplot >/dev/null; then
         c=$(awk -F, -v k="$kind" -v tests="$tests" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) f = i; next }
             $f == "NaN" { nan[$2] = 1 }
             END { m = split(tests, t, " "); for (i = 1; i <= m; i++) if (t[i] in nan) { printf "%s%d", sep, i; sep = " " } }' "$table")
+        ytop=$(awk -F, -v k="$kind" -v m="$maxit" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) f = i; next }
+            { y = $f == "NaN" ? m + 1 : $f + 0; if (y > top) top = y } END { print top + 0 }' "$table")
         case $kind in
         first_pass) stem=pov-breaking-point ylabel="fewest iterations at which the test passes" ;;
         reach_baseline) stem=pov-breaking-point-baseline ylabel="fewest iterations at which the statistic is at most fisher-yates's" ;;
@@ -84,8 +86,8 @@ if [ "$plot" = 1 ] && command -v gnuplot >/dev/null; then
             ext=${term##*|}
             echo "# $out/$stem.$ext" >>"$out/gnuplot.log"
             {
-                printf "datafile = '%s'\ntests = '%s'\nycol = '%s'\nylabel = \"%s\"\nmaxit = %d\ncensored = '%s'\n" \
-                    "$table" "$tests" "$kind" "$ylabel" "$maxit" "$c"
+                printf "datafile = '%s'\ntests = '%s'\nycol = '%s'\nylabel = \"%s\"\nmaxit = %d\nytop = %d\ncensored = '%s'\n" \
+                    "$table" "$tests" "$kind" "$ylabel" "$maxit" "$ytop" "$c"
                 printf "title = '%s'\nsubtitle = '%s'\n" "${title//\'/\'\'}" "${subtitle//\'/\'\'}"
                 printf "set terminal %s\nset output '%s'\n" "${term%|*}" "$out/.$stem.$ext.tmp"
                 cat "$root/plots/common.gp" "$root/plots/pov-breaking-point.gp"
