@@ -7,7 +7,8 @@
  * size and reach every other position; draws are uniform, and a rejected
  * word is replaced by its retry's. The module's own contract (the family
  * check at awkward sizes, seeds, sample path) is in tests/test_modules.c,
- * its statistics in configs/quality/pov-iterations.ini. */
+ * its statistics in configs/quality/pov-iterations.ini and pov-seeds.ini;
+ * its 64-bit seeds at the end of this file. */
 #include <stdlib.h>
 #include <string.h>
 
