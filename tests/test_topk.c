@@ -13,7 +13,10 @@
  *  - omp-topk with 1, 2 and 3 threads selects the same indices;
  *  - the check catches a wrong value, a value not among the best, a
  *    duplicated index, an index outside the row and a wrong k, naming the
- *    row. */
+ *    row;
+ *  - issue 21's distributions (relu, few:L, int8, masked:F, sorted,
+ *    reversed) have their shapes, both dtypes, and omp-topk passes the
+ *    check on them at awkward n and k (k past the distinct values). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
