@@ -65,6 +65,93 @@ bool pb_parse_ll(const char *text, long long *out)
     return true;
 }
 
+long long pb_param_choice(long long v)
+{
+    if (v < 0 || v >= PB_PARAM_FILE) return -1;
+    return v < 256 ? v : (v & 255);
+}
+
+long long pb_param_arg(long long v)
+{
+    return v >= 256 && v < PB_PARAM_FILE ? (v >> 8) - 1 : -1;
+}
+
+/* Choice idx's text: its start and length (0 when there is none). */
+static size_t choice_at(const char *choices, long long idx, const char **at)
+{
+    const char *p = choices;
+    for (long long i = 0; p && i < idx; i++) {
+        p = strchr(p, '|');
+        if (p) p++;
+    }
+    *at = p;
+    if (!p || idx < 0) return 0;
+    const char *bar = strchr(p, '|');
+    return bar ? (size_t)(bar - p) : strlen(p);
+}
+
+bool pb_choice_takes_arg(const char *choices, long long idx, bool *fraction)
+{
+    const char *at;
+    size_t len = choice_at(choices, idx, &at);
+    const char *colon = len ? memchr(at, ':', len) : NULL;
+    if (!colon || (len == strlen(PB_CHOICE_FILE) && strncmp(at, PB_CHOICE_FILE, len) == 0))
+        return false;
+    if (fraction) *fraction = len == (size_t)(colon - at) + 2 && colon[1] == 'F';
+    return true;
+}
+
+/* "0", "1", "0.25", ".5", "1.000": a fraction in [0, 1] with at most 6
+ * decimals, in millionths. */
+static bool parse_fraction(const char *t, long long *out)
+{
+    long long whole = 0, frac = 0, scale = 1000000;
+    int digits = 0, decimals = 0;
+    if (*t >= '0' && *t <= '9') whole = *t++ - '0', digits++;
+    if (*t == '.') {
+        for (t++; *t >= '0' && *t <= '9'; t++) {
+            if (++decimals > 6) return false;
+            scale /= 10;
+            frac += (*t - '0') * scale;
+        }
+        if (!decimals) return false;
+    }
+    if (*t || digits + decimals == 0) return false;
+    long long v = whole * 1000000 + frac;
+    if (v > 1000000) return false;
+    *out = v;
+    return true;
+}
+
+/* An argument choice's value: `value` is name:ARG. */
+static int set_arg_choice(const pb_module *m, const pb_param_spec *s, pb_params *p, int i,
+                          const char *value, pb_err *err)
+{
+    const char *colon = strchr(value, ':');
+    size_t nl = (size_t)(colon - value);
+    for (long long idx = 0; idx < 256; idx++) {
+        const char *at;
+        size_t len = choice_at(s->choices, idx, &at);
+        bool fraction;
+        if (!at) break;
+        if (len <= nl || strncmp(at, value, nl + 1) != 0 ||
+            !pb_choice_takes_arg(s->choices, idx, &fraction))
+            continue;
+        long long a;
+        if (fraction ? !parse_fraction(colon + 1, &a)
+                     : !pb_parse_ll(colon + 1, &a) || a < 1 || a > (1LL << 31))
+            return pb_err_set(err, "parameter '%s' of '%s': '%s' takes %s after '%.*s:', not '%s'",
+                              s->name, m->name, value,
+                              fraction ? "a fraction in [0, 1] with at most 6 decimals"
+                                       : "an integer in 1..2^31",
+                              (int)nl, value, colon + 1);
+        p->v[i] = PB_PARAM_ARG_VALUE(idx, a);
+        return 0;
+    }
+    return pb_err_set(err, "parameter '%s' of '%s': '%s' is not one of %s", s->name, m->name,
+                      value, s->choices);
+}
+
 bool pb_param_takes_file(const pb_param_spec *s)
 {
     if (s->type != PB_PARAM_ENUM || !s->choices) return false;
@@ -118,7 +205,18 @@ int pb_params_set_at(const pb_module *m, pb_params *p, const char *name, const c
             p->v[i] = PB_PARAM_FILE + id;
             return 0;
         }
+        if (strchr(value, ':')) return set_arg_choice(m, s, p, i, value, err);
         int idx = pb_choice_index(s->choices, value);
+        size_t vl = strlen(value);
+        for (long long c = 0; idx < 0 && c < 256; c++) { /* `few` for few:L */
+            const char *at;
+            size_t len = choice_at(s->choices, c, &at);
+            if (!at) break;
+            if (len > vl && at[vl] == ':' && strncmp(at, value, vl) == 0 &&
+                pb_choice_takes_arg(s->choices, c, NULL))
+                return pb_err_set(err, "parameter '%s' of '%s': '%s' needs its argument (%.*s)",
+                                  name, m->name, value, (int)len, at);
+        }
         if (idx < 0)
             return pb_err_set(err, "parameter '%s' of '%s': '%s' is not one of %s", name, m->name,
                               value, s->choices);
@@ -142,6 +240,24 @@ const char *pb_param_format(const pb_param_spec *s, long long v, char *buf, size
     const pb_data_file *f = s->type == PB_PARAM_ENUM ? pb_param_file(v) : NULL;
     if (f) {
         snprintf(buf, len, "file:%s", f->path);
+        return buf;
+    }
+    long long arg = s->type == PB_PARAM_ENUM ? pb_param_arg(v) : -1;
+    bool fraction = false;
+    if (arg >= 0 && pb_choice_takes_arg(s->choices, pb_param_choice(v), &fraction)) {
+        const char *at;
+        size_t cl = choice_at(s->choices, pb_param_choice(v), &at);
+        int nl = (int)((const char *)memchr(at, ':', cl) - at);
+        if (!fraction) {
+            snprintf(buf, len, "%.*s:%lld", nl, at, arg);
+        } else if (arg % 1000000 == 0) {
+            snprintf(buf, len, "%.*s:%lld", nl, at, arg / 1000000);
+        } else {
+            char d[16];
+            snprintf(d, sizeof d, "%06lld", arg);
+            for (int e = 5; e > 0 && d[e] == '0'; e--) d[e] = '\0';
+            snprintf(buf, len, "%.*s:0.%s", nl, at, d);
+        }
         return buf;
     }
     switch (s->type) {

@@ -42,7 +42,9 @@ typedef enum pb_param_type { PB_PARAM_INT, PB_PARAM_ENUM, PB_PARAM_BOOL } pb_par
  * '|'-separated list of choices, their value being the choice's index. An
  * enum whose last choice is PB_CHOICE_FILE also takes `file:PATH`, a file
  * of raw keys (config/data_file.h): its value is then no choice's index but
- * a data file's (config/params.h: pb_param_file). */
+ * a data file's (config/params.h: pb_param_file). A choice written `name:X`
+ * takes an argument (`few:L` an integer, `masked:F` a fraction): its value
+ * carries both (config/params.h: pb_param_choice, pb_param_arg). */
 typedef struct pb_param_spec {
     const char *name;
     pb_param_type type;

@@ -65,7 +65,9 @@ static pb_instance *grow(pb_instances *list)
  * checked against the parameter; and the text each is labelled with:
  * integers in decimal, other values as written, except a data file, whose
  * path would not fit a label (letters, digits, "._+-"): the k-th file of
- * the list is `file<k>` (results give its path in the instance's params). */
+ * the list is `file<k>` (results give its path in the instance's params);
+ * and a choice with an argument, written canonically with '-' for ':'
+ * (`few:016` is `few-16`, `masked:.5` is `masked-0.5`). */
 typedef struct axis_list {
     long long *v;
     char (*text)[32];
@@ -140,6 +142,13 @@ static int axis_values(const pb_module *m, const pb_ini_key *axis, const char *d
             long long v = scratch->v[pi];
             if (pb_param_file(v)) snprintf(text, sizeof text, "file%zu", ++files);
             else if (integer) snprintf(text, sizeof text, "%lld", v);
+            else if (pb_param_arg(v) >= 0) { /* canonical, ':' (no label's) as '-' */
+                char shown[PB_PARAM_TEXT_MAX];
+                snprintf(text, sizeof text, "%s",
+                         pb_param_format(&m->params[pi], v, shown, sizeof shown));
+                for (char *c = text; *c; c++)
+                    if (*c == ':') *c = '-';
+            }
             else if (snprintf(text, sizeof text, "%s", value) >= (int)sizeof text)
                 rc = pb_err_set(err, "list value '%s' is too long", value);
             if (!rc) rc = axis_add(out, &cap, &m->params[pi], v, text, err);

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include "bench/sweep_config.h"
+#include "config/params.h"
+#include "families/topk/topk_problem.h"
 #include "families/shuffle/shuffle_family.h"
 #include "registry/registry.h"
 #include "tests/test.h"
@@ -166,6 +168,81 @@ TEST_IMPL(config_axis_lists)
     ASSERT(strcmp(cfg.inst.v[3].series, "fisher-yates") == 0 && !cfg.inst.v[3].axis[0]);
     ASSERT(strcmp(cfg.reference, "g") == 0);
     pb_config_free(&cfg);
+    return 0;
+}
+
+/* Enum choices with an argument (issue 21: top-k's few:L and masked:F):
+ * parsed in the integer or fraction syntax, printed canonically (so a
+ * printed value parses back to itself), malformed arguments refused with
+ * what would be accepted, and in an axis labelled with '-' for ':'. */
+TEST_IMPL(config_arg_choices)
+{
+    const pb_module *m = pb_module_find("omp-topk");
+    ASSERT(m);
+    pb_params p;
+    pb_params_defaults(m, &p);
+    pb_err err = {{0}};
+    const pb_param_spec *s = &m->params[PB_TOPK_P_DIST];
+    const char *good[][2] = {
+        {"few:16", "few:16"},          {"few:016", "few:16"},         {"few:2^8", "few:256"},
+        {"few:1", "few:1"},            {"masked:0.5", "masked:0.5"},  {"masked:.5", "masked:0.5"},
+        {"masked:0", "masked:0"},      {"masked:1.000", "masked:1"},  {"masked:1", "masked:1"},
+        {"masked:0.000001", "masked:0.000001"}, {"masked:0.25", "masked:0.25"},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        ASSERT(pb_params_set(m, &p, "dist", good[i][0], &err) == 0);
+        long long v = p.v[PB_TOPK_P_DIST];
+        ASSERT(!pb_param_file(v) && pb_param_arg(v) >= 0);
+        ASSERT(pb_param_choice(v) == (good[i][0][0] == 'f' ? PB_TOPK_FEW : PB_TOPK_MASKED));
+        char buf[PB_PARAM_TEXT_MAX];
+        ASSERT(strcmp(pb_param_format(s, v, buf, sizeof buf), good[i][1]) == 0);
+        ASSERT(pb_params_set(m, &p, "dist", buf, &err) == 0 && p.v[PB_TOPK_P_DIST] == v);
+        pb_point pt = {1000, 4, 1, &p, 1};
+        ASSERT(pb_topk_point_check(&pt, &err) == 0);
+    }
+    ASSERT(pb_params_set(m, &p, "dist", "few:2", &err) == 0 && pb_param_arg(p.v[PB_TOPK_P_DIST]) == 2);
+    ASSERT(pb_params_set(m, &p, "dist", "masked:0.5", &err) == 0 &&
+           pb_param_arg(p.v[PB_TOPK_P_DIST]) == 500000);
+    /* Plain choices stay indices. */
+    ASSERT(pb_params_set(m, &p, "dist", "sorted", &err) == 0 && p.v[PB_TOPK_P_DIST] == PB_TOPK_SORTED);
+    ASSERT(pb_param_arg(PB_TOPK_SORTED) == -1 && pb_param_choice(PB_TOPK_SORTED) == PB_TOPK_SORTED);
+    const char *bad[][2] = {
+        {"few", "needs its argument"},        {"masked", "needs its argument"},
+        {"few:", "an integer in 1..2^31"},    {"few:0", "an integer in 1..2^31"},
+        {"few:L", "an integer in 1..2^31"},   {"few:-3", "an integer in 1..2^31"},
+        {"few:2^32", "an integer in 1..2^31"}, {"few:1.5", "an integer in 1..2^31"},
+        {"masked:1.5", "a fraction in [0, 1]"}, {"masked:0.1234567", "at most 6 decimals"},
+        {"masked:", "a fraction"},            {"masked:F", "a fraction"},
+        {"masked:2", "a fraction"},           {"masked:0.", "a fraction"},
+        {"masked:-0.5", "a fraction"},        {"sorted:3", "is not one of"},
+        {"fewer:3", "is not one of"},         {"few:16:2", "an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ASSERT(pb_params_set(m, &p, "dist", bad[i][0], &err) != 0);
+        ASSERT_CONTAINS(err.msg, bad[i][1]);
+    }
+    /* L beyond 2^24 parses (the syntax is generic) but is no top-k point. */
+    ASSERT(pb_params_set(m, &p, "dist", "few:2^25", &err) == 0);
+    pb_point pt = {1000, 4, 1, &p, 1};
+    ASSERT(pb_topk_point_check(&pt, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "outside 1..2^24");
+
+    /* An axis: canonical labels with '-'; two spellings of a value are one. */
+    static pb_config cfg;
+    char path[256];
+    ASSERT(load("[sweep]\nfamily = topk\nsizes = 100\n[t]\nmodule = omp-topk\n"
+                "dist = uniform, few:016, masked:.5, sorted\n",
+                &cfg, &err, path, sizeof path) == 0);
+    ASSERT_EQ_U64(cfg.inst.n, 4);
+    ASSERT(strcmp(cfg.inst.v[1].label, "t/dist=few-16") == 0);
+    ASSERT(strcmp(cfg.inst.v[1].axis_value, "few-16") == 0);
+    ASSERT(strcmp(cfg.inst.v[2].label, "t/dist=masked-0.5") == 0);
+    ASSERT(strcmp(cfg.inst.v[3].label, "t/dist=sorted") == 0);
+    pb_config_free(&cfg);
+    ASSERT(load("[sweep]\nfamily = topk\nsizes = 100\n[t]\nmodule = omp-topk\n"
+                "dist = few:16, few:2^4\n",
+                &cfg, &err, path, sizeof path) != 0);
+    ASSERT_CONTAINS(err.msg, "appears twice");
     return 0;
 }
 

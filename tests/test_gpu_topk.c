@@ -5,7 +5,8 @@
  *  - gpu_topk_twin: sort-and-choose, radik, and radik with each of its
  *    switches turned off alone (hier, wbuf, resched, pad; scale=off and
  *    scale=random; filter=off, and filter=overshoot, whose threshold makes
- *    most filtered rows fall back) x every distribution x k in {1, 2, 31, 32, 33, 1000,
+ *    most filtered rows fall back) x every distribution (issue 21's relu,
+ *    few:2/16/256, int8, masked:0.5, sorted, reversed included) x k in {1, 2, 31, 32, 33, 1000,
  *    n/2, n-1, n} (k beyond a row included) x n in {1, 2, 2^j - 1, 2^j,
  *    2^j + 1 (j = 10, 16, 20), 2^24} x a single row (aligned or not) and
  *    batches (5 ragged misaligned rows, 16 misaligned rows) x largest and
@@ -75,8 +76,22 @@ typedef struct tk_shape {
 static const tk_shape shapes[] = {{1, 0, 0}, {1, 0, 1}, {5, 1, 1}, {16, 0, 1}};
 enum { NSHAPES = 4 };
 
-static const char *const dist_names[] = {"uniform", "narrow", "narrow128", "zipf",
-                                         "normal",  "equal",  "inf",       "nan"};
+/* Every distribution as a config writes it: the first 8 in enum order (so
+ * PB_TOPK_UNIFORM .. PB_TOPK_NAN index them), then issue 21's (ties: half
+ * zeros, 2, 16 and 256 levels, int8's 256, half -inf; ordered rows). The
+ * k lists reach past every level count (31..33 past 2 and 16, 1000 past
+ * 256). */
+static const char *const dist_names[] = {
+    "uniform", "narrow", "narrow128", "zipf", "normal",     "equal",  "inf",     "nan",
+    "relu",    "few:2",  "few:16",    "few:256", "int8", "masked:0.5", "sorted", "reversed"};
+enum { NDISTS = sizeof dist_names / sizeof dist_names[0] };
+
+static int dist_named(const char *name)
+{
+    for (int d = 0; d < NDISTS; d++)
+        if (strcmp(dist_names[d], name) == 0) return d;
+    return 0;
+}
 
 /* One point of a sweep: everything but the module. */
 typedef struct tk_point {
@@ -99,7 +114,7 @@ static uint32_t tk_hash(uint32_t x)
 
 static uint32_t tk_coords(uint32_t salt, int ci, int dist, int ki, int si)
 {
-    return tk_hash(salt ^ tk_hash((uint32_t)(((ci * 8 + dist) * 16 + ki) * 16 + si)));
+    return tk_hash(salt ^ tk_hash((uint32_t)(((ci * 32 + dist) * 16 + ki) * 16 + si)));
 }
 
 /* k values at row length n: the issue's list where >= 1, without repeats
@@ -138,8 +153,8 @@ static int set_params(const pb_module *mod, const tk_case *c, const tk_point *q,
     p->v[PB_TOPK_P_RAGGED] = q->shape.ragged;
     p->v[PB_TOPK_P_MISALIGN] = q->shape.misalign;
     p->v[PB_TOPK_P_LARGEST] = q->largest;
-    p->v[PB_TOPK_P_DIST] = q->dist;
     p->v[PB_TOPK_P_DTYPE] = q->dtype;
+    if (pb_params_set(mod, p, "dist", dist_names[q->dist], err)) return -1;
     return c->param ? pb_params_set(mod, p, c->param, c->value, err) : 0;
 }
 
@@ -207,7 +222,7 @@ static bool tier_full(tk_tally *t, const pb_module **mods, const uint64_t *sizes
             uint64_t ks[9];
             int nk = k_list(sizes[si], ks);
             for (int ki = 0; ki < nk; ki++)
-                for (int dist = 0; dist < PB_TOPK_NDIST; dist++)
+                for (int dist = 0; dist < NDISTS; dist++)
                     for (int sh = 0; sh < NSHAPES; sh++)
                         for (int largest = 0; largest < 2; largest++) {
                             uint32_t h =
@@ -230,7 +245,7 @@ static bool tier_two_shapes(tk_tally *t, const pb_module **mods, const uint64_t 
             uint64_t ks[9];
             int nk = k_list(sizes[si], ks);
             for (int ki = 0; ki < nk; ki++)
-                for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+                for (int dist = 0; dist < NDISTS; dist++) {
                     uint32_t h = tk_coords(0xb, ci, dist, ki, si);
                     for (int half = 0; half < 2; half++) {
                         tk_point q = {sizes[si],
@@ -254,7 +269,7 @@ static bool tier_one_shape(tk_tally *t, const pb_module **mods, const uint64_t *
         uint64_t ks[9];
         int nk = k_list(sizes[0], ks);
         for (int ki = 0; ki < nk; ki++)
-            for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+            for (int dist = 0; dist < NDISTS; dist++) {
                 uint32_t h = tk_coords(0xc, ci, dist, ki, 0);
                 uint64_t n = sizes[(h >> 8) % (uint32_t)nsizes];
                 /* k from the list at the chosen n (n/2, n-1, n move with it). */
@@ -270,21 +285,23 @@ static bool tier_one_shape(tk_tally *t, const pb_module **mods, const uint64_t *
 
 /* Tier D, n = 2^24, single rows: every case x distribution at one small k
  * (picked by hash), and the largest k (n/2, n-1, n) for sort-and-choose and
- * radik on three distributions: there the host's twin is the cost. */
+ * radik on five distributions (uniform, equal, nan, relu, few:2): there the
+ * host's twin is the cost. */
 static bool tier_big(tk_tally *t, const pb_module **mods, uint64_t n)
 {
     const uint64_t small_k[] = {1, 32, 33, 1000};
     const uint64_t big_k[] = {n / 2, n - 1, n};
     for (int ci = 0; ci < NCASES; ci++)
-        for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+        for (int dist = 0; dist < NDISTS; dist++) {
             uint32_t h = tk_coords(0xd, ci, dist, 0, 0);
             tk_point q = {n,    small_k[h & 3],    shapes[h >> 2 & 1],
                           dist, (int)(h >> 3 & 1), (h >> 4 & 3) == 0};
             if (!tally(t, mods[ci], &cases[ci], &q)) return false;
         }
-    const int dists[] = {PB_TOPK_UNIFORM, PB_TOPK_EQUAL, PB_TOPK_NAN};
+    const int dists[] = {PB_TOPK_UNIFORM, PB_TOPK_EQUAL, PB_TOPK_NAN, dist_named("relu"),
+                         dist_named("few:2")};
     for (int ci = 0; ci < 2; ci++)
-        for (int d = 0; d < 3; d++) {
+        for (int d = 0; d < 5; d++) {
             uint32_t h = tk_coords(0xe, ci, dists[d], 0, 0);
             tk_point q = {n,        big_k[h % 3],      shapes[h >> 2 & 1],
                           dists[d], (int)(h >> 3 & 1), PB_TOPK_F32};
@@ -339,7 +356,7 @@ TEST_IMPL(gpu_topk_small)
     tk_tally t = {0, 0};
     bool go = true;
     for (int ci = 0; ci < NCASES && go; ci++)
-        for (int dist = 0; dist < PB_TOPK_NDIST && go; dist++) {
+        for (int dist = 0; dist < NDISTS && go; dist++) {
             for (int si = 0; si < nsizes && go; si++)
                 for (int batch = 0; batch < 2 && go; batch++) {
                     uint32_t h = tk_coords(0x5 + (uint32_t)batch, ci, dist, 0, si);
@@ -496,8 +513,9 @@ static int scaling_sweep(void)
                         "cannot be read\n");
         return 1;
     }
-    static const int dists[] = {PB_TOPK_NARROW128, PB_TOPK_NARROW, PB_TOPK_UNIFORM,
-                                PB_TOPK_ZIPF,      PB_TOPK_INF,    PB_TOPK_NAN};
+    const int dists[] = {PB_TOPK_NARROW128,   PB_TOPK_NARROW,         PB_TOPK_UNIFORM,
+                         PB_TOPK_ZIPF,        PB_TOPK_INF,            PB_TOPK_NAN,
+                         dist_named("relu"),  dist_named("few:256"),  dist_named("sorted")};
     static const struct {
         uint64_t n;
         tk_shape shape;

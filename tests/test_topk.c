@@ -13,7 +13,10 @@
  *  - omp-topk with 1, 2 and 3 threads selects the same indices;
  *  - the check catches a wrong value, a value not among the best, a
  *    duplicated index, an index outside the row and a wrong k, naming the
- *    row. */
+ *    row;
+ *  - issue 21's distributions (relu, few:L, int8, masked:F, sorted,
+ *    reversed) have their shapes, both dtypes, and omp-topk passes the
+ *    check on them at awkward n and k (k past the distinct values). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -34,6 +37,15 @@ typedef struct tk_cfg {
     uint64_t seed;
 } tk_cfg;
 
+/* Every distribution as a config writes it; the first 8 in enum order (so
+ * PB_TOPK_UNIFORM .. PB_TOPK_NAN index them), then the parameterised and
+ * ordered ones of issue 21. A tk_cfg's dist indexes this list. */
+static const char *const dist_values[] = {
+    "uniform", "narrow", "narrow128", "zipf",  "normal",     "equal",  "inf",     "nan",
+    "relu",    "few:2",  "few:16",    "few:256", "int8", "masked:0.5", "sorted", "reversed",
+    "masked:0", "masked:1", "few:1", "masked:0.001"};
+enum { NDV = sizeof dist_values / sizeof dist_values[0], NDV_SWEEP = 16 };
+
 static void tk_params(const tk_cfg *c, pb_params *params)
 {
     pb_params_defaults(pb_module_find("omp-topk"), params);
@@ -42,7 +54,9 @@ static void tk_params(const tk_cfg *c, pb_params *params)
     params->v[PB_TOPK_P_RAGGED] = c->ragged;
     params->v[PB_TOPK_P_MISALIGN] = c->misalign;
     params->v[PB_TOPK_P_LARGEST] = c->largest;
-    params->v[PB_TOPK_P_DIST] = c->dist;
+    pb_err err;
+    if (pb_params_set(pb_module_find("omp-topk"), params, "dist", dist_values[c->dist], &err))
+        fprintf(stderr, "dist=%s: %s\n", dist_values[c->dist], err.msg);
     params->v[PB_TOPK_P_DTYPE] = c->dtype;
 }
 
@@ -60,15 +74,12 @@ static int tk_init(pb_topk_problem *p, const tk_cfg *c)
     return 0;
 }
 
-static const char *const dist_names[] = {"uniform", "narrow", "narrow128", "zipf",
-                                         "normal",  "equal",  "inf",       "nan"};
-
 static void tk_describe(const tk_cfg *c)
 {
     fprintf(stderr,
             "  at n=%llu k=%llu rows=%llu ragged=%d misalign=%d largest=%d dist=%s dtype=%s\n",
             (unsigned long long)c->n, (unsigned long long)c->k, (unsigned long long)c->rows,
-            c->ragged, c->misalign, c->largest, dist_names[c->dist], c->dtype ? "u32" : "f32");
+            c->ragged, c->misalign, c->largest, dist_values[c->dist], c->dtype ? "u32" : "f32");
 }
 
 static uint32_t fbits(float f)
@@ -219,7 +230,7 @@ static int twin_sweep(const uint64_t *sizes, size_t nsizes, uint64_t rows, int b
     int tried = 0;
     for (size_t s = 0; s < nsizes; s++)
         for (int dtype = 0; dtype < 2; dtype++)
-            for (int dist = 0; dist < PB_TOPK_NDIST; dist++)
+            for (int dist = 0; dist < NDV_SWEEP; dist++)
                 for (int largest = 0; largest < 2; largest++) {
                     uint64_t ks[16];
                     int nk = k_list(sizes[s], ks);
@@ -303,7 +314,7 @@ TEST_IMPL(topk_generation)
 {
     int saved = omp_get_max_threads();
     for (int dtype = 0; dtype < 2; dtype++)
-        for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+        for (int dist = 0; dist < NDV; dist++) {
             tk_cfg c = {100003, 32, 7, 1, 1, 1, dist, dtype, 77};
             pb_topk_problem a, b, d;
             omp_set_num_threads(1);
@@ -315,7 +326,12 @@ TEST_IMPL(topk_generation)
             omp_set_num_threads(saved);
             ASSERT(rc == 0);
             ASSERT(a.total == b.total && memcmp(a.data, b.data, a.total * 4) == 0);
-            if (dist != PB_TOPK_EQUAL) ASSERT(memcmp(a.data, d.data, a.total * 4) != 0);
+            /* sorted and reversed depend on positions alone, masked:1 is
+             * all -inf (u32: 0) and few:1 one value. */
+            const char *dv = dist_values[dist];
+            if (dist != PB_TOPK_EQUAL && strcmp(dv, "sorted") && strcmp(dv, "reversed") &&
+                strcmp(dv, "masked:1") && strcmp(dv, "few:1"))
+                ASSERT(memcmp(a.data, d.data, a.total * 4) != 0);
             pb_topk_problem_free(&a);
             pb_topk_problem_free(&b);
             pb_topk_problem_free(&d);
@@ -365,7 +381,7 @@ TEST_IMPL(topk_layout)
 TEST_IMPL(topk_distributions)
 {
     enum { N = 1 << 20 };
-    for (int dist = 0; dist < PB_TOPK_NDIST; dist++) {
+    for (int dist = 0; dist <= PB_TOPK_NAN; dist++) {
         tk_cfg c = {N, 1, 1, 0, 0, 1, dist, PB_TOPK_F32, 11};
         pb_topk_problem p;
         ASSERT(tk_init(&p, &c) == 0);
@@ -426,6 +442,206 @@ TEST_IMPL(topk_distributions)
         if (dist != PB_TOPK_INF && dist != PB_TOPK_NAN) ASSERT(nan + pinf + ninf == 0);
         pb_topk_problem_free(&p);
     }
+    return 0;
+}
+
+/* ---- issue 21's distributions ---- */
+
+static int dist_index(const char *v)
+{
+    for (int d = 0; d < NDV; d++)
+        if (strcmp(dist_values[d], v) == 0) return d;
+    return -1;
+}
+
+static int cmp_u32_asc(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Distinct values among n raw values. */
+static uint64_t distinct_values(const uint32_t *v, uint64_t n)
+{
+    uint32_t *c = malloc((n ? n : 1) * sizeof *c);
+    memcpy(c, v, n * sizeof *c);
+    qsort(c, n, sizeof *c, cmp_u32_asc);
+    uint64_t d = 0;
+    for (uint64_t i = 0; i < n; i++) d += i == 0 || c[i] != c[i - 1];
+    free(c);
+    return d;
+}
+
+/* |count - n p| within 5 binomial standard deviations (and exact at p = 0
+ * or 1). */
+static bool binomial_ok(uint64_t count, uint64_t n, double pr)
+{
+    double sd = sqrt((double)n * pr * (1 - pr));
+    return fabs((double)count - (double)n * pr) <= 5 * sd;
+}
+
+static float as_f32(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+/* Known answers of each new distribution's shape, fp32 and u32: relu's
+ * exact zeros in about half (and the u32 values the fp32 bits), few:L's
+ * exactly L values, int8's 256 levels, masked:F's fraction of -inf (u32: 0)
+ * in a binomial band, sorted and reversed strictly monotone in every row. */
+TEST_IMPL(topk_dist_shapes)
+{
+    enum { N = 1 << 20 };
+    pb_topk_problem p, q;
+    /* relu */
+    tk_cfg c = {N, 1, 1, 0, 0, 1, dist_index("relu"), PB_TOPK_F32, 21};
+    ASSERT(tk_init(&p, &c) == 0);
+    c.dtype = PB_TOPK_U32;
+    ASSERT(tk_init(&q, &c) == 0);
+    uint64_t zeros = 0;
+    double sum = 0;
+    for (uint64_t i = 0; i < N; i++) {
+        float f = as_f32(p.data[i]);
+        ASSERT(isfinite(f) && f >= 0 && p.data[i] != 0x80000000u); /* no -0.0 */
+        zeros += p.data[i] == 0;
+        sum += f;
+    }
+    ASSERT(binomial_ok(zeros, N, 0.5));
+    ASSERT(fabs(sum / (double)(N - zeros) - sqrt(2 / 3.14159265358979324)) < 0.01); /* E|N(0,1)| */
+    ASSERT(memcmp(p.data, q.data, (size_t)N * 4) == 0);
+    pb_topk_problem_free(&p);
+    pb_topk_problem_free(&q);
+
+    /* few:L */
+    const char *few[] = {"few:1", "few:2", "few:16", "few:256"};
+    const uint64_t levels[] = {1, 2, 16, 256};
+    for (int f = 0; f < 4; f++)
+        for (int dtype = 0; dtype < 2; dtype++) {
+            tk_cfg fc = {N, 1, 1, 0, 0, 1, dist_index(few[f]), dtype, 22};
+            ASSERT(tk_init(&p, &fc) == 0);
+            ASSERT_EQ_U64(distinct_values(p.data, N), levels[f]);
+            uint64_t step = (UINT64_C(1) << 32) / levels[f];
+            for (uint64_t i = 0; i < N; i++) {
+                if (dtype == PB_TOPK_U32) {
+                    ASSERT(p.data[i] % step == 0);
+                } else {
+                    double x = (double)as_f32(p.data[i]) * (double)levels[f];
+                    ASSERT(x >= 0 && x < (double)levels[f] && fabs(x - round(x)) < 1e-3);
+                }
+            }
+            pb_topk_problem_free(&p);
+        }
+
+    /* int8 */
+    for (int dtype = 0; dtype < 2; dtype++) {
+        tk_cfg ic = {N, 1, 1, 0, 0, 1, dist_index("int8"), dtype, 23};
+        ASSERT(tk_init(&p, &ic) == 0);
+        ASSERT_EQ_U64(distinct_values(p.data, N), 256);
+        for (uint64_t i = 0; i < N; i++) {
+            if (dtype == PB_TOPK_U32) {
+                ASSERT(p.data[i] <= 255);
+            } else {
+                float f = as_f32(p.data[i]);
+                ASSERT(f >= -128 && f <= 127 && f == floorf(f));
+            }
+        }
+        pb_topk_problem_free(&p);
+    }
+
+    /* masked:F */
+    const char *masked[] = {"masked:0", "masked:0.001", "masked:0.5", "masked:1"};
+    const double frac[] = {0, 0.001, 0.5, 1};
+    for (int m = 0; m < 4; m++)
+        for (int dtype = 0; dtype < 2; dtype++) {
+            tk_cfg mc = {N, 1, 1, 0, 0, 1, dist_index(masked[m]), dtype, 24};
+            ASSERT(tk_init(&p, &mc) == 0);
+            uint64_t hits = 0;
+            for (uint64_t i = 0; i < N; i++) {
+                if (dtype == PB_TOPK_U32) {
+                    hits += p.data[i] == 0;
+                } else if (p.data[i] == 0xff800000u) {
+                    hits++;
+                } else {
+                    float f = as_f32(p.data[i]);
+                    ASSERT(f >= 0 && f < 1);
+                }
+            }
+            ASSERT(binomial_ok(hits, N, frac[m]));
+            pb_topk_problem_free(&p);
+        }
+
+    /* sorted and reversed: single rows and a ragged, misaligned batch. */
+    for (int rev = 0; rev < 2; rev++)
+        for (int dtype = 0; dtype < 2; dtype++)
+            for (int batch = 0; batch < 2; batch++) {
+                tk_cfg oc = {batch ? 1001 : N, 1, batch ? 9 : 1, batch, batch, 1,
+                             dist_index(rev ? "reversed" : "sorted"), dtype, 25};
+                ASSERT(tk_init(&p, &oc) == 0);
+                for (uint64_t r = 0; r < p.rows; r++) {
+                    const uint32_t *row = p.data + p.begin[r];
+                    uint64_t len = pb_topk_row_len(&p, r);
+                    for (uint64_t i = 0; i < len; i++) {
+                        uint32_t key = pb_topk_key_of(row[i], dtype);
+                        if (dtype == PB_TOPK_F32)
+                            ASSERT(as_f32(row[i]) >= 0 && as_f32(row[i]) < 1);
+                        if (i > 0) {
+                            uint32_t prev = pb_topk_key_of(row[i - 1], dtype);
+                            ASSERT(rev ? prev > key : prev < key);
+                        }
+                    }
+                }
+                pb_topk_problem_free(&p);
+            }
+    return 0;
+}
+
+static int run_module(const tk_cfg *c, int threads);
+
+/* omp-topk (2 threads) passes the family check on every new distribution
+ * at awkward sizes and k: n in {1, 2, 3, 7, 2^k - 1, 2^k + 1, 100003}, k in
+ * {1, 2, n - 1, n} and, for few:L and int8, k at and past the number of
+ * distinct values (L, L + 1, 2L + 1; 255, 256, 257, 513), both directions
+ * and dtypes, single rows, and ragged, misaligned batches of 5 rows. (The
+ * twin sweeps above check the twin itself on them against a full sort;
+ * sort-and-choose has no CPU part: its GPU twin test lists them.) */
+TEST_IMPL(topk_new_dists_omp)
+{
+    const uint64_t sizes[] = {1, 2, 3, 7, 255, 257, 1023, 1025, 65535, 65537, 100003};
+    int runs = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int dist = PB_TOPK_NAN + 1; dist < NDV; dist++)
+            for (int dtype = 0; dtype < 2; dtype++)
+                for (int batch = 0; batch < 2; batch++) {
+                    uint64_t n = sizes[si];
+                    if (batch && n > 4097) continue;
+                    uint64_t ks[16];
+                    int nk = 0;
+                    uint64_t want[12] = {1, 2, n - 1, n};
+                    int nw = 4;
+                    const char *dv = dist_values[dist];
+                    if (strncmp(dv, "few:", 4) == 0) {
+                        uint64_t l = strtoull(dv + 4, NULL, 10);
+                        want[nw++] = l, want[nw++] = l + 1, want[nw++] = 2 * l + 1;
+                    } else if (strcmp(dv, "int8") == 0) {
+                        want[nw++] = 255, want[nw++] = 256, want[nw++] = 257, want[nw++] = 513;
+                    }
+                    for (int w = 0; w < nw; w++) {
+                        bool dup = want[w] < 1 || want[w] > n;
+                        for (int j = 0; j < nk; j++) dup |= ks[j] == want[w];
+                        if (!dup) ks[nk++] = want[w];
+                    }
+                    for (int ki = 0; ki < nk; ki++) {
+                        tk_cfg c = {n,       ks[ki], batch ? 5 : 1,         batch, batch,
+                                    (ki & 1), dist,  dtype, 300 + si};
+                        ASSERT(run_module(&c, 2) == 0);
+                        c.largest ^= 1;
+                        ASSERT(run_module(&c, 2) == 0);
+                        runs += 2;
+                    }
+                }
+    printf("%d omp-topk runs\n", runs);
     return 0;
 }
 

@@ -53,10 +53,20 @@ int pb_topk_point_check(const pb_point *pt, pb_err *err)
         return pb_err_set(err, "k=%lld is outside 1..2^31", v[PB_TOPK_P_K]);
     if (v[PB_TOPK_P_ROWS] < 1 || v[PB_TOPK_P_ROWS] > PB_TOPK_MAX_ROWS)
         return pb_err_set(err, "rows=%lld is outside 1..2^26", v[PB_TOPK_P_ROWS]);
-    if ((v[PB_TOPK_P_DIST] < 0 || v[PB_TOPK_P_DIST] >= PB_TOPK_NDIST) &&
-        !pb_param_file(v[PB_TOPK_P_DIST]))
-        return pb_err_set(err, "dist=%lld is not one of %s", v[PB_TOPK_P_DIST],
-                          PB_TOPK_DIST_CHOICES);
+    long long dv = v[PB_TOPK_P_DIST], dist = pb_param_choice(dv), arg = pb_param_arg(dv);
+    if (!pb_param_file(dv)) {
+        if (dist < 0 || dist >= PB_TOPK_NDIST)
+            return pb_err_set(err, "dist=%lld is not one of %s", dv, PB_TOPK_DIST_CHOICES);
+        bool takes = dist == PB_TOPK_FEW || dist == PB_TOPK_MASKED;
+        if (takes != (arg >= 0))
+            return pb_err_set(err, "dist=%lld: %s", dv,
+                              takes ? "few and masked need their argument (few:L, masked:F)"
+                                    : "only few:L and masked:F take an argument");
+        if (dist == PB_TOPK_FEW && (arg < 1 || arg > PB_TOPK_FEW_MAX))
+            return pb_err_set(err, "dist=few:%lld: L is outside 1..2^24", arg);
+        if (dist == PB_TOPK_MASKED && arg > 1000000)
+            return pb_err_set(err, "dist=masked: the fraction is above 1");
+    }
     if (v[PB_TOPK_P_DTYPE] < PB_TOPK_F32 || v[PB_TOPK_P_DTYPE] > PB_TOPK_U32)
         return pb_err_set(err, "dtype=%lld is not one of %s", v[PB_TOPK_P_DTYPE],
                           PB_TOPK_DTYPE_CHOICES);
@@ -182,8 +192,29 @@ static uint32_t signed_unit(uint32_t w)
 #define F32_PINF 0x7f800000u
 #define F32_NINF 0xff800000u
 
-/* The fp32 value a Philox block draws, as its bits. */
-static uint32_t draw_f32(pb_topk_dist dist, philox4x32_ctr_t w)
+/* N(0, 1) from 53 bits of the block. */
+static double normal_of(philox4x32_ctr_t w)
+{
+    /* The midpoint of a 2^-53 cell: never 0 or 1, where Pinv is infinite. */
+    uint64_t x = ((uint64_t)w.v[0] << 32 | w.v[1]) >> 11;
+    return gsl_cdf_ugaussian_Pinv(((double)x + 0.5) * 0x1.0p-53);
+}
+
+/* masked:F: whether the block's value is masked, with probability
+ * `millionths` / 10^6 (to 2^-32). */
+static int masked_of(philox4x32_ctr_t w, uint64_t millionths)
+{
+    return (uint64_t)w.v[2] * 1000000u < millionths << 32;
+}
+
+/* few:L: the level, uniform in 0..L-1 (multiply-shift). */
+static uint32_t level_of(philox4x32_ctr_t w, uint64_t levels)
+{
+    return (uint32_t)(((uint64_t)w.v[0] * levels) >> 32);
+}
+
+/* The fp32 value a Philox block draws, as its bits; arg: dist_arg. */
+static uint32_t draw_f32(pb_topk_dist dist, uint64_t arg, philox4x32_ctr_t w)
 {
     switch (dist) {
     case PB_TOPK_UNIFORM:
@@ -194,11 +225,18 @@ static uint32_t draw_f32(pb_topk_dist dist, philox4x32_ctr_t w)
         return f32_bits((float)(128.6 + 0.1 * u53(w.v[0], w.v[1])));
     case PB_TOPK_ZIPF:
         return f32_bits((float)zipf_rank(u53(w.v[0], w.v[1])));
-    case PB_TOPK_NORMAL: {
-        /* The midpoint of a 2^-53 cell: never 0 or 1, where Pinv is infinite. */
-        uint64_t x = ((uint64_t)w.v[0] << 32 | w.v[1]) >> 11;
-        return f32_bits((float)gsl_cdf_ugaussian_Pinv(((double)x + 0.5) * 0x1.0p-53));
-    }
+    case PB_TOPK_NORMAL:
+        return f32_bits((float)normal_of(w));
+    case PB_TOPK_RELU:
+        /* |N(0, 1)| is never 0 as a float (at least ~1e-16): the zeros are
+         * exactly the half drawn as zeros. */
+        return (w.v[2] >> 31) ? f32_bits((float)fabs(normal_of(w))) : 0u;
+    case PB_TOPK_FEW:
+        return f32_bits((float)((double)level_of(w, arg) / (double)arg));
+    case PB_TOPK_INT8:
+        return f32_bits((float)((int32_t)(w.v[0] >> 24) - 128));
+    case PB_TOPK_MASKED:
+        return masked_of(w, arg) ? F32_NINF : f32_bits((float)(w.v[0] >> 8) * 0x1.0p-24f);
     case PB_TOPK_EQUAL:
         return f32_bits(1.0f);
     case PB_TOPK_INF: {
@@ -224,18 +262,66 @@ static uint32_t draw_f32(pb_topk_dist dist, philox4x32_ctr_t w)
     }
 }
 
-static uint32_t draw(pb_topk_dist dist, pb_topk_dtype dtype, philox4x32_ctr_t w)
+static uint32_t draw(pb_topk_dist dist, uint64_t arg, pb_topk_dtype dtype, philox4x32_ctr_t w)
 {
-    if (dtype == PB_TOPK_F32) return draw_f32(dist, w);
+    if (dtype == PB_TOPK_F32) return draw_f32(dist, arg, w);
     switch (dist) {
     case PB_TOPK_UNIFORM:
         return w.v[0];
+    case PB_TOPK_RELU:
+        return draw_f32(dist, arg, w); /* non-negative: the bits are in order */
+    case PB_TOPK_FEW:
+        return (uint32_t)(level_of(w, arg) * ((UINT64_C(1) << 32) / arg));
+    case PB_TOPK_INT8:
+        return w.v[0] >> 24;
+    case PB_TOPK_MASKED:
+        return masked_of(w, arg) ? 0u : 1u + (uint32_t)(((uint64_t)w.v[0] * 0xffffffffu) >> 32);
     case PB_TOPK_ZIPF:
         return zipf_rank(u53(w.v[0], w.v[1]));
     case PB_TOPK_EQUAL:
         return 1000;
     default:
-        return pb_topk_key_bits(draw_f32(dist, w));
+        return pb_topk_key_bits(draw_f32(dist, arg, w));
+    }
+}
+
+/* sorted and reversed: the value at position j of a row of m (j < m). */
+static uint32_t ordered_value(pb_topk_dtype dtype, uint64_t j, uint64_t m)
+{
+    if (dtype == PB_TOPK_U32) return (uint32_t)((j << 32) / m); /* j < m <= 2^32 */
+    return (uint32_t)(j * UINT64_C(0x3f800000) / m);
+}
+
+/* sorted and reversed: every row from positions alone. Each thread takes
+ * a contiguous stretch of the buffer and finds its first row by bisection;
+ * padding is left for the caller. */
+static void fill_ordered(pb_topk_problem *p)
+{
+    uint32_t *data = p->data;
+    uint64_t total = p->total;
+    const uint64_t *begin = p->begin, *end = p->end;
+    uint64_t rows = p->rows;
+    int rev = p->dist == PB_TOPK_REVERSED;
+    pb_topk_dtype dtype = p->dtype;
+#pragma omp parallel if (total >= PB_TOPK_PAR_MIN)
+    {
+        uint64_t nt = (uint64_t)omp_get_num_threads(), t = (uint64_t)omp_get_thread_num();
+        uint64_t lo = total / nt * t + (t < total % nt ? t : total % nt);
+        uint64_t hi = lo + total / nt + (t < total % nt);
+        uint64_t a = 0, b = rows; /* the first row ending past lo */
+        while (a < b) {
+            uint64_t mid = a + (b - a) / 2;
+            if (end[mid] <= lo) a = mid + 1;
+            else b = mid;
+        }
+        for (uint64_t r = a, i = lo; r < rows && i < hi; r++) {
+            uint64_t m = end[r] - begin[r];
+            if (i < begin[r]) i = begin[r];
+            for (; i < end[r] && i < hi; i++) {
+                uint64_t j = i - begin[r];
+                data[i] = ordered_value(dtype, rev ? m - 1 - j : j, m);
+            }
+        }
     }
 }
 
@@ -321,7 +407,9 @@ int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
     p->misalign = v[PB_TOPK_P_MISALIGN] != 0;
     p->largest = v[PB_TOPK_P_LARGEST] != 0;
     p->file = pb_param_file(v[PB_TOPK_P_DIST]);
-    p->dist = p->file ? PB_TOPK_NDIST : (pb_topk_dist)v[PB_TOPK_P_DIST];
+    p->dist = p->file ? PB_TOPK_NDIST : (pb_topk_dist)pb_param_choice(v[PB_TOPK_P_DIST]);
+    long long darg = pb_param_arg(v[PB_TOPK_P_DIST]);
+    p->dist_arg = p->file || darg < 0 ? 0 : (uint64_t)darg;
     p->dtype = (pb_topk_dtype)v[PB_TOPK_P_DTYPE];
     p->seed = pt->seed;
     p->elems = p->n * p->rows;
@@ -343,14 +431,18 @@ int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
     uint64_t seed = p->seed, total = p->total;
     pb_topk_dist dist = p->dist;
     pb_topk_dtype dtype = p->dtype;
+    uint64_t arg = p->dist_arg;
     if (p->file) {
         if (read_rows(p, err)) {
             pb_topk_problem_free(p);
             return -1;
         }
+    } else if (dist == PB_TOPK_SORTED || dist == PB_TOPK_REVERSED) {
+        fill_ordered(p);
     } else {
 #pragma omp parallel for schedule(static) if (total >= PB_TOPK_PAR_MIN)
-        for (uint64_t i = 0; i < total; i++) data[i] = draw(dist, dtype, topk_block(seed, i));
+        for (uint64_t i = 0; i < total; i++)
+            data[i] = draw(dist, arg, dtype, topk_block(seed, i));
     }
     uint32_t pad = padding_value(p);
     for (uint64_t r = 0, from = 0; r < p->rows; from = p->end[r], r++)

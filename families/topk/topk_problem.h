@@ -60,10 +60,29 @@ enum pb_topk_param {
  *   inf        1/4 +inf, 1/4 -inf, the rest U[-1, 1)
  *   nan        1/8 NaN (random sign, payload, quiet or signalling), 1/16 +inf,
  *              1/16 -inf, the rest U[-1, 1)
+ *   relu       half +0.0 (exact zeros), half |N(0, 1)|: ReLU activations
+ *   few:L      L distinct values j / L, j uniform in 0..L-1 (1 <= L <= 2^24:
+ *              quantised scores, categorical data; ties everywhere)
+ *   int8       the 256 integers -128..127, uniform (int8 scores cast)
+ *   masked:F   -inf with probability F (0 <= F <= 1, at most 6 decimals),
+ *              the rest U[0, 1) as uniform: masked logits
+ *   sorted     row position j of m holds the float with bit pattern
+ *              floor(j * 0x3f800000 / m): increasing through [0, 1), keys
+ *              evenly spread, distinct for rows up to 0x3f800000 values
+ *   reversed   the same, decreasing (position j holds sorted's m - 1 - j)
  * u32: uniform is uniform over all 2^32 values, zipf the rank, equal a
- * constant; every other distribution is the key (topk_key.h) of its fp32
- * draw, so the keys keep the fp32 order structure (a narrow range shares
- * its top bits, infinities and NaNs sit at the extremes).
+ * constant; relu the fp32 draw's bit pattern (zeros are 0, a non-negative
+ * float's bits are in its order); few:L the values j * floor(2^32 / L),
+ * spread over the range; int8 the level + 128, 0..255 (an unsigned byte:
+ * the top 24 bits all zero); masked:F 0 for a masked value (u32 has no
+ * -inf: 0 is its least value), the rest uniform over 1..2^32-1; sorted and
+ * reversed floor(j * 2^32 / m), distinct for every row length. Every other
+ * distribution is the key (topk_key.h) of its fp32 draw, so the keys keep
+ * the fp32 order structure (a narrow range shares its top bits,
+ * infinities and NaNs sit at the extremes). A drawn distribution takes
+ * each value from the Philox block of its buffer index, sorted and
+ * reversed from the position alone: the input depends on the seed (and
+ * the layout) only.
  *
  * Or `dist = file:PATH`, the user's own values (config/data_file.h): raw
  * little-endian 32-bit values, fp32 bit patterns or u32 by `dtype`, the
@@ -78,10 +97,19 @@ typedef enum pb_topk_dist {
     PB_TOPK_EQUAL,
     PB_TOPK_INF,
     PB_TOPK_NAN,
+    PB_TOPK_RELU,
+    PB_TOPK_FEW,    /* few:L (the argument: L) */
+    PB_TOPK_INT8,
+    PB_TOPK_MASKED, /* masked:F (the argument: F in millionths) */
+    PB_TOPK_SORTED,
+    PB_TOPK_REVERSED,
     PB_TOPK_NDIST
 } pb_topk_dist;
 
-#define PB_TOPK_DIST_CHOICES "uniform|narrow|narrow128|zipf|normal|equal|inf|nan|" PB_CHOICE_FILE
+#define PB_TOPK_DIST_CHOICES                                                                       \
+    "uniform|narrow|narrow128|zipf|normal|equal|inf|nan|relu|few:L|int8|masked:F|sorted|"          \
+    "reversed|" PB_CHOICE_FILE
+#define PB_TOPK_FEW_MAX (1LL << 24) /* few:L: L distinct fp32 values j / L */
 #define PB_TOPK_ZIPF_RANKS (1u << 20)
 #define PB_TOPK_ZIPF_S 1.1
 #define PB_TOPK_MAX_K (1LL << 31)
@@ -104,7 +132,9 @@ typedef enum pb_topk_dist {
     {"largest", PB_PARAM_BOOL, 1, 0, 1, NULL, "select the largest values (no: the smallest)"},     \
     {"dist", PB_PARAM_ENUM, PB_TOPK_UNIFORM, 0, 0, PB_TOPK_DIST_CHOICES,                           \
      "values: U[0,1], U[0.6,0.7], U[128.6,128.7], Zipf(1.1), N(0,1), all equal, many +-inf, "      \
-     "some NaNs; or a file of raw little-endian 32-bit values (fp32 or u32 by dtype)"},            \
+     "some NaNs, half zeros (relu), L levels (few:L), 256 integer levels (int8), a fraction F "    \
+     "of -inf (masked:F), sorted, reversed; or a file of raw little-endian 32-bit values "         \
+     "(fp32 or u32 by dtype)"},                                                                    \
     {"dtype", PB_PARAM_ENUM, PB_TOPK_F32, 0, 0, PB_TOPK_DTYPE_CHOICES,                             \
      "value type: fp32 or u32 (item must be u32: 4 bytes)"}
 /* clang-format on */
@@ -115,6 +145,7 @@ typedef struct pb_topk_problem {
     uint64_t k; /* as asked; a row returns min(k, its length) */
     bool ragged, misalign, largest;
     pb_topk_dist dist;  /* PB_TOPK_NDIST when the values come from `file` */
+    uint64_t dist_arg;  /* few:L: L; masked:F: F in millionths; else 0 */
     pb_data_file *file; /* dist = file:PATH, else NULL */
     pb_topk_dtype dtype;
     uint64_t seed;
