@@ -68,8 +68,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case PB_PARAM_ENUM:
         if (pb_param_file(v))
             PB_FUZZ_ASSERT(pb_param_takes_file(s) && strncmp(value, "file:", 5) == 0);
-        else
+        else if (pb_param_arg(v) >= 0) {
+            /* `name:X`: a choice that takes an argument, and the argument
+             * within its bounds (millionths of [0, 1] for a fraction). */
+            long long c = pb_param_choice(v), a = pb_param_arg(v);
+            bool fraction = false;
+            PB_FUZZ_ASSERT(c >= 0 && (size_t)c < nchoices(s->choices));
+            PB_FUZZ_ASSERT(pb_choice_takes_arg(s->choices, c, &fraction));
+            PB_FUZZ_ASSERT(fraction ? a <= 1000000 : a >= 1 && a <= (1LL << 31));
+        } else {
             PB_FUZZ_ASSERT(v >= 0 && (size_t)v < nchoices(s->choices));
+        }
         break;
     case PB_PARAM_BOOL:
         PB_FUZZ_ASSERT(v == 0 || v == 1);
