@@ -211,7 +211,13 @@ TEST_IMPL(radik_host_model)
                 uint64_t n = ns[ni];
                 pb_params params;
                 pb_params_defaults(mod, &params);
-                params.v[PB_TOPK_P_DIST] = dist;
+                /* A distribution written `name:X` (few:L, masked:F) with an
+                 * argument: 16 values, half masked. */
+                bool fraction = false;
+                params.v[PB_TOPK_P_DIST] =
+                    pb_choice_takes_arg(PB_TOPK_DIST_CHOICES, dist, &fraction)
+                        ? PB_PARAM_ARG_VALUE(dist, fraction ? 500000 : 16)
+                        : dist;
                 params.v[PB_TOPK_P_LARGEST] = largest;
                 params.v[PB_TOPK_P_K] = 1;
                 pb_point pt = {n, 4, 1234 + n, &params, 0};
