@@ -175,21 +175,13 @@ int pb_compare_write(const pb_compare *c, const char *dir, int argc, char **argv
     return pb_afile_commit(&a, err);
 }
 
-/* Text from a results file made fit for a single-quoted gnuplot string:
- * quotes and control characters become spaces. */
-static void unquote(char *s)
-{
-    for (; *s; s++)
-        if (*s == '\'' || (unsigned char)*s < 0x20 || *s == 0x7f) *s = ' ';
-}
-
 /* "NVIDIA H200, dcbe1bbbecc6": a run as the figure names it; quotes
  * dropped (the text goes into a single-quoted gnuplot string). */
 static void run_name(const pb_cmp_prov *p, bool gpu, char *buf, size_t len)
 {
     snprintf(buf, len, "%s, %.12s%s", gpu ? p->gpu : p->cpu, *p->commit ? p->commit : "unknown",
              strcmp(p->dirty, "yes") == 0 ? " (dirty)" : "");
-    unquote(buf);
+    pb_gnuplot_unquote(buf);
 }
 
 int pb_compare_plot_vars(const pb_compare *c, const char *dir, char *vars, size_t len, pb_err *err)
@@ -206,7 +198,7 @@ int pb_compare_plot_vars(const pb_compare *c, const char *dir, char *vars, size_
     run_name(&c->new_.prov, gpu, n, sizeof n);
     /* The family comes from the file too: it goes into the title's quotes. */
     snprintf(fam, sizeof fam, "%s", *c->base.prov.family ? c->base.prov.family : "results");
-    unquote(fam);
+    pb_gnuplot_unquote(fam);
     int w = snprintf(vars, len,
                      "datafile = '%s/compare.csv'\ntitle = 'NEW / BASE, median time per row (%s)'\n"
                      "subtitle = 'BASE: %s  |  NEW: %s  |  Mann-Whitney U, alpha %g, threshold %g%%'\n"

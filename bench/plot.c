@@ -41,6 +41,12 @@ bool pb_gnuplot_quotable(const char *s)
     return true;
 }
 
+void pb_gnuplot_unquote(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\'' || (unsigned char)*s < 0x20 || *s == 0x7f) *s = ' ';
+}
+
 char *pb_plot_vars(const pb_plot_request *req, const pb_embedded_file **script, pb_err *err)
 {
     /* "axis-speedup" draws plots/axis.gp with the speedup column: one
@@ -233,8 +239,7 @@ static void plot_subtitle(json_t *root, char *out, size_t len)
     snprintf(out, len, "%s%s%s B items%s%s%s%s%s%s  |  permbench %.7s", family ? family : "",
              family ? "  |  " : "", items, gpu ? "  |  " : "", gpu ? gpu : "", cpu ? "  |  " : "",
              cpu ? cpu : "", cpu ? cpus : "", "", commit ? commit : "unknown");
-    for (char *p = out; *p; p++)
-        if (*p == '\'' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
+    pb_gnuplot_unquote(out);
 }
 
 int pb_plot_read(json_t *root, const char *path, pb_plot_set *set, pb_err *err)

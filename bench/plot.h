@@ -43,6 +43,9 @@ char *pb_plot_vars(const pb_plot_request *req, const pb_embedded_file **script, 
  * to end it early, no control character (a newline would end the command
  * and run the rest, system() included, as gnuplot input). */
 bool pb_gnuplot_quotable(const char *s);
+/* Makes `s` quotable in place: each quote or control character becomes a
+ * space (for descriptive text read from a file: subtitles, run names). */
+void pb_gnuplot_unquote(char *s);
 
 /* Runs `script` through gnuplot for <dir>/<stem>.png and <dir>/<stem>.svg,
  * after `vars` (gnuplot assignments the script reads). */

@@ -1,7 +1,7 @@
-/* FNV-1a 64: the hash results record for a config's text and for a data
- * file's bytes, so a reader can tell which input a row was measured on. Not
- * cryptographic: it names contents, it does not guard them. Streaming, so a
- * file of any size is hashed through a small buffer. */
+/* FNV-1a 64: the hash results record for a config's text (with its -D
+ * overrides), so a reader can tell which config a row was measured with.
+ * Not cryptographic: it names contents, it does not guard them (key files
+ * and external inputs are named by SHA-256, core/sha256.h). */
 #ifndef PB_FNV1A_H
 #define PB_FNV1A_H
 

@@ -23,6 +23,7 @@
 #include "stats/tvd_null.h"
 #include "tests/support/binomial.h"
 #include "tests/support/ks.h"
+#include "tests/support/perm_files.h"
 #include "tests/test.h"
 
 #define ALPHA 0.01
@@ -258,25 +259,7 @@ TEST_IMPL(bias_predictor_null_exhaustive)
 
 static uint32_t *draw(const char *module, const char *set, uint32_t n, uint64_t seed, uint64_t count)
 {
-    const pb_module *m = pb_module_find(module);
-    if (!m || !m->sample_perms) return NULL;
-    pb_params p;
-    pb_err err;
-    pb_params_defaults(m, &p);
-    if (set) {
-        char name[64];
-        const char *eq = strchr(set, '=');
-        snprintf(name, sizeof name, "%.*s", (int)(eq - set), set);
-        if (pb_params_set(m, &p, name, eq + 1, &err)) return NULL;
-    }
-    if (pb_module_param_index(m, "threads") >= 0) p.v[pb_module_param_index(m, "threads")] = 1;
-    uint32_t *out = malloc((size_t)(count * n) * sizeof *out);
-    if (out && m->sample_perms(&p, n, seed, 0, count, out, &err)) {
-        fprintf(stderr, "%s: %s\n", module, err.msg);
-        free(out);
-        return NULL;
-    }
-    return out;
+    return pb_test_draw(module, set, true, n, seed, count);
 }
 
 /* One metric on `s` permutations: 0 positional, 2..3 n-gram, 1 predictor. */

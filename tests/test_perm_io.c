@@ -7,6 +7,7 @@
 #include "core/sha256.h"
 #include "quality/perm_reader.h"
 #include "registry/registry.h"
+#include "tests/support/perm_files.h"
 #include "tests/test.h"
 
 static const char *sha(const void *data, size_t len, size_t piece, char hex[65])
@@ -38,40 +39,18 @@ TEST_IMPL(sha256_known_answers)
 }
 
 /* count permutations of n from fisher-yates's sample hook at `seed`. */
-static uint32_t *module_perms(uint32_t n, uint64_t seed, uint64_t count)
-{
-    const pb_module *m = pb_module_find("fisher-yates");
-    uint32_t *p = malloc((size_t)(count * n * sizeof *p));
-    pb_params params = {{0}};
-    pb_err e;
-    if (p && m->sample_perms(&params, n, seed, 0, count, p, &e)) {
-        free(p);
-        return NULL;
-    }
-    return p;
-}
-
-static int write_file(const char *path, const uint32_t *p, uint32_t n, uint64_t count, pb_perm_format f)
-{
-    FILE *out = fopen(path, "wb");
-    pb_err e;
-    int rc = !out || pb_perm_write(out, p, n, count, f, &e);
-    if (out && fclose(out)) rc = 1;
-    return rc;
-}
-
 /* Every format round-trips, read in batches of odd sizes (text tokens and
  * rows cross the reader's 1 MiB buffer), and the digest is the file's. */
 TEST_IMPL(perm_io_roundtrip)
 {
     const uint32_t n = 7;
     const uint64_t count = 200000;
-    uint32_t *p = module_perms(n, 3, count), *back = malloc(count * n * sizeof *back);
+    uint32_t *p = pb_test_draw("fisher-yates", NULL, false, n, 3, count), *back = malloc(count * n * sizeof *back);
     ASSERT(p && back);
     for (int f = 0; f < 3; f++) {
         char path[64];
         snprintf(path, sizeof path, "/tmp/pbperm-%d-%ld", f, (long)getpid());
-        ASSERT(write_file(path, p, n, count, (pb_perm_format)f) == 0);
+        ASSERT(pb_test_write_perms(path, p, n, count, (pb_perm_format)f) == 0);
         pb_perm_reader r;
         pb_err e;
         uint64_t got = 0, rows, bytes;

@@ -11,31 +11,10 @@
 #include "quality/battery.h"
 #include "quality/quality_config.h"
 #include "registry/registry.h"
+#include "tests/support/perm_files.h"
 #include "tests/test.h"
 
 /* count permutations of n from fisher-yates's sample hook at `seed`. */
-static uint32_t *module_perms(uint32_t n, uint64_t seed, uint64_t count)
-{
-    const pb_module *m = pb_module_find("fisher-yates");
-    uint32_t *p = malloc((size_t)(count * n * sizeof *p));
-    pb_params params = {{0}};
-    pb_err e;
-    if (p && m->sample_perms(&params, n, seed, 0, count, p, &e)) {
-        free(p);
-        return NULL;
-    }
-    return p;
-}
-
-static int write_file(const char *path, const uint32_t *p, uint32_t n, uint64_t count, pb_perm_format f)
-{
-    FILE *out = fopen(path, "wb");
-    pb_err e;
-    int rc = !out || pb_perm_write(out, p, n, count, f, &e);
-    if (out && fclose(out)) rc = 1;
-    return rc;
-}
-
 /* An input written from fisher-yates's sample hook at the config's seed,
  * in each format, gets from the battery the statistics fisher-yates gets,
  * to the last bit, with batches that do not divide the samples. */
@@ -45,11 +24,11 @@ TEST_IMPL(quality_input_same_statistics)
     char paths[2][3][64];
     for (int k = 0; k < 2; k++) {
         uint32_t n = k ? 60 : 5;
-        uint32_t *p = module_perms(n, seed, count);
+        uint32_t *p = pb_test_draw("fisher-yates", NULL, false, n, seed, count);
         ASSERT(p);
         for (int f = 0; f < 3; f++) {
             snprintf(paths[k][f], sizeof paths[k][f], "/tmp/pbsame-%d-%d-%ld", k, f, (long)getpid());
-            ASSERT(write_file(paths[k][f], p, n, count, (pb_perm_format)f) == 0);
+            ASSERT(pb_test_write_perms(paths[k][f], p, n, count, (pb_perm_format)f) == 0);
         }
         free(p);
     }
