@@ -26,23 +26,39 @@ step() { # step NAME LOG CMD... : time it, log it, pack
 want=$(tar -xzOf "$root/.bundle/source.tar.gz" ./cmake/git-archive.txt 2>/dev/null ||
     tar -xzOf "$root/.bundle/source.tar.gz" cmake/git-archive.txt 2>/dev/null)
 have=$(grep -o '"[0-9a-f]\{40\}"' "$root/build-gpu/generated/build_info.c" 2>/dev/null | head -1 | tr -d '"')
-if [ -z "$want" ] || [ "$want" != "$have" ]; then
-    step "build B" "$work/build-B.log" "$root/scripts/gpu-node-build.sh" || exit 1
-fi
+case $order in *B*)
+    if [ -z "$want" ] || [ "$want" != "$have" ]; then
+        step "build B" "$work/build-B.log" "$root/scripts/gpu-node-build.sh" || exit 1
+    fi ;;
+esac
 sum=$(sha256sum "$root/.bundle/baseline.tar.gz" | cut -c1-64)
 if [ -x "$old/build/permbench" ] && [ "$(cat "$old/archive.sha256" 2>/dev/null)" = "$sum" ]; then
     echo "build A: kept ($old/build)" >>"$work/summary.txt"
 else
 rm -rf "$old/src" "$old/build" && mkdir -p "$old/src"
 tar -xzf "$root/.bundle/baseline.tar.gz" -C "$old/src" || exit 1
-step "build A" "$work/build-A.log" "$old/src/scripts/gpu-node-build.sh" "$root/.bundle" /opt/permbench-deps "$old/build" ||
+# PB_BUILD_FROM_TREE: the baseline's own tree. Without it, a baseline whose
+# gpu-node-build.sh builds the bundle's source.tar.gz (every commit since
+# 8bd789c) builds B's source a second time: the first H100 run of this
+# script made "A" that way, and its results named B's commit.
+step "build A" "$work/build-A.log" env PB_BUILD_FROM_TREE=1 \
+    "$old/src/scripts/gpu-node-build.sh" "$root/.bundle" /opt/permbench-deps "$old/build" ||
     step "build A (cmake)" "$work/build-A2.log" sh -c ". /opt/permbench-deps/env.sh 2>/dev/null;
         cmake -S '$old/src' -B '$old/build' -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 &&
         cmake --build '$old/build' -j\$(nproc)" || exit 1
 echo "$sum" >"$old/archive.sha256"
 fi
+# A must be the baseline's commit (its archive's export-subst file), never B's.
+want_a=$(cat "$old/src/cmake/git-archive.txt" 2>/dev/null | grep -o '[0-9a-f]\{40\}' | head -1)
+have_a=$(grep -o '"[0-9a-f]\{40\}"' "$old/build/generated/build_info.c" 2>/dev/null | head -1 | tr -d '"')
+if [ -n "$want_a" ] && [ "$want_a" != "$have_a" ]; then
+    echo "gpu-node-ab.sh: build A is commit ${have_a:-unknown}, not the baseline's $want_a" | tee -a "$work/summary.txt" >&2
+    pack; exit 1
+fi
 [ -f /opt/permbench-deps/env.sh ] && . /opt/permbench-deps/env.sh
-"$root/build-gpu/permbench" info >"$work/info.txt" 2>&1; nvidia-smi >>"$work/info.txt" 2>&1
+info_pb=$root/build-gpu/permbench
+[ -x "$info_pb" ] || info_pb=$old/build/permbench
+"$info_pb" info >"$work/info.txt" 2>&1; nvidia-smi >>"$work/info.txt" 2>&1
 i=0
 for w in $(echo "$order" | grep -o .); do
     i=$((i + 1))

@@ -17,11 +17,17 @@
 
 namespace pb_tile {
 
+/* Block b's tile: 32 * M items from b * 32 * M (the first GPU run found
+ * every tile but the first left unwritten when this offset was missing). */
+template <int M> __device__ __forceinline__ size_t cub_tile_base() { return (size_t)blockIdx.x * 32 * M; }
+
 /* The tile loaded blocked (thread t holds items t*ITEMS ..: the input order
  * a stable sort keeps), sorted on bits [begin_bit, 32), stored striped. */
-template <int M> __device__ __forceinline__ void cub_sort(const uint32_t *tin, uint32_t *tout, int begin_bit)
+template <int M> __device__ __forceinline__ void cub_sort(const uint32_t *in, uint32_t *out, int begin_bit)
 {
     constexpr int ITEMS = M / WARPS;
+    const uint32_t *tin = in + cub_tile_base<M>();
+    uint32_t *tout = out + cub_tile_base<M>();
     typedef cub::BlockRadixSort<uint32_t, BLOCK, ITEMS> sort_t;
     __shared__ typename sort_t::TempStorage temp;
     uint32_t k[ITEMS];
@@ -31,9 +37,11 @@ template <int M> __device__ __forceinline__ void cub_sort(const uint32_t *tin, u
 }
 
 /* The tile loaded striped, each item scattered to its destination. */
-template <int M> __device__ __forceinline__ void cub_permute(const uint32_t *tin, uint32_t *tout)
+template <int M> __device__ __forceinline__ void cub_permute(const uint32_t *in, uint32_t *out)
 {
     constexpr int ITEMS = M / WARPS;
+    const uint32_t *tin = in + cub_tile_base<M>();
+    uint32_t *tout = out + cub_tile_base<M>();
     typedef cub::BlockExchange<uint32_t, BLOCK, ITEMS> exchange_t;
     __shared__ typename exchange_t::TempStorage temp;
     uint32_t k[ITEMS], o[ITEMS];
