@@ -212,6 +212,19 @@ driver)
     [ -s "$work/d/ref-vs-peers/compare.json" ] || fail "no comparison"
     grep -q '^56 rows compared' "$work/out" || fail "compare did not set the 56 rows"
     plot "$work/d/ref-with-peers" axis-time axis-speedup
+    # PEERS_REUSE: the peers timed before (on a node) are kept as they are,
+    # hidden torch and all, and only merged, drawn and compared again
+    # (PEERS_SYNTHETIC still needed: it allows merging made-up times)
+    sum=$(sha256sum "$work/d/ref-peers/results.json")
+    rm -rf "$work/d/ref-with-peers" "$work/d/ref-vs-peers"
+    PYTHONPATH="$work/hide" PEERS_REUSE=1 PEERS_SYNTHETIC=1 PERMBENCH=$pb PYTHON=$py \
+        bash "$src/scripts/peers/run-peers.sh" "$work/d" "$work/ref" >"$work/out" 2>"$work/err"
+    rc=$?
+    expect_rc 0 run-peers.sh reuse
+    grep -q 'peers taken from' "$work/out" || fail "PEERS_REUSE does not say it reused the peers"
+    [ "$(sha256sum "$work/d/ref-peers/results.json")" = "$sum" ] || fail "PEERS_REUSE ran the peers again"
+    [ -s "$work/d/ref-vs-peers/compare.json" ] || fail "no comparison from reused peers"
+    grep -q '^56 rows compared' "$work/out" || fail "compare of reused peers did not set the 56 rows"
     ;;
 no_libraries)
     # torch and cupy shadowed by modules that cannot be imported

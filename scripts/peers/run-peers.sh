@@ -14,6 +14,9 @@
 # else build/permbench, beside this script's tree); PYTHON (python3);
 # PEERS_ARGS, more arguments for `peers.py run` (say "--set max_samples=200").
 # PEERS_SYNTHETIC=1 makes up the times (tests/peers.sh: no GPU there).
+# PEERS_REUSE=1 takes peers already timed in OUT/NAME-peers/ (say on a GPU
+# node whose call had no time left for the figures) and only merges, draws
+# and compares them here.
 # Exit status: 0 when every step ran, or peers.py had nothing to do (no torch
 # and no cupy, a family without peers: its one line is printed); 1 when a
 # step failed or a peer row failed its check; 2 for bad input.
@@ -47,9 +50,14 @@ for dir in "$@"; do
     name=$(basename "$(cd "$dir" 2>/dev/null && pwd || echo "$dir")")
     peers=$out/$name-peers merged=$out/$name-with-peers vs=$out/$name-vs-peers
     echo "== $name: peers at the points of $dir"
-    # shellcheck disable=SC2086 # PEERS_ARGS is split on purpose
-    "$py" "$here/peers.py" run --like "$dir" --out "$peers" "${synthetic[@]}" ${PEERS_ARGS:-}
-    rc=$?
+    if [ "${PEERS_REUSE:-}" = 1 ] && [ -f "$peers/results.json" ]; then
+        echo "== $name: peers taken from $peers (PEERS_REUSE)"
+        rc=0
+    else
+        # shellcheck disable=SC2086 # PEERS_ARGS is split on purpose
+        "$py" "$here/peers.py" run --like "$dir" --out "$peers" "${synthetic[@]}" ${PEERS_ARGS:-}
+        rc=$?
+    fi
     case $rc in
     0) ;;
     77) echo "== $name: no peer ran (the line above says why)"; continue ;;
