@@ -8,6 +8,9 @@
 # (e.g. "ABA": the older build, the newer, the older again). Every run lands in
 # OUT/ab/<n>-<A|B>/ and OUT/ab.tar.gz is rewritten after each step, so a call
 # cut short keeps what finished. The config is each tree's own copy of CONFIG.
+# At the end OUT holds ab.tar.gz and summary.txt only (PB_AB_KEEP=1 keeps
+# OUT/ab/ too): a lent node hands back few files, and a run's figures and
+# logs are many.
 set -uo pipefail
 out=${1:?usage: gpu-node-ab.sh OUT CONFIG ORDER} cfg=${2:?config} order=${3:-AB}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,3 +73,5 @@ for w in $(echo "$order" | grep -o .); do
     step "run $i-$w $(basename "$cfg")" "$work/$i-$w.log" "$pb" run "$src/$cfg" --out "$work/$i-$w"
 done
 pack
+cp "$work/summary.txt" "$out/summary.txt"
+[ "${PB_AB_KEEP:-}" = 1 ] || rm -rf "$work"
