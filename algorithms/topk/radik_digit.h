@@ -286,4 +286,14 @@ PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t ab
     }
 }
 
+/* After the query's last pass: the ties at the pivot (lo) a row's final
+ * pass left to choose (ties = lowest-index), 0 if none. A row whose final
+ * pass was the query's last is still in mode FINAL (no select follows the
+ * last pass); one whose final pass came earlier was advanced to DONE with
+ * tie_need set. Either way take - need keys above the pivot were output. */
+PB_RADIK_HD uint32_t pb_radik_tie_need(const pb_radik_row *r)
+{
+    return r->mode == PB_RADIK_FINAL ? r->need : r->tie_need;
+}
+
 #endif

@@ -47,15 +47,6 @@ __device__ __forceinline__ uint32_t pb_radik_tie_row(const uint32_t *tbase, uint
     return lo;
 }
 
-/* The ties row r's final pass left to choose, 0 if none: a row whose final
- * pass was the query's last is still in mode FINAL (no select follows the
- * last pass), one whose final pass came earlier was advanced to DONE with
- * tie_need set. */
-__device__ __forceinline__ uint32_t pb_radik_tie_need(const pb_radik_row *rp)
-{
-    return rp->mode == PB_RADIK_FINAL ? rp->need : rp->tie_need;
-}
-
 /* Loads tie partition p of row `row` (PB_RADIK_ITEMS keys a thread, slot
  * j of thread t at row index p * PART + j * BLOCK + t, so that index order
  * is slot-major, then thread order); bit j of the result: slot j holds the
