@@ -5,7 +5,9 @@
  *  - gpu_topk_twin: sort-and-choose, radik, and radik with each of its
  *    switches turned off alone (hier, wbuf, resched, pad; scale=off and
  *    scale=random; filter=off, and filter=overshoot, whose threshold makes
- *    most filtered rows fall back) x every distribution (issue 21's relu,
+ *    most filtered rows fall back), and both modules with ties =
+ *    lowest-index (whose verify() then compares index sets) x every
+ *    distribution (issue 21's relu,
  *    few:2/16/256, int8, masked:0.5, sorted, reversed included) x k in {1, 2, 31, 32, 33, 1000,
  *    n/2, n-1, n} (k beyond a row included) x n in {1, 2, 2^j - 1, 2^j,
  *    2^j + 1 (j = 10, 16, 20), 2^24} x a single row (aligned or not) and
@@ -72,7 +74,8 @@ static const tk_case cases[] = {
     {"sort-and-choose", NULL, NULL}, {"radik", NULL, NULL},        {"radik", "hier", "0"},
     {"radik", "wbuf", "0"},          {"radik", "resched", "0"},    {"radik", "pad", "0"},
     {"radik", "scale", "off"},       {"radik", "scale", "random"}, {"radik", "filter", "off"},
-    {"radik", "filter", "overshoot"},
+    {"radik", "filter", "overshoot"}, {"sort-and-choose", "ties", "lowest-index"},
+    {"radik", "ties", "lowest-index"},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
