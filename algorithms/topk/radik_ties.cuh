@@ -19,8 +19,9 @@
  *
  * Deterministic (the same output positions every run) and without a
  * counter that every tie contends on. It costs one more read of the rows
- * whose final pass had ties to choose (rows that took all their ties, mode
- * TAKE, skip both kernels) plus the partial read of the write kernel.
+ * whose final pass had ties to choose (the partitions of rows that took
+ * all their ties, mode TAKE, read nothing) plus the partial read of the
+ * write kernel.
  * Partition q of the batch belongs to the row r with tbase[r] <= q <
  * tbase[r + 1]: tbase is the prefix of the rows' partition counts, made on
  * the host from the layout. The scan wraps modulo 2^32 past 2^32 ties in a
