@@ -41,6 +41,7 @@ unknown_key) args=(run "$(ini '[sweep]\nsizes = 10\nspeed = 3\n[fisher-yates]\n'
 unknown_module) args=(run "$(ini '[sweep]\nsizes = 10\n[nope]\n')"); want="c.ini:3: unknown module 'nope'" ;;
 unknown_param) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\nrounds = 2\n')"); want="c.ini:4: module 'fisher-yates' has no parameter 'rounds'" ;;
 bad_param) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-copy]\nthreads = lots\n')"); want="c.ini:4: parameter 'threads' of 'cpu-copy': 'lots' is not an integer" ;;
+bad_ties) args=(run "$(ini '[sweep]\nsizes = 10\n[omp-topk]\nties = first\n')"); want="c.ini:4: parameter 'ties' of 'omp-topk': 'first' is not one of any|lowest-index" ;;
 malformed_line) args=(run "$(ini '[sweep]\nsizes\n[fisher-yates]\n')"); want="c.ini:2: malformed line" ;;
 long_indented_header) args=(run "$(ini "[sweep]\\nsizes = 10\\n$(printf '%251s' '')[fisher-yates]\\n")"); want="c.ini:3: line longer than 199 characters" ;;
 only_unknown) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;

@@ -5,7 +5,9 @@
  *  - gpu_topk_twin: sort-and-choose, radik, and radik with each of its
  *    switches turned off alone (hier, wbuf, resched, pad; scale=off and
  *    scale=random; filter=off, and filter=overshoot, whose threshold makes
- *    most filtered rows fall back) x every distribution (issue 21's relu,
+ *    most filtered rows fall back), and both modules with ties =
+ *    lowest-index (whose verify() then compares index sets) x every
+ *    distribution (issue 21's relu,
  *    few:2/16/256, int8, masked:0.5, sorted, reversed included) x k in {1, 2, 31, 32, 33, 1000,
  *    n/2, n-1, n} (k beyond a row included) x n in {1, 2, 2^j - 1, 2^j,
  *    2^j + 1 (j = 10, 16, 20), 2^24} x a single row (aligned or not) and
@@ -21,6 +23,15 @@
  *    per row the returned index sets are identical where the k-th best key
  *    is unique in the row, otherwise the key multisets are (neither scaling
  *    nor the filter changes the returned set).
+ *  - gpu_topk_ties: ties = lowest-index on sort-and-choose, radik and radik
+ *    with scale=off (ties from the candidate passes), hier=0, resched=0
+ *    and filter=overshoot: each row's returned index set equals the host
+ *    twin's exactly (besides verify(), which then checks the same), on
+ *    few:2, few:16, int8, relu, masked:0.5, equal, nan and uniform, at n in
+ *    {1, 2, 3, 2^10 - 1, 2^11 - 1, 2^11, 2^11 + 1, 2^16 +- 1, 2^20 + 1} x
+ *    k in {1, 2, n - 1, n, past n, 3, 17, 257, 1000, n / 2} (past the
+ *    distinct values of few:2, few:16, int8), shapes and direction by
+ *    hash; and at 2^24, equal and few:16, k = 32 and 2^18.
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
  *    65537 batch, which radik filters at k = 32 and 1000) for
  *    compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */
@@ -63,7 +74,8 @@ static const tk_case cases[] = {
     {"sort-and-choose", NULL, NULL}, {"radik", NULL, NULL},        {"radik", "hier", "0"},
     {"radik", "wbuf", "0"},          {"radik", "resched", "0"},    {"radik", "pad", "0"},
     {"radik", "scale", "off"},       {"radik", "scale", "random"}, {"radik", "filter", "off"},
-    {"radik", "filter", "overshoot"},
+    {"radik", "filter", "overshoot"}, {"sort-and-choose", "ties", "lowest-index"},
+    {"radik", "ties", "lowest-index"},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
@@ -542,7 +554,173 @@ static int scaling_sweep(void)
     return failures != 0 || unique_rows == 0 || tied_rows == 0;
 }
 
+
+/* ---- ties = lowest-index: the twin's index set exactly ---- */
+
+/* The module variants run with ties = lowest-index: sort-and-choose (its
+ * segmented path takes the stable sort), radik as configured by default,
+ * radik whose ties come from the candidate passes (scale and filter off:
+ * the final pass reads candidates), and radik with each switch that
+ * changes how its passes reach the final one. */
+static const tk_case tie_cases[] = {
+    {"sort-and-choose", NULL, NULL}, {"radik", NULL, NULL},     {"radik", "scale", "off"},
+    {"radik", "hier", "0"},          {"radik", "resched", "0"}, {"radik", "filter", "overshoot"},
+};
+enum { NTIE_CASES = sizeof tie_cases / sizeof tie_cases[0] };
+
+/* One lowest-index run at q: verify() (which with lowest-index compares
+ * index sets), then the returned indices, sorted per row, against the
+ * host twin's (tw: sorted the same way). Returns 1 on failure (printed). */
+static int ties_run(const pb_module *mod, const tk_case *c, const tk_point *q, uint64_t outs,
+                    const uint32_t *tw, uint32_t *got)
+{
+    pb_params p;
+    pb_err err = {{0}};
+    int rc = set_params(mod, c, q, &p, &err);
+    if (!rc) rc = pb_params_set(mod, &p, "ties", "lowest-index", &err);
+    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
+    void *st = NULL;
+    if (!rc) rc = mod->prepare(&pt, &st, &err);
+    for (uint64_t s = 0; s < 2 && !rc; s++) rc = mod->run(st, s, &err);
+    if (!rc) rc = mod->verify(st, &err);
+    const uint32_t *v = NULL, *ix = NULL;
+    const uint64_t *off = NULL;
+    uint64_t rows = 0;
+    if (!rc) rc = pb_gpu_topk_output(st, &v, &ix, &off, &rows, &err);
+    if (!rc && off[rows] != outs) {
+        snprintf(err.msg, sizeof err.msg, "%llu results, expected %llu",
+                 (unsigned long long)off[rows], (unsigned long long)outs);
+        rc = -1;
+    }
+    for (uint64_t r = 0; r < rows && !rc; r++) {
+        uint64_t o = off[r], m = off[r + 1] - o;
+        memcpy(got + o, ix + o, m * 4);
+        qsort(got + o, (size_t)m, 4, cmp_u32);
+        if (memcmp(got + o, tw + o, m * 4) != 0) {
+            uint64_t j = 0;
+            while (got[o + j] == tw[o + j]) j++;
+            snprintf(err.msg, sizeof err.msg,
+                     "row %llu: the index sets differ from the twin's (sorted, at %llu: %u "
+                     "where the twin has %u)",
+                     (unsigned long long)r, (unsigned long long)j, got[o + j], tw[o + j]);
+            rc = -1;
+        }
+    }
+    if (st) mod->release(st);
+    if (rc) describe(mod, c, q, "ties=lowest-index: ", err.msg);
+    return rc ? 1 : 0;
+}
+
+/* Every tie case at point q against one host twin; returns failures. */
+static int ties_point(const pb_module **mods, const tk_point *q, int ncases)
+{
+    const pb_module *host = pb_module_find("omp-topk");
+    tk_case none = {"omp-topk", NULL, NULL};
+    pb_params p;
+    pb_err err = {{0}};
+    set_params(host, &none, q, &p, &err);
+    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
+    pb_topk_problem hp;
+    if (pb_topk_problem_init(&hp, &pt, &err) || pb_topk_twin_answer(&hp, &err)) {
+        describe(host, &none, q, "host problem: ", err.msg);
+        return 1;
+    }
+    uint64_t outs = hp.out_total;
+    uint32_t *tw = malloc((outs ? outs : 1) * 4), *got = malloc((outs ? outs : 1) * 4);
+    int failures = !tw || !got;
+    if (!failures) {
+        /* The twin's answer is the lowest-index one (topk_select.h). */
+        memcpy(tw, hp.twin_idx, outs * 4);
+        for (uint64_t r = 0; r < hp.rows; r++)
+            qsort(tw + hp.out_off[r], (size_t)(hp.out_off[r + 1] - hp.out_off[r]), 4, cmp_u32);
+    }
+    for (int ci = 0; ci < ncases && !failures; ci++)
+        failures += ties_run(mods[ci], &tie_cases[ci], q, outs, tw, got);
+    free(tw);
+    free(got);
+    pb_topk_problem_free(&hp);
+    return failures;
+}
+
+/* k values for the tie sweep at row length n: 1, 2, n - 1, n, past n, and
+ * past the distinct values of few:2, few:16 and int8 (3, 17, 257), 1000
+ * and n / 2; without repeats, all >= 1. */
+static int tie_k_list(uint64_t n, uint64_t *ks)
+{
+    const uint64_t want[] = {1, 2, n - 1, n, n + 3, 3, 17, 257, 1000, n / 2};
+    int c = 0;
+    for (int i = 0; i < 10; i++) {
+        if (want[i] < 1 || (want[i] > n && i >= 5)) continue;
+        bool dup = false;
+        for (int j = 0; j < c; j++) dup |= ks[j] == want[i];
+        if (!dup) ks[c++] = want[i];
+    }
+    return c;
+}
+
+static int ties_sweep(void)
+{
+    const pb_module *mods[NTIE_CASES];
+    for (int ci = 0; ci < NTIE_CASES; ci++) {
+        mods[ci] = pb_module_find(tie_cases[ci].module);
+        if (!mods[ci]) {
+            fprintf(stderr, "no module '%s' in this build\n", tie_cases[ci].module);
+            return 1;
+        }
+    }
+    /* Heavy ties (and uniform, where ties are rare: the pass must then
+     * change nothing); nan: every NaN is one key. */
+    const int dists[] = {dist_named("few:2"), dist_named("few:16"),     dist_named("int8"),
+                         dist_named("relu"),  dist_named("masked:0.5"), PB_TOPK_EQUAL,
+                         PB_TOPK_NAN,         PB_TOPK_UNIFORM};
+    enum { ND = sizeof dists / sizeof dists[0] };
+    /* 2^11 +- 1: radik's tie partitions are 2^11 keys; 2^16 + 1 and
+     * 2^20 + 1 reach radik's filter and several blocks a row. */
+    const uint64_t sizes[] = {1, 2, 3, 1023, 2047, 2048, 2049, 65535, 65537, (1u << 20) + 1};
+    enum { NS = sizeof sizes / sizeof sizes[0] };
+    long runs = 0;
+    int failures = 0;
+    for (int si = 0; si < NS; si++)
+        for (int d = 0; d < ND; d++) {
+            uint64_t ks[10];
+            int nk = tie_k_list(sizes[si], ks);
+            for (int ki = 0; ki < nk && failures < MAX_FAILURES; ki++) {
+                uint32_t h = tk_coords(0x71e5, 0, dists[d], ki, si);
+                /* Every shape for short rows; long ones a single row or
+                 * the 5-row ragged batch. */
+                int sh = sizes[si] <= 2049 ? (int)(h & 3) : (h & 1) ? 2 : (int)(h >> 1 & 1);
+                tk_point q = {sizes[si], ks[ki], shapes[sh], dists[d], (int)(h >> 4 & 1),
+                              (h >> 5 & 3) == 0};
+                failures += ties_point(mods, &q, NTIE_CASES);
+                runs += NTIE_CASES;
+            }
+        }
+    /* The issue's sizes at 2^24 (one row), all-equal and few:16 with k
+     * 32 and 2^18 on sort-and-choose and default radik. */
+    const int big_dists[] = {PB_TOPK_EQUAL, dist_named("few:16")};
+    const uint64_t big_k[] = {32, UINT64_C(1) << 18};
+    for (int d = 0; d < 2; d++)
+        for (int ki = 0; ki < 2 && failures < MAX_FAILURES; ki++) {
+            tk_point q = {UINT64_C(1) << 24, big_k[ki], shapes[0], big_dists[d], 1, PB_TOPK_F32};
+            failures += ties_point(mods, &q, 2);
+            runs += 2;
+        }
+    printf("%ld lowest-index module runs, %d failures\n", runs, failures);
+    return failures != 0;
+}
+
 #endif
+
+TEST_IMPL(gpu_topk_ties)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+#ifdef PB_HAVE_CUDA
+    return ties_sweep();
+#else
+    return 1; /* a device without the GPU modules built cannot happen */
+#endif
+}
 
 TEST_IMPL(gpu_topk_scaling)
 {

@@ -10,6 +10,9 @@
  *    pass and a select touch, returns the twin's values for every
  *    distribution, k, scaling mode and filter threshold (at, below and
  *    above the pivot), and the row is finished when the launches are;
+ *    with ties = lowest-index (n <= 4097), the row state the GPU has after
+ *    the last pass gives the tie pass the pivot and the number of ties to
+ *    choose, and it picks the pivot's first indices;
  *  - the filter's sample rank is past the pivot's expected sample rank by
  *    the promised margin. */
 #include <stdlib.h>
@@ -87,10 +90,13 @@ TEST_IMPL(radik_scaled_digit)
  * row only when the kernels' rules say so (its source, and FILTER only in
  * the filter pass). With `filter`, the row filters at thr with the scaled
  * digit around fref. Returns 0 if the row is finished after the launches;
- * *fell_back says whether a filter fell back. */
+ * *fell_back says whether a filter fell back. With tie_idx (ties =
+ * lowest-index) the final pass leaves the ties alone and radik_ties.cuh's
+ * pass follows, on the row state the GPU has then (no select after the last
+ * pass): the tied keys' indices go to tie_idx, and it returns how many. */
 static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, uint32_t ref,
                     int filter, uint32_t thr, uint32_t fref, uint32_t *out_keys,
-                    uint32_t *nout_total, int *fell_back)
+                    uint32_t *nout_total, int *fell_back, uint32_t *tie_idx)
 {
     static uint32_t hist[PB_RADIK_BINS];
     uint32_t *cand = malloc((len ? len : 1) * sizeof *cand);
@@ -100,8 +106,11 @@ static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, 
     if (filter) pb_radik_row_filter(&r, thr, fref);
     uint32_t nout = 0, ties = 0, ncand = 0;
     *fell_back = 0;
+    /* The row as the GPU leaves it: no select follows the last pass. */
+    pb_radik_row gpu_view;
     for (const char *q = filter ? "FIICCC" : "IICC"; *q; q++) {
         bool fpass = *q == 'F', input = *q != 'C';
+        gpu_view = r;
         uint32_t mode = r.mode, wr = 0;
         if (mode == PB_RADIK_DONE ||
             r.src != (input ? (uint32_t)PB_RADIK_SRC_INPUT : (uint32_t)PB_RADIK_SRC_CAND) ||
@@ -131,8 +140,10 @@ static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, 
                 if (key >= r.lo) out_keys[nout++] = key;
                 break;
             case PB_RADIK_FINAL:
+                /* lowest-index (tie_idx): the ties wait for the tie pass. */
                 if (key > r.hi) out_keys[nout++] = key;
-                else if (key == r.lo && ties++ < r.need) out_keys[r.take - r.need + ties - 1] = key;
+                else if (!tie_idx && key == r.lo && ties++ < r.need)
+                    out_keys[r.take - r.need + ties - 1] = key;
                 break;
             }
         }
@@ -157,9 +168,23 @@ static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, 
         }
         pb_radik_row_advance(&r, bin, above, count, ncand);
         if (mode == PB_RADIK_FILTER && r.mode == PB_RADIK_COUNT) *fell_back = 1;
+        if (q[1]) gpu_view = r;
     }
     free(cand);
     free(next);
+    if (tie_idx) {
+        /* radik_ties.cuh's pass, sequentially: the first `need` keys equal
+         * to the pivot in index order, after the take - need above it. */
+        uint32_t need = pb_radik_tie_need(&gpu_view), pivot = gpu_view.lo;
+        if (need && nout != gpu_view.take - need) return -1;
+        for (uint32_t i = 0; i < len && ties < need; i++)
+            if (keys[i] == pivot) {
+                out_keys[gpu_view.take - need + ties] = keys[i];
+                tie_idx[ties++] = i;
+            }
+        *nout_total = nout + ties;
+        return r.mode == PB_RADIK_DONE ? (int)ties : -1;
+    }
     *nout_total = nout + (ties < r.need ? ties : r.need);
     return r.mode == PB_RADIK_DONE ? 0 : -1;
 }
@@ -199,6 +224,49 @@ static int cmp_u32_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* The model with ties = lowest-index at one point: the row finishes, its
+ * take keys are the twin's (sorted: the row's keys best first), and its
+ * ties are the first indices of the pivot's key, as many as the keys above
+ * the pivot leave to fill. Returns 1 on failure (printed). */
+static int rd_lowest(const uint32_t *keys, uint32_t n, uint64_t k, int scaled, uint32_t ref,
+                     int filter, uint32_t thr, uint32_t fref, const uint32_t *sorted,
+                     uint32_t *tie_idx)
+{
+    uint32_t take = k < n ? (uint32_t)k : n, got = 0;
+    uint32_t *out = malloc((n ? n : 1) * sizeof *out);
+    int fell = 0;
+    int ties = rd_model(keys, n, k, scaled, ref, filter, thr, fref, out, &got, &fell, tie_idx);
+    int rc = 0;
+    if (ties < 0 || got != take) {
+        fprintf(stderr, "lowest-index model: rc %d, %u of %u\n", ties, got, take);
+        rc = 1;
+    }
+    if (!rc) {
+        qsort(out, take, sizeof *out, cmp_u32_desc);
+        rc = memcmp(out, sorted, take * sizeof *out) != 0;
+        if (rc) fprintf(stderr, "lowest-index model: not the twin's keys\n");
+    }
+    if (!rc && take > 0 && take < n) {
+        /* The keys above the pivot are all in; the rest of take are the
+         * pivot's first indices. TAKE rows (every tie needed) choose none. */
+        uint32_t pivot = sorted[take - 1], above = 0, ntie = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            above += keys[i] > pivot;
+            ntie += keys[i] == pivot;
+        }
+        uint32_t need = take - above;
+        if (ties != 0 && (uint32_t)ties != need) rc = 1;
+        if (ties == 0 && need != ntie) rc = 1; /* only a TAKE row chooses none */
+        for (uint32_t i = 0, t = 0; i < n && !rc && t < (uint32_t)ties; i++)
+            if (keys[i] == pivot && tie_idx[t++] != i) rc = 1;
+        if (rc)
+            fprintf(stderr, "lowest-index model: %d ties chosen, %u needed of %u; not the "
+                            "first indices\n", ties, need, ntie);
+    }
+    free(out);
+    return rc;
+}
+
 TEST_IMPL(radik_host_model)
 {
     static const uint64_t ns[] = {1, 2, 3, 31, 33, 1000, 4097, 100003};
@@ -225,7 +293,7 @@ TEST_IMPL(radik_host_model)
                 pb_err err;
                 ASSERT(pb_topk_problem_init(&p, &pt, &err) == 0);
                 uint32_t *keys = malloc(n * sizeof *keys), *sorted = malloc(n * sizeof *sorted);
-                uint32_t *out = malloc(n * sizeof *out);
+                uint32_t *out = malloc(n * sizeof *out), *tie_idx = malloc(n * sizeof *tie_idx);
                 for (uint64_t i = 0; i < n; i++)
                     keys[i] = pb_topk_problem_okey(&p, p.data[p.begin[0] + i]);
                 memcpy(sorted, keys, n * sizeof *keys);
@@ -251,7 +319,15 @@ TEST_IMPL(radik_host_model)
                         uint32_t got = 0;
                         int fell = 0;
                         int rc = rd_model(keys, (uint32_t)n, k, scale != 0 && take < n, ref,
-                                          filt != 0, thr, fref, out, &got, &fell);
+                                          filt != 0, thr, fref, out, &got, &fell, NULL);
+                        if (rc == 0 && n <= 4097 &&
+                            rd_lowest(keys, (uint32_t)n, k, scale != 0 && take < n, ref,
+                                      filt != 0, thr, fref, sorted, tie_idx)) {
+                            fprintf(stderr, "n=%llu dist=%d k=%llu scale=%d filter=%d\n",
+                                    (unsigned long long)n, dist, (unsigned long long)k, scale,
+                                    filt);
+                            return 1;
+                        }
                         /* Above the pivot, fewer than take keys pass. */
                         bool must_fall = take < n && (filt == 4 ? piv != UINT32_MAX : false);
                         if (rc < 0 || got != take || (must_fall && !fell)) {
@@ -278,6 +354,7 @@ TEST_IMPL(radik_host_model)
                 free(keys);
                 free(sorted);
                 free(out);
+                free(tie_idx);
                 pb_topk_problem_free(&p);
             }
     printf("%ld model runs, %ld filter fallbacks\n", cases, falls);

@@ -16,7 +16,12 @@
  *    row;
  *  - issue 21's distributions (relu, few:L, int8, masked:F, sorted,
  *    reversed) have their shapes, both dtypes, and omp-topk passes the
- *    check on them at awkward n and k (k past the distinct values). */
+ *    check on them at awkward n and k (k past the distinct values);
+ *  - ties = lowest-index: the twin equals a brute force (sort by key
+ *    descending, index ascending, take k) on the heavy-tie distributions,
+ *    -0.0/+0.0 and NaNs included; omp-topk returns the twin's index set;
+ *    the check rejects a tied key of a larger index returned in place of a
+ *    smaller one (which `any` accepts). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -35,6 +40,7 @@ typedef struct tk_cfg {
     uint64_t n, k, rows;
     int ragged, misalign, largest, dist, dtype;
     uint64_t seed;
+    int ties; /* pb_topk_ties; 0 (any) where a config leaves it out */
 } tk_cfg;
 
 /* Every distribution as a config writes it; the first 8 in enum order (so
@@ -58,6 +64,7 @@ static void tk_params(const tk_cfg *c, pb_params *params)
     if (pb_params_set(pb_module_find("omp-topk"), params, "dist", dist_values[c->dist], &err))
         fprintf(stderr, "dist=%s: %s\n", dist_values[c->dist], err.msg);
     params->v[PB_TOPK_P_DTYPE] = c->dtype;
+    params->v[PB_TOPK_P_TIES] = c->ties;
 }
 
 static int tk_init(pb_topk_problem *p, const tk_cfg *c)
@@ -235,7 +242,7 @@ static int twin_sweep(const uint64_t *sizes, size_t nsizes, uint64_t rows, int b
                     uint64_t ks[16];
                     int nk = k_list(sizes[s], ks);
                     tk_cfg c = {sizes[s], ks[0], rows,  batch,   batch,
-                                largest,  dist,  dtype, 1000 + s};
+                                largest,  dist,  dtype, 1000 + s, 0};
                     pb_topk_problem p;
                     if (tk_init(&p, &c)) return 1;
                     /* One input for every k: the data does not depend on k. */
@@ -284,10 +291,10 @@ TEST_IMPL(topk_twin_batch)
 TEST_IMPL(topk_twin_threads)
 {
     const tk_cfg cfgs[] = {
-        {1000003, 1000, 1, 0, 0, 1, PB_TOPK_EQUAL, PB_TOPK_F32, 3},
-        {1000003, 500001, 1, 0, 1, 0, PB_TOPK_NAN, PB_TOPK_F32, 3},
-        {200000, 4096, 3, 1, 1, 1, PB_TOPK_INF, PB_TOPK_F32, 3},
-        {100000, 77, 9, 1, 1, 0, PB_TOPK_ZIPF, PB_TOPK_U32, 3},
+        {1000003, 1000, 1, 0, 0, 1, PB_TOPK_EQUAL, PB_TOPK_F32, 3, 0},
+        {1000003, 500001, 1, 0, 1, 0, PB_TOPK_NAN, PB_TOPK_F32, 3, 0},
+        {200000, 4096, 3, 1, 1, 1, PB_TOPK_INF, PB_TOPK_F32, 3, 0},
+        {100000, 77, 9, 1, 1, 0, PB_TOPK_ZIPF, PB_TOPK_U32, 3, 0},
     };
     int saved = omp_get_max_threads();
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
@@ -315,7 +322,7 @@ TEST_IMPL(topk_generation)
     int saved = omp_get_max_threads();
     for (int dtype = 0; dtype < 2; dtype++)
         for (int dist = 0; dist < NDV; dist++) {
-            tk_cfg c = {100003, 32, 7, 1, 1, 1, dist, dtype, 77};
+            tk_cfg c = {100003, 32, 7, 1, 1, 1, dist, dtype, 77, 0};
             pb_topk_problem a, b, d;
             omp_set_num_threads(1);
             int rc = tk_init(&a, &c);
@@ -345,7 +352,7 @@ TEST_IMPL(topk_layout)
      * and not all equal, every row starting at 1 mod 4, padding between
      * rows holding the most tempting value. */
     for (int largest = 0; largest < 2; largest++) {
-        tk_cfg c = {1001, 32, 9, 1, 1, largest, PB_TOPK_UNIFORM, PB_TOPK_F32, 5};
+        tk_cfg c = {1001, 32, 9, 1, 1, largest, PB_TOPK_UNIFORM, PB_TOPK_F32, 5, 0};
         pb_topk_problem p;
         ASSERT(tk_init(&p, &c) == 0);
         uint64_t sum = 0, distinct = 0;
@@ -368,7 +375,7 @@ TEST_IMPL(topk_layout)
         pb_topk_problem_free(&p);
     }
     /* Neither: a CSR layout of equal rows from 0. */
-    tk_cfg c = {1001, 2000, 4, 0, 0, 1, PB_TOPK_UNIFORM, PB_TOPK_F32, 5};
+    tk_cfg c = {1001, 2000, 4, 0, 0, 1, PB_TOPK_UNIFORM, PB_TOPK_F32, 5, 0};
     pb_topk_problem p;
     ASSERT(tk_init(&p, &c) == 0);
     for (uint64_t r = 0; r <= 4; r++) ASSERT_EQ_U64(p.begin[r], r * 1001);
@@ -382,7 +389,7 @@ TEST_IMPL(topk_distributions)
 {
     enum { N = 1 << 20 };
     for (int dist = 0; dist <= PB_TOPK_NAN; dist++) {
-        tk_cfg c = {N, 1, 1, 0, 0, 1, dist, PB_TOPK_F32, 11};
+        tk_cfg c = {N, 1, 1, 0, 0, 1, dist, PB_TOPK_F32, 11, 0};
         pb_topk_problem p;
         ASSERT(tk_init(&p, &c) == 0);
         double lo = INFINITY, hi = -INFINITY, sum = 0, sum2 = 0;
@@ -496,7 +503,7 @@ TEST_IMPL(topk_dist_shapes)
     enum { N = 1 << 20 };
     pb_topk_problem p, q;
     /* relu */
-    tk_cfg c = {N, 1, 1, 0, 0, 1, dist_index("relu"), PB_TOPK_F32, 21};
+    tk_cfg c = {N, 1, 1, 0, 0, 1, dist_index("relu"), PB_TOPK_F32, 21, 0};
     ASSERT(tk_init(&p, &c) == 0);
     c.dtype = PB_TOPK_U32;
     ASSERT(tk_init(&q, &c) == 0);
@@ -519,7 +526,7 @@ TEST_IMPL(topk_dist_shapes)
     const uint64_t levels[] = {1, 2, 16, 256};
     for (int f = 0; f < 4; f++)
         for (int dtype = 0; dtype < 2; dtype++) {
-            tk_cfg fc = {N, 1, 1, 0, 0, 1, dist_index(few[f]), dtype, 22};
+            tk_cfg fc = {N, 1, 1, 0, 0, 1, dist_index(few[f]), dtype, 22, 0};
             ASSERT(tk_init(&p, &fc) == 0);
             ASSERT_EQ_U64(distinct_values(p.data, N), levels[f]);
             uint64_t step = (UINT64_C(1) << 32) / levels[f];
@@ -536,7 +543,7 @@ TEST_IMPL(topk_dist_shapes)
 
     /* int8 */
     for (int dtype = 0; dtype < 2; dtype++) {
-        tk_cfg ic = {N, 1, 1, 0, 0, 1, dist_index("int8"), dtype, 23};
+        tk_cfg ic = {N, 1, 1, 0, 0, 1, dist_index("int8"), dtype, 23, 0};
         ASSERT(tk_init(&p, &ic) == 0);
         ASSERT_EQ_U64(distinct_values(p.data, N), 256);
         for (uint64_t i = 0; i < N; i++) {
@@ -555,7 +562,7 @@ TEST_IMPL(topk_dist_shapes)
     const double frac[] = {0, 0.001, 0.5, 1};
     for (int m = 0; m < 4; m++)
         for (int dtype = 0; dtype < 2; dtype++) {
-            tk_cfg mc = {N, 1, 1, 0, 0, 1, dist_index(masked[m]), dtype, 24};
+            tk_cfg mc = {N, 1, 1, 0, 0, 1, dist_index(masked[m]), dtype, 24, 0};
             ASSERT(tk_init(&p, &mc) == 0);
             uint64_t hits = 0;
             for (uint64_t i = 0; i < N; i++) {
@@ -577,7 +584,7 @@ TEST_IMPL(topk_dist_shapes)
         for (int dtype = 0; dtype < 2; dtype++)
             for (int batch = 0; batch < 2; batch++) {
                 tk_cfg oc = {batch ? 1001 : N, 1, batch ? 9 : 1, batch, batch, 1,
-                             dist_index(rev ? "reversed" : "sorted"), dtype, 25};
+                             dist_index(rev ? "reversed" : "sorted"), dtype, 25, 0};
                 ASSERT(tk_init(&p, &oc) == 0);
                 for (uint64_t r = 0; r < p.rows; r++) {
                     const uint32_t *row = p.data + p.begin[r];
@@ -634,7 +641,7 @@ TEST_IMPL(topk_new_dists_omp)
                     }
                     for (int ki = 0; ki < nk; ki++) {
                         tk_cfg c = {n,       ks[ki], batch ? 5 : 1,         batch, batch,
-                                    (ki & 1), dist,  dtype, 300 + si};
+                                    (ki & 1), dist,  dtype, 300 + si, 0};
                         ASSERT(run_module(&c, 2) == 0);
                         c.largest ^= 1;
                         ASSERT(run_module(&c, 2) == 0);
@@ -649,7 +656,7 @@ TEST_IMPL(topk_new_dists_omp)
  * smallest, and a module may return them with any bit pattern. */
 TEST_IMPL(topk_nan_policy)
 {
-    tk_cfg c = {10007, 1, 1, 0, 0, 1, PB_TOPK_NAN, PB_TOPK_F32, 21};
+    tk_cfg c = {10007, 1, 1, 0, 0, 1, PB_TOPK_NAN, PB_TOPK_F32, 21, 0};
     pb_topk_problem p;
     ASSERT(tk_init(&p, &c) == 0);
     uint64_t nans = 0, finite = 0;
@@ -731,15 +738,15 @@ static int run_module(const tk_cfg *c, int threads)
 TEST_IMPL(topk_omp_threads)
 {
     const tk_cfg cfgs[] = {
-        {1000003, 1, 1, 0, 0, 1, PB_TOPK_UNIFORM, PB_TOPK_F32, 8},
-        {1000003, 32, 1, 0, 1, 1, PB_TOPK_EQUAL, PB_TOPK_F32, 8},
-        {1000003, 1000, 1, 0, 0, 0, PB_TOPK_NAN, PB_TOPK_F32, 8},
-        {1000003, 500001, 1, 0, 0, 1, PB_TOPK_NARROW128, PB_TOPK_F32, 8},
-        {1000003, 1000003, 1, 0, 0, 1, PB_TOPK_NORMAL, PB_TOPK_F32, 8},
-        {300000, 1000, 2, 1, 1, 1, PB_TOPK_ZIPF, PB_TOPK_F32, 8},
-        {300000, 100000, 2, 1, 1, 0, PB_TOPK_INF, PB_TOPK_U32, 8},
-        {10000, 33, 17, 1, 1, 1, PB_TOPK_UNIFORM, PB_TOPK_U32, 8},
-        {10000, 7000, 17, 1, 1, 0, PB_TOPK_EQUAL, PB_TOPK_F32, 8},
+        {1000003, 1, 1, 0, 0, 1, PB_TOPK_UNIFORM, PB_TOPK_F32, 8, 0},
+        {1000003, 32, 1, 0, 1, 1, PB_TOPK_EQUAL, PB_TOPK_F32, 8, 0},
+        {1000003, 1000, 1, 0, 0, 0, PB_TOPK_NAN, PB_TOPK_F32, 8, 0},
+        {1000003, 500001, 1, 0, 0, 1, PB_TOPK_NARROW128, PB_TOPK_F32, 8, 0},
+        {1000003, 1000003, 1, 0, 0, 1, PB_TOPK_NORMAL, PB_TOPK_F32, 8, 0},
+        {300000, 1000, 2, 1, 1, 1, PB_TOPK_ZIPF, PB_TOPK_F32, 8, 0},
+        {300000, 100000, 2, 1, 1, 0, PB_TOPK_INF, PB_TOPK_U32, 8, 0},
+        {10000, 33, 17, 1, 1, 1, PB_TOPK_UNIFORM, PB_TOPK_U32, 8, 0},
+        {10000, 7000, 17, 1, 1, 0, PB_TOPK_EQUAL, PB_TOPK_F32, 8, 0},
     };
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
         pb_topk_problem p;
@@ -774,7 +781,7 @@ TEST_IMPL(topk_module_descriptor)
     const pb_module *m = pb_module_find("omp-topk");
     ASSERT(m && m->family == &pb_family_topk && m->device == PB_DEVICE_CPU);
     ASSERT(m->verify && m->work && !m->sample_perms);
-    const char *names[] = {"k", "rows", "ragged", "misalign", "largest", "dist", "dtype"};
+    const char *names[] = {"k", "rows", "ragged", "misalign", "largest", "dist", "dtype", "ties"};
     for (int i = 0; i < PB_TOPK_NCOMMON; i++) ASSERT(pb_module_param_index(m, names[i]) == i);
     ASSERT(pb_module_param_index(m, "threads") == PB_TOPK_NCOMMON);
     pb_params params;
@@ -787,6 +794,11 @@ TEST_IMPL(topk_module_descriptor)
     ASSERT(pb_params_set(m, &params, "k", "2^31", &err) == 0);
     ASSERT(pb_params_set(m, &params, "k", "0", &err) != 0);
     ASSERT(pb_params_set(m, &params, "dtype", "f16", &err) != 0);
+    ASSERT(params.v[PB_TOPK_P_TIES] == PB_TOPK_TIES_ANY);
+    ASSERT(pb_params_set(m, &params, "ties", "lowest-index", &err) == 0);
+    ASSERT(params.v[PB_TOPK_P_TIES] == PB_TOPK_TIES_LOWEST);
+    ASSERT(pb_params_set(m, &params, "ties", "first", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "is not one of any|lowest-index");
     ASSERT(pb_params_set(m, &params, "rows", "16", &err) == 0);
     ASSERT(pb_params_set(m, &params, "ragged", "yes", &err) == 0);
     /* Work: rows * n items, ragged too, 4 bytes each. */
@@ -824,7 +836,7 @@ static void twin_copy(const pb_topk_problem *p, uint32_t **v, uint32_t **ix)
 
 TEST_IMPL(topk_check_catches)
 {
-    tk_cfg c = {1000, 32, 5, 1, 1, 1, PB_TOPK_UNIFORM, PB_TOPK_F32, 31};
+    tk_cfg c = {1000, 32, 5, 1, 1, 1, PB_TOPK_UNIFORM, PB_TOPK_F32, 31, 0};
     pb_topk_problem p;
     pb_err err;
     ASSERT(tk_init(&p, &c) == 0);
@@ -914,5 +926,279 @@ TEST_IMPL(topk_check_catches)
     ASSERT_CONTAINS(err.msg, "row 0: not the smallest 32 values");
     free(v), free(ix);
     pb_topk_problem_free(&p);
+    return 0;
+}
+
+/* ---- ties = lowest-index (issue 21) ---- */
+
+/* The distributions with heavy ties, by their place in dist_values:
+ * few:2, few:16, few:256, int8, relu, masked:0.5, equal, few:1, masked:1,
+ * nan (its NaNs all tie). */
+static const char *const tie_dists[] = {"few:2", "few:16",   "few:256", "int8",     "relu",
+                                        "masked:0.5", "equal", "few:1", "masked:1", "nan"};
+enum { NTIE = sizeof tie_dists / sizeof tie_dists[0] };
+
+static int cmp_u64_desc(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a < b) - (a > b);
+}
+
+/* The brute-force lowest-index answer of row r, written to want[0, m):
+ * every (key, index) sorted by key descending, index ascending (qsort of
+ * (key << 32 | ~index) descending, spelled out here rather than through
+ * pb_topk_pack), the first m indices. */
+static void brute_lowest(const pb_topk_problem *p, uint64_t r, uint64_t m, uint64_t *tmp,
+                         uint32_t *want)
+{
+    uint64_t len = pb_topk_row_len(p, r);
+    const uint32_t *row = p->data + p->begin[r];
+    for (uint64_t i = 0; i < len; i++)
+        tmp[i] = (uint64_t)pb_topk_problem_okey(p, row[i]) << 32 | (0xffffffffu - (uint32_t)i);
+    qsort(tmp, len, sizeof *tmp, cmp_u64_desc);
+    for (uint64_t j = 0; j < m; j++) want[j] = 0xffffffffu - (uint32_t)tmp[j];
+}
+
+/* The twin's answer against the brute force, row by row: the same indices
+ * in the same (rank) order, so the same set; and the check with ties =
+ * lowest-index accepts it. */
+static int twin_is_lowest(pb_topk_problem *p)
+{
+    pb_err err;
+    if (pb_topk_twin_answer(p, &err)) {
+        fprintf(stderr, "twin: %s\n", err.msg);
+        return 1;
+    }
+    uint64_t *tmp = malloc((p->max_len + 1) * sizeof *tmp);
+    uint32_t *want = malloc((p->max_len + 1) * sizeof *want);
+    int rc = 0;
+    for (uint64_t r = 0; r < p->rows && !rc; r++) {
+        uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o;
+        brute_lowest(p, r, m, tmp, want);
+        for (uint64_t j = 0; j < m && !rc; j++)
+            if (p->twin_idx[o + j] != want[j]) {
+                fprintf(stderr, "row %llu rank %llu: twin index %u, brute force %u\n",
+                        (unsigned long long)r, (unsigned long long)j, p->twin_idx[o + j], want[j]);
+                rc = 1;
+            }
+    }
+    free(tmp);
+    free(want);
+    if (!rc && pb_topk_check(p, p->twin_vals, p->twin_idx, &err)) {
+        fprintf(stderr, "check of the twin (lowest-index): %s\n", err.msg);
+        rc = 1;
+    }
+    return rc;
+}
+
+/* k values for the tie tests at row length n and distribution dv: 1, 2,
+ * n - 1, n, past n, and around the number of distinct values. */
+static int tie_k_list(uint64_t n, const char *dv, uint64_t *ks)
+{
+    uint64_t want[16] = {1, 2, n - 1, n, n + 3, 33, 1000};
+    int nw = 7, nk = 0;
+    if (strncmp(dv, "few:", 4) == 0) {
+        uint64_t l = strtoull(dv + 4, NULL, 10);
+        want[nw++] = l, want[nw++] = l + 1, want[nw++] = 2 * l + 1;
+    } else if (strcmp(dv, "int8") == 0) {
+        want[nw++] = 255, want[nw++] = 256, want[nw++] = 257, want[nw++] = 513;
+    } else {
+        want[nw++] = n / 2, want[nw++] = n / 2 + 1;
+    }
+    for (int w = 0; w < nw; w++) {
+        bool dup = want[w] < 1 || want[w] > n + 3;
+        for (int j = 0; j < nk; j++) dup |= ks[j] == want[w];
+        if (!dup) ks[nk++] = want[w];
+    }
+    return nk;
+}
+
+/* The twin is the lowest-index answer on every heavy-tie distribution at
+ * awkward n (2^j +- 1, rows split across threads at 65537 with 3 threads)
+ * and k (1, 2, n - 1, n, past n, at and past the distinct values), both
+ * directions and dtypes, single rows and ragged, misaligned batches. */
+TEST_IMPL(topk_ties_twin_brute)
+{
+    const uint64_t sizes[] = {1, 2, 3, 7, 255, 257, 1023, 1025, 65535, 65537};
+    int saved = omp_get_max_threads(), tried = 0;
+    omp_set_num_threads(3);
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int d = 0; d < NTIE; d++)
+            for (int dtype = 0; dtype < 2; dtype++)
+                for (int largest = 0; largest < 2; largest++)
+                    for (int batch = 0; batch < 2; batch++) {
+                        uint64_t n = sizes[si];
+                        if (batch && n > 4097) continue;
+                        tk_cfg c = {n,           1,     batch ? 5 : 1, batch, batch, largest,
+                                    dist_index(tie_dists[d]), dtype, 500 + si, PB_TOPK_TIES_LOWEST};
+                        ASSERT(c.dist >= 0);
+                        pb_topk_problem p;
+                        ASSERT(tk_init(&p, &c) == 0);
+                        uint64_t ks[16];
+                        int nk = tie_k_list(n, tie_dists[d], ks);
+                        for (int q = 0; q < nk; q++) {
+                            c.k = ks[q];
+                            pb_topk_problem_set_k(&p, ks[q]);
+                            if (twin_is_lowest(&p)) {
+                                tk_describe(&c);
+                                omp_set_num_threads(saved);
+                                return 1;
+                            }
+                            tried++;
+                        }
+                        pb_topk_problem_free(&p);
+                    }
+    omp_set_num_threads(saved);
+    printf("%d twin answers equal the brute force\n", tried);
+    return 0;
+}
+
+/* -0.0, +0.0 and NaNs of every sign and payload, mixed with 1.0 and -inf
+ * in one row: ties are equal keys (topk_key.h), so the NaNs tie with each
+ * other and -0.0 does not tie with +0.0. The twin is the brute force's
+ * answer at every k, largest and smallest. */
+TEST_IMPL(topk_ties_zeros_nans)
+{
+    const uint32_t pool[] = {0x80000000u, 0x00000000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u,
+                             0xffdeadbeu, fbits(1.0f), 0xff800000u};
+    const uint64_t n = 97;
+    for (int largest = 0; largest < 2; largest++) {
+        tk_cfg c = {n, 1, 1, 0, 0, largest, dist_index("equal"), PB_TOPK_F32, 7,
+                    PB_TOPK_TIES_LOWEST};
+        pb_topk_problem p;
+        ASSERT(tk_init(&p, &c) == 0);
+        uint64_t x = 12345;
+        for (uint64_t i = 0; i < n; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            p.data[p.begin[0] + i] = pool[(x >> 33) % (sizeof pool / sizeof pool[0])];
+        }
+        for (uint64_t k = 1; k <= n; k++) {
+            pb_topk_problem_set_k(&p, k);
+            c.k = k;
+            if (twin_is_lowest(&p)) {
+                tk_describe(&c);
+                return 1;
+            }
+        }
+        pb_topk_problem_free(&p);
+    }
+    return 0;
+}
+
+/* omp-topk with ties = lowest-index passes the check (which then compares
+ * index sets) on the heavy-tie distributions, and its selection with 1, 2
+ * and 3 threads returns the twin's index set, row by row. */
+TEST_IMPL(topk_ties_omp)
+{
+    const uint64_t sizes[] = {3, 257, 1025, 65537};
+    int runs = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int d = 0; d < NTIE; d++)
+            for (int batch = 0; batch < 2; batch++) {
+                uint64_t n = sizes[si], ks[16];
+                int nk = tie_k_list(n, tie_dists[d], ks);
+                for (int q = 0; q < nk; q++) {
+                    tk_cfg c = {n,     ks[q],    batch ? 5 : 1,           batch,
+                                batch, (q & 1), dist_index(tie_dists[d]), q & 2 ? 1 : 0,
+                                600 + si, PB_TOPK_TIES_LOWEST};
+                    pb_topk_problem p;
+                    ASSERT(tk_init(&p, &c) == 0);
+                    pb_err err;
+                    ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+                    uint64_t outs = p.out_total;
+                    uint32_t *v = malloc((outs + 1) * 4), *ix = malloc((outs + 1) * 4);
+                    uint32_t *tw = malloc((outs + 1) * 4), *tmp = malloc((outs + 1) * 4);
+                    /* The module as the harness drives it once (3 threads: long
+                     * single rows split), its selection with each count. */
+                    if (run_module(&c, 3)) return 1;
+                    for (int t = 1; t <= 3; t++) {
+                        pb_topk_ws ws;
+                        ASSERT(pb_topk_ws_init(&ws, &p, t, &err) == 0);
+                        pb_topk_select(&p, &ws, v, ix);
+                        pb_topk_ws_free(&ws);
+                        memcpy(tw, p.twin_idx, outs * 4);
+                        for (uint64_t r = 0; r < p.rows; r++) {
+                            uint64_t o = p.out_off[r], m = p.out_off[r + 1] - o;
+                            pb_topk_sort_u32(ix + o, tmp, (size_t)m);
+                            pb_topk_sort_u32(tw + o, tmp, (size_t)m);
+                            ASSERT(memcmp(ix + o, tw + o, m * 4) == 0);
+                        }
+                        runs++;
+                    }
+                    free(v), free(ix), free(tw), free(tmp);
+                    pb_topk_problem_free(&p);
+                }
+            }
+    printf("%d omp-topk lowest-index runs\n", runs);
+    return 0;
+}
+
+/* The check with ties = lowest-index rejects an answer that returns a tied
+ * key of a larger index while a smaller one is left out (which `any`
+ * accepts), accepts the right set in any order, and still catches what
+ * `any` catches. */
+TEST_IMPL(topk_ties_check)
+{
+    for (int ties = 0; ties < 2; ties++) {
+        /* few:2: about half of each row is the larger value, so the 32 best
+         * all tie. */
+        tk_cfg c = {1000, 32, 5, 1, 1, 1, dist_index("few:2"), PB_TOPK_F32, 41, ties};
+        pb_topk_problem p;
+        pb_err err;
+        ASSERT(tk_init(&p, &c) == 0);
+        ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+        uint64_t o = p.out_off[2], m = p.out_off[3] - o, len = pb_topk_row_len(&p, 2);
+        const uint32_t *row = p.data + p.begin[2];
+        uint32_t kth = pb_topk_problem_okey(&p, p.twin_vals[o + m - 1]);
+        ASSERT(pb_topk_problem_okey(&p, p.twin_vals[o]) == kth); /* all tie */
+        /* The twin's largest index (its last, in rank order), and the next
+         * tied index after it: left out by the twin. */
+        uint32_t last = p.twin_idx[o + m - 1], next = last + 1;
+        while (next < len && pb_topk_problem_okey(&p, row[next]) != kth) next++;
+        ASSERT(next < len);
+        uint32_t *v, *ix;
+
+        /* The right set, reversed: fine either way. */
+        twin_copy(&p, &v, &ix);
+        for (uint64_t j = 0; j < m / 2; j++) {
+            uint32_t t = v[o + j], u = ix[o + j];
+            v[o + j] = v[o + m - 1 - j], ix[o + j] = ix[o + m - 1 - j];
+            v[o + m - 1 - j] = t, ix[o + m - 1 - j] = u;
+        }
+        ASSERT(pb_topk_check(&p, v, ix, &err) == 0);
+        free(v), free(ix);
+
+        /* The twin's first tie (index `first`) swapped for `next`: the same
+         * keys, a larger index returned, a smaller one left out. */
+        for (int at = 0; at < 2; at++) {
+            uint64_t j = at ? m - 1 : 0;
+            twin_copy(&p, &v, &ix);
+            uint32_t dropped = ix[o + j];
+            ix[o + j] = next, v[o + j] = row[next];
+            int rc = pb_topk_check(&p, v, ix, &err);
+            if (ties == PB_TOPK_TIES_ANY) {
+                ASSERT(rc == 0);
+            } else {
+                ASSERT(rc != 0);
+                char want[160];
+                snprintf(want, sizeof want,
+                         "row 2: ties = lowest-index, but result %llu is index %u, a key equal "
+                         "to the k-th, while index %u, smaller with the same key, is left out",
+                         (unsigned long long)j, next, dropped);
+                ASSERT_CONTAINS(err.msg, want);
+            }
+            free(v), free(ix);
+        }
+
+        /* A wrong key is still a wrong key. */
+        twin_copy(&p, &v, &ix);
+        uint32_t low = 0;
+        while (pb_topk_problem_okey(&p, row[low]) == kth) low++;
+        ix[o + 3] = low, v[o + 3] = row[low];
+        ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "row 2: not the largest 32 values");
+        free(v), free(ix);
+        pb_topk_problem_free(&p);
+    }
     return 0;
 }

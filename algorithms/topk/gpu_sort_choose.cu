@@ -27,8 +27,12 @@
  *    rows * 2^13: then one row's sort, not its launches, dominates). The
  *    crossover is a model, not a measurement: the Figure 11 configs sweep
  *    row length and batch size with this module in every run.
- * A stable radix sort keeps equal keys in position order, so ties at the
- * k-th value go to the smaller index, as in the C twin (not required).
+ * Ties. DeviceRadixSort is stable: equal keys keep their position order,
+ * so the first k of a row take the tied keys of the smallest indices, the
+ * C twin's answer (`ties = lowest-index`) at no cost. DeviceSegmentedSort's
+ * SortPairsDescending is not documented stable, so with lowest-index the
+ * segmented path calls StableSortPairsDescending; with `any` it keeps the
+ * unstable call.
  *
  * Item counts: DeviceRadixSort takes a 64-bit count (used only for a row
  * of 2^32 values) and DeviceSegmentedSort an int64 count and segment
@@ -142,9 +146,17 @@ cudaError_t sort_row(void *temp, size_t &bytes, const sc *c, uint64_t b, uint32_
                                                      c->pos + b, c->pos_alt + b, n, 0, 32, 0);
 }
 
+/* ties = lowest-index asks for the stable sort: SortPairsDescending is not
+ * documented stable (in CCCL 3 it runs the same code as the stable one, so
+ * the two should time alike there; the parameter keeps `any` free to take
+ * whatever CUB makes fastest). */
 cudaError_t sort_segments(void *temp, size_t &bytes, const pb_gpu_topk *g,
                           cub::DoubleBuffer<uint32_t> &keys, cub::DoubleBuffer<uint32_t> &vals)
 {
+    if (g->prob.ties == PB_TOPK_TIES_LOWEST)
+        return cub::DeviceSegmentedSort::StableSortPairsDescending(
+            temp, bytes, keys, vals, (int64_t)g->prob.total, (int64_t)g->prob.rows, g->d_begin,
+            g->d_end, 0);
     return cub::DeviceSegmentedSort::SortPairsDescending(
         temp, bytes, keys, vals, (int64_t)g->prob.total, (int64_t)g->prob.rows, g->d_begin,
         g->d_end, 0);

@@ -2,7 +2,9 @@
  * module (topk_select.h): rows in parallel when there are at least as many
  * rows as threads, otherwise each long row split into one chunk per thread,
  * each thread keeping its chunk's k best by quickselect, then a final
- * selection over the threads' candidates. Output unsorted within a row. */
+ * selection over the threads' candidates. Output unsorted within a row.
+ * Ties at the k-th key always go to the smallest indices (the candidates
+ * break them so), which meets both `ties` settings at no extra cost. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -9,10 +9,16 @@
  * (`filter`, our addition) a long row with a small k is read once: the
  * keys above a threshold drawn from a sample become the candidates, and a
  * row whose sample was wrong falls back to the two reads. No host
- * synchronisation inside a query. */
+ * synchronisation inside a query. With `ties = lowest-index` the final
+ * pass leaves the keys equal to the pivot alone and a tie pass over the
+ * input (radik_ties.cuh: count, scan, write in index order) fills the rest
+ * of the row with the tied keys of the smallest indices. */
 #include <stdlib.h>
 
+#include <cub/device/device_scan.cuh>
+
 #include "algorithms/topk/radik_kernels.cuh"
+#include "algorithms/topk/radik_ties.cuh"
 #include "core/gpu_launch.cuh"
 #include "families/topk/gpu_topk_state.cuh"
 #include "families/topk/topk_family.h"
@@ -52,7 +58,13 @@ struct radik {
     unsigned grid, grid_buf, grid_filter; /* rescheduled grids: resident blocks */
     unsigned foldx; /* one fold a row: blocks a row */
     size_t smem_plain, smem_buf;
-    bool wbuf, resched;
+    /* ties = lowest-index (radik_ties.cuh): the rows' tie-partition prefix,
+     * each partition's tie count and its exclusive scan, CUB's scratch. */
+    uint32_t *tbase, *tcounts, *tranks;
+    void *scan_temp;
+    size_t scan_bytes;
+    uint32_t tparts;
+    bool wbuf, resched, lowest;
     int scale, filter;
     /* The whole query as one CUDA graph: its ten small launches cost the
      * host more than the GPU takes for a short row, so run() launches the
@@ -73,6 +85,10 @@ void radik_free(void *p)
     cudaFree(r->parts);
     cudaFree(r->work);
     cudaFree(r->arrivals);
+    cudaFree(r->tbase);
+    cudaFree(r->tcounts);
+    cudaFree(r->tranks);
+    cudaFree(r->scan_temp);
     if (r->exec) cudaGraphExecDestroy(r->exec);
     if (r->graph) cudaGraphDestroy(r->graph);
     if (r->stream) cudaStreamDestroy(r->stream);
@@ -98,6 +114,7 @@ pb_radik_args args_of(const pb_gpu_topk *g, const radik *r)
     a.largest = g->prob.largest ? 1 : 0;
     a.hier = (int)g->params.v[P_HIER];
     a.pad = (int)g->params.v[P_PAD];
+    a.lowest = r->lowest ? 1 : 0;
     return a;
 }
 
@@ -127,6 +144,41 @@ filter_fn filter_kernel(const pb_topk_problem &p)
 
 int capture(const pb_gpu_topk *g, radik *r, pb_err *err);
 
+/* The tie pass's buffers (ties = lowest-index): tbase from the layout on
+ * the host, and the scan's scratch for the batch's partition count. */
+int setup_ties(const pb_topk_problem &p, radik *r, pb_err *err)
+{
+    size_t rows = (size_t)p.rows;
+    uint32_t *h = (uint32_t *)malloc((rows + 1) * sizeof *h);
+    if (!h) return pb_err_set(err, "out of host memory");
+    uint64_t at = 0;
+    for (size_t i = 0; i < rows; i++) {
+        h[i] = (uint32_t)at;
+        at += pb_radik_nparts(pb_topk_row_len(&p, i));
+    }
+    h[rows] = (uint32_t)at;
+    if (at > UINT32_MAX) {
+        free(h);
+        return pb_err_set(err, "radik: ties = lowest-index: %llu tie partitions, beyond 2^32",
+                          (unsigned long long)at);
+    }
+    r->tparts = (uint32_t)at;
+    cudaError_t e = cudaMalloc(&r->tbase, (rows + 1) * sizeof *h);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(r->tbase, h, (rows + 1) * sizeof *h, cudaMemcpyHostToDevice);
+    free(h);
+    size_t parts = r->tparts ? r->tparts : 1;
+    if (e == cudaSuccess) e = cudaMalloc(&r->tcounts, parts * 4);
+    if (e == cudaSuccess) e = cudaMalloc(&r->tranks, parts * 4);
+    if (e == cudaSuccess)
+        e = cub::DeviceScan::ExclusiveSum(nullptr, r->scan_bytes, r->tcounts, r->tranks,
+                                          (int64_t)parts);
+    if (e == cudaSuccess) e = cudaMalloc(&r->scan_temp, r->scan_bytes ? r->scan_bytes : 1);
+    if (e != cudaSuccess)
+        return pb_err_set(err, "radik: tie pass set-up: %s", cudaGetErrorString(e));
+    return 0;
+}
+
 int setup(pb_gpu_topk *g, const void *, pb_err *err)
 {
     radik *r = (radik *)calloc(1, sizeof *r);
@@ -138,6 +190,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     r->resched = g->params.v[P_RESCHED] != 0;
     r->scale = (int)g->params.v[P_SCALE];
     r->filter = (int)g->params.v[P_FILTER];
+    r->lowest = p.ties == PB_TOPK_TIES_LOWEST;
     if (p.max_len >= (UINT64_C(1) << 31))
         return pb_err_set(err, "radik: rows of 2^31 values or more are not supported (got %llu)",
                           (unsigned long long)p.max_len);
@@ -155,6 +208,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     PB_CUDA_TRY(cudaMalloc(&r->work, (rows + 1) * 4), err);
     PB_CUDA_TRY(cudaMalloc(&r->arrivals, 4), err);
     PB_CUDA_TRY(cudaMemset(r->arrivals, 0, 4), err); /* the last block leaves it at 0 */
+    if (r->lowest && rows && setup_ties(p, r, err)) return -1;
 
     r->smem_plain = sizeof(pb_radik_pass_smem<false>);
     r->smem_buf = sizeof(pb_radik_pass_smem<true>);
@@ -261,6 +315,24 @@ bool may_filter(const pb_topk_problem &p, int filter)
     return false;
 }
 
+/* ties = lowest-index: the rows whose final pass had ties to choose get
+ * the `need` of the smallest indices (radik_ties.cuh): count, scan, write,
+ * over the tie partitions of all rows with one resident grid. */
+int tie_pass(const radik *r, const pb_radik_args &a, pb_err *err)
+{
+    if (!r->tparts) return 0;
+    unsigned grid = r->grid < r->tparts ? r->grid : r->tparts;
+    pb_radik_tie_count<<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->tbase, r->tcounts);
+    PB_CUDA_LAUNCHED(err);
+    size_t bytes = r->scan_bytes;
+    cudaError_t e = cub::DeviceScan::ExclusiveSum(r->scan_temp, bytes, r->tcounts, r->tranks,
+                                                  (int64_t)r->tparts, r->stream);
+    if (e != cudaSuccess) return pb_err_set(err, "radik: tie scan: %s", cudaGetErrorString(e));
+    pb_radik_tie_write<<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->tbase, r->tranks);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
 /* The query's launches, in stream order on r->stream. */
 int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
 {
@@ -294,7 +366,7 @@ int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
         if (pass<false>(r, a, r->wbuf, err)) return -1;
         if (i + 1 < left && select(r, a, CAND, false, CAND, err)) return -1;
     }
-    return 0;
+    return r->lowest ? tie_pass(r, a, err) : 0;
 }
 
 int capture(const pb_gpu_topk *g, radik *r, pb_err *err)
@@ -324,8 +396,13 @@ uint64_t footprint(const pb_point *pt)
 {
     uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
     uint64_t total = pt->n * rows + 4 * rows + 4;
+    /* ties = lowest-index: tbase, and two words a tie partition (CUB's scan
+     * scratch is in the slack). */
+    uint64_t ties = pt->params->v[PB_TOPK_P_TIES] == PB_TOPK_TIES_LOWEST
+                        ? 4 * (rows + 1) + 8 * (total / PB_RADIK_PART + rows + 1)
+                        : 0;
     return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + sizeof(pb_radik_row) + 12) +
-           2 * 8 * total + (1 << 20);
+           2 * 8 * total + ties + (1 << 20);
 }
 
 } // namespace

@@ -98,6 +98,7 @@ typedef struct pb_radik_row {
     uint32_t wr;      /* candidates the running pass has written */
     uint32_t nout;    /* results written (keys above the interval, in any order) */
     uint32_t ties;    /* final pass: pivot keys claimed */
+    uint32_t tie_need; /* after a final pass: the ties it had to choose (`need`), else 0 */
     uint32_t src;     /* pb_radik_src of the next pass */
     uint32_t cscaled, cref; /* the counting pass's scaling, should a filter fall back */
 } pb_radik_row;
@@ -191,7 +192,7 @@ PB_RADIK_HD void pb_radik_row_init(pb_radik_row *r, uint32_t len, uint64_t k, in
     r->take = k < len ? (uint32_t)k : len;
     r->need = r->take;
     r->len_in = len;
-    r->wr = r->nout = r->ties = 0;
+    r->wr = r->nout = r->ties = r->tie_need = 0;
     r->src = PB_RADIK_SRC_INPUT;
     r->mode = r->take == 0 ? PB_RADIK_DONE : r->take == len ? PB_RADIK_TAKE : PB_RADIK_COUNT;
     if (r->mode == PB_RADIK_TAKE) r->scaled = 0;
@@ -244,6 +245,9 @@ PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t ab
                                       uint32_t count, uint32_t written)
 {
     if (r->mode == PB_RADIK_TAKE || r->mode == PB_RADIK_FINAL || r->mode == PB_RADIK_DONE) {
+        /* A final pass leaves lo (the pivot), take and need as they were:
+         * with ties = lowest-index the tie pass reads them. */
+        if (r->mode == PB_RADIK_FINAL) r->tie_need = r->need;
         r->mode = PB_RADIK_DONE;
         return;
     }
@@ -280,6 +284,16 @@ PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t ab
         r->mode = PB_RADIK_SPLIT;
         r->shift = pb_radik_shift_for(lo, hi);
     }
+}
+
+/* After the query's last pass: the ties at the pivot (lo) a row's final
+ * pass left to choose (ties = lowest-index), 0 if none. A row whose final
+ * pass was the query's last is still in mode FINAL (no select follows the
+ * last pass); one whose final pass came earlier was advanced to DONE with
+ * tie_need set. Either way take - need keys above the pivot were output. */
+PB_RADIK_HD uint32_t pb_radik_tie_need(const pb_radik_row *r)
+{
+    return r->mode == PB_RADIK_FINAL ? r->need : r->tie_need;
 }
 
 #endif

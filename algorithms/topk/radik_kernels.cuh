@@ -12,7 +12,9 @@
  *            candidates and are histogrammed by the next digit
  *                                                 (selectCandidate, filter)
  *   select, pass 2 (candidates), select, pass 3 (candidates: the ties),
- *   and after a filter one more select and candidate pass
+ *   and after a filter one more select and candidate pass; with
+ *   ties = lowest-index the final pass writes only the keys above the
+ *   pivot and radik_ties.cuh's pass chooses the ties by index
  *
  * A row's `src` says which passes it takes part in: the input passes skip
  * rows that have candidates, so a filtered row waits through the input
@@ -76,6 +78,7 @@ struct pb_radik_args {
     uint32_t nrows;
     int dtype, largest;
     int hier, pad;
+    int lowest; /* ties = lowest-index: the final pass leaves the ties to radik_ties.cuh */
 };
 
 __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args &a, uint32_t raw)
@@ -543,7 +546,15 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
         out |= (uint32_t)o << j;
         keep |= (uint32_t)kp << j;
         if (MODE == PB_RADIK_SPLIT) pb_radik_count(a, c, s, kp, kp ? (k - r.lo) >> r.shift : 0);
-        if (MODE == PB_RADIK_FINAL) {
+        /* ties = any: every key equal to the pivot claims a slot on the
+         * row's one `ties` counter in global memory (once per warp with
+         * hier, once per key without) and is written if its slot is below
+         * `need`. Every tied key claims, not just the first `need`, so an
+         * all-equal row of n keys makes n / 32 atomics on one address, and
+         * which ties win is a race. With lowest-index the pass writes only
+         * the keys above the pivot; radik_ties.cuh then chooses the ties
+         * by index, without a shared counter. */
+        if (MODE == PB_RADIK_FINAL && !a.lowest) {
             bool tie = v && k == r.lo;
             uint32_t m = __ballot_sync(0xffffffffu, tie);
             if (tie) {

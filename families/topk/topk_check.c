@@ -1,6 +1,7 @@
 /* The top-k family's contract: the C twin's answer (topk_select.h run on
  * all cores, then put in rank order) and the check of any module's output
- * against it. */
+ * against it: the key multiset for `ties = any`, and with `lowest-index`
+ * the index set too (the twin's answer is the unique lowest-index one). */
 #include "families/topk/topk_check.h"
 
 #include <stdio.h>
@@ -75,6 +76,41 @@ static uint32_t okey_value(const pb_topk_problem *p, uint32_t okey)
     return pb_topk_raw_of(okey, p->dtype, p->largest);
 }
 
+/* ties = lowest-index, for a row whose keys already equal the twin's: the
+ * returned index set must be the twin's (which takes tied keys by
+ * increasing index). With equal key multisets and every value matching its
+ * index, the sets can differ only among keys equal to the k-th, so an index
+ * outside the twin's set is a tied key returned while a smaller tied index
+ * (one of the twin's not returned) was left out. `seen` is zeroed and left
+ * zeroed. */
+static int check_lowest(const pb_topk_problem *p, uint64_t r, const uint32_t *idx, uint64_t *seen,
+                        char *msg, size_t msg_len)
+{
+    uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o;
+    const uint32_t *want = p->twin_idx + o;
+    for (uint64_t q = 0; q < m; q++) seen[want[q] >> 6] |= UINT64_C(1) << (want[q] & 63);
+    uint64_t extra = m;
+    for (uint64_t q = 0; q < m && extra == m; q++)
+        if (!(seen[idx[o + q] >> 6] & (UINT64_C(1) << (idx[o + q] & 63)))) extra = q;
+    int rc = 0;
+    if (extra < m) {
+        /* The twin's indices the module did not return; name the smallest. */
+        for (uint64_t q = 0; q < m; q++)
+            seen[idx[o + q] >> 6] &= ~(UINT64_C(1) << (idx[o + q] & 63));
+        uint32_t missing = UINT32_MAX;
+        for (uint64_t q = 0; q < m; q++)
+            if ((seen[want[q] >> 6] & (UINT64_C(1) << (want[q] & 63))) && want[q] < missing)
+                missing = want[q];
+        snprintf(msg, msg_len,
+                 "row %llu: ties = lowest-index, but result %llu is index %u, a key equal to the "
+                 "k-th, while index %u, smaller with the same key, is left out",
+                 (unsigned long long)r, (unsigned long long)extra, idx[o + extra], missing);
+        rc = -1;
+    }
+    for (uint64_t q = 0; q < m; q++) seen[want[q] >> 6] &= ~(UINT64_C(1) << (want[q] & 63));
+    return rc;
+}
+
 /* Checks row r; on failure writes the message to msg and returns -1.
  * keys/tmp: the row's slice of two output-sized arrays; seen: a zeroed
  * bitmap of the row's length, left zeroed. */
@@ -132,6 +168,7 @@ static int check_row(const pb_topk_problem *p, uint64_t r, const uint32_t *vals,
             return -1;
         }
     }
+    if (p->ties == PB_TOPK_TIES_LOWEST) return check_lowest(p, r, idx, seen, msg, msg_len);
     return 0;
 }
 

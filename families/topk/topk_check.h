@@ -15,8 +15,10 @@ int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err);
 /* The family contract, for any module's output (vals, idx in the output
  * layout): for every row, each index is inside the row, no index repeats,
  * the value's key equals that of data at the index, and the sorted keys
- * equal the twin's. The error names the first failing row and its first
- * problem. Computes the twin if it was not yet. */
+ * equal the twin's; with `ties = lowest-index`, also the index set equals
+ * the twin's (the output order within a row stays free). The error names
+ * the first failing row and its first problem. Computes the twin if it was
+ * not yet. */
 int pb_topk_check(pb_topk_problem *p, const uint32_t *vals, const uint32_t *idx, pb_err *err);
 
 #ifdef __cplusplus

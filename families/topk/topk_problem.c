@@ -70,6 +70,9 @@ int pb_topk_point_check(const pb_point *pt, pb_err *err)
     if (v[PB_TOPK_P_DTYPE] < PB_TOPK_F32 || v[PB_TOPK_P_DTYPE] > PB_TOPK_U32)
         return pb_err_set(err, "dtype=%lld is not one of %s", v[PB_TOPK_P_DTYPE],
                           PB_TOPK_DTYPE_CHOICES);
+    if (v[PB_TOPK_P_TIES] < PB_TOPK_TIES_ANY || v[PB_TOPK_P_TIES] > PB_TOPK_TIES_LOWEST)
+        return pb_err_set(err, "ties=%lld is not one of %s", v[PB_TOPK_P_TIES],
+                          PB_TOPK_TIES_CHOICES);
     /* Indices within a row are u32. */
     if (max_len_of(pt) > (UINT64_C(1) << 32))
         return pb_err_set(err, "rows of up to %llu values cannot be indexed by u32 (at most 2^32)",
@@ -411,6 +414,7 @@ int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
     long long darg = pb_param_arg(v[PB_TOPK_P_DIST]);
     p->dist_arg = p->file || darg < 0 ? 0 : (uint64_t)darg;
     p->dtype = (pb_topk_dtype)v[PB_TOPK_P_DTYPE];
+    p->ties = (pb_topk_ties)v[PB_TOPK_P_TIES];
     p->seed = pt->seed;
     p->elems = p->n * p->rows;
 

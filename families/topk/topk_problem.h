@@ -21,7 +21,11 @@
  * at [out_off[r], out_off[r + 1]), min(k, row length) of them: the raw
  * 32-bit values and their indices within the row (u32; the row's first
  * element is index 0). A k larger than a row means the whole row. The order
- * inside a row is free; ties at the k-th value may be resolved either way. */
+ * inside a row is free. Ties at the k-th value (keys equal in topk_key.h's
+ * order: every NaN is one key, -0.0 and +0.0 are two) follow `ties`: with
+ * `any` any of the tied keys fill the row's k; with `lowest-index` those
+ * with the smallest indices do, so the row's set of (key, index) pairs is
+ * unique (its order still is not). */
 #ifndef PB_TOPK_PROBLEM_H
 #define PB_TOPK_PROBLEM_H
 
@@ -45,6 +49,7 @@ enum pb_topk_param {
     PB_TOPK_P_LARGEST,  /* bool: largest (else smallest) */
     PB_TOPK_P_DIST,     /* pb_topk_dist */
     PB_TOPK_P_DTYPE,    /* pb_topk_dtype */
+    PB_TOPK_P_TIES,     /* pb_topk_ties */
     PB_TOPK_NCOMMON
 };
 
@@ -109,6 +114,11 @@ typedef enum pb_topk_dist {
 #define PB_TOPK_DIST_CHOICES                                                                       \
     "uniform|narrow|narrow128|zipf|normal|equal|inf|nan|relu|few:L|int8|masked:F|sorted|"          \
     "reversed|" PB_CHOICE_FILE
+/* Which of the keys equal to a row's k-th key are returned; the `ties`
+ * parameter's choices in this order. */
+typedef enum pb_topk_ties { PB_TOPK_TIES_ANY, PB_TOPK_TIES_LOWEST } pb_topk_ties;
+#define PB_TOPK_TIES_CHOICES "any|lowest-index"
+
 #define PB_TOPK_FEW_MAX (1LL << 24) /* few:L: L distinct fp32 values j / L */
 #define PB_TOPK_ZIPF_RANKS (1u << 20)
 #define PB_TOPK_ZIPF_S 1.1
@@ -136,7 +146,10 @@ typedef enum pb_topk_dist {
      "of -inf (masked:F), sorted, reversed; or a file of raw little-endian 32-bit values "         \
      "(fp32 or u32 by dtype)"},                                                                    \
     {"dtype", PB_PARAM_ENUM, PB_TOPK_F32, 0, 0, PB_TOPK_DTYPE_CHOICES,                             \
-     "value type: fp32 or u32 (item must be u32: 4 bytes)"}
+     "value type: fp32 or u32 (item must be u32: 4 bytes)"},                                      \
+    {"ties", PB_PARAM_ENUM, PB_TOPK_TIES_ANY, 0, 0, PB_TOPK_TIES_CHOICES,                          \
+     "keys equal to the k-th: any of them fill the k, or those with the smallest indices "        \
+     "(a unique answer)"}
 /* clang-format on */
 
 typedef struct pb_topk_problem {
@@ -148,6 +161,7 @@ typedef struct pb_topk_problem {
     uint64_t dist_arg;  /* few:L: L; masked:F: F in millionths; else 0 */
     pb_data_file *file; /* dist = file:PATH, else NULL */
     pb_topk_dtype dtype;
+    pb_topk_ties ties;
     uint64_t seed;
 
     uint64_t elems;   /* values in rows: rows * n, ragged or not */

@@ -8,6 +8,13 @@
  * (thread count, chunking) selects the same indices, and the twin is
  * reproducible to the bit.
  *
+ * That set is the `ties = lowest-index` answer (topk_problem.h): every key
+ * above the k-th, then the keys equal to it in increasing index order
+ * (equal in topk_key.h's order: all NaNs tie, -0.0 ranks below +0.0). So
+ * one code serves both settings: with `any` it is one of the allowed
+ * answers, with `lowest-index` the only one. Tests check this against a
+ * brute force (sort by key descending, index ascending; take k).
+ *
  * A thread scans its rows (or its chunk of a long row) keeping a buffer of
  * candidates not below a running threshold; when the buffer is full, a
  * quickselect keeps its k largest and the k-th becomes the threshold (so
