@@ -2,8 +2,8 @@
  * (the family check: the C twin's value multiset, valid distinct indices).
  * SKIP without a device; a missing module (radik not registered) FAILS.
  *
- *  - gpu_topk_twin: sort-and-choose, radik, and radik with each of its
- *    switches turned off alone (hier, wbuf, resched, pad; scale=off and
+ *  - gpu_topk_twin_part1..3 (a third of the cases each): sort-and-choose,
+ *    radik, and radik with each of its switches turned off alone (hier, wbuf, resched, pad; scale=off and
  *    scale=random; filter=off, and filter=overshoot, whose threshold makes
  *    most filtered rows fall back), and both modules with ties =
  *    lowest-index (whose verify() then compares index sets) x every
@@ -78,6 +78,13 @@ static const tk_case cases[] = {
     {"radik", "ties", "lowest-index"},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
+
+/* gpu_topk_twin runs in TWIN_PARTS tests, part p taking the cases ci with
+ * ci % TWIN_PARTS == p: whole, it was expected to take ~950 s, past one
+ * 600 s call on a lent GPU node. Every other test takes every case. */
+enum { TWIN_PARTS = 3 };
+static int twin_part = -1; /* -1: every case */
+static bool in_part(int ci) { return twin_part < 0 || ci % TWIN_PARTS == twin_part; }
 
 typedef struct tk_shape {
     uint64_t rows;
@@ -230,7 +237,7 @@ static bool tally(tk_tally *t, const pb_module *mod, const tk_case *c, const tk_
 static bool tier_full(tk_tally *t, const pb_module **mods, const uint64_t *sizes, int nsizes)
 {
     for (int ci = 0; ci < NCASES; ci++)
-        for (int si = 0; si < nsizes; si++) {
+        for (int si = 0; si < nsizes && in_part(ci); si++) {
             uint64_t ks[9];
             int nk = k_list(sizes[si], ks);
             for (int ki = 0; ki < nk; ki++)
@@ -253,7 +260,7 @@ static bool tier_full(tk_tally *t, const pb_module **mods, const uint64_t *sizes
 static bool tier_two_shapes(tk_tally *t, const pb_module **mods, const uint64_t *sizes, int nsizes)
 {
     for (int ci = 0; ci < NCASES; ci++)
-        for (int si = 0; si < nsizes; si++) {
+        for (int si = 0; si < nsizes && in_part(ci); si++) {
             uint64_t ks[9];
             int nk = k_list(sizes[si], ks);
             for (int ki = 0; ki < nk; ki++)
@@ -278,6 +285,7 @@ static bool tier_two_shapes(tk_tally *t, const pb_module **mods, const uint64_t 
 static bool tier_one_shape(tk_tally *t, const pb_module **mods, const uint64_t *sizes, int nsizes)
 {
     for (int ci = 0; ci < NCASES; ci++) {
+        if (!in_part(ci)) continue;
         uint64_t ks[9];
         int nk = k_list(sizes[0], ks);
         for (int ki = 0; ki < nk; ki++)
@@ -304,7 +312,7 @@ static bool tier_big(tk_tally *t, const pb_module **mods, uint64_t n)
     const uint64_t small_k[] = {1, 32, 33, 1000};
     const uint64_t big_k[] = {n / 2, n - 1, n};
     for (int ci = 0; ci < NCASES; ci++)
-        for (int dist = 0; dist < NDISTS; dist++) {
+        for (int dist = 0; dist < NDISTS && in_part(ci); dist++) {
             uint32_t h = tk_coords(0xd, ci, dist, 0, 0);
             tk_point q = {n,    small_k[h & 3],    shapes[h >> 2 & 1],
                           dist, (int)(h >> 3 & 1), (h >> 4 & 3) == 0};
@@ -313,7 +321,7 @@ static bool tier_big(tk_tally *t, const pb_module **mods, uint64_t n)
     const int dists[] = {PB_TOPK_UNIFORM, PB_TOPK_EQUAL, PB_TOPK_NAN, dist_named("relu"),
                          dist_named("few:2")};
     for (int ci = 0; ci < 2; ci++)
-        for (int d = 0; d < 5; d++) {
+        for (int d = 0; d < 5 && in_part(ci); d++) {
             uint32_t h = tk_coords(0xe, ci, dists[d], 0, 0);
             tk_point q = {n,        big_k[h % 3],      shapes[h >> 2 & 1],
                           dists[d], (int)(h >> 3 & 1), PB_TOPK_F32};
@@ -328,10 +336,11 @@ static void tier_done(const char *name, const tk_tally *t, long runs_before, dou
     fflush(stdout);
 }
 
-TEST_IMPL(gpu_topk_twin)
+static int twin(int part)
 {
     int rc = need_gpu();
     if (rc) return rc;
+    twin_part = part;
     const pb_module *mods[NCASES];
     if (find_cases(mods)) return 1;
     tk_tally t = {0, 0};
@@ -355,6 +364,10 @@ TEST_IMPL(gpu_topk_twin)
     printf("%ld module runs, %d failures\n", t.runs, t.failures);
     return t.failures != 0;
 }
+
+TEST_IMPL(gpu_topk_twin_part1) { return twin(0); }
+TEST_IMPL(gpu_topk_twin_part2) { return twin(1); }
+TEST_IMPL(gpu_topk_twin_part3) { return twin(2); }
 
 TEST_IMPL(gpu_topk_small)
 {
