@@ -3,8 +3,9 @@
  * SKIP without a device; a missing module (radik not registered) FAILS.
  *
  *  - gpu_topk_twin_part1..3 (a third of the cases each): sort-and-choose,
- *    radik, and radik with each of its switches turned off alone (hier, wbuf, resched, pad; scale=off and
- *    scale=random; filter=off, and filter=overshoot, whose threshold makes
+ *    radik, and radik with each of its switches turned off alone (hier,
+ *    wbuf, resched, pad; scale=off and scale=random; filter=off, and
+ *    filter=overshoot, whose threshold makes
  *    most filtered rows fall back), and both modules with ties =
  *    lowest-index (whose verify() then compares index sets) x every
  *    distribution (issue 21's relu,
