@@ -4,6 +4,7 @@
  * f along a grid-stride walk, UNROLL reads in flight before its writes. */
 #include "baselines/affine.h"
 #include "core/cuda_check.h"
+#include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
 #include "families/shuffle/shuffle_items.h"
 
@@ -31,8 +32,8 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
-/* Records of `words` 64-bit words: a group of G threads (a power of two,
- * at most a warp, no more than the words) a record, its lanes copying the
+/* Records of `words` 64-bit words: a group of G threads (pb_record_group)
+ * a record, its lanes copying the
  * record's words side by side, so a record is one run of coalesced
  * accesses; groups walk f as the threads above do. */
 __global__ void __launch_bounds__(THREADS)
@@ -70,8 +71,7 @@ static int run(void *state, uint64_t sample, pb_err *err)
     pb_affine f = pb_affine_make(n, b->pt.seed, sample);
     uint64_t step = pb_mulmod(f.a, (uint64_t)blocks * THREADS % n, n);
     if (pb_shuffle_is_record(b->pt.item_bytes)) {
-        unsigned words = b->pt.item_bytes / 8, group = 1;
-        while (group * 2 <= words && group < 32) group *= 2;
+        unsigned words = b->pt.item_bytes / 8, group = pb_record_group(words);
         uint64_t rblocks = (n * group + THREADS - 1) / THREADS;
         rblocks = rblocks < (uint64_t)max_blocks ? rblocks : (uint64_t)max_blocks;
         gather_records<<<(unsigned)rblocks, THREADS>>>((const uint64_t *)b->d_in, (uint64_t *)b->d_out, f, words,

@@ -2,7 +2,8 @@
  * takes records gives a valid permutation of whole records (its device
  * check and the host's) at awkward sizes for every record width, equal bit
  * for bit to its reference module's output where it has one (gather to
- * cpu-gather, gpu-pov-shuffle to pov-shuffle); gpu-pov-shuffle equals its
+ * cpu-gather, gpu-pov-shuffle to pov-shuffle) and the same permutation it
+ * gives 8-byte items (sort-shuffle, thrust-shuffle); gpu-pov-shuffle equals its
  * C twin on records at several shapes, with virtual blocks in shared
  * memory and in global scratch; the device fingerprint of records is the
  * host's; the device check finds a record whose bytes were split. SKIP
@@ -75,6 +76,20 @@ TEST_IMPL(gpu_records_valid)
                 if (!rc && r) rc = pb_drive_module(r, n, R, 99, 2, 0, &ref, &err);
                 if (!rc && r && memcmp(out, ref, (size_t)n * R) != 0)
                     rc = pb_err_set(&err, "differs from its reference %s", r->name);
+                free(ref), ref = NULL;
+                /* The width moves bytes, never decides where they go: the
+                 * module's own permutation of 8-byte items (modules whose
+                 * atomics decide are exempt). */
+                if (!rc && !(mods[i]->flags & PB_MOD_NONDETERMINISTIC) && n <= 10007) {
+                    rc = pb_drive_module(mods[i], n, 8, 99, 2, 0, &ref, &err);
+                    for (uint64_t p = 0; !rc && p < n; p++) {
+                        uint64_t a, b;
+                        memcpy(&a, (const unsigned char *)out + p * R, 8);
+                        memcpy(&b, (const unsigned char *)ref + p * 8, 8);
+                        if (a != b) rc = pb_err_set(&err, "record %llu goes elsewhere than 8-byte item %llu",
+                                                    (unsigned long long)p, (unsigned long long)p);
+                    }
+                }
                 free(out), free(ref);
                 if (rc) {
                     fprintf(stderr, "%s n=%llu item=%u: %s\n", mods[i]->name, (unsigned long long)n, R, err.msg);

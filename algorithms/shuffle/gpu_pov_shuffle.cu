@@ -17,6 +17,7 @@
 #include "algorithms/shuffle/pov_twin.h"
 #include "core/cuda_check.h"
 #include "core/module.h"
+#include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
 #include "families/shuffle/shuffle_items.h"
 
@@ -58,15 +59,6 @@ size_t smem_bytes_records(const pb_pov_params &p, unsigned item_bytes, bool stag
  * blocks of records beyond it are staged in global scratch instead. The
  * footprint's estimate; prepare asks the device. */
 constexpr size_t SMEM_OPTIN = 227 * 1024;
-
-/* Threads that copy one record side by side: a power of two, at most a
- * warp, no more than the record's 64-bit words. */
-unsigned record_group(unsigned words)
-{
-    unsigned g = 1;
-    while (g * 2 <= words && g < 32) g *= 2;
-    return g;
-}
 
 /* One iteration over `count` arrays of n items (array j at base + j n, its
  * sigma at sigma + j nblocks, its offset offs[j], its sample first + j);
@@ -317,7 +309,7 @@ int run(void *st, uint64_t sample, pb_err *err)
         if (pb_shuffle_is_record(ib)) {
             unsigned words = ib / 8;
             pov_records<<<(unsigned)pb_pov_vblocks(n, &s->p), THREADS, s->smem>>>(
-                (uint64_t *)s->bufs->d_out, s->d_scratch, words, record_group(words), n, s->p, s->nblocks, ds,
+                (uint64_t *)s->bufs->d_out, s->d_scratch, words, pb_record_group(words), n, s->p, s->nblocks, ds,
                 s->d_offs + it, s->bufs->pt.seed, sample, it);
             PB_CUDA_LAUNCHED(err);
             continue;
