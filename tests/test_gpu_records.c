@@ -3,13 +3,15 @@
  * check and the host's) at awkward sizes for every record width, equal bit
  * for bit to its reference module's output where it has one (gather to
  * cpu-gather, gpu-pov-shuffle to pov-shuffle) and the same permutation it
- * gives 8-byte items (sort-shuffle, thrust-shuffle); gpu-pov-shuffle equals its
+ * gives 8-byte items (sort-shuffle, thrust-shuffle); bijective0/1/2 equal
+ * the bijective C twin on records; gpu-pov-shuffle equals its
  * C twin on records at several shapes, with virtual blocks in shared
  * memory and in global scratch; the device fingerprint of records is the
  * host's; the device check finds a record whose bytes were split. SKIP
  * without a device. */
 #include <stdlib.h>
 
+#include "algorithms/shuffle/bijective_twin.h"
 #include "algorithms/shuffle/pov_twin.h"
 #include "config/params.h"
 #include "core/fingerprint.h"
@@ -96,6 +98,55 @@ TEST_IMPL(gpu_records_valid)
                     return 1;
                 }
             }
+    }
+    return 0;
+}
+
+/* bijective0, 1 and 2 on records against the C twin's
+ * pb_bijective_twin_shuffle, both bijections, sizes around powers of two
+ * (the padded domain's edges) and tiles. */
+TEST_IMPL(gpu_records_bijective_twin)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+    static const char *names[] = {"bijective0", "bijective1", "bijective2"};
+    static const uint64_t sizes[] = {1, 2, 3, 31, 32, 33, 2047, 2048, 2049, 65535, 65536, 65537, 1000003};
+    unsigned widths[8];
+    size_t nw = record_widths(widths, 8);
+    for (size_t v = 0; v < 3; v++) {
+        const pb_module *m = pb_module_find(names[v]);
+        ASSERT(m && pb_module_takes(m, 256));
+        for (int kind = 0; kind < 2; kind++)
+            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+                for (size_t w = 0; w < nw; w++) {
+                    uint64_t n = sizes[k];
+                    unsigned R = widths[w];
+                    if ((uint64_t)n * R > (UINT64_C(1) << 26)) continue; /* 64 MiB at most */
+                    pb_params params;
+                    pb_params_defaults(m, &params);
+                    int bi = pb_module_param_index(m, "bijection"), ri = pb_module_param_index(m, "rounds");
+                    params.v[bi] = kind;
+                    pb_point pt = {n, R, 31, &params, 0};
+                    void *state = NULL;
+                    unsigned char *in = malloc((size_t)n * R), *twin = malloc((size_t)n * R);
+                    const void *out;
+                    pb_err err;
+                    ASSERT(in && twin);
+                    pb_shuffle_fill(in, n, R);
+                    pb_bijective_twin_shuffle(in, twin, n, R, (pb_bij_kind)kind, (int)params.v[ri], 31, 2);
+                    rc = m->prepare(&pt, &state, &err);
+                    for (uint64_t sample = 0; sample < 3 && !rc; sample++) rc = m->run(state, sample, &err);
+                    if (!rc) rc = m->result(state, &out, &err);
+                    if (!rc && memcmp(out, twin, (size_t)n * R) != 0)
+                        rc = pb_err_set(&err, "output differs from the C twin");
+                    if (!rc) rc = m->verify(state, &err);
+                    if (rc)
+                        fprintf(stderr, "%s %s n=%llu item=%u: %s\n", names[v], kind ? "lcg" : "varphilox",
+                                (unsigned long long)n, R, err.msg);
+                    if (state) m->release(state);
+                    free(in), free(twin);
+                    if (rc) return 1;
+                }
     }
     return 0;
 }

@@ -7,14 +7,16 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/hd.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Threads that copy one record side by side: a power of two, at most a
- * warp, no more than the record's 64-bit words (words = R / 8). */
-static inline unsigned pb_record_group(unsigned words)
+ * warp, no more than the record's 64-bit words (words = R / 8). Host and
+ * device. */
+PB_HDI unsigned pb_record_group(unsigned words)
 {
     unsigned g = 1;
     while (g * 2 <= words && g < 32) g *= 2;
