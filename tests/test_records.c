@@ -87,7 +87,8 @@ TEST_IMPL(records_fingerprint)
     unsigned char bytes[N * 8];
     for (size_t i = 0; i < sizeof bytes; i++) bytes[i] = (unsigned char)(i * 131 + 7);
     static const unsigned widths[] = {1, 2, 4, 8};
-    static const uint64_t pinned[] = {UINT64_C(0x299b71f8379b759d), UINT64_C(0x8a4a57eb50e091fc), UINT64_C(0x9a7ea88aaaa518d1), UINT64_C(0xeb8efc8cb88038f7)};
+    static const uint64_t pinned[] = {UINT64_C(0x299b71f8379b759d), UINT64_C(0x8a4a57eb50e091fc),
+                                      UINT64_C(0x9a7ea88aaaa518d1), UINT64_C(0xeb8efc8cb88038f7)};
     for (size_t w = 0; w < 4; w++) {
         uint64_t sum = 0;
         for (uint64_t i = 0; i < N; i++) {

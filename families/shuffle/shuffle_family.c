@@ -1,7 +1,8 @@
-/* The shuffle family: n items of 4 or 8 bytes (or records of R) in, a permutation of them
- * out, in place or into a second buffer. Measured against a contiguous copy
- * and a random gather on the same device; checked as a permutation of the
- * input (shuffle_items.h). */
+/* The shuffle family: n items of 4 or 8 bytes, or records of R bytes, in,
+ * a permutation of them out, in place or into a second buffer. Measured
+ * against a contiguous copy and a random gather on the same device;
+ * checked as a permutation of the input, every record whole
+ * (shuffle_items.h). */
 #include "families/shuffle/shuffle_family.h"
 
 #include "core/module.h"
