@@ -157,9 +157,9 @@ TEST_IMPL(records_cpu_valid)
     size_t nw = record_widths(widths, 8);
     for (size_t w = 0; w < nw; w++) {
         unsigned R = widths[w];
-        /* 0, 1, 2, 2^k - 1, 2^k, 2^k + 1, odd, and 16 MiB of records (a
-         * prime count of them). */
-        uint64_t big = (UINT64_C(1) << 24) / R + 1;
+        /* 0, 1, 2, 2^k - 1, 2^k, 2^k + 1, odd, and 8 MiB of records plus
+         * one (beyond the caches of the CI machines). */
+        uint64_t big = (UINT64_C(1) << 23) / R + 1;
         const uint64_t sizes[] = {0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 4097, 10007, big};
         for (size_t i = 0; i < nm; i++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -228,8 +228,8 @@ TEST_IMPL(records_same_permutation)
 
 /* pb_pov_shuffle, pov-shuffle's code and gpu-pov-shuffle's twin: on
  * records, at shapes that split the deck unevenly (one-item blocks, a deck
- * smaller than a block, the largest virtual block), on one thread and on
- * three, the permutation of 8-byte items, every record whole. */
+ * smaller than a block, the largest virtual block), on one thread (and on
+ * three for rec256), the permutation of 8-byte items, every record whole. */
 TEST_IMPL(records_pov_twin)
 {
     static const pb_pov_params shapes[] = {{4, 64, 4}, {1, 1, 1}, {3, 3, 5}, {2, 7, 3}, {1, 4096, 1}, {2, 64, 64}};
@@ -249,6 +249,9 @@ TEST_IMPL(records_pov_twin)
             for (size_t w = 0; w < nw; w++)
                 for (int threads = 1; threads <= 3; threads += 2) {
                     unsigned R = widths[w];
+                    /* Three threads at the README's width only: the split
+                     * of the work is not the width's business. */
+                    if (threads > 1 && R != 256) continue;
                     unsigned char *a = malloc((size_t)n * R + 1);
                     ASSERT(a);
                     pb_shuffle_fill(a, n, R);
