@@ -17,7 +17,7 @@ static const char help[] =
     "  --brief   one line per module, no parameters\n"
     "  --json    the same as one JSON document (schema_version 1) for scripts:\n"
     "            each module's name, family, device, availability and why not,\n"
-    "            flags, reference and parameters\n";
+    "            flags, reference, the items it takes and parameters\n";
 
 static json_t *module_json(const pb_module *m)
 {
@@ -39,6 +39,12 @@ static json_t *module_json(const pb_module *m)
                           (m->flags & PB_MOD_CEILING) != 0, "params", params);
     json_object_set_new(o, "why_unavailable", ok ? json_null() : json_string(why));
     json_object_set_new(o, "reference", m->reference ? json_string(m->reference) : json_null());
+    /* The items of its family it takes (records only where it says so). */
+    json_t *items = json_array();
+    for (size_t i = 0; i < m->family->nitems; i++)
+        if (pb_module_takes(m, m->family->items[i].bytes))
+            json_array_append_new(items, json_string(m->family->items[i].name));
+    json_object_set_new(o, "items", items);
     return o;
 }
 

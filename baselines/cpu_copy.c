@@ -41,4 +41,6 @@ const pb_module pb_module_cpu_copy = {
     .refresh = pb_shuffle_refresh,
     .fingerprint = pb_shuffle_fingerprint,
     .bound = PB_BOUND_COPY,
+    /* It copies bytes: any item is its bytes. */
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

@@ -49,4 +49,6 @@ const pb_module pb_module_fisher_yates = {
     .sample_perms = sample_perms,
     .refresh = pb_shuffle_refresh,
     .fingerprint = pb_shuffle_fingerprint,
+    /* Records: each swap moves whole records (shuffle_leaf.h). */
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

@@ -58,4 +58,6 @@ extern "C" const pb_module pb_module_gpu_copy = {
     .refresh = pb_gpu_shuffle_refresh,
     .fingerprint = pb_gpu_shuffle_fingerprint,
     .bound = PB_BOUND_COPY,
+    /* It copies bytes: any item is its bytes. */
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

@@ -4,7 +4,9 @@
  * f along a grid-stride walk, UNROLL reads in flight before its writes. */
 #include "baselines/affine.h"
 #include "core/cuda_check.h"
+#include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_items.h"
 
 enum { THREADS = 256, UNROLL = 4 };
 
@@ -30,6 +32,23 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+/* Records of `words` 64-bit words: a group of G threads (pb_record_group)
+ * a record, its lanes copying the
+ * record's words side by side, so a record is one run of coalesced
+ * accesses; groups walk f as the threads above do. */
+__global__ void __launch_bounds__(THREADS)
+    gather_records(const uint64_t *__restrict__ in, uint64_t *__restrict__ out, pb_affine f, unsigned words,
+                   unsigned group)
+{
+    uint64_t groups = (uint64_t)gridDim.x * (THREADS / group);
+    unsigned lane = threadIdx.x % group;
+    for (uint64_t i = (blockIdx.x * (uint64_t)THREADS + threadIdx.x) / group; i < f.n; i += groups) {
+        const uint64_t *src = in + pb_affine_apply(&f, i) * words;
+        uint64_t *dst = out + i * words;
+        for (unsigned k = lane; k < words; k += group) dst[k] = __ldg(src + k);
+    }
+}
+
 static int run(void *state, uint64_t sample, pb_err *err)
 {
     pb_gpu_shuffle_buffers *b = (pb_gpu_shuffle_buffers *)state;
@@ -51,7 +70,13 @@ static int run(void *state, uint64_t sample, pb_err *err)
      * microsecond, which the events see as launch latency. */
     pb_affine f = pb_affine_make(n, b->pt.seed, sample);
     uint64_t step = pb_mulmod(f.a, (uint64_t)blocks * THREADS % n, n);
-    if (b->pt.item_bytes == 4)
+    if (pb_shuffle_is_record(b->pt.item_bytes)) {
+        unsigned words = b->pt.item_bytes / 8, group = pb_record_group(words);
+        uint64_t rblocks = (n * group + THREADS - 1) / THREADS;
+        rblocks = rblocks < (uint64_t)max_blocks ? rblocks : (uint64_t)max_blocks;
+        gather_records<<<(unsigned)rblocks, THREADS>>>((const uint64_t *)b->d_in, (uint64_t *)b->d_out, f, words,
+                                                       group);
+    } else if (b->pt.item_bytes == 4)
         gather<<<blocks, THREADS>>>((const uint32_t *)b->d_in, (uint32_t *)b->d_out, f, step);
     else
         gather<<<blocks, THREADS>>>((const uint64_t *)b->d_in, (uint64_t *)b->d_out, f, step);
@@ -76,4 +101,6 @@ extern "C" const pb_module pb_module_gpu_gather = {
     .fingerprint = pb_gpu_shuffle_fingerprint,
     .reference = "cpu-gather",
     .bound = PB_BOUND_GATHER,
+    /* Records: a thread group a record (gather_records). */
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

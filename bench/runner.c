@@ -108,7 +108,14 @@ int pb_run_check_plan(const pb_config *cfg, pb_err *err)
         unsigned bytes = pts[k].item_bytes;
         char nb[48], need[32], have[32];
         pb_size_format(n, nb, sizeof nb);
-        if (m->max_n && n > m->max_n)
+        if (!pb_module_takes(m, bytes)) {
+            /* Asked of the module, not switched on its name: a module says
+             * which item classes it takes (pb_module.items). */
+            const pb_item_kind *k = pb_family_item_of_width(m->family, bytes);
+            char takes[128];
+            rc = pb_err_set(err, "%s: [%s] module '%s' does not take %s items; it takes %s", cfg->path, in->label,
+                            m->name, k ? k->name : "these", pb_module_items_text(m, takes, sizeof takes));
+        } else if (m->max_n && n > m->max_n)
             rc = pb_err_set(err, "%s: [%s] module '%s' supports n up to %llu; size %s is beyond it",
                             cfg->path, in->label, m->name, (unsigned long long)m->max_n, nb);
         else if (bytes == 4 && n > (UINT64_C(1) << 32))

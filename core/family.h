@@ -29,11 +29,22 @@ struct pb_point;
 typedef enum pb_bound { PB_BOUND_NONE, PB_BOUND_COPY, PB_BOUND_GATHER, PB_NBOUNDS } pb_bound;
 #define PB_BOUNDS(b) (1u << (b))
 
-/* One item kind a sweep can name (`item = pairs`): its name and width. */
+/* What an item is, beyond its width: a scalar (an integer, a key, a
+ * key-value pair) every module of its family takes, or a record of bytes
+ * that moves as a whole and only modules that say so take
+ * (pb_module.items). */
+typedef enum pb_item_class { PB_ITEM_SCALAR, PB_ITEM_RECORD, PB_NITEM_CLASSES } pb_item_class;
+#define PB_ITEM_CLASSES(c) (1u << (c))
+
+/* One item kind a sweep can name (`item = pairs`): its name and width, and
+ * its class (the zero of a table that names none is a scalar). A sweep's
+ * points carry the width, so a family's kinds of one class may share a
+ * width (aliases) but kinds of different classes never do. */
 typedef struct pb_item_kind {
     const char *name;
     unsigned bytes;
     const char *help;
+    pb_item_class cls;
 } pb_item_kind;
 
 typedef struct pb_family {
@@ -66,6 +77,8 @@ typedef struct pb_family {
 const pb_item_kind *pb_family_item(const pb_family *f, const char *name);
 /* "u64, u32": the family's item names, for messages. */
 const char *pb_family_items_text(const pb_family *f, char *buf, size_t len);
+/* The first of the family's kinds that is item_bytes wide, or NULL. */
+const pb_item_kind *pb_family_item_of_width(const pb_family *f, unsigned item_bytes);
 
 #ifdef __cplusplus
 }

@@ -33,8 +33,12 @@ PB_HDI uint64_t pb_fp_term(uint64_t index, uint64_t value)
     return pb_mix64(value ^ pb_mix64(index));
 }
 
-/* The fingerprint of n items of item_bytes (1, 2, 4 or 8) on the host
- * (OpenMP). */
+/* The fingerprint of n items of item_bytes (1, 2, 4 or 8, or a record: a
+ * multiple of 8 above 8) on the host (OpenMP). A record of R bytes counts
+ * as its R / 8 64-bit words, each an element of its own (word k of record
+ * i has index i * R / 8 + k), so every byte of a record is covered and
+ * n records fingerprint as the n * R / 8 words they hold; the values of 1-
+ * to 8-byte items are unchanged. */
 uint64_t pb_fingerprint(const void *buf, uint64_t n, unsigned item_bytes);
 
 /* Two fingerprints into one (of a pair of arrays, say keys and values). */

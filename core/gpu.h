@@ -59,7 +59,7 @@ bool pb_gpu_hold_gave_up(void);
 /* Waits for all queued work and reports any error it raised. */
 int pb_gpu_sync(pb_err *err);
 
-/* core/fingerprint.h's fingerprint of n items of item_bytes (1, 2, 4 or 8)
+/* core/fingerprint.h's fingerprint of n items of item_bytes (1, 2, 4 or 8, or records)
  * in device memory, computed on the device (one read of the array);
  * waits for it. */
 int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_bytes, uint64_t *fp,

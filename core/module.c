@@ -27,3 +27,32 @@ const char *pb_family_items_text(const pb_family *f, char *buf, size_t len)
         off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", f->items[i].name);
     return buf;
 }
+
+const pb_item_kind *pb_family_item_of_width(const pb_family *f, unsigned item_bytes)
+{
+    for (size_t i = 0; i < f->nitems; i++)
+        if (f->items[i].bytes == item_bytes) return &f->items[i];
+    return NULL;
+}
+
+static unsigned classes_taken(const pb_module *m)
+{
+    return m->items ? m->items : PB_ITEM_CLASSES(PB_ITEM_SCALAR);
+}
+
+bool pb_module_takes(const pb_module *m, unsigned item_bytes)
+{
+    const pb_item_kind *k = pb_family_item_of_width(m->family, item_bytes);
+    return k && (classes_taken(m) & PB_ITEM_CLASSES(k->cls));
+}
+
+const char *pb_module_items_text(const pb_module *m, char *buf, size_t len)
+{
+    size_t off = 0;
+    const pb_family *f = m->family;
+    buf[0] = '\0';
+    for (size_t i = 0; i < f->nitems && off < len; i++)
+        if (classes_taken(m) & PB_ITEM_CLASSES(f->items[i].cls))
+            off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", f->items[i].name);
+    return buf;
+}

@@ -7,6 +7,7 @@
 #ifndef PB_MODULE_H
 #define PB_MODULE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,7 +69,7 @@ typedef struct pb_params {
 /* One problem point: everything prepare() needs to build the input. */
 typedef struct pb_point {
     uint64_t n;            /* items */
-    unsigned item_bytes;   /* 4 or 8 */
+    unsigned item_bytes;   /* the item kind's width: 4 or 8, or a record's R (families/shuffle) */
     uint64_t seed;         /* the sweep's seed; run() derives per-sample keys from it */
     const pb_params *params;
     int threads;           /* CPU modules: threads to use (the 'threads' parameter, resolved) */
@@ -143,6 +144,12 @@ typedef struct pb_module {
      * and kind), which sweeps add and rows are compared with; NONE for
      * every other module. */
     pb_bound bound;
+
+    /* PB_ITEM_CLASSES() of the item classes (core/family.h) it takes; 0:
+     * scalars only, the default, so a module is asked to move records
+     * only where it says it can. A sweep naming an item it does not take
+     * is refused before anything runs. */
+    unsigned items;
 } pb_module;
 
 #define PB_PARAMS(specs) (specs), (sizeof(specs) / sizeof((specs)[0]))
@@ -156,6 +163,12 @@ const char *pb_device_name(pb_device d);
 
 /* Index of a parameter in the module's spec array, or -1. */
 int pb_module_param_index(const pb_module *m, const char *name);
+
+/* Whether m takes items of its family's kind that is item_bytes wide (a
+ * width the family does not know: no). */
+bool pb_module_takes(const pb_module *m, unsigned item_bytes);
+/* "u64, u32": the names of its family's items m takes, for messages. */
+const char *pb_module_items_text(const pb_module *m, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -21,8 +21,9 @@ void pb_broken_once_reset(void);
 extern const pb_module pb_broken_sample;
 
 #ifdef PB_HAVE_CUDA
-/* GPU: writes nothing; writes the first half of the output only. */
-extern const pb_module pb_broken_gpu_noop, pb_broken_gpu_half;
+/* GPU: writes nothing; writes the first half of the output only; copies
+ * the input and gives record 0 record 1's tail. */
+extern const pb_module pb_broken_gpu_noop, pb_broken_gpu_half, pb_broken_gpu_split;
 #endif
 
 #ifdef __cplusplus

@@ -47,6 +47,7 @@ long_indented_header) args=(run "$(ini "[sweep]\\nsizes = 10\\n$(printf '%251s' 
 only_unknown) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
 too_large) args=(run "$(ini '[sweep]\nsizes = 2^50\nceilings = none\n[fisher-yates]\n')"); want="[fisher-yates] at n = 2^50 needs 8.1 PiB of host memory" ;;
 u32_overflow) args=(run "$(ini '[sweep]\nsizes = 2^33\nitem = u32\n[fisher-yates]\n')"); want="more items than u32 can number" ;;
+record_not_taken) args=(run "$(ini '[sweep]\nsizes = 1000\nitem = u64, rec256\n[rao-sandelius]\n')"); want="[rao-sandelius] module 'rao-sandelius' does not take rec256 items; it takes u64, u32" ;;
 beyond_max_n) args=(run "$(ini '[sweep]\nsizes = 2^33\nceilings = none\n[gsl-shuffle]\n')"); want="module 'gsl-shuffle' supports n up to 4294967295" ;;
 gpu_without_device)
     # Only meaningful in a CUDA build on a machine without a usable device.

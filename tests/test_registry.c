@@ -63,12 +63,25 @@ TEST_IMPL(registry_families)
         ASSERT(pb_family_find(f->name) == f);
         ASSERT(f->nitems >= 1);
         for (size_t k = 0; k < f->nitems; k++) {
-            ASSERT(f->items[k].name && (f->items[k].bytes == 4 || f->items[k].bytes == 8));
-            ASSERT(pb_family_item(f, f->items[k].name) == &f->items[k]);
+            const pb_item_kind *it = &f->items[k];
+            /* Scalars of 4 or 8 bytes; records of a multiple of 8 above 8. */
+            ASSERT(it->name && (it->cls == PB_ITEM_SCALAR ? it->bytes == 4 || it->bytes == 8
+                                                          : it->bytes > 8 && it->bytes % 8 == 0));
+            ASSERT(pb_family_item(f, it->name) == it);
+            /* Points carry widths: kinds of two classes never share one. */
+            ASSERT(pb_family_item_of_width(f, it->bytes)->cls == it->cls);
         }
         ASSERT(f->bound_bytes(1000, f->items[0].bytes) > 0);
+        /* The ceilings a sweep adds take every item the family has, so a
+         * record sweep is never refused for its ceilings. */
         for (int b = PB_BOUND_NONE + 1; b < PB_NBOUNDS; b++)
-            if (f->bounds & PB_BOUNDS(b)) ASSERT(pb_bound_module(PB_DEVICE_CPU, (pb_bound)b) != NULL);
+            if (f->bounds & PB_BOUNDS(b)) {
+                ASSERT(pb_bound_module(PB_DEVICE_CPU, (pb_bound)b) != NULL);
+                for (int d = PB_DEVICE_CPU; d <= PB_DEVICE_GPU; d++) {
+                    const pb_module *c = pb_bound_module((pb_device)d, (pb_bound)b);
+                    for (size_t k = 0; c && k < f->nitems; k++) ASSERT(pb_module_takes(c, f->items[k].bytes));
+                }
+            }
     }
     ASSERT(pb_family_find("sorting") == NULL);
     char buf[256];

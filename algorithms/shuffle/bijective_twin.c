@@ -2,6 +2,7 @@
 
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Two passes over the padded domain, split into one slice per thread: count
  * the kept values of each slice, then each slice writes from the sum of the
@@ -34,7 +35,8 @@ void pb_bijective_twin_shuffle(const void *in, void *out, uint64_t m, unsigned i
             uint64_t src = pb_bij_apply(&f, x);
             if (src >= m) continue;
             if (item_bytes == 4) ((uint32_t *)out)[o++] = ((const uint32_t *)in)[src];
-            else ((uint64_t *)out)[o++] = ((const uint64_t *)in)[src];
+            else if (item_bytes == 8) ((uint64_t *)out)[o++] = ((const uint64_t *)in)[src];
+            else memcpy((char *)out + o++ * item_bytes, (const char *)in + src * item_bytes, item_bytes);
         }
     }
     free(start);

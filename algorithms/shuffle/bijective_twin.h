@@ -68,7 +68,9 @@ PB_BIJ_HD uint64_t pb_bij_apply(const pb_bij *f, uint64_t x)
     return f->kind == PB_BIJ_LCG ? pb_lcg_apply(&f->lcg, x) : pb_varphilox_apply(&f->vp, x);
 }
 
-/* out[i] = in[source of position i], for m items of item_bytes (4 or 8). */
+/* out[i] = in[source of position i], for m items of item_bytes (4 or 8,
+ * or records of any width, each copied whole: the GPU modules' twin for
+ * records; the bijective-twin module itself takes scalars only). */
 void pb_bijective_twin_shuffle(const void *in, void *out, uint64_t m, unsigned item_bytes,
                                pb_bij_kind kind, int rounds, uint64_t seed, uint64_t stream);
 

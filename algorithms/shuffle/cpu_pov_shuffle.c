@@ -95,4 +95,6 @@ const pb_module pb_module_pov_shuffle = {
     .sample_perms = sample_perms,
     .refresh = pb_shuffle_refresh,
     .fingerprint = pb_shuffle_fingerprint,
+    /* The twin moves items of any width by memcpy: records whole. */
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

@@ -2,7 +2,10 @@
  * bijection, and the launches of each fusion level. */
 #include <stdlib.h>
 
+#include <type_traits>
+
 #include "algorithms/shuffle/gpu_bijective.cuh"
+#include "families/shuffle/shuffle_items.h"
 
 using namespace pb_bijective;
 
@@ -62,12 +65,13 @@ int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
     auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
     const T *in = (const T *)b->d_in;
     T *out = (T *)b->d_out;
+    const unsigned words = s->item_bytes / 8; /* records only */
     if (s->variant == PB_BIJECTIVE2) {
         cub::ScanTileState<Offset> ts;
         PB_CUDA_TRY(ts.Init(s->tiles, s->tile_state, s->tile_state_bytes), err);
         init_tile_state<<<(s->tiles + 32 + 127) / 128, 128>>>(ts, s->tiles);
         PB_CUDA_LAUNCHED(err);
-        single_pass<KIND, T, Offset><<<s->tiles, BLOCK>>>(in, out, s->m, s->domain, f, ts);
+        single_pass<KIND, T, Offset><<<s->tiles, BLOCK>>>(in, out, words, s->m, s->domain, f, ts);
         PB_CUDA_LAUNCHED(err);
     } else if (s->variant == PB_BIJECTIVE1) {
         count_tiles<KIND, Offset><<<s->tiles, BLOCK>>>(s->m, s->domain, f, (Offset *)s->counts);
@@ -76,7 +80,7 @@ int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
                                                   (Offset *)s->offsets, s->tiles),
                     err);
         scan_gather<KIND, T, Offset>
-            <<<s->tiles, BLOCK>>>(in, out, s->m, s->domain, f, (const Offset *)s->offsets);
+            <<<s->tiles, BLOCK>>>(in, out, words, s->m, s->domain, f, (const Offset *)s->offsets);
         PB_CUDA_LAUNCHED(err);
     } else {
         evaluate_all<KIND, Offset><<<pb_grid_for(s->domain, BLOCK), BLOCK>>>(s->domain, f, (Offset *)s->values);
@@ -85,8 +89,18 @@ int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
                                           (Offset *)s->selected, (Offset *)s->num_selected,
                                           (int64_t)s->domain, below<Offset>{s->m}),
                     err);
-        pb_gather_by_index<T, Offset><<<pb_grid_for(s->m, BLOCK), BLOCK>>>(in, out, (const Offset *)s->selected, s->m);
-        PB_CUDA_LAUNCHED(err);
+        if constexpr (std::is_same<T, record_words>::value) {
+            /* Records: gathered whole by the kept positions. */
+            const Offset *sel = (const Offset *)s->selected;
+            if constexpr (sizeof(Offset) == 8)
+                return pb_gpu_gather_records_u64(in, out, (const uint64_t *)sel, s->m, s->item_bytes, err);
+            else
+                return pb_gpu_gather_records_u32(in, out, (const uint32_t *)sel, s->m, s->item_bytes, err);
+        } else {
+            pb_gather_by_index<T, Offset>
+                <<<pb_grid_for(s->m, BLOCK), BLOCK>>>(in, out, (const Offset *)s->selected, s->m);
+            PB_CUDA_LAUNCHED(err);
+        }
     }
     return 0;
 }
@@ -94,6 +108,9 @@ int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
 template <int KIND> int run_kind(state *s, const pb_bij &fb, pb_err *err)
 {
     bijection<KIND> f{fb};
+    if (pb_shuffle_is_record(s->item_bytes))
+        return s->wide ? run_typed<KIND, record_words, uint64_t>(s, f, err)
+                       : run_typed<KIND, record_words, uint32_t>(s, f, err);
     if (s->item_bytes == 4)
         return s->wide ? run_typed<KIND, uint32_t, uint64_t>(s, f, err)
                        : run_typed<KIND, uint32_t, uint32_t>(s, f, err);

@@ -17,6 +17,7 @@
 #include "algorithms/shuffle/bijective_twin.h"
 #include "core/cuda_check.h"
 #include "core/gpu_launch.cuh"
+#include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
 
 namespace pb_bijective {
@@ -81,15 +82,22 @@ __device__ __forceinline__ int evaluate(const bijection<KIND> &f, uint64_t m, ui
     return count;
 }
 
+/* Records (item = rec*): the type that names them in the kernels' T; their
+ * width, in 64-bit words, comes as the kernels' `words` argument. */
+struct record_words {
+};
+
 /* Stages the kept sources at their ranks, then gathers them to
  * out[tile_offset + rank]: up to ITEMS random reads in flight per thread,
- * then coalesced writes. `rank` is the thread's first rank in the tile. */
+ * then coalesced writes. `rank` is the thread's first rank in the tile.
+ * `words`: records only (below). */
 template <typename T, typename Offset>
-__device__ __forceinline__ void gather_tile(const T *__restrict__ in, T *__restrict__ out,
+__device__ __forceinline__ void gather_tile(const T *__restrict__ in, T *__restrict__ out, unsigned words,
                                             Offset *staged, const Offset (&src)[ITEMS],
                                             const bool (&keep)[ITEMS], Offset rank,
                                             Offset tile_count, uint64_t tile_offset)
 {
+    (void)words;
 #pragma unroll
     for (int k = 0; k < ITEMS; k++)
         if (keep[k]) staged[rank++] = src[k];
@@ -107,6 +115,29 @@ __device__ __forceinline__ void gather_tile(const T *__restrict__ in, T *__restr
     }
 }
 
+/* Records: the same staging, then a group of threads (pb_record_group) a
+ * record, its lanes copying the record's words side by side: whole records,
+ * to the same places as the items above. */
+template <typename Offset>
+__device__ __forceinline__ void gather_tile(const record_words *in_, record_words *out_, unsigned words,
+                                            Offset *staged, const Offset (&src)[ITEMS],
+                                            const bool (&keep)[ITEMS], Offset rank,
+                                            Offset tile_count, uint64_t tile_offset)
+{
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++)
+        if (keep[k]) staged[rank++] = src[k];
+    __syncthreads();
+    const uint64_t *in = (const uint64_t *)in_;
+    uint64_t *out = (uint64_t *)out_;
+    const unsigned group = pb_record_group(words), lane = threadIdx.x % group;
+    for (Offset j = threadIdx.x / group; j < tile_count; j += BLOCK / group) {
+        const uint64_t *from = in + (uint64_t)staged[j] * words;
+        uint64_t *to = out + (tile_offset + j) * words;
+        for (unsigned k = lane; k < words; k += group) to[k] = __ldg(from + k);
+    }
+}
+
 /* ---- bijective2: one pass, decoupled look-back (CUB's tile state) ---- */
 
 template <typename Offset> __global__ void init_tile_state(cub::ScanTileState<Offset> state, int tiles)
@@ -116,7 +147,7 @@ template <typename Offset> __global__ void init_tile_state(cub::ScanTileState<Of
 
 template <int KIND, typename T, typename Offset>
 __global__ void __launch_bounds__(BLOCK)
-    single_pass(const T *__restrict__ in, T *__restrict__ out, uint64_t m, uint64_t domain,
+    single_pass(const T *__restrict__ in, T *__restrict__ out, unsigned words, uint64_t m, uint64_t domain,
                 bijection<KIND> f, cub::ScanTileState<Offset> state)
 {
     using Scan = cub::BlockScan<Offset, BLOCK, cub::BLOCK_SCAN_WARP_SCANS>;
@@ -149,7 +180,7 @@ __global__ void __launch_bounds__(BLOCK)
         __syncthreads();
         rank -= tile_base; /* the scan included the tile's prefix */
     }
-    gather_tile(in, out, staged, src, keep, rank, tile_count, (uint64_t)tile_base);
+    gather_tile(in, out, words, staged, src, keep, rank, tile_count, (uint64_t)tile_base);
 }
 
 /* ---- bijective1: two passes, reduce then scan ---- */
@@ -168,7 +199,7 @@ __global__ void __launch_bounds__(BLOCK)
 
 template <int KIND, typename T, typename Offset>
 __global__ void __launch_bounds__(BLOCK)
-    scan_gather(const T *__restrict__ in, T *__restrict__ out, uint64_t m, uint64_t domain,
+    scan_gather(const T *__restrict__ in, T *__restrict__ out, unsigned words, uint64_t m, uint64_t domain,
                 bijection<KIND> f, const Offset *__restrict__ offsets)
 {
     using Scan = cub::BlockScan<Offset, BLOCK, cub::BLOCK_SCAN_WARP_SCANS>;
@@ -178,7 +209,7 @@ __global__ void __launch_bounds__(BLOCK)
     bool keep[ITEMS];
     Offset rank, tile_count;
     Scan(ts).ExclusiveSum((Offset)evaluate(f, m, domain, blockIdx.x, src, keep), rank, tile_count);
-    gather_tile(in, out, staged, src, keep, rank, tile_count, (uint64_t)offsets[blockIdx.x]);
+    gather_tile(in, out, words, staged, src, keep, rank, tile_count, (uint64_t)offsets[blockIdx.x]);
 }
 
 /* ---- bijective0: separate passes ---- */

@@ -25,4 +25,7 @@ extern "C" const pb_module pb_module_bijective2 = {
     .refresh = pb_gpu_shuffle_refresh_via,
     .fingerprint = pb_gpu_shuffle_fingerprint_via,
     .reference = "bijective0",
+    .bound = PB_BOUND_NONE,
+    /* Records: a thread group a record in the gather (gpu_bijective.cuh). */
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

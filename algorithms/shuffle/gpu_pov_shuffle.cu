@@ -17,7 +17,9 @@
 #include "algorithms/shuffle/pov_twin.h"
 #include "core/cuda_check.h"
 #include "core/module.h"
+#include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_items.h"
 
 namespace {
 
@@ -43,6 +45,20 @@ size_t smem_bytes(const pb_pov_params &p, unsigned item_bytes)
     size_t m = (size_t)p.block * p.vblock;
     return m * item_bytes + (m + 1) * sizeof(uint16_t);
 }
+
+/* Records: the draws and the permutation of the records' places the swaps
+ * make (pov_records), after the virtual block's records when they are
+ * staged in shared memory (`staged`), alone when in global scratch. */
+size_t smem_bytes_records(const pb_pov_params &p, unsigned item_bytes, bool staged)
+{
+    size_t m = (size_t)p.block * p.vblock;
+    return (staged ? m * item_bytes : 0) + (m + 1) * sizeof(uint16_t) + m * sizeof(uint16_t);
+}
+
+/* Shared memory a block may have on H100 and H200 (227 KiB): virtual
+ * blocks of records beyond it are staged in global scratch instead. The
+ * footprint's estimate; prepare asks the device. */
+constexpr size_t SMEM_OPTIN = 227 * 1024;
 
 /* One iteration over `count` arrays of n items (array j at base + j n, its
  * sigma at sigma + j nblocks, its offset offs[j], its sample first + j);
@@ -114,6 +130,86 @@ __global__ void __launch_bounds__(THREADS)
     for (uint32_t l = threadIdx.x; l < m; l += THREADS) a[where(l)] = buf[l];
 }
 
+/* One iteration on records of `words` 64-bit words (item = rec*): the
+ * virtual block's records are gathered into shared memory (global scratch
+ * where a block's shared memory cannot hold them) by groups of
+ * `group` threads a record (coalesced), the draws made as above, and
+ * thread 0 makes the Fisher-Yates swaps on a permutation of the records'
+ * places (2-byte entries) rather than on the records themselves, so a swap
+ * costs the same whatever the width; the groups then write record perm[l]
+ * to place l. The same swaps on the same draws: the twin's output. */
+__global__ void __launch_bounds__(THREADS)
+    pov_records(uint64_t *a, uint64_t *scratch, unsigned words, unsigned group, uint64_t n, pb_pov_params p,
+                uint64_t nblocks, const uint32_t *sg, const uint64_t *offs, uint64_t seed, uint64_t sample,
+                uint32_t it)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ uint32_t short_slot, nslots;
+    const uint32_t v = blockIdx.x;
+    const uint64_t off = offs[0];
+    const uint32_t m_most = p.block * p.vblock;
+    /* The records in shared memory, or (a virtual block too wide for it)
+     * in this block's part of the global scratch. */
+    uint64_t *buf = scratch ? scratch + (size_t)v * m_most * words : (uint64_t *)smem;
+    uint16_t *draws = (uint16_t *)(scratch ? smem : smem + (size_t)m_most * words * 8);
+    uint16_t *perm = draws + m_most + 1;
+
+    const uint64_t s0 = (uint64_t)v * p.vblock;
+    if (threadIdx.x == 0) {
+        nslots = (uint32_t)(nblocks - s0 < p.vblock ? nblocks - s0 : p.vblock);
+        short_slot = UINT32_MAX;
+    }
+    __syncthreads();
+    for (uint32_t k = threadIdx.x; k < nslots; k += THREADS)
+        if (sg[s0 + k] == nblocks - 1) short_slot = k;
+    __syncthreads();
+    const uint32_t ss = short_slot;
+    const uint32_t short_len = ss == UINT32_MAX ? p.block : pb_pov_block_len(n, p.block, nblocks - 1);
+    const uint32_t m = nslots * p.block - (p.block - short_len);
+
+    auto where = [&](uint32_t l) -> uint64_t {
+        uint32_t k, t;
+        uint32_t before = ss == UINT32_MAX ? UINT32_MAX : ss * p.block;
+        if (l < before) k = l / p.block, t = l % p.block;
+        else if (l < before + short_len) k = ss, t = l - before;
+        else {
+            uint32_t r = l - before - short_len;
+            k = ss + 1 + r / p.block, t = r % p.block;
+        }
+        return pb_pov_position(n, p.block, off, sg[s0 + k], t);
+    };
+
+    const unsigned lane = threadIdx.x % group, groups = THREADS / group;
+    for (uint32_t l = threadIdx.x / group; l < m; l += groups) {
+        const uint64_t *src = a + where(l) * words;
+        for (unsigned k = lane; k < words; k += group) buf[(size_t)l * words + k] = src[k];
+    }
+    for (uint32_t l = threadIdx.x; l < m; l += THREADS) perm[l] = (uint16_t)l;
+    for (uint32_t g = threadIdx.x; g <= (m >> 2); g += THREADS) {
+        philox4x32_ctr_t w = pb_pov_words(seed, sample, it, v, g, 0);
+        for (uint32_t q = 0; q < 4; q++) {
+            uint32_t i = 4 * g + q, r;
+            if (i < 2 || i > m) continue;
+            if (!pb_pov_pick(w.v[q], i, &r)) r = pb_pov_draw(seed, sample, it, v, i, i);
+            draws[i] = (uint16_t)r;
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (uint32_t i = m; i > 1; i--) {
+            uint32_t r = draws[i];
+            uint16_t x = perm[i - 1];
+            perm[i - 1] = perm[r];
+            perm[r] = x;
+        }
+    __syncthreads();
+    for (uint32_t l = threadIdx.x / group; l < m; l += groups) {
+        uint64_t *dst = a + where(l) * words;
+        const uint64_t *src = buf + (size_t)perm[l] * words;
+        for (unsigned k = lane; k < words; k += group) dst[k] = src[k];
+    }
+}
+
 template <typename T>
 cudaError_t launch(T *d, uint64_t n, const pb_pov_params &p, uint64_t count, const uint32_t *d_sigma,
                    const uint64_t *d_offs, uint64_t seed, uint64_t first, uint32_t it)
@@ -134,6 +230,8 @@ struct state {
     uint64_t nblocks;
     uint32_t *h_sigma, *d_sigma; /* [iterations][nblocks] */
     uint64_t *h_offs, *d_offs;   /* [iterations] */
+    uint64_t *d_scratch;         /* records: virtual blocks too wide for shared memory */
+    size_t smem;                 /* records: pov_records's dynamic shared memory */
 };
 
 int refresh(void *st, pb_err *err);
@@ -141,7 +239,10 @@ int refresh(void *st, pb_err *err);
 uint64_t footprint(const pb_point *pt)
 {
     pb_pov_params p = pov_params(pt->params);
-    return pb_gpu_shuffle_footprint(pt) + (uint64_t)p.iterations * (pb_pov_blocks(pt->n, p.block) * 4 + 8);
+    uint64_t scratch = 0;
+    if (pb_shuffle_is_record(pt->item_bytes) && smem_bytes_records(p, pt->item_bytes, true) > SMEM_OPTIN)
+        scratch = pb_pov_vblocks(pt->n, &p) * p.block * p.vblock * pt->item_bytes;
+    return pb_gpu_shuffle_footprint(pt) + (uint64_t)p.iterations * (pb_pov_blocks(pt->n, p.block) * 4 + 8) + scratch;
 }
 
 int prepare(const pb_point *pt, void **out, pb_err *err)
@@ -164,6 +265,22 @@ int prepare(const pb_point *pt, void **out, pb_err *err)
     PB_CUDA_TRY(cudaFuncSetAttribute(pov_iteration<uint64_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)smem_bytes(s->p, 8)),
                 err);
+    if (pb_shuffle_is_record(pt->item_bytes)) {
+        /* A virtual block's records in shared memory where they fit (rec256
+         * at the defaults: 64 KiB), else in global scratch (rec1024 at the
+         * defaults: 256 KiB, beyond any block's shared memory). */
+        int dev, most;
+        PB_CUDA_TRY(cudaGetDevice(&dev), err);
+        PB_CUDA_TRY(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
+        bool staged = smem_bytes_records(s->p, pt->item_bytes, true) <= (size_t)most;
+        if (!staged && pt->n >= 2) {
+            size_t bytes = (size_t)pb_pov_vblocks(pt->n, &s->p) * s->p.block * s->p.vblock * pt->item_bytes;
+            PB_CUDA_TRY(cudaMalloc(&s->d_scratch, bytes), err);
+        }
+        s->smem = smem_bytes_records(s->p, pt->item_bytes, staged);
+        PB_CUDA_TRY(cudaFuncSetAttribute(pov_records, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s->smem),
+                    err);
+    }
     return refresh(s, err);
 }
 
@@ -188,7 +305,16 @@ int run(void *st, uint64_t sample, pb_err *err)
         s->h_offs[it] = pb_pov_layout(n, &s->p, s->bufs->pt.seed, sample, it, hs);
         PB_CUDA_TRY(cudaMemcpyAsync(ds, hs, s->nblocks * sizeof *hs, cudaMemcpyHostToDevice), err);
         PB_CUDA_TRY(cudaMemcpyAsync(s->d_offs + it, s->h_offs + it, sizeof(uint64_t), cudaMemcpyHostToDevice), err);
-        cudaError_t e = s->bufs->pt.item_bytes == 4
+        unsigned ib = s->bufs->pt.item_bytes;
+        if (pb_shuffle_is_record(ib)) {
+            unsigned words = ib / 8;
+            pov_records<<<(unsigned)pb_pov_vblocks(n, &s->p), THREADS, s->smem>>>(
+                (uint64_t *)s->bufs->d_out, s->d_scratch, words, pb_record_group(words), n, s->p, s->nblocks, ds,
+                s->d_offs + it, s->bufs->pt.seed, sample, it);
+            PB_CUDA_LAUNCHED(err);
+            continue;
+        }
+        cudaError_t e = ib == 4
                             ? launch((uint32_t *)s->bufs->d_out, n, s->p, 1, ds, s->d_offs + it, s->bufs->pt.seed,
                                      sample, it)
                             : launch((uint64_t *)s->bufs->d_out, n, s->p, 1, ds, s->d_offs + it, s->bufs->pt.seed,
@@ -203,7 +329,7 @@ void release(void *st)
     state *s = (state *)st;
     if (!s) return;
     cudaFreeHost(s->h_sigma), cudaFreeHost(s->h_offs);
-    cudaFree(s->d_sigma), cudaFree(s->d_offs);
+    cudaFree(s->d_sigma), cudaFree(s->d_offs), cudaFree(s->d_scratch);
     pb_gpu_shuffle_release(s->bufs);
     free(s);
 }
@@ -266,4 +392,7 @@ extern "C" const pb_module pb_module_gpu_pov_shuffle = {
     .refresh = refresh,
     .fingerprint = pb_gpu_shuffle_fingerprint_via,
     .reference = "pov-shuffle",
+    .bound = PB_BOUND_NONE,
+    /* Records: pov_records, a virtual block's records in shared memory. */
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

@@ -2,7 +2,8 @@
  * then CUB's radix sort of the (key, item) pairs: the "sort on infinite
  * random keys" family that Rao-Sandelius and MergeShuffle reduce to. Keys
  * tie with probability about n^2 / 2^65; the sort is stable, so even then
- * the result is reproducible. */
+ * the result is reproducible. Records: the keys sort their indices, and the
+ * records are gathered whole by them. */
 #include <stdlib.h>
 
 #include <cub/cub.cuh>
@@ -12,7 +13,9 @@
 #include "core/cuda_check.h"
 #include "core/gpu_launch.cuh"
 #include "core/rng.h"
+#include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_items.h"
 
 namespace {
 
@@ -58,13 +61,39 @@ struct state {
     unsigned long long *keys_in, *keys_out;
     void *temp;
     size_t temp_bytes;
+    /* Records: their indices (0..n-1, then sorted with the keys): 32-bit
+     * where n allows. */
+    void *idx_in, *idx_out;
+    bool wide_idx;
 };
+
+/* Records: sort (key, index) pairs, then gather the records by the sorted
+ * indices; the same permutation as (key, item) pairs, since both sorts
+ * are stable and an index stands where its item would. */
+template <typename I> cudaError_t sort_index(state *s, void *temp, size_t &bytes)
+{
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, s->keys_in, s->keys_out, (const I *)s->idx_in,
+                                           (I *)s->idx_out, (int64_t)s->n);
+}
+
+template <typename I> __global__ void iota(I *idx, uint64_t n)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)BLOCK + threadIdx.x; i < n; i += (uint64_t)gridDim.x * BLOCK)
+        idx[i] = (I)i;
+}
 
 template <typename T> cudaError_t sort(state *s, void *temp, size_t &bytes)
 {
     auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
     return cub::DeviceRadixSort::SortPairs(temp, bytes, s->keys_in, s->keys_out, (const T *)b->d_in,
                                            (T *)b->d_out, (int64_t)s->n);
+}
+
+cudaError_t sort_any(state *s, void *temp, size_t &bytes)
+{
+    if (pb_shuffle_is_record(s->item_bytes))
+        return s->wide_idx ? sort_index<uint64_t>(s, temp, bytes) : sort_index<uint32_t>(s, temp, bytes);
+    return s->item_bytes == 4 ? sort<uint32_t>(s, temp, bytes) : sort<uint64_t>(s, temp, bytes);
 }
 
 int prepare(const pb_point *pt, void **out_state, pb_err *err)
@@ -79,9 +108,16 @@ int prepare(const pb_point *pt, void **out_state, pb_err *err)
     if (s->n == 0) return 0;
     PB_CUDA_TRY(cudaMalloc(&s->keys_in, s->n * 8), err);
     PB_CUDA_TRY(cudaMalloc(&s->keys_out, s->n * 8), err);
-    PB_CUDA_TRY(s->item_bytes == 4 ? sort<uint32_t>(s, nullptr, s->temp_bytes)
-                                   : sort<uint64_t>(s, nullptr, s->temp_bytes),
-                err);
+    if (pb_shuffle_is_record(s->item_bytes)) {
+        s->wide_idx = s->n > (UINT64_C(1) << 32);
+        size_t ib = s->wide_idx ? 8 : 4;
+        PB_CUDA_TRY(cudaMalloc(&s->idx_in, s->n * ib), err);
+        PB_CUDA_TRY(cudaMalloc(&s->idx_out, s->n * ib), err);
+        if (s->wide_idx) iota<<<pb_grid_for(s->n, BLOCK), BLOCK>>>((uint64_t *)s->idx_in, s->n);
+        else iota<<<pb_grid_for(s->n, BLOCK), BLOCK>>>((uint32_t *)s->idx_in, s->n);
+        PB_CUDA_LAUNCHED(err);
+    }
+    PB_CUDA_TRY(sort_any(s, nullptr, s->temp_bytes), err);
     PB_CUDA_TRY(cudaMalloc(&s->temp, s->temp_bytes), err);
     return 0;
 }
@@ -92,9 +128,14 @@ int run(void *st, uint64_t sample, pb_err *err)
     if (s->n == 0) return 0;
     make_keys<<<pb_grid_for(s->n, BLOCK), BLOCK>>>(s->keys_in, s->n, s->seed, sample);
     PB_CUDA_LAUNCHED(err);
-    PB_CUDA_TRY(s->item_bytes == 4 ? sort<uint32_t>(s, s->temp, s->temp_bytes)
-                                   : sort<uint64_t>(s, s->temp, s->temp_bytes),
-                err);
+    PB_CUDA_TRY(sort_any(s, s->temp, s->temp_bytes), err);
+    if (pb_shuffle_is_record(s->item_bytes)) {
+        auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
+        return s->wide_idx ? pb_gpu_gather_records_u64(b->d_in, b->d_out, (const uint64_t *)s->idx_out, s->n,
+                                                       s->item_bytes, err)
+                           : pb_gpu_gather_records_u32(b->d_in, b->d_out, (const uint32_t *)s->idx_out, s->n,
+                                                       s->item_bytes, err);
+    }
     return 0;
 }
 
@@ -103,14 +144,18 @@ void release(void *st)
     state *s = (state *)st;
     if (!s) return;
     cudaFree(s->keys_in), cudaFree(s->keys_out), cudaFree(s->temp);
+    cudaFree(s->idx_in), cudaFree(s->idx_out);
     pb_gpu_shuffle_release(s->bufs);
     free(s);
 }
 
 uint64_t footprint(const pb_point *pt)
 {
-    /* Keys twice, and CUB's temporary storage (about the size of the pairs). */
-    return pb_gpu_shuffle_footprint(pt) + 16 * pt->n + (uint64_t)pt->n * (8 + pt->item_bytes) + (32u << 20);
+    /* Keys twice, and CUB's temporary storage (about the size of the pairs);
+     * records sort 8-byte indices at most, twice. */
+    unsigned sorted = pb_shuffle_is_record(pt->item_bytes) ? 8 : pt->item_bytes;
+    uint64_t idx = pb_shuffle_is_record(pt->item_bytes) ? 16 * pt->n : 0;
+    return pb_gpu_shuffle_footprint(pt) + 16 * pt->n + (uint64_t)pt->n * (8 + sorted) + idx + (32u << 20);
 }
 
 /* Each permutation is a segment of a segmented sort of random keys. */
@@ -168,4 +213,8 @@ extern "C" const pb_module pb_module_sort_shuffle = {
     .sample_perms = sample_perms,
     .refresh = pb_gpu_shuffle_refresh_via,
     .fingerprint = pb_gpu_shuffle_fingerprint_via,
+    .reference = NULL,
+    .bound = PB_BOUND_NONE,
+    /* Records: (key, index) pairs sorted, then records gathered whole. */
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

@@ -1,7 +1,7 @@
 /* thrust-shuffle: thrust::shuffle_copy from the CUDA toolkit, the vendor
- * peer a user would pick instead of ours. Its temporary storage comes from a
- * buffer allocated once per point, so a sample times the shuffle and not
- * cudaMalloc. */
+ * peer a user would pick instead of ours (records: as a struct of R
+ * bytes). Its temporary storage comes from a buffer allocated once per
+ * point, so a sample times the shuffle and not cudaMalloc. */
 #include <stdlib.h>
 
 #include <thrust/execution_policy.h>
@@ -50,6 +50,13 @@ template <typename T> int shuffle(state *s, uint64_t sample, pb_err *err)
     return 0;
 }
 
+/* A record of R bytes as the type a thrust user would declare for it: the
+ * vendor's shuffle moves it as one value. The same bijection of places as
+ * for 8-byte items (thrust draws it from the engine and n alone). */
+template <unsigned R> struct record {
+    uint64_t w[R / 8];
+};
+
 int prepare(const pb_point *pt, void **out_state, pb_err *err)
 {
     state *s = (state *)calloc(1, sizeof *s);
@@ -70,7 +77,15 @@ int run(void *st, uint64_t sample, pb_err *err)
 {
     state *s = (state *)st;
     if (s->n == 0) return 0;
-    return s->item_bytes == 4 ? shuffle<uint32_t>(s, sample, err) : shuffle<uint64_t>(s, sample, err);
+    switch (s->item_bytes) {
+    case 4: return shuffle<uint32_t>(s, sample, err);
+    case 8: return shuffle<uint64_t>(s, sample, err);
+    case 16: return shuffle<record<16>>(s, sample, err);
+    case 64: return shuffle<record<64>>(s, sample, err);
+    case 256: return shuffle<record<256>>(s, sample, err);
+    case 1024: return shuffle<record<1024>>(s, sample, err);
+    default: return pb_err_set(err, "thrust-shuffle: no record type of %u bytes", s->item_bytes);
+    }
 }
 
 void release(void *st)
@@ -105,4 +120,8 @@ extern "C" const pb_module pb_module_thrust_shuffle = {
     .release = release,
     .refresh = pb_gpu_shuffle_refresh_via,
     .fingerprint = pb_gpu_shuffle_fingerprint_via,
+    .reference = NULL,
+    .bound = PB_BOUND_NONE,
+    /* Records: a struct of R bytes, one value to thrust (rec16 .. rec1024). */
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

@@ -48,16 +48,13 @@ static inline void pov_vblock(char *a, uint64_t n, unsigned ib, const pb_pov_par
         if (i >> 2 != group) group = i >> 2, w = pb_pov_words(seed, sample, it, v, group, 0);
         if (!pb_pov_pick(w.v[i & 3], i, &j)) j = pb_pov_draw(seed, sample, it, v, i, i);
         char *x = buf + (size_t)(i - 1) * ib, *y = buf + (size_t)j * ib;
-        if (ib <= sizeof tmp) {
-            memcpy(tmp, x, ib);
-            memcpy(x, y, ib);
-            memcpy(y, tmp, ib);
-        } else {
-            for (unsigned k = 0; k < ib; k++) {
-                char c = x[k];
-                x[k] = y[k];
-                y[k] = c;
-            }
+        if (x == y) continue;
+        /* Wider items (records) in pieces of tmp's size, not byte by byte. */
+        for (unsigned o = 0; o < ib; o += (unsigned)sizeof tmp) {
+            size_t c = ib - o < sizeof tmp ? ib - o : sizeof tmp;
+            memcpy(tmp, x + o, c);
+            memcpy(x + o, y + o, c);
+            memcpy(y + o, tmp, c);
         }
     }
     for (uint32_t i = 0; i < m; i++) memcpy(a + (size_t)pos[i] * ib, buf + (size_t)i * ib, ib);
@@ -68,9 +65,14 @@ static void pov_vblocks(char *a, uint64_t n, unsigned ib, const pb_pov_params *p
                         uint64_t sample, uint32_t it, uint32_t *pos, char *buf)
 {
     for (uint32_t v = first; v < last; v++) {
-        if (ib == 4) pov_vblock(a, n, 4, p, off, sigma, nblocks, v, seed, sample, it, pos, buf);
-        else if (ib == 8) pov_vblock(a, n, 8, p, off, sigma, nblocks, v, seed, sample, it, pos, buf);
-        else pov_vblock(a, n, ib, p, off, sigma, nblocks, v, seed, sample, it, pos, buf);
+        switch (ib) {
+        case 4: pov_vblock(a, n, 4, p, off, sigma, nblocks, v, seed, sample, it, pos, buf); break;
+        case 8: pov_vblock(a, n, 8, p, off, sigma, nblocks, v, seed, sample, it, pos, buf); break;
+        case 16: pov_vblock(a, n, 16, p, off, sigma, nblocks, v, seed, sample, it, pos, buf); break;
+        case 64: pov_vblock(a, n, 64, p, off, sigma, nblocks, v, seed, sample, it, pos, buf); break;
+        case 256: pov_vblock(a, n, 256, p, off, sigma, nblocks, v, seed, sample, it, pos, buf); break;
+        default: pov_vblock(a, n, ib, p, off, sigma, nblocks, v, seed, sample, it, pos, buf); break;
+        }
     }
 }
 

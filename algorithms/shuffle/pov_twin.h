@@ -1,7 +1,8 @@
 /* The POV-shuffle in C (algorithms/shuffle/pov.h): the pov-shuffle module
  * (OpenMP over virtual blocks) and the twin the CUDA kernel must equal bit
- * for bit. Items are item_bytes wide (4 and 8 today; any width moves by
- * memcpy, so records of R bytes need no change here). */
+ * for bit. Items are item_bytes wide: 4 or 8, or records of R bytes
+ * (families/shuffle/shuffle_items.h), each moved whole by memcpy, so the
+ * permutation does not depend on the width. */
 #ifndef PB_POV_TWIN_H
 #define PB_POV_TWIN_H
 

@@ -7,10 +7,10 @@
 #include "families/multisplit/ms_problem.h"
 
 static const pb_item_kind items[] = {
-    {"keys", 4, "32-bit keys alone"},
-    {"pairs", 8, "32-bit key + 32-bit value (the value is the key's input position)"},
-    {"u32", 4, "= keys"},
-    {"u64", 8, "= pairs"},
+    {"keys", 4, "32-bit keys alone", PB_ITEM_SCALAR},
+    {"pairs", 8, "32-bit key + 32-bit value (the value is the key's input position)", PB_ITEM_SCALAR},
+    {"u32", 4, "= keys", PB_ITEM_SCALAR},
+    {"u64", 8, "= pairs", PB_ITEM_SCALAR},
 };
 
 /* The multisplit paper's speed of light (Section 6.2.2): keys are read

@@ -31,9 +31,9 @@ int pb_gpu_shuffle_refresh(void *state, pb_err *err);
 /* The output's fingerprint, computed on the device. */
 int pb_gpu_shuffle_fingerprint(void *state, uint64_t *fp, pb_err *err);
 /* The family contract on the device, exactly: every output item maps back
- * (the item encoding is invertible) to a distinct input index below n; a
- * bitmap of n bits marks them. The error names the first offending
- * position, as the host check does. */
+ * (the item encoding is invertible) to a distinct input index below n, and
+ * every record is whole; a bitmap of n bits marks them. The error names
+ * the first offending position, as the host check does. */
 int pb_gpu_shuffle_verify(void *state, pb_err *err);
 /* The copy ceilings' check: the output's fingerprint is the input's. */
 int pb_gpu_shuffle_verify_copy(void *state, pb_err *err);

@@ -3,11 +3,12 @@
  * blocks. Durstenfeld's in-place form swaps position i - 1 with a uniform
  * j in [0, i); the inside-out form builds a shuffle of src in out. Both draw
  * j by Lemire's unbiased method (core/rng.h), so a given stream gives one
- * permutation whoever calls them. */
+ * permutation whoever calls them, whatever the items' width. */
 #ifndef PB_SHUFFLE_LEAF_H
 #define PB_SHUFFLE_LEAF_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "core/rng.h"
 
@@ -36,11 +37,38 @@ PB_SHUFFLE_LEAF(uint32_t, u32)
 PB_SHUFFLE_LEAF(uint64_t, u64)
 #undef PB_SHUFFLE_LEAF
 
-/* Either width, by the item's size in bytes (4 or 8). */
+/* Records of R bytes (a multiple of 8): the same draws, each swap moving
+ * the R bytes of both records through a small buffer, so a record's bytes
+ * travel together and the permutation is the one pb_fisher_yates_u64 makes
+ * of the same stream. Inlined with a constant R by pb_fisher_yates, so the
+ * copies are straight loads and stores. */
+static inline void pb_fisher_yates_rec(unsigned char *a, uint64_t n, size_t rec, pb_rng *r)
+{
+    unsigned char t[256];
+    for (uint64_t i = n; i > 1; i--) {
+        uint64_t j = pb_rng_below64(r, i);
+        unsigned char *x = a + (i - 1) * rec, *y = a + j * rec;
+        if (x == y) continue;
+        for (size_t o = 0; o < rec; o += sizeof t) {
+            size_t c = rec - o < sizeof t ? rec - o : sizeof t;
+            memcpy(t, x + o, c);
+            memcpy(x + o, y + o, c);
+            memcpy(y + o, t, c);
+        }
+    }
+}
+
+/* Any width, by the item's size in bytes (4 or 8, or a record's R). */
 static inline void pb_fisher_yates(void *a, uint64_t n, unsigned item_bytes, pb_rng *r)
 {
-    if (item_bytes == 4) pb_fisher_yates_u32((uint32_t *)a, n, r);
-    else pb_fisher_yates_u64((uint64_t *)a, n, r);
+    switch (item_bytes) {
+    case 4: pb_fisher_yates_u32((uint32_t *)a, n, r); break;
+    case 8: pb_fisher_yates_u64((uint64_t *)a, n, r); break;
+    case 16: pb_fisher_yates_rec((unsigned char *)a, n, 16, r); break;
+    case 64: pb_fisher_yates_rec((unsigned char *)a, n, 64, r); break;
+    case 256: pb_fisher_yates_rec((unsigned char *)a, n, 256, r); break;
+    default: pb_fisher_yates_rec((unsigned char *)a, n, item_bytes, r); break;
+    }
 }
 
 #endif

@@ -5,7 +5,7 @@
 #include "families/tile/tile_family.h"
 
 static const pb_item_kind items[] = {
-    {"u32", 4, "32-bit items (a label, a destination or a key in their bits)"},
+    {"u32", 4, "32-bit items (a label, a destination or a key in their bits)", PB_ITEM_SCALAR},
 };
 
 /* A tile is read from global memory once and written once. */

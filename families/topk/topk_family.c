@@ -7,7 +7,7 @@
 #include "families/topk/topk_problem.h"
 
 static const pb_item_kind items[] = {
-    {"u32", 4, "32-bit values; the dtype parameter says fp32 or u32"},
+    {"u32", 4, "32-bit values; the dtype parameter says fp32 or u32", PB_ITEM_SCALAR},
 };
 
 /* The input read once. */
