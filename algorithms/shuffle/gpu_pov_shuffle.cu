@@ -60,6 +60,67 @@ size_t smem_bytes_records(const pb_pov_params &p, unsigned item_bytes, bool stag
  * footprint's estimate; prepare asks the device. */
 constexpr size_t SMEM_OPTIN = 227 * 1024;
 
+/* Virtual block v's layout, shared by both kernels: its slots s0 .. (the
+ * physical blocks sigma assigns it), which of them (if any) is the short
+ * last physical block, the only one not `block` long, and its item count.
+ * Every thread of the block calls it (it synchronises); nslots and
+ * short_slot are the caller's __shared__ words. */
+struct vblock_layout {
+    uint64_t s0;
+    uint32_t ss, short_len, m;
+
+    /* Item l of the virtual block: slot k, item t of its physical block. */
+    __device__ uint64_t where(const uint32_t *sg, uint64_t n, const pb_pov_params &p, uint64_t off,
+                              uint32_t l) const
+    {
+        uint32_t k, t;
+        uint32_t before = ss == UINT32_MAX ? UINT32_MAX : ss * p.block;
+        if (l < before) k = l / p.block, t = l % p.block;
+        else if (l < before + short_len) k = ss, t = l - before;
+        else {
+            uint32_t r = l - before - short_len;
+            k = ss + 1 + r / p.block, t = r % p.block;
+        }
+        return pb_pov_position(n, p.block, off, sg[s0 + k], t);
+    }
+};
+
+__device__ vblock_layout layout_of(const uint32_t *sg, uint64_t n, const pb_pov_params &p, uint64_t nblocks,
+                                   uint32_t v, uint32_t *nslots, uint32_t *short_slot)
+{
+    vblock_layout L;
+    L.s0 = (uint64_t)v * p.vblock;
+    if (threadIdx.x == 0) {
+        *nslots = (uint32_t)(nblocks - L.s0 < p.vblock ? nblocks - L.s0 : p.vblock);
+        *short_slot = UINT32_MAX;
+    }
+    __syncthreads();
+    for (uint32_t k = threadIdx.x; k < *nslots; k += THREADS)
+        if (sg[L.s0 + k] == nblocks - 1) *short_slot = k;
+    __syncthreads();
+    L.ss = *short_slot;
+    L.short_len = L.ss == UINT32_MAX ? p.block : pb_pov_block_len(n, p.block, nblocks - 1);
+    L.m = *nslots * p.block - (p.block - L.short_len);
+    return L;
+}
+
+/* The Fisher-Yates draws of steps m .. 2 (draws[i] for step i), four a
+ * Philox call, made by the block's threads in parallel (each draw depends
+ * on its own counter only). */
+__device__ void make_draws(uint16_t *draws, uint32_t m, uint64_t seed, uint64_t sample, uint32_t it,
+                           uint32_t v)
+{
+    for (uint32_t g = threadIdx.x; g <= (m >> 2); g += THREADS) {
+        philox4x32_ctr_t w = pb_pov_words(seed, sample, it, v, g, 0);
+        for (uint32_t q = 0; q < 4; q++) {
+            uint32_t i = 4 * g + q, r;
+            if (i < 2 || i > m) continue;
+            if (!pb_pov_pick(w.v[q], i, &r)) r = pb_pov_draw(seed, sample, it, v, i, i);
+            draws[i] = (uint16_t)r;
+        }
+    }
+}
+
 /* One iteration over `count` arrays of n items (array j at base + j n, its
  * sigma at sigma + j nblocks, its offset offs[j], its sample first + j);
  * CUDA block (j, v) shuffles virtual block v of array j. */
@@ -79,45 +140,12 @@ __global__ void __launch_bounds__(THREADS)
     T *buf = (T *)smem;
     uint16_t *draws = (uint16_t *)(smem + (size_t)m_most * sizeof(T));
 
-    /* The virtual block's slots, and which of them (if any) is the short
-     * last physical block: the only one not `block` long. */
-    const uint64_t s0 = (uint64_t)v * p.vblock;
-    if (threadIdx.x == 0) {
-        nslots = (uint32_t)(nblocks - s0 < p.vblock ? nblocks - s0 : p.vblock);
-        short_slot = UINT32_MAX;
-    }
-    __syncthreads();
-    for (uint32_t k = threadIdx.x; k < nslots; k += THREADS)
-        if (sg[s0 + k] == nblocks - 1) short_slot = k;
-    __syncthreads();
-    const uint32_t ss = short_slot;
-    const uint32_t short_len = ss == UINT32_MAX ? p.block : pb_pov_block_len(n, p.block, nblocks - 1);
-    const uint32_t m = nslots * p.block - (p.block - short_len);
-
-    /* Item l of the virtual block: slot k, item t of its physical block. */
-    auto where = [&](uint32_t l) -> uint64_t {
-        uint32_t k, t;
-        uint32_t before = ss == UINT32_MAX ? UINT32_MAX : ss * p.block;
-        if (l < before) k = l / p.block, t = l % p.block;
-        else if (l < before + short_len) k = ss, t = l - before;
-        else {
-            uint32_t r = l - before - short_len;
-            k = ss + 1 + r / p.block, t = r % p.block;
-        }
-        return pb_pov_position(n, p.block, off, sg[s0 + k], t);
-    };
+    const vblock_layout L = layout_of(sg, n, p, nblocks, v, &nslots, &short_slot);
+    const uint32_t m = L.m;
+    auto where = [&](uint32_t l) { return L.where(sg, n, p, off, l); };
 
     for (uint32_t l = threadIdx.x; l < m; l += THREADS) buf[l] = a[where(l)];
-    /* Draws of steps m .. 2, four a Philox call. */
-    for (uint32_t g = threadIdx.x; g <= (m >> 2); g += THREADS) {
-        philox4x32_ctr_t w = pb_pov_words(seed, sample, it, v, g, 0);
-        for (uint32_t lane = 0; lane < 4; lane++) {
-            uint32_t i = 4 * g + lane, r;
-            if (i < 2 || i > m) continue;
-            if (!pb_pov_pick(w.v[lane], i, &r)) r = pb_pov_draw(seed, sample, it, v, i, i);
-            draws[i] = (uint16_t)r;
-        }
-    }
+    make_draws(draws, m, seed, sample, it, v);
     __syncthreads();
     if (threadIdx.x == 0)
         for (uint32_t i = m; i > 1; i--) {
@@ -154,30 +182,9 @@ __global__ void __launch_bounds__(THREADS)
     uint16_t *draws = (uint16_t *)(scratch ? smem : smem + (size_t)m_most * words * 8);
     uint16_t *perm = draws + m_most + 1;
 
-    const uint64_t s0 = (uint64_t)v * p.vblock;
-    if (threadIdx.x == 0) {
-        nslots = (uint32_t)(nblocks - s0 < p.vblock ? nblocks - s0 : p.vblock);
-        short_slot = UINT32_MAX;
-    }
-    __syncthreads();
-    for (uint32_t k = threadIdx.x; k < nslots; k += THREADS)
-        if (sg[s0 + k] == nblocks - 1) short_slot = k;
-    __syncthreads();
-    const uint32_t ss = short_slot;
-    const uint32_t short_len = ss == UINT32_MAX ? p.block : pb_pov_block_len(n, p.block, nblocks - 1);
-    const uint32_t m = nslots * p.block - (p.block - short_len);
-
-    auto where = [&](uint32_t l) -> uint64_t {
-        uint32_t k, t;
-        uint32_t before = ss == UINT32_MAX ? UINT32_MAX : ss * p.block;
-        if (l < before) k = l / p.block, t = l % p.block;
-        else if (l < before + short_len) k = ss, t = l - before;
-        else {
-            uint32_t r = l - before - short_len;
-            k = ss + 1 + r / p.block, t = r % p.block;
-        }
-        return pb_pov_position(n, p.block, off, sg[s0 + k], t);
-    };
+    const vblock_layout L = layout_of(sg, n, p, nblocks, v, &nslots, &short_slot);
+    const uint32_t m = L.m;
+    auto where = [&](uint32_t l) { return L.where(sg, n, p, off, l); };
 
     const unsigned lane = threadIdx.x % group, groups = THREADS / group;
     for (uint32_t l = threadIdx.x / group; l < m; l += groups) {
@@ -185,15 +192,7 @@ __global__ void __launch_bounds__(THREADS)
         for (unsigned k = lane; k < words; k += group) buf[(size_t)l * words + k] = src[k];
     }
     for (uint32_t l = threadIdx.x; l < m; l += THREADS) perm[l] = (uint16_t)l;
-    for (uint32_t g = threadIdx.x; g <= (m >> 2); g += THREADS) {
-        philox4x32_ctr_t w = pb_pov_words(seed, sample, it, v, g, 0);
-        for (uint32_t q = 0; q < 4; q++) {
-            uint32_t i = 4 * g + q, r;
-            if (i < 2 || i > m) continue;
-            if (!pb_pov_pick(w.v[q], i, &r)) r = pb_pov_draw(seed, sample, it, v, i, i);
-            draws[i] = (uint16_t)r;
-        }
-    }
+    make_draws(draws, m, seed, sample, it, v);
     __syncthreads();
     if (threadIdx.x == 0)
         for (uint32_t i = m; i > 1; i--) {
