@@ -20,6 +20,7 @@
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
+#include "tests/support/record_widths.h"
 #include "tests/test.h"
 #ifdef PB_HAVE_CUDA
 #include "tests/broken_modules.h"
@@ -35,14 +36,6 @@ static int need_gpu(void)
     if (pb_gpu_count(why, sizeof why) > 0) return 0;
     printf("skipped: %s\n", why);
     return PB_TEST_SKIP;
-}
-
-static size_t record_widths(unsigned *w, size_t most)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < pb_family_shuffle.nitems && k < most; i++)
-        if (pb_family_shuffle.items[i].cls == PB_ITEM_RECORD) w[k++] = pb_family_shuffle.items[i].bytes;
-    return k;
 }
 
 TEST_IMPL(gpu_records_valid)

@@ -416,6 +416,39 @@ static int cmp_u32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* A module's output after a point: st (release it), the values, indices and
+ * row offsets pb_gpu_topk_output gives. */
+typedef struct tk_output {
+    void *st;
+    const uint32_t *v, *ix;
+    const uint64_t *off;
+    uint64_t rows;
+} tk_output;
+
+/* Case c at point q with one more parameter (name = value): prepared, run
+ * twice (two samples), verified, its output fetched and its length checked
+ * against outs. Nonzero with err set on failure; o->st is set whenever
+ * prepare made a state, failed or not. */
+static int run_output(const pb_module *mod, const tk_case *c, const tk_point *q, const char *name,
+                      const char *value, uint64_t outs, tk_output *o, pb_err *err)
+{
+    pb_params p;
+    *o = (tk_output){0};
+    int rc = set_params(mod, c, q, &p, err);
+    if (!rc) rc = pb_params_set(mod, &p, name, value, err);
+    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
+    if (!rc) rc = mod->prepare(&pt, &o->st, err);
+    for (uint64_t s = 0; s < 2 && !rc; s++) rc = mod->run(o->st, s, err);
+    if (!rc) rc = mod->verify(o->st, err);
+    if (!rc) rc = pb_gpu_topk_output(o->st, &o->v, &o->ix, &o->off, &o->rows, err);
+    if (!rc && o->off[o->rows] != outs) {
+        snprintf(err->msg, sizeof err->msg, "%llu results, expected %llu",
+                 (unsigned long long)o->off[o->rows], (unsigned long long)outs);
+        rc = -1;
+    }
+    return rc;
+}
+
 /* One radik scaling at point q: runs and verifies it, and leaves per output
  * slot the index (idx) and the order key (keys), each row's slice sorted
  * ascending. */
@@ -423,24 +456,13 @@ static int scaled_run(const pb_module *mod, const char *scale, const char *filte
                       const tk_point *q, uint64_t outs, uint32_t *idx, uint32_t *keys)
 {
     tk_case c = {"radik", "scale", scale};
-    pb_params p;
     pb_err err = {{0}};
-    int rc = set_params(mod, &c, q, &p, &err);
-    if (!rc) rc = pb_params_set(mod, &p, "filter", filter, &err);
-    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
-    void *st = NULL;
-    if (!rc) rc = mod->prepare(&pt, &st, &err);
-    for (uint64_t s = 0; s < 2 && !rc; s++) rc = mod->run(st, s, &err);
-    if (!rc) rc = mod->verify(st, &err);
-    const uint32_t *v = NULL, *ix = NULL;
-    const uint64_t *off = NULL;
-    uint64_t rows = 0;
-    if (!rc) rc = pb_gpu_topk_output(st, &v, &ix, &off, &rows, &err);
-    if (!rc && off[rows] != outs) {
-        snprintf(err.msg, sizeof err.msg, "%llu results, expected %llu",
-                 (unsigned long long)off[rows], (unsigned long long)outs);
-        rc = -1;
-    }
+    tk_output o;
+    int rc = run_output(mod, &c, q, "filter", filter, outs, &o, &err);
+    const uint32_t *v = o.v, *ix = o.ix;
+    const uint64_t *off = o.off;
+    uint64_t rows = o.rows;
+    void *st = o.st;
     if (!rc) {
         for (uint64_t j = 0; j < outs; j++) {
             idx[j] = ix[j];
@@ -588,24 +610,13 @@ enum { NTIE_CASES = sizeof tie_cases / sizeof tie_cases[0] };
 static int ties_run(const pb_module *mod, const tk_case *c, const tk_point *q, uint64_t outs,
                     const uint32_t *tw, uint32_t *got)
 {
-    pb_params p;
     pb_err err = {{0}};
-    int rc = set_params(mod, c, q, &p, &err);
-    if (!rc) rc = pb_params_set(mod, &p, "ties", "lowest-index", &err);
-    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
-    void *st = NULL;
-    if (!rc) rc = mod->prepare(&pt, &st, &err);
-    for (uint64_t s = 0; s < 2 && !rc; s++) rc = mod->run(st, s, &err);
-    if (!rc) rc = mod->verify(st, &err);
-    const uint32_t *v = NULL, *ix = NULL;
-    const uint64_t *off = NULL;
-    uint64_t rows = 0;
-    if (!rc) rc = pb_gpu_topk_output(st, &v, &ix, &off, &rows, &err);
-    if (!rc && off[rows] != outs) {
-        snprintf(err.msg, sizeof err.msg, "%llu results, expected %llu",
-                 (unsigned long long)off[rows], (unsigned long long)outs);
-        rc = -1;
-    }
+    tk_output out;
+    int rc = run_output(mod, c, q, "ties", "lowest-index", outs, &out, &err);
+    const uint32_t *ix = out.ix;
+    const uint64_t *off = out.off;
+    uint64_t rows = out.rows;
+    void *st = out.st;
     for (uint64_t r = 0; r < rows && !rc; r++) {
         uint64_t o = off[r], m = off[r + 1] - o;
         memcpy(got + o, ix + o, m * 4);

@@ -20,17 +20,8 @@
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
+#include "tests/support/record_widths.h"
 #include "tests/test.h"
-
-/* The family's record widths, read from its item table (so a new rec*
- * kind is tested without an edit here). */
-static size_t record_widths(unsigned *w, size_t most)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < pb_family_shuffle.nitems && k < most; i++)
-        if (pb_family_shuffle.items[i].cls == PB_ITEM_RECORD) w[k++] = pb_family_shuffle.items[i].bytes;
-    return k;
-}
 
 TEST_IMPL(records_check_catches)
 {
