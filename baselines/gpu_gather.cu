@@ -4,7 +4,7 @@
  * f along a grid-stride walk, UNROLL reads in flight before its writes. */
 #include "baselines/affine.h"
 #include "core/cuda_check.h"
-#include "families/shuffle/gpu_records.h"
+#include "families/shuffle/gpu_records.cuh"
 #include "families/shuffle/gpu_shuffle_buffers.h"
 #include "families/shuffle/shuffle_items.h"
 
@@ -32,21 +32,19 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
-/* Records of `words` 64-bit words: a group of G threads (pb_record_group)
- * a record, its lanes copying the
- * record's words side by side, so a record is one run of coalesced
- * accesses; groups walk f as the threads above do. */
+/* Output place i's source: f(i). */
+struct by_affine {
+    pb_affine f;
+    __device__ uint64_t operator()(uint64_t i) const { return pb_affine_apply(&f, i); }
+};
+
+/* Records of `words` 64-bit words: a thread group a record
+ * (gpu_records.cuh), the groups walking f. */
 __global__ void __launch_bounds__(THREADS)
     gather_records(const uint64_t *__restrict__ in, uint64_t *__restrict__ out, pb_affine f, unsigned words,
                    unsigned group)
 {
-    uint64_t groups = (uint64_t)gridDim.x * (THREADS / group);
-    unsigned lane = threadIdx.x % group;
-    for (uint64_t i = (blockIdx.x * (uint64_t)THREADS + threadIdx.x) / group; i < f.n; i += groups) {
-        const uint64_t *src = in + pb_affine_apply(&f, i) * words;
-        uint64_t *dst = out + i * words;
-        for (unsigned k = lane; k < words; k += group) dst[k] = __ldg(src + k);
-    }
+    pb_gather_records<THREADS>(in, out, f.n, words, group, by_affine{f});
 }
 
 static int run(void *state, uint64_t sample, pb_err *err)

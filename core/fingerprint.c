@@ -31,7 +31,7 @@ uint64_t pb_fingerprint(const void *buf, uint64_t n, unsigned item_bytes)
 {
     const unsigned char *p = buf;
     uint64_t sum = 0;
-    if (item_bytes > 8 && item_bytes % 8 == 0) n *= item_bytes / 8, item_bytes = 8; /* a record: its words */
+    pb_fp_as_words(&n, &item_bytes); /* a record: its words */
 #pragma omp parallel for reduction(+ : sum) schedule(static) if (n >= PAR_MIN)
     for (uint64_t i = 0; i < n; i++) sum += pb_fp_term(i, value_at(p, i, item_bytes));
     return sum;

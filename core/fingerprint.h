@@ -41,6 +41,13 @@ PB_HDI uint64_t pb_fp_term(uint64_t index, uint64_t value)
  * to 8-byte items are unchanged. */
 uint64_t pb_fingerprint(const void *buf, uint64_t n, unsigned item_bytes);
 
+/* The host's and the device's fingerprints see a record of R bytes as R / 8
+ * items of 8 bytes: n and item_bytes turned into those. */
+PB_HDI void pb_fp_as_words(uint64_t *n, unsigned *item_bytes)
+{
+    if (*item_bytes > 8 && *item_bytes % 8 == 0) *n *= *item_bytes / 8, *item_bytes = 8;
+}
+
 /* Two fingerprints into one (of a pair of arrays, say keys and values). */
 PB_HDI uint64_t pb_fp_combine(uint64_t a, uint64_t b) { return pb_mix64(a ^ pb_mix64(b + 0x51ed)); }
 

@@ -213,8 +213,7 @@ extern "C" int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_b
     *fp = 0;
     if (!fp_sum) PB_CUDA_TRY(cudaMalloc(&fp_sum, sizeof *fp_sum), err);
     PB_CUDA_TRY(cudaMemsetAsync(fp_sum, 0, sizeof *fp_sum, 0), err);
-    /* A record is its 64-bit words (core/fingerprint.h). */
-    if (item_bytes > 8 && item_bytes % 8 == 0) n *= item_bytes / 8, item_bytes = 8;
+    pb_fp_as_words(&n, &item_bytes); /* a record: its words (core/fingerprint.h) */
     if (n) {
         const int block = 256;
         uint64_t blocks = (n + block - 1) / block;

@@ -17,7 +17,7 @@
 #include "algorithms/shuffle/bijective_twin.h"
 #include "core/cuda_check.h"
 #include "core/gpu_launch.cuh"
-#include "families/shuffle/gpu_records.h"
+#include "families/shuffle/gpu_records.cuh"
 #include "families/shuffle/gpu_shuffle_buffers.h"
 
 namespace pb_bijective {
@@ -131,11 +131,8 @@ __device__ __forceinline__ void gather_tile(const record_words *in_, record_word
     const uint64_t *in = (const uint64_t *)in_;
     uint64_t *out = (uint64_t *)out_;
     const unsigned group = pb_record_group(words), lane = threadIdx.x % group;
-    for (Offset j = threadIdx.x / group; j < tile_count; j += BLOCK / group) {
-        const uint64_t *from = in + (uint64_t)staged[j] * words;
-        uint64_t *to = out + (tile_offset + j) * words;
-        for (unsigned k = lane; k < words; k += group) to[k] = __ldg(from + k);
-    }
+    for (Offset j = threadIdx.x / group; j < tile_count; j += BLOCK / group)
+        pb_record_copy(out + (tile_offset + j) * words, in + (uint64_t)staged[j] * words, words, lane, group);
 }
 
 /* ---- bijective2: one pass, decoupled look-back (CUB's tile state) ---- */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "families/shuffle/shuffle_leaf.h"
+
 int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err)
 {
     if (p->iterations > PB_POV_MAX_ITERATIONS)
@@ -42,20 +44,12 @@ static inline void pov_vblock(char *a, uint64_t n, unsigned ib, const pb_pov_par
      * computed once (a rejected draw goes to pb_pov_draw's retries). */
     philox4x32_ctr_t w = {{0, 0, 0, 0}};
     uint32_t group = UINT32_MAX;
-    char tmp[64];
     for (uint32_t i = m; i > 1; i--) {
         uint32_t j;
         if (i >> 2 != group) group = i >> 2, w = pb_pov_words(seed, sample, it, v, group, 0);
         if (!pb_pov_pick(w.v[i & 3], i, &j)) j = pb_pov_draw(seed, sample, it, v, i, i);
         char *x = buf + (size_t)(i - 1) * ib, *y = buf + (size_t)j * ib;
-        if (x == y) continue;
-        /* Wider items (records) in pieces of tmp's size, not byte by byte. */
-        for (unsigned o = 0; o < ib; o += (unsigned)sizeof tmp) {
-            size_t c = ib - o < sizeof tmp ? ib - o : sizeof tmp;
-            memcpy(tmp, x + o, c);
-            memcpy(x + o, y + o, c);
-            memcpy(y + o, tmp, c);
-        }
+        if (x != y) pb_swap_bytes((unsigned char *)x, (unsigned char *)y, ib);
     }
     for (uint32_t i = 0; i < m; i++) memcpy(a + (size_t)pos[i] * ib, buf + (size_t)i * ib, ib);
 }

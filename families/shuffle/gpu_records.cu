@@ -1,4 +1,4 @@
-#include "families/shuffle/gpu_records.h"
+#include "families/shuffle/gpu_records.cuh"
 
 #include "core/cuda_check.h"
 
@@ -6,18 +6,18 @@ namespace {
 
 constexpr int THREADS = 256;
 
+/* Output place i's source: idx[i]. */
+template <typename I> struct by_index {
+    const I *__restrict__ idx;
+    __device__ uint64_t operator()(uint64_t i) const { return (uint64_t)idx[i]; }
+};
+
 template <typename I>
 __global__ void __launch_bounds__(THREADS)
     gather_records(const uint64_t *__restrict__ in, uint64_t *__restrict__ out, const I *__restrict__ idx,
                    uint64_t n, unsigned words, unsigned group)
 {
-    uint64_t groups = (uint64_t)gridDim.x * (THREADS / group);
-    unsigned lane = threadIdx.x % group;
-    for (uint64_t i = (blockIdx.x * (uint64_t)THREADS + threadIdx.x) / group; i < n; i += groups) {
-        const uint64_t *src = in + (uint64_t)idx[i] * words;
-        uint64_t *dst = out + i * words;
-        for (unsigned k = lane; k < words; k += group) dst[k] = __ldg(src + k);
-    }
+    pb_gather_records<THREADS>(in, out, n, words, group, by_index<I>{idx});
 }
 
 template <typename I>

@@ -42,19 +42,25 @@ PB_SHUFFLE_LEAF(uint64_t, u64)
  * travel together and the permutation is the one pb_fisher_yates_u64 makes
  * of the same stream. Inlined with a constant R by pb_fisher_yates, so the
  * copies are straight loads and stores. */
-static inline void pb_fisher_yates_rec(unsigned char *a, uint64_t n, size_t rec, pb_rng *r)
+/* Swaps the rec bytes at x and y (x != y) through a small buffer, in
+ * pieces of its size: straight loads and stores when rec is a constant. */
+static inline void pb_swap_bytes(unsigned char *x, unsigned char *y, size_t rec)
 {
     unsigned char t[256];
+    for (size_t o = 0; o < rec; o += sizeof t) {
+        size_t c = rec - o < sizeof t ? rec - o : sizeof t;
+        memcpy(t, x + o, c);
+        memcpy(x + o, y + o, c);
+        memcpy(y + o, t, c);
+    }
+}
+
+static inline void pb_fisher_yates_rec(unsigned char *a, uint64_t n, size_t rec, pb_rng *r)
+{
     for (uint64_t i = n; i > 1; i--) {
         uint64_t j = pb_rng_below64(r, i);
         unsigned char *x = a + (i - 1) * rec, *y = a + j * rec;
-        if (x == y) continue;
-        for (size_t o = 0; o < rec; o += sizeof t) {
-            size_t c = rec - o < sizeof t ? rec - o : sizeof t;
-            memcpy(t, x + o, c);
-            memcpy(x + o, y + o, c);
-            memcpy(y + o, t, c);
-        }
+        if (x != y) pb_swap_bytes(x, y, rec);
     }
 }
 
