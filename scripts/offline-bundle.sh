@@ -44,7 +44,7 @@ trap 'rc=$?; echo "$PROG: error: command failed (exit $rc) at line $LINENO: $BAS
 
 usage() {
   cat <<EOF
-Usage: $PROG [--baseline REV] [OUTDIR]
+Usage: $PROG [--baseline REV] [--no-plot] [OUTDIR]
 
 Download the Debian packages of scripts/packages.txt (less the toolchain) plus their
 full runtime dependency closure, minus base-system packages, into OUTDIR/debs/
@@ -54,14 +54,23 @@ Needs apt (run on a connected Debian machine of the same architecture).
 Copy OUTDIR to the GPU node and run scripts/gpu-node-build.sh there.
   --baseline REV  also write OUTDIR/baseline.tar.gz, a git archive of REV, for
                   a same-session A/B on the node (scripts/gpu-node-ab.sh)
+  --no-plot       leave out gnuplot-nox and its closure (~14 MiB of image
+                  codecs and fonts), for a device call whose working tree plus
+                  bundle would pass the 64 MiB it may carry; runs then note
+                  "gnuplot not found" and the figures are drawn at home
+                  ('permbench plot DIR')
 EOF
 }
 
 BASELINE=
-case "${1:-}" in
-  -h|--help) usage; exit 0 ;;
-  --baseline) [ $# -ge 2 ] || die "--baseline needs a revision"; BASELINE=$2; shift 2 ;;
-esac
+while :; do
+  case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+    --baseline) [ $# -ge 2 ] || die "--baseline needs a revision"; BASELINE=$2; shift 2 ;;
+    --no-plot) PACKAGES=$(tr ' ' '\n' <<<"$PACKAGES" | grep -v -x gnuplot-nox | tr '\n' ' '); shift ;;
+    *) break ;;
+  esac
+done
 case "${1:-}" in -*) usage >&2; die "unknown option: $1" ;; esac
 [ $# -le 1 ] || { usage >&2; die "too many arguments"; }
 
