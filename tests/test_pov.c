@@ -26,6 +26,30 @@ static const pb_pov_params shapes[] = {
 };
 static const uint64_t sizes[] = {0, 1, 2, 3, 5, 7, 8, 63, 64, 65, 100, 1000, 4097, 10007, (1u << 16) + 3};
 
+/* sigma as the spec says it: the blocks in order of (key, block), sorted
+ * here by qsort rather than the twin's radix sort. */
+typedef struct keyed {
+    uint64_t key;
+    uint32_t b;
+} keyed;
+
+static int by_key(const void *x, const void *y)
+{
+    const keyed *a = x, *b = y;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+static void spec_sigma(uint32_t *sigma, uint64_t nb, uint64_t seed, uint64_t sample, uint32_t it)
+{
+    keyed *k = malloc(nb * sizeof *k);
+    if (!k) abort();
+    for (uint64_t b = 0; b < nb; b++) k[b] = (keyed){pb_pov_block_key(seed, sample, it, b), (uint32_t)b};
+    qsort(k, nb, sizeof *k, by_key);
+    for (uint64_t b = 0; b < nb; b++) sigma[b] = k[b].b;
+    free(k);
+}
+
 /* The spec read directly: positions of each virtual block listed, every
  * draw by pb_pov_draw, items swapped in place through the positions. */
 static void spec_shuffle(uint64_t *a, uint64_t n, const pb_pov_params *p, uint64_t seed, uint64_t sample)
@@ -36,7 +60,7 @@ static void spec_shuffle(uint64_t *a, uint64_t n, const pb_pov_params *p, uint64
     uint64_t *pos = malloc((size_t)p->block * p->vblock * sizeof *pos);
     for (uint32_t it = 0; it < p->iterations; it++) {
         uint64_t off = pb_pov_offset(n, p->block, seed, sample, it);
-        pb_pov_assign(sigma, nb, seed, sample, it);
+        spec_sigma(sigma, nb, seed, sample, it);
         for (uint64_t v = 0; v * p->vblock < nb; v++) {
             uint32_t m = 0;
             for (uint64_t k = 0; k < p->vblock && v * p->vblock + k < nb; k++) {

@@ -1,18 +1,21 @@
 /* gpu-pov-shuffle: the POV-shuffle (algorithms/shuffle/pov.h, docs/pov.md)
  * in place on the GPU, equal bit for bit to its C twin pov-shuffle.
  *
- * Each iteration, the host draws the offset and the assignment sigma of
- * physical blocks to virtual blocks (the README's host program does too:
- * a sequential Fisher-Yates over the blocks) and copies sigma over; the
- * next iteration's host work overlaps this one's kernel. The kernel runs
- * one CUDA block a virtual block: its threads gather the virtual block's
- * items into shared memory and make all its draws in parallel (every draw
- * depends only on its own counter), one thread does the Fisher-Yates swaps
- * in shared memory, and the threads scatter the items back. The same kernel
- * draws the battery's sample permutations, many at once (a batch of
- * identities, one sigma and offset each). */
+ * Each iteration the GPU makes its own layout: a thread a physical block
+ * draws the block's 64-bit key, CUB's radix sort (stable, like the twin's)
+ * orders the blocks by key into sigma, and every CUDA block computes the
+ * iteration's offset itself (one draw); nothing waits on the host. Then
+ * one CUDA block a virtual block: its threads list the virtual block's
+ * places, gather its items into shared memory, make all its draws in
+ * parallel (every draw depends only on its own counter) while they gather,
+ * one thread does the Fisher-Yates swaps on a permutation of the places,
+ * and the threads write item perm[l] to place l. The battery's sample
+ * permutations come from the same kernel, many at once (a batch of
+ * identities; the host makes their sigmas, by the twin's function). */
 #include <stdlib.h>
 #include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
 
 #include "algorithms/shuffle/pov_twin.h"
 #include "core/cuda_check.h"
@@ -25,7 +28,8 @@ namespace {
 
 enum { P_ITERATIONS, P_BLOCK, P_VBLOCK };
 
-constexpr int THREADS = 128;
+constexpr int THREADS = 128;  /* scalar items */
+constexpr int RTHREADS = 256; /* records: warp 0 draws and swaps while seven warps gather */
 
 const pb_param_spec params[] = {
     {"iterations", PB_PARAM_INT, PB_POV_DEFAULT_ITERATIONS, 1, PB_POV_MAX_ITERATIONS, NULL,
@@ -46,13 +50,14 @@ size_t smem_bytes(const pb_pov_params &p, unsigned item_bytes)
     return m * item_bytes + (m + 1) * sizeof(uint16_t);
 }
 
-/* Records: the draws and the permutation of the records' places the swaps
- * make (pov_records), after the virtual block's records when they are
- * staged in shared memory (`staged`), alone when in global scratch. */
+/* Records: the places (4 bytes), the draws and the permutation of the
+ * places the swaps make (2 bytes each), after the virtual block's records
+ * when they are staged in shared memory (`staged`), alone when in global
+ * scratch. */
 size_t smem_bytes_records(const pb_pov_params &p, unsigned item_bytes, bool staged)
 {
     size_t m = (size_t)p.block * p.vblock;
-    return (staged ? m * item_bytes : 0) + (m + 1) * sizeof(uint16_t) + m * sizeof(uint16_t);
+    return (staged ? m * item_bytes : 0) + m * sizeof(uint32_t) + (m + 1) * sizeof(uint16_t) + m * sizeof(uint16_t);
 }
 
 /* Shared memory a block may have on H100 and H200 (227 KiB): virtual
@@ -95,7 +100,7 @@ __device__ vblock_layout layout_of(const uint32_t *sg, uint64_t n, const pb_pov_
         *short_slot = UINT32_MAX;
     }
     __syncthreads();
-    for (uint32_t k = threadIdx.x; k < *nslots; k += THREADS)
+    for (uint32_t k = threadIdx.x; k < *nslots; k += blockDim.x)
         if (sg[L.s0 + k] == nblocks - 1) *short_slot = k;
     __syncthreads();
     L.ss = *short_slot;
@@ -105,12 +110,12 @@ __device__ vblock_layout layout_of(const uint32_t *sg, uint64_t n, const pb_pov_
 }
 
 /* The Fisher-Yates draws of steps m .. 2 (draws[i] for step i), four a
- * Philox call, made by the block's threads in parallel (each draw depends
- * on its own counter only). */
-__device__ void make_draws(uint16_t *draws, uint32_t m, uint64_t seed, uint64_t sample, uint32_t it,
-                           uint32_t v)
+ * Philox call, made by threads tid of nt in parallel (each draw depends on
+ * its own counter only). */
+__device__ void make_draws(uint16_t *draws, uint32_t m, uint64_t seed, uint64_t sample, uint32_t it, uint32_t v,
+                           uint32_t tid, uint32_t nt)
 {
-    for (uint32_t g = threadIdx.x; g <= (m >> 2); g += THREADS) {
+    for (uint32_t g = tid; g <= (m >> 2); g += nt) {
         philox4x32_ctr_t w = pb_pov_words(seed, sample, it, v, g, 0);
         for (uint32_t q = 0; q < 4; q++) {
             uint32_t i = 4 * g + q, r;
@@ -121,9 +126,19 @@ __device__ void make_draws(uint16_t *draws, uint32_t m, uint64_t seed, uint64_t 
     }
 }
 
+/* Step 2 of the layout on the device: block b's key, and b as its value. */
+__global__ void block_keys(uint64_t *keys, uint32_t *blocks, uint64_t nblocks, uint64_t seed, uint64_t sample,
+                           uint32_t it)
+{
+    for (uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; b < nblocks;
+         b += (uint64_t)gridDim.x * blockDim.x)
+        keys[b] = pb_pov_block_key(seed, sample, it, b), blocks[b] = (uint32_t)b;
+}
+
 /* One iteration over `count` arrays of n items (array j at base + j n, its
- * sigma at sigma + j nblocks, its offset offs[j], its sample first + j);
- * CUDA block (j, v) shuffles virtual block v of array j. */
+ * sigma at sigma + j nblocks, its offset offs[j], its sample first + j; a
+ * single array, offs null, computes its offset itself); CUDA block (j, v)
+ * shuffles virtual block v of array j. */
 template <typename T>
 __global__ void __launch_bounds__(THREADS)
     pov_iteration(T *base, uint64_t n, pb_pov_params p, uint64_t nblocks, uint32_t nv, const uint32_t *sigma,
@@ -135,7 +150,8 @@ __global__ void __launch_bounds__(THREADS)
     const uint32_t v = (uint32_t)(blockIdx.x - j * nv);
     T *a = base + j * n;
     const uint32_t *sg = sigma + j * nblocks;
-    const uint64_t off = offs[j], sample = first + j;
+    const uint64_t sample = first + j;
+    const uint64_t off = offs ? offs[j] : pb_pov_offset(n, p.block, seed, sample, it);
     const uint32_t m_most = p.block * p.vblock;
     T *buf = (T *)smem;
     uint16_t *draws = (uint16_t *)(smem + (size_t)m_most * sizeof(T));
@@ -145,7 +161,7 @@ __global__ void __launch_bounds__(THREADS)
     auto where = [&](uint32_t l) { return L.where(sg, n, p, off, l); };
 
     for (uint32_t l = threadIdx.x; l < m; l += THREADS) buf[l] = a[where(l)];
-    make_draws(draws, m, seed, sample, it, v);
+    make_draws(draws, m, seed, sample, it, v, threadIdx.x, THREADS);
     __syncthreads();
     if (threadIdx.x == 0)
         for (uint32_t i = m; i > 1; i--) {
@@ -158,54 +174,68 @@ __global__ void __launch_bounds__(THREADS)
     for (uint32_t l = threadIdx.x; l < m; l += THREADS) a[where(l)] = buf[l];
 }
 
-/* One iteration on records of `words` 64-bit words (item = rec*): the
- * virtual block's records are gathered into shared memory (global scratch
- * where a block's shared memory cannot hold them) by groups of
- * `group` threads a record (coalesced), the draws made as above, and
- * thread 0 makes the Fisher-Yates swaps on a permutation of the records'
- * places (2-byte entries) rather than on the records themselves, so a swap
- * costs the same whatever the width; the groups then write record perm[l]
- * to place l. The same swaps on the same draws: the twin's output. */
-__global__ void __launch_bounds__(THREADS)
-    pov_records(uint64_t *a, uint64_t *scratch, unsigned words, unsigned group, uint64_t n, pb_pov_params p,
-                uint64_t nblocks, const uint32_t *sg, const uint64_t *offs, uint64_t seed, uint64_t sample,
-                uint32_t it)
+/* One iteration on records of `vecs` vectors V (16 bytes where the width
+ * allows, else 8). The threads list the virtual block's places; then warp
+ * 0 makes the draws and thread 0 the Fisher-Yates swaps on a permutation
+ * of the places (2-byte entries, so a swap costs the same at any width)
+ * while the other seven warps gather the records into shared memory
+ * (global scratch where a block's shared memory cannot hold them), groups
+ * of `group` threads a record, four records in flight a thread; then every
+ * group writes record perm[l] to place l. The same swaps on the same
+ * draws: the twin's output. */
+template <typename V>
+__global__ void __launch_bounds__(RTHREADS)
+    pov_records(V *a, V *scratch, unsigned vecs, unsigned group, uint64_t n, pb_pov_params p, uint64_t nblocks,
+                const uint32_t *sg, uint64_t seed, uint64_t sample, uint32_t it)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ uint32_t short_slot, nslots;
     const uint32_t v = blockIdx.x;
-    const uint64_t off = offs[0];
+    const uint64_t off = pb_pov_offset(n, p.block, seed, sample, it);
     const uint32_t m_most = p.block * p.vblock;
-    /* The records in shared memory, or (a virtual block too wide for it)
-     * in this block's part of the global scratch. */
-    uint64_t *buf = scratch ? scratch + (size_t)v * m_most * words : (uint64_t *)smem;
-    uint16_t *draws = (uint16_t *)(scratch ? smem : smem + (size_t)m_most * words * 8);
+    V *buf = scratch ? scratch + (size_t)v * m_most * vecs : (V *)smem;
+    uint32_t *pos = (uint32_t *)(scratch ? smem : smem + (size_t)m_most * vecs * sizeof(V));
+    uint16_t *draws = (uint16_t *)(pos + m_most);
     uint16_t *perm = draws + m_most + 1;
 
     const vblock_layout L = layout_of(sg, n, p, nblocks, v, &nslots, &short_slot);
     const uint32_t m = L.m;
-    auto where = [&](uint32_t l) { return L.where(sg, n, p, off, l); };
-
-    const unsigned lane = threadIdx.x % group, groups = THREADS / group;
-    for (uint32_t l = threadIdx.x / group; l < m; l += groups) {
-        const uint64_t *src = a + where(l) * words;
-        for (unsigned k = lane; k < words; k += group) buf[(size_t)l * words + k] = src[k];
+    for (uint32_t l = threadIdx.x; l < m; l += RTHREADS) pos[l] = (uint32_t)L.where(sg, n, p, off, l);
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        for (uint32_t l = threadIdx.x; l < m; l += 32) perm[l] = (uint16_t)l;
+        make_draws(draws, m, seed, sample, it, v, threadIdx.x, 32);
+        __syncwarp();
+        if (threadIdx.x == 0)
+            for (uint32_t i = m; i > 1; i--) {
+                uint32_t r = draws[i];
+                uint16_t x = perm[i - 1];
+                perm[i - 1] = perm[r];
+                perm[r] = x;
+            }
+    } else {
+        const unsigned t = threadIdx.x - 32, lane = t % group, groups = (RTHREADS - 32) / group;
+        for (uint32_t l0 = t / group; l0 < m; l0 += 4 * groups)
+            for (unsigned k = lane; k < vecs; k += group) {
+                V x[4];
+#pragma unroll
+                for (unsigned q = 0; q < 4; q++) {
+                    uint32_t l = l0 + q * groups;
+                    if (l < m) x[q] = a[(size_t)pos[l] * vecs + k];
+                }
+#pragma unroll
+                for (unsigned q = 0; q < 4; q++) {
+                    uint32_t l = l0 + q * groups;
+                    if (l < m) buf[(size_t)l * vecs + k] = x[q];
+                }
+            }
     }
-    for (uint32_t l = threadIdx.x; l < m; l += THREADS) perm[l] = (uint16_t)l;
-    make_draws(draws, m, seed, sample, it, v);
     __syncthreads();
-    if (threadIdx.x == 0)
-        for (uint32_t i = m; i > 1; i--) {
-            uint32_t r = draws[i];
-            uint16_t x = perm[i - 1];
-            perm[i - 1] = perm[r];
-            perm[r] = x;
-        }
-    __syncthreads();
+    const unsigned lane = threadIdx.x % group, groups = RTHREADS / group;
     for (uint32_t l = threadIdx.x / group; l < m; l += groups) {
-        uint64_t *dst = a + where(l) * words;
-        const uint64_t *src = buf + (size_t)perm[l] * words;
-        for (unsigned k = lane; k < words; k += group) dst[k] = src[k];
+        V *dst = a + (size_t)pos[l] * vecs;
+        const V *src = buf + (size_t)perm[l] * vecs;
+        for (unsigned k = lane; k < vecs; k += group) dst[k] = src[k];
     }
 }
 
@@ -220,28 +250,39 @@ cudaError_t launch(T *d, uint64_t n, const pb_pov_params &p, uint64_t count, con
     return cudaGetLastError();
 }
 
-/* The module's state: the family's buffers (run in place on d_out), and
- * sigma and the offset of every iteration, pinned on the host and on the
- * device. */
+/* The module's state: the family's buffers (run in place on d_out), the
+ * blocks' keys and sigma, and CUB's sort storage. */
 struct state {
     pb_gpu_shuffle_buffers *bufs;
     pb_pov_params p;
     uint64_t nblocks;
-    uint32_t *h_sigma, *d_sigma; /* [iterations][nblocks] */
-    uint64_t *h_offs, *d_offs;   /* [iterations] */
-    uint64_t *d_scratch;         /* records: virtual blocks too wide for shared memory */
-    size_t smem;                 /* records: pov_records's dynamic shared memory */
+    uint64_t *d_keys, *d_keys_sorted; /* [nblocks] */
+    uint32_t *d_blocks, *d_sigma;     /* [nblocks] */
+    void *d_sort_temp;
+    size_t sort_temp_bytes;
+    void *d_scratch; /* records: virtual blocks too wide for shared memory */
+    size_t smem;     /* records: pov_records's dynamic shared memory */
 };
 
 int refresh(void *st, pb_err *err);
 
+bool vec16(unsigned item_bytes) { return item_bytes % 16 == 0; }
+
+template <typename V>
+cudaError_t records_smem_attr(size_t smem)
+{
+    return cudaFuncSetAttribute(pov_records<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+}
+
 uint64_t footprint(const pb_point *pt)
 {
     pb_pov_params p = pov_params(pt->params);
-    uint64_t scratch = 0;
+    uint64_t scratch = 0, nb = pb_pov_blocks(pt->n, p.block);
     if (pb_shuffle_is_record(pt->item_bytes) && smem_bytes_records(p, pt->item_bytes, true) > SMEM_OPTIN)
         scratch = pb_pov_vblocks(pt->n, &p) * p.block * p.vblock * pt->item_bytes;
-    return pb_gpu_shuffle_footprint(pt) + (uint64_t)p.iterations * (pb_pov_blocks(pt->n, p.block) * 4 + 8) + scratch;
+    /* Keys twice, blocks and sigma, and the sort's storage (about the keys
+     * again). */
+    return pb_gpu_shuffle_footprint(pt) + nb * (8 + 8 + 4 + 4 + 12) + (1u << 20) + scratch;
 }
 
 int prepare(const pb_point *pt, void **out, pb_err *err)
@@ -253,11 +294,15 @@ int prepare(const pb_point *pt, void **out, pb_err *err)
     if (pb_pov_check(pt->n, &s->p, err)) return -1;
     if (pb_gpu_shuffle_prepare(pt, (void **)&s->bufs, err)) return -1;
     s->nblocks = pb_pov_blocks(pt->n, s->p.block);
-    size_t sig = (size_t)s->p.iterations * (s->nblocks + 1) * sizeof(uint32_t), offs = s->p.iterations * sizeof(uint64_t);
-    PB_CUDA_TRY(cudaMallocHost(&s->h_sigma, sig), err);
-    PB_CUDA_TRY(cudaMalloc(&s->d_sigma, sig), err);
-    PB_CUDA_TRY(cudaMallocHost(&s->h_offs, offs), err);
-    PB_CUDA_TRY(cudaMalloc(&s->d_offs, offs), err);
+    size_t nb = s->nblocks ? s->nblocks : 1;
+    PB_CUDA_TRY(cudaMalloc(&s->d_keys, nb * sizeof *s->d_keys), err);
+    PB_CUDA_TRY(cudaMalloc(&s->d_keys_sorted, nb * sizeof *s->d_keys_sorted), err);
+    PB_CUDA_TRY(cudaMalloc(&s->d_blocks, nb * sizeof *s->d_blocks), err);
+    PB_CUDA_TRY(cudaMalloc(&s->d_sigma, nb * sizeof *s->d_sigma), err);
+    PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, s->sort_temp_bytes, s->d_keys, s->d_keys_sorted,
+                                                s->d_blocks, s->d_sigma, (int64_t)nb),
+                err);
+    PB_CUDA_TRY(cudaMalloc(&s->d_sort_temp, s->sort_temp_bytes), err);
     PB_CUDA_TRY(cudaFuncSetAttribute(pov_iteration<uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)smem_bytes(s->p, 4)),
                 err);
@@ -277,7 +322,7 @@ int prepare(const pb_point *pt, void **out, pb_err *err)
             PB_CUDA_TRY(cudaMalloc(&s->d_scratch, bytes), err);
         }
         s->smem = smem_bytes_records(s->p, pt->item_bytes, staged);
-        PB_CUDA_TRY(cudaFuncSetAttribute(pov_records, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s->smem),
+        PB_CUDA_TRY(vec16(pt->item_bytes) ? records_smem_attr<uint4>(s->smem) : records_smem_attr<uint2>(s->smem),
                     err);
     }
     return refresh(s, err);
@@ -294,30 +339,39 @@ int refresh(void *st, pb_err *err)
     return 0;
 }
 
+template <typename V>
+void launch_records(state *s, uint64_t n, uint64_t seed, uint64_t sample, uint32_t it)
+{
+    unsigned vecs = s->bufs->pt.item_bytes / sizeof(V);
+    pov_records<V><<<(unsigned)pb_pov_vblocks(n, &s->p), RTHREADS, s->smem>>>(
+        (V *)s->bufs->d_out, (V *)s->d_scratch, vecs, pb_record_group(vecs), n, s->p, s->nblocks, s->d_sigma, seed,
+        sample, it);
+}
+
+/* Every iteration on the device, in stream order: the blocks' keys, their
+ * sort into sigma, the virtual blocks' shuffles. No host buffer is reused
+ * across iterations or samples, so runs may follow one another unwaited. */
 int run(void *st, uint64_t sample, pb_err *err)
 {
     state *s = (state *)st;
-    uint64_t n = s->bufs->pt.n;
+    uint64_t n = s->bufs->pt.n, seed = s->bufs->pt.seed;
+    unsigned ib = s->bufs->pt.item_bytes;
     if (n < 2) return 0;
+    unsigned kb = (unsigned)((s->nblocks + 255) / 256 < 4096 ? (s->nblocks + 255) / 256 : 4096);
     for (uint32_t it = 0; it < s->p.iterations; it++) {
-        uint32_t *hs = s->h_sigma + (size_t)it * (s->nblocks + 1), *ds = s->d_sigma + (size_t)it * (s->nblocks + 1);
-        s->h_offs[it] = pb_pov_layout(n, &s->p, s->bufs->pt.seed, sample, it, hs);
-        PB_CUDA_TRY(cudaMemcpyAsync(ds, hs, s->nblocks * sizeof *hs, cudaMemcpyHostToDevice), err);
-        PB_CUDA_TRY(cudaMemcpyAsync(s->d_offs + it, s->h_offs + it, sizeof(uint64_t), cudaMemcpyHostToDevice), err);
-        unsigned ib = s->bufs->pt.item_bytes;
+        block_keys<<<kb, 256>>>(s->d_keys, s->d_blocks, s->nblocks, seed, sample, it);
+        PB_CUDA_LAUNCHED(err);
+        PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(s->d_sort_temp, s->sort_temp_bytes, s->d_keys, s->d_keys_sorted,
+                                                    s->d_blocks, s->d_sigma, (int64_t)s->nblocks),
+                    err);
         if (pb_shuffle_is_record(ib)) {
-            unsigned words = ib / 8;
-            pov_records<<<(unsigned)pb_pov_vblocks(n, &s->p), THREADS, s->smem>>>(
-                (uint64_t *)s->bufs->d_out, s->d_scratch, words, pb_record_group(words), n, s->p, s->nblocks, ds,
-                s->d_offs + it, s->bufs->pt.seed, sample, it);
+            if (vec16(ib)) launch_records<uint4>(s, n, seed, sample, it);
+            else launch_records<uint2>(s, n, seed, sample, it);
             PB_CUDA_LAUNCHED(err);
             continue;
         }
-        cudaError_t e = ib == 4
-                            ? launch((uint32_t *)s->bufs->d_out, n, s->p, 1, ds, s->d_offs + it, s->bufs->pt.seed,
-                                     sample, it)
-                            : launch((uint64_t *)s->bufs->d_out, n, s->p, 1, ds, s->d_offs + it, s->bufs->pt.seed,
-                                     sample, it);
+        cudaError_t e = ib == 4 ? launch((uint32_t *)s->bufs->d_out, n, s->p, 1, s->d_sigma, nullptr, seed, sample, it)
+                                : launch((uint64_t *)s->bufs->d_out, n, s->p, 1, s->d_sigma, nullptr, seed, sample, it);
         PB_CUDA_TRY(e, err);
     }
     return 0;
@@ -327,14 +381,15 @@ void release(void *st)
 {
     state *s = (state *)st;
     if (!s) return;
-    cudaFreeHost(s->h_sigma), cudaFreeHost(s->h_offs);
-    cudaFree(s->d_sigma), cudaFree(s->d_offs), cudaFree(s->d_scratch);
+    cudaFree(s->d_keys), cudaFree(s->d_keys_sorted), cudaFree(s->d_blocks), cudaFree(s->d_sigma);
+    cudaFree(s->d_sort_temp), cudaFree(s->d_scratch);
     pb_gpu_shuffle_release(s->bufs);
     free(s);
 }
 
 /* `count` identities shuffled by the timed kernel, all at once, one
- * iteration a launch; sigma and offsets made on the host for each. */
+ * iteration a launch; sigma (the twin's function, equal to the device's
+ * sort) and the offset made on the host for each. */
 int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first, uint64_t count, uint32_t *out,
                  pb_err *err)
 {
@@ -355,16 +410,19 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
     if (e == cudaSuccess) e = cudaMalloc(&d_sigma, count * nb * sizeof *d_sigma);
     if (e == cudaSuccess) e = cudaMalloc(&d_offs, count * sizeof *d_offs);
     if (e == cudaSuccess) e = cudaMemcpy(d, out, count * n * sizeof *d, cudaMemcpyHostToDevice);
-    for (uint32_t it = 0; it < p.iterations && e == cudaSuccess; it++) {
-        for (uint64_t j = 0; j < count; j++) h_offs[j] = pb_pov_layout(n, &p, seed, first + j, it, h_sigma + j * nb);
+    int failed = 0;
+    for (uint32_t it = 0; it < p.iterations && e == cudaSuccess && !failed; it++) {
+        for (uint64_t j = 0; j < count && !failed; j++)
+            failed = pb_pov_layout(n, &p, seed, first + j, it, 1, h_sigma + j * nb, h_offs + j, err) != 0;
         /* Synchronous copies: the previous launch has read them. */
-        e = cudaMemcpy(d_sigma, h_sigma, count * nb * sizeof *d_sigma, cudaMemcpyHostToDevice);
-        if (e == cudaSuccess) e = cudaMemcpy(d_offs, h_offs, count * sizeof *d_offs, cudaMemcpyHostToDevice);
-        if (e == cudaSuccess) e = launch(d, n, p, count, d_sigma, d_offs, seed, first, it);
+        if (!failed) e = cudaMemcpy(d_sigma, h_sigma, count * nb * sizeof *d_sigma, cudaMemcpyHostToDevice);
+        if (!failed && e == cudaSuccess) e = cudaMemcpy(d_offs, h_offs, count * sizeof *d_offs, cudaMemcpyHostToDevice);
+        if (!failed && e == cudaSuccess) e = launch(d, n, p, count, d_sigma, d_offs, seed, first, it);
     }
-    if (e == cudaSuccess) e = cudaMemcpy(out, d, count * n * sizeof *d, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess && !failed) e = cudaMemcpy(out, d, count * n * sizeof *d, cudaMemcpyDeviceToHost);
     cudaFree(d), cudaFree(d_sigma), cudaFree(d_offs);
     free(h_sigma), free(h_offs);
+    if (failed) return -1;
     if (e != cudaSuccess) return pb_err_set(err, "gpu-pov-shuffle sample_perms: %s", cudaGetErrorString(e));
     return 0;
 }
@@ -376,8 +434,8 @@ extern "C" const pb_module pb_module_gpu_pov_shuffle = {
     .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
-    .summary = "POV-shuffle on the GPU: a block a virtual block, Fisher-Yates in shared memory; the host "
-               "assigns blocks; equal to pov-shuffle bit for bit",
+    .summary = "POV-shuffle on the GPU: blocks assigned by a radix sort of random keys, a CUDA block a "
+               "virtual block, Fisher-Yates in shared memory; equal to pov-shuffle bit for bit",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .max_n = PB_POV_MAX_N,

@@ -11,8 +11,8 @@
  *      multiples of `block` (0 when there are none: n <= 1 or block = 1), so
  *      that every block start moves; physical block b is then the circular
  *      range of positions off + b block + t (mod n), t < its length;
- *   2. draws a uniform permutation sigma of the P blocks (Fisher-Yates) and
- *      makes virtual block v of blocks sigma[v vblock .. v vblock + vblock)
+ *   2. draws a uniform permutation sigma of the P blocks (the blocks sorted
+ *      by random 64-bit keys, pb_pov_block_key) and makes virtual block v of blocks sigma[v vblock .. v vblock + vblock)
  *      (the last may have fewer): every virtual block is contiguous by parts;
  *   3. shuffles each virtual block exactly, by Fisher-Yates over its items
  *      in block order, independently of the others (in parallel).
@@ -20,7 +20,8 @@
  * Randomness is Philox4x32-10 keyed by the 64-bit seed, with one counter a
  * four draws: (step >> 2, iteration << 26 | stream, retry << 24 | sample >>
  * 32, sample), where stream is the virtual block (or PB_POV_HOST_STREAM for
- * the iteration's offset, step 0, and sigma, steps 2..P), step is the
+ * the iteration's offset, step 0, or PB_POV_KEY_STREAM for the blocks' sort
+ * keys, which make sigma), step is the
  * Fisher-Yates step (draw j in [0, step)) and the draw is the counter's word
  * step & 3. Every draw is a function of its own words, never of a running
  * stream, so the permutation does not depend on how the work is split
@@ -28,7 +29,7 @@
  * in parallel before the swaps. Lemire's method accepts or rejects the word
  * (rejected with probability below range / 2^32); a rejected draw takes its
  * word of the next `retry` counter: unbiased, and no word serves two draws.
- * Limits that keep counters apart: sample < 2^56, iterations <= 63, fewer than 2^26 - 1 virtual
+ * Limits that keep counters apart: sample < 2^56, iterations <= 63, fewer than 2^26 - 2 virtual
  * blocks, n < 2^32. */
 #ifndef PB_POV_H
 #define PB_POV_H
@@ -42,7 +43,9 @@
 #define PB_POV_MAX_ITERATIONS 63
 #define PB_POV_STREAM_BITS 26
 #define PB_POV_HOST_STREAM ((UINT32_C(1) << PB_POV_STREAM_BITS) - 1)
-#define PB_POV_MAX_VBLOCKS PB_POV_HOST_STREAM
+/* The blocks' sort keys (pb_pov_block_key): a stream no virtual block has. */
+#define PB_POV_KEY_STREAM (PB_POV_HOST_STREAM - 1)
+#define PB_POV_MAX_VBLOCKS PB_POV_KEY_STREAM
 #define PB_POV_MAX_N UINT64_C(0xffffffff)
 /* Items in a virtual block, at most: what a GPU block holds in 48 KiB of
  * shared memory (an 8-byte item and a 4-byte draw each). */
@@ -111,18 +114,18 @@ PB_HDI uint64_t pb_pov_offset(uint64_t n, uint32_t block, uint64_t seed, uint64_
     return r / (block - 1) * block + r % (block - 1) + 1;
 }
 
-/* sigma: a uniform permutation of the P physical blocks (Fisher-Yates,
- * steps P .. 2 of the iteration's host stream). The host does it for the
- * GPU too, as the README's host program does. */
-PB_HDI void pb_pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it)
+/* Physical block b's sort key for the iteration: 64 bits of its own
+ * counter (two keys a Philox call, on the key stream). sigma is the blocks
+ * in order of (key, b): a uniform permutation but for ties of two 64-bit
+ * keys (P^2 / 2^65: 2^-29 at P = 2^18), which fall to the lower block.
+ * A sort rather than a Fisher-Yates over the blocks so the GPU makes sigma
+ * itself (a key a thread and a radix sort) instead of waiting for P
+ * sequential host swaps (docs/pov.md); pov_twin.c sorts the same keys. */
+PB_HDI uint64_t pb_pov_block_key(uint64_t seed, uint64_t sample, uint32_t it, uint64_t b)
 {
-    for (uint64_t b = 0; b < nblocks; b++) sigma[b] = (uint32_t)b;
-    for (uint64_t i = nblocks; i > 1; i--) {
-        uint32_t j = pb_pov_draw(seed, sample, it, PB_POV_HOST_STREAM, (uint32_t)i, (uint32_t)i);
-        uint32_t t = sigma[i - 1];
-        sigma[i - 1] = sigma[j];
-        sigma[j] = t;
-    }
+    philox4x32_ctr_t w = pb_pov_words(seed, sample, it, PB_POV_KEY_STREAM, (uint32_t)(b >> 1), 0);
+    unsigned q = 2 * (unsigned)(b & 1);
+    return (uint64_t)w.v[q] << 32 | w.v[q + 1];
 }
 
 /* The array position of item t of physical block b (t < its length). */

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "families/shuffle/shuffle_leaf.h"
 
 int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err)
 {
@@ -14,32 +13,67 @@ int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err)
                           p->vblock, PB_POV_MAX_VBLOCK_ITEMS);
     if (n > PB_POV_MAX_N) return pb_err_set(err, "pov: n = %llu: at most 2^32 - 1", (unsigned long long)n);
     if (pb_pov_vblocks(n, p) >= PB_POV_MAX_VBLOCKS)
-        return pb_err_set(err, "pov: n = %llu makes %llu virtual blocks: fewer than 2^26 - 1 (larger blocks)",
+        return pb_err_set(err, "pov: n = %llu makes %llu virtual blocks: fewer than 2^26 - 2 (larger blocks)",
                           (unsigned long long)n, (unsigned long long)pb_pov_vblocks(n, p));
     return 0;
 }
 
-uint64_t pb_pov_layout(uint64_t n, const pb_pov_params *p, uint64_t seed, uint64_t sample, uint32_t it,
-                       uint32_t *sigma)
+int pb_pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it, int threads)
 {
-    pb_pov_assign(sigma, pb_pov_blocks(n, p->block), seed, sample, it);
-    return pb_pov_offset(n, p->block, seed, sample, it);
+    uint64_t *key = malloc(nblocks * sizeof *key + 1), *key2 = malloc(nblocks * sizeof *key2 + 1);
+    uint32_t *sigma2 = malloc(nblocks * sizeof *sigma2 + 1);
+    int ok = key && key2 && sigma2;
+    if (ok) {
+#pragma omp parallel for num_threads(threads > 0 ? threads : 1) schedule(static) if (nblocks >= 65536)
+        for (uint64_t b = 0; b < nblocks; b++) key[b] = pb_pov_block_key(seed, sample, it, b), sigma[b] = (uint32_t)b;
+        /* LSD radix sort of (key, block), a byte a pass: stable, so equal
+         * keys keep block order, as CUB's radix sort on the GPU does. Eight
+         * passes: the result ends where it began. */
+        uint64_t *k = key, *k2 = key2;
+        uint32_t *s = sigma, *s2 = sigma2;
+        for (unsigned shift = 0; shift < 64; shift += 8) {
+            uint64_t count[257] = {0};
+            for (uint64_t b = 0; b < nblocks; b++) count[((k[b] >> shift) & 255) + 1]++;
+            for (unsigned d = 0; d < 256; d++) count[d + 1] += count[d];
+            for (uint64_t b = 0; b < nblocks; b++) {
+                uint64_t at = count[(k[b] >> shift) & 255]++;
+                k2[at] = k[b], s2[at] = s[b];
+            }
+            uint64_t *tk = k;
+            uint32_t *ts = s;
+            k = k2, k2 = tk, s = s2, s2 = ts;
+        }
+    }
+    free(key), free(key2), free(sigma2);
+    return ok ? 0 : -1;
+}
+
+int pb_pov_layout(uint64_t n, const pb_pov_params *p, uint64_t seed, uint64_t sample, uint32_t it, int threads,
+                  uint32_t *sigma, uint64_t *off, pb_err *err)
+{
+    if (pb_pov_assign(sigma, pb_pov_blocks(n, p->block), seed, sample, it, threads))
+        return pb_err_set(err, "pov: out of memory for the blocks' sort keys");
+    *off = pb_pov_offset(n, p->block, seed, sample, it);
+    return 0;
 }
 
 /* Virtual block v: gather its items (blocks in sigma order, each from its
- * circular start), Fisher-Yates over them, scatter back. Inlined with a
- * constant width, so each item moves by one load and store. */
+ * circular start) into buf, Fisher-Yates over a permutation of their
+ * places (perm) rather than over the items, then write item perm[l] to
+ * place l: the output of swapping the items themselves, with one write an
+ * item whatever its width. Inlined with a constant width, so each item
+ * moves by one load and store. */
 static inline void pov_vblock(char *a, uint64_t n, unsigned ib, const pb_pov_params *p, uint64_t off,
                               const uint32_t *sigma, uint64_t nblocks, uint32_t v, uint64_t seed,
                               uint64_t sample, uint32_t it, uint32_t *pos, char *buf)
 {
-    uint32_t m = 0;
+    uint32_t m = 0, *perm = pos + (size_t)p->block * p->vblock;
     for (uint64_t s = (uint64_t)v * p->vblock; s < nblocks && s < ((uint64_t)v + 1) * p->vblock; s++) {
         uint64_t b = sigma[s];
         uint32_t len = pb_pov_block_len(n, p->block, b);
         for (uint32_t t = 0; t < len; t++) pos[m++] = (uint32_t)pb_pov_position(n, p->block, off, b, t);
     }
-    for (uint32_t i = 0; i < m; i++) memcpy(buf + (size_t)i * ib, a + (size_t)pos[i] * ib, ib);
+    for (uint32_t i = 0; i < m; i++) memcpy(buf + (size_t)i * ib, a + (size_t)pos[i] * ib, ib), perm[i] = i;
     /* Steps m .. 2; the Philox words of a group of four steps are
      * computed once (a rejected draw goes to pb_pov_draw's retries). */
     philox4x32_ctr_t w = {{0, 0, 0, 0}};
@@ -48,10 +82,10 @@ static inline void pov_vblock(char *a, uint64_t n, unsigned ib, const pb_pov_par
         uint32_t j;
         if (i >> 2 != group) group = i >> 2, w = pb_pov_words(seed, sample, it, v, group, 0);
         if (!pb_pov_pick(w.v[i & 3], i, &j)) j = pb_pov_draw(seed, sample, it, v, i, i);
-        char *x = buf + (size_t)(i - 1) * ib, *y = buf + (size_t)j * ib;
-        if (x != y) pb_swap_bytes((unsigned char *)x, (unsigned char *)y, ib);
+        uint32_t x = perm[i - 1];
+        perm[i - 1] = perm[j], perm[j] = x;
     }
-    for (uint32_t i = 0; i < m; i++) memcpy(a + (size_t)pos[i] * ib, buf + (size_t)i * ib, ib);
+    for (uint32_t i = 0; i < m; i++) memcpy(a + (size_t)pos[i] * ib, buf + (size_t)perm[i] * ib, ib);
 }
 
 static void pov_vblocks(char *a, uint64_t n, unsigned ib, const pb_pov_params *p, uint64_t off,
@@ -80,9 +114,10 @@ int pb_pov_shuffle(void *a, uint64_t n, unsigned item_bytes, const pb_pov_params
     size_t most = (size_t)p->block * p->vblock;
     int failed = 0;
     for (uint32_t it = 0; it < p->iterations && !failed; it++) {
-        uint64_t off = pb_pov_layout(n, p, seed, sample, it, sigma);
+        uint64_t off;
+        if (pb_pov_layout(n, p, seed, sample, it, threads, sigma, &off, err)) return -1;
         if (threads <= 1 || nv < 2) {
-            uint32_t *pos = malloc(most * sizeof *pos);
+            uint32_t *pos = malloc(2 * most * sizeof *pos); /* places, then perm */
             char *buf = malloc(most * item_bytes);
             if (pos && buf) pov_vblocks(a, n, item_bytes, p, off, sigma, nblocks, 0, nv, seed, sample, it, pos, buf);
             else failed = 1;
@@ -91,7 +126,7 @@ int pb_pov_shuffle(void *a, uint64_t n, unsigned item_bytes, const pb_pov_params
         }
 #pragma omp parallel num_threads(threads) reduction(| : failed)
         {
-            uint32_t *pos = malloc(most * sizeof *pos);
+            uint32_t *pos = malloc(2 * most * sizeof *pos); /* places, then perm */
             char *buf = malloc(most * item_bytes);
             failed = !pos || !buf;
             /* Virtual blocks are alike in size: static chunks of them. */

@@ -18,9 +18,14 @@ extern "C" {
 /* Whether the parameters hold at n (else err says which does not). */
 int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err);
 
-/* One iteration's layout: the offset and sigma (scratch of P entries). */
-uint64_t pb_pov_layout(uint64_t n, const pb_pov_params *p, uint64_t seed, uint64_t sample, uint32_t it,
-                       uint32_t *sigma);
+/* sigma of an iteration (pov.h, pb_pov_block_key): the nblocks blocks in
+ * order of their keys, by an LSD radix sort (keys drawn on `threads`
+ * OpenMP threads). -1: out of memory for the keys. */
+int pb_pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it, int threads);
+
+/* One iteration's layout: sigma (P entries) and the offset. */
+int pb_pov_layout(uint64_t n, const pb_pov_params *p, uint64_t seed, uint64_t sample, uint32_t it, int threads,
+                  uint32_t *sigma, uint64_t *off, pb_err *err);
 
 /* Shuffles a[0, n) in place: every iteration, virtual blocks on `threads`
  * OpenMP threads (1: the calling thread), the same output for any count.
