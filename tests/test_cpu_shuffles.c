@@ -43,6 +43,9 @@ static const variant all_variants[] = {
     {"merge-shuffle", ""},
     {"merge-shuffle", "block=1"},
     {"merge-shuffle", "block=3"},
+    {"merge-shuffle", "block=1,wide_merge=2"},
+    {"merge-shuffle", "block=3,wide_merge=7"},
+    {"merge-shuffle", "wide_merge=131072"},
     {"cpu-dart-throwing", ""},
     {"tbb-sort-shuffle", ""},
     {"tbb-bijective", ""},
@@ -62,6 +65,8 @@ static const variant uniform_variants[] = {
     {"merge-shuffle", ""},
     {"merge-shuffle", "block=1"},
     {"merge-shuffle", "block=2"},
+    {"merge-shuffle", "block=1,wide_merge=2"},
+    {"merge-shuffle", "block=1,wide_merge=4"},
     {"cpu-dart-throwing", ""},
     {"tbb-sort-shuffle", ""},
 };
@@ -343,6 +348,9 @@ TEST_IMPL(cpu_shuffles_no_bit_reuse)
         {"merge-shuffle", ""},
         {"merge-shuffle", "block=1"},
         {"merge-shuffle", "block=5"},
+        {"merge-shuffle", "block=1,wide_merge=2"},
+        {"merge-shuffle", "block=5,wide_merge=64"},
+        {"merge-shuffle", "wide_merge=131072"},
         {"cpu-dart-throwing", ""},
         {"tbb-sort-shuffle", ""},
     };

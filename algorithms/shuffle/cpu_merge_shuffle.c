@@ -12,8 +12,24 @@
  * position in [0, i]. Given uniform, independent runs, the merge is a
  * uniform shuffle of their union (their Theorem 1), so the whole is uniform.
  *
- * Merges of one level run in parallel as tasks; the last merges are
- * sequential (the algorithm's span is O(n)).
+ * Merges of one level run in parallel as tasks. Merges of at least
+ * `wide_merge` items (the top levels, where there are fewer merges than
+ * threads) are wide merges instead, each run by the whole team, out of
+ * place into a second buffer (the levels alternate between the two): the
+ * same random bits, bit p choosing whether output p is A's next item or
+ * B's, stopping at the first bit that asks an exhausted run; the other
+ * run's rest follows in order, and each remaining position i gets the same
+ * Fisher-Yates insertion. Every bit's place is fixed by its index, so the
+ * team counts the ones of each chunk of bits in parallel, a prefix over the
+ * chunks gives each its place in A and B and the stop, and each chunk
+ * writes its outputs. Uniform by the argument of their Theorem 1: when the
+ * stop comes at position p, every arrangement of the A and B slots in
+ * [0, p) has probability 2^-(p+1), the runs' items are uniform in their
+ * slots, so [0, p) is a uniform arrangement of its items (all of one run and
+ * a uniform subset of the other), and each insertion keeps the prefix
+ * uniform (docs/cpu-shuffles.md). The output differs from the in-place merge's
+ * (which lets the swaps reorder A), but depends on n, `block` and
+ * `wide_merge` only, never on the thread count.
  *
  * Randomness (algorithms/shuffle/cpu_streams.h): block [lo, hi) draws from
  * (BLOCK, 0, lo << 14); the merge of [s, e) at level L from (MERGE, L,
@@ -22,19 +38,23 @@
  * are disjoint, so no bit is drawn twice; the tree depends on n and `block`
  * only, so the output is the same for any thread count. */
 #include <omp.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "algorithms/shuffle/cpu_streams.h"
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
 #include "families/shuffle/shuffle_leaf.h"
 
-enum { P_THREADS, P_BLOCK };
+enum { P_THREADS, P_BLOCK, P_WIDE };
 
 static const pb_param_spec params[] = {
     PB_PARAM_THREADS,
     {"block", PB_PARAM_INT, 1 << 16, 1, 1 << 30, NULL,
      "largest block shuffled by Fisher-Yates before the merges"},
+    {"wide_merge", PB_PARAM_INT, 1 << 20, 2, 1LL << 40, NULL,
+     "merges of at least this many items run on the whole team, out of place (the top levels)"},
 };
 
 #define MS_TASK_MIN (UINT64_C(1) << 14) /* merge subtrees this large become tasks */
@@ -44,8 +64,28 @@ typedef struct ms_ctx {
     unsigned k; /* 2^k blocks */
     unsigned item_bytes;
     void *a;
+    void *tmp; /* n items: the wide merges' other buffer (NULL without them) */
     int threads;
 } ms_ctx;
+
+/* A wide merge's bits come in chunks of this many (256 Philox blocks). */
+#define MS_CHUNK_BITS (UINT64_C(1) << 15)
+#define MS_CHUNK_BLOCKS (MS_CHUNK_BITS / 128)
+
+/* Bit p (< 128) of the block at pos: the order pb_rng_u32 hands them out
+ * and the in-place merge takes them (word p / 32, its low bit first). */
+static inline unsigned ms_bit(const philox4x32_ctr_t *w, unsigned p) { return w->v[p >> 5] >> (p & 31) & 1; }
+
+/* The Philox blocks of chunk c of a merge's bits (pos: its stream's first
+ * block). Not reported to the trace block by block (pb_cs_block would be
+ * the hot loop's cost); ms_wide reports their range once. */
+static inline philox4x32_ctr_t ms_bits_block(const ms_ctx *c, uint64_t pos, uint64_t b)
+{
+    philox4x32_key_t k = {{(uint32_t)c->seed, (uint32_t)(c->seed >> 32)}};
+    uint64_t at = pos + b;
+    philox4x32_ctr_t ctr = {{(uint32_t)at, (uint32_t)(at >> 32), (uint32_t)c->sample, (uint32_t)(c->sample >> 32)}};
+    return philox4x32(ctr, k);
+}
 
 #define MS_ITEM_FUNCS(T)                                                                           \
     static void ms_merge_##T(T *a, uint64_t n1, uint64_t n, pb_rng *r)                             \
@@ -81,6 +121,95 @@ typedef struct ms_ctx {
     }
 MS_ITEM_FUNCS(uint32_t)
 MS_ITEM_FUNCS(uint64_t)
+
+/* A wide merge's plan: per chunk of bits, the A and B items taken before
+ * it, and where the merge stops (the first bit that asks an exhausted
+ * run). ones[] and zeros[] have a slot a chunk. */
+typedef struct ms_plan {
+    uint64_t chunks, stop;
+    uint64_t stop_z, stop_o; /* items of A and of B output before the stop */
+    uint64_t *zeros, *ones;  /* items of A and of B output before chunk c */
+} ms_plan;
+
+static void ms_plan_make(const ms_ctx *c, uint64_t pos, uint64_t n1, uint64_t len, ms_plan *pl)
+{
+    uint64_t nbits = len + 1; /* the stop comes at bit len at the latest */
+    pl->chunks = (nbits + MS_CHUNK_BITS - 1) / MS_CHUNK_BITS;
+    /* The ones of each chunk, in parallel (bits past nbits not counted). */
+#pragma omp parallel for num_threads(c->threads) schedule(static) if (c->threads > 1)
+    for (uint64_t ch = 0; ch < pl->chunks; ch++) {
+        uint64_t ones = 0, first = ch * MS_CHUNK_BITS;
+        uint64_t bits = nbits - first < MS_CHUNK_BITS ? nbits - first : MS_CHUNK_BITS;
+        for (uint64_t b = 0; b * 128 < bits; b++) {
+            philox4x32_ctr_t w = ms_bits_block(c, pos, ch * MS_CHUNK_BLOCKS + b);
+            uint64_t in = bits - b * 128 < 128 ? bits - b * 128 : 128;
+            for (unsigned q = 0; q < 4; q++) {
+                uint64_t take = in > 32u * q ? (in - 32u * q < 32 ? in - 32u * q : 32) : 0;
+                uint32_t word = take == 32 ? w.v[q] : w.v[q] & (uint32_t)((UINT64_C(1) << take) - 1);
+                ones += (uint64_t)__builtin_popcount(word);
+            }
+        }
+        pl->ones[ch] = ones; /* this chunk's count for now; the prefix below */
+        pl->zeros[ch] = bits - ones;
+    }
+    /* Prefix over the chunks; the stop's chunk, then its bit. */
+    uint64_t z = 0, o = 0, n2 = len - n1;
+    pl->stop = len, pl->stop_z = n1, pl->stop_o = n2;
+    for (uint64_t ch = 0; ch < pl->chunks; ch++) {
+        uint64_t zc = pl->zeros[ch], oc = pl->ones[ch];
+        pl->zeros[ch] = z, pl->ones[ch] = o;
+        if (z + zc > n1 || o + oc > n2) {
+            /* The stop is in this chunk: walk its bits. */
+            uint64_t p = ch * MS_CHUNK_BITS;
+            philox4x32_ctr_t w = {{0, 0, 0, 0}};
+            for (;; p++) {
+                if (p % 128 == 0) w = ms_bits_block(c, pos, p / 128);
+                unsigned bit = ms_bit(&w, (unsigned)(p % 128));
+                if (bit ? o == n2 : z == n1) break;
+                bit ? o++ : z++;
+            }
+            pl->stop = p, pl->stop_z = z, pl->stop_o = o;
+            pl->chunks = ch + 1;
+            return;
+        }
+        z += zc, o += oc;
+    }
+}
+
+#define MS_WIDE_FUNCS(T)                                                                           \
+    static void ms_wide_##T(const ms_ctx *c, const ms_plan *pl, uint64_t pos, const T *src, T *dst, \
+                            uint64_t n1, uint64_t len)                                            \
+    {                                                                                              \
+        const T *A = src, *B = src + n1;                                                           \
+        _Pragma("omp parallel for num_threads(c->threads) schedule(static) if (c->threads > 1)")   \
+        for (uint64_t ch = 0; ch < pl->chunks; ch++) {                                             \
+            uint64_t z = pl->zeros[ch], o = pl->ones[ch], p = ch * MS_CHUNK_BITS;                  \
+            uint64_t end = p + MS_CHUNK_BITS < pl->stop ? p + MS_CHUNK_BITS : pl->stop;             \
+            philox4x32_ctr_t w = {{0, 0, 0, 0}};                                                   \
+            for (; p < end; p++) {                                                                 \
+                if (p % 128 == 0) w = ms_bits_block(c, pos, p / 128); /* chunks start on a block */  \
+                dst[p] = ms_bit(&w, (unsigned)(p % 128)) ? B[o++] : A[z++];                        \
+            }                                                                                      \
+        }                                                                                          \
+        /* The rest of the run not used up, in order: it follows the stop. */                      \
+        const T *rest = pl->stop_z == n1 ? B + pl->stop_o : A + pl->stop_z;                        \
+        uint64_t nrest = len - pl->stop;                                                           \
+        _Pragma("omp parallel for num_threads(c->threads) schedule(static) if (c->threads > 1)")   \
+        for (uint64_t i = 0; i < nrest; i++) dst[pl->stop + i] = rest[i];                          \
+        /* Fisher-Yates insertions from the stream past the bits' blocks. */                       \
+        uint64_t ipos = pos + (len + 1 + 127) / 128;                                               \
+        pb_rng r;                                                                                  \
+        pb_cs_open(&r, c->seed, c->sample, ipos);                                                  \
+        for (uint64_t i = pl->stop; i < len; i++) {                                                \
+            uint64_t m = pb_rng_below64(&r, i + 1);                                                \
+            T t = dst[i];                                                                          \
+            dst[i] = dst[m];                                                                       \
+            dst[m] = t;                                                                            \
+        }                                                                                          \
+        pb_cs_close(&r, c->sample, ipos);                                                          \
+    }
+MS_WIDE_FUNCS(uint32_t)
+MS_WIDE_FUNCS(uint64_t)
 
 /* Start of block j (j = 2^k gives n). */
 static uint64_t ms_bound(const ms_ctx *c, uint64_t j)
@@ -130,48 +259,174 @@ static void ms_tree(const ms_ctx *c, unsigned level, uint64_t m)
     ms_merge(c, level, s, ms_bound(c, (2 * m + 1) << (level - 1)), e);
 }
 
-static void ms_shuffle(void *a, uint64_t n, unsigned item_bytes, const pb_params *p, int threads,
-                       uint64_t seed, uint64_t sample)
+/* Levels of merges for n items and blocks of at most `block`: 2^k blocks. */
+static unsigned ms_levels(uint64_t n, uint64_t block)
 {
-    if (n <= 1) return;
+    unsigned k = 0;
+    while ((n + (UINT64_C(1) << k) - 1) >> k > block) k++;
+    return k;
+}
+
+/* Whether n items make a wide merge (then a second buffer of n items is
+ * needed): the top merge, the largest, is one when n >= wide_merge. */
+static bool ms_has_wide(uint64_t n, const pb_params *p)
+{
+    return ms_levels(n, (uint64_t)p->v[P_BLOCK]) > 0 && n >= (uint64_t)p->v[P_WIDE];
+}
+
+/* Wide merge m of `level` from src into dst, on c's team. */
+static void ms_wide_one(const ms_ctx *c, unsigned level, uint64_t m, const void *src, void *dst, ms_plan *pl)
+{
+    size_t ib = c->item_bytes;
+    uint64_t s = ms_bound(c, m << level), e = ms_bound(c, (m + 1) << level);
+    uint64_t mid = ms_bound(c, (2 * m + 1) << (level - 1));
+    if (mid == s || mid == e) { /* an empty run: the other is the merge */
+        memcpy((char *)dst + s * ib, (const char *)src + s * ib, (e - s) * ib);
+        return;
+    }
+    uint64_t pos = pb_cs_pos(PB_CS_MERGE, level, s << PB_CS_SPAN_BITS);
+    ms_plan_make(c, pos, mid - s, e - s, pl);
+    pb_cs_note(c->sample, pos, pos + (e - s + 1 + 127) / 128);
+    if (ib == 4) ms_wide_uint32_t(c, pl, pos, (const uint32_t *)src + s, (uint32_t *)dst + s, mid - s, e - s);
+    else ms_wide_uint64_t(c, pl, pos, (const uint64_t *)src + s, (uint64_t *)dst + s, mid - s, e - s);
+}
+
+/* Every merge of `level`: one after another on the whole team where the
+ * merges are fewer than the threads and large (the top levels), else
+ * spread over the team a merge a thread. The output is the same. */
+static int ms_wide_level(const ms_ctx *c, unsigned level, const void *src, void *dst, uint64_t most_chunks)
+{
+    uint64_t merges = UINT64_C(1) << (c->k - level);
+    if (c->threads > 1 && merges < (uint64_t)c->threads && ms_bound(c, UINT64_C(1) << level) >= MS_TASK_MIN) {
+        ms_plan pl = {.zeros = malloc(most_chunks * sizeof(uint64_t)), .ones = malloc(most_chunks * sizeof(uint64_t))};
+        int ok = pl.zeros && pl.ones;
+        for (uint64_t m = 0; m < merges && ok; m++) ms_wide_one(c, level, m, src, dst, &pl);
+        free(pl.zeros), free(pl.ones);
+        return ok ? 0 : -1;
+    }
+    int failed = 0;
+    ms_ctx one = *c;
+    one.threads = 1;
+#pragma omp parallel num_threads(c->threads) if (c->threads > 1 && merges > 1) reduction(| : failed)
+    {
+        ms_plan pl = {.zeros = malloc(most_chunks * sizeof(uint64_t)), .ones = malloc(most_chunks * sizeof(uint64_t))};
+        failed = !pl.zeros || !pl.ones;
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t m = 0; m < merges; m++)
+            if (!failed) ms_wide_one(&one, level, m, src, dst, &pl);
+        free(pl.zeros), free(pl.ones);
+    }
+    return failed ? -1 : 0;
+}
+
+/* tmp: n items when ms_has_wide (else unused). -1: out of memory for a
+ * wide merge's plan. */
+static int ms_shuffle(void *a, void *tmp, uint64_t n, unsigned item_bytes, const pb_params *p, int threads,
+                      uint64_t seed, uint64_t sample)
+{
+    if (n <= 1) return 0;
     threads = pb_cs_team(threads, n);
-    ms_ctx c = {.seed = seed, .sample = sample, .n = n, .k = 0, .item_bytes = item_bytes,
-                .a = a, .threads = threads};
-    uint64_t block = (uint64_t)p->v[P_BLOCK];
-    while ((n + (UINT64_C(1) << c.k) - 1) >> c.k > block) c.k++;
-    if (threads > 1 && c.k > 0) {
+    ms_ctx c = {.seed = seed, .sample = sample, .n = n, .k = ms_levels(n, (uint64_t)p->v[P_BLOCK]),
+                .item_bytes = item_bytes, .a = a, .tmp = tmp, .threads = threads};
+    /* The first wide level (k + 1: none); a level's merges are all within
+     * an item of merge 0's size, and sizes grow up the tree. */
+    unsigned lw = c.k + 1;
+    if (ms_has_wide(n, p))
+        for (unsigned L = 1; L <= c.k; L++)
+            if (ms_bound(&c, UINT64_C(1) << L) >= (uint64_t)p->v[P_WIDE]) {
+                lw = L;
+                break;
+            }
+    /* The subtrees below the wide levels, in place, as tasks. */
+    uint64_t trees = UINT64_C(1) << (c.k + 1 - lw);
+    if (threads > 1 && (c.k > 0 || trees > 1)) {
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-        ms_tree(&c, c.k, 0);
+        for (uint64_t m = 0; m < trees; m++) {
+#pragma omp task
+            ms_tree(&c, lw - 1, m);
+        }
     } else {
-        ms_tree(&c, c.k, 0);
+        for (uint64_t m = 0; m < trees; m++) ms_tree(&c, lw - 1, m);
     }
+    if (lw > c.k) return 0;
+    /* The wide levels, alternating between a and tmp. */
+    uint64_t most = (n + 1 + MS_CHUNK_BITS - 1) / MS_CHUNK_BITS + 1;
+    int rc = 0;
+    void *src = a, *dst = tmp;
+    for (unsigned L = lw; L <= c.k && !rc; L++) {
+        rc = ms_wide_level(&c, L, src, dst, most);
+        void *t = src;
+        src = dst, dst = t;
+    }
+    if (!rc && src != a) {
+        size_t ib = item_bytes, per = (n + (uint64_t)threads - 1) / (uint64_t)threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int t = 0; t < threads; t++) {
+            uint64_t lo = (uint64_t)t * per, hi = lo + per < n ? lo + per : n;
+            if (lo < hi) memcpy((char *)a + lo * ib, (const char *)src + lo * ib, (hi - lo) * ib);
+        }
+    }
+    return rc;
 }
 
 /* ---- module ---- */
 
+static uint64_t footprint(const pb_point *pt)
+{
+    return pb_shuffle_footprint_inplace(pt) + (ms_has_wide(pt->n, pt->params) ? pt->n * pt->item_bytes : 0);
+}
+
+/* The wide merges' second buffer, touched once here so its pages are
+ * mapped before the timed samples. */
+static int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    if (pb_shuffle_prepare_inplace(pt, state, err)) return -1;
+    pb_shuffle_buffers *b = *state;
+    if (ms_has_wide(pt->n, &b->params)) {
+        size_t bytes = (size_t)pt->n * pt->item_bytes;
+        b->extra = malloc(bytes);
+        if (!b->extra) {
+            pb_shuffle_release(b);
+            return pb_err_set(err, "merge-shuffle: out of memory for the wide merges' buffer (%zu bytes)", bytes);
+        }
+        int threads = pb_cs_team(pt->threads, pt->n);
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t i = 0; i < bytes; i += 4096) ((char *)b->extra)[i] = 0;
+    }
+    return 0;
+}
+
 static int run(void *state, uint64_t sample, pb_err *err)
 {
-    (void)err;
     pb_shuffle_buffers *b = state;
-    ms_shuffle(b->out, b->pt.n, b->pt.item_bytes, &b->params, b->pt.threads, b->pt.seed, sample);
+    if (ms_shuffle(b->out, b->extra, b->pt.n, b->pt.item_bytes, &b->params, b->pt.threads, b->pt.seed, sample))
+        return pb_err_set(err, "merge-shuffle: out of memory for a wide merge's plan");
     return 0;
 }
 
 /* Permutation j: the shuffle of the identity for sample first + j by the
- * same code, one permutation per thread. */
+ * same code, one permutation per thread (with a second buffer of its own
+ * when its n makes wide merges). */
 static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first,
                         uint64_t count, uint32_t *out, pb_err *err)
 {
-    (void)err;
-    int threads = pb_cs_threads(p->v[P_THREADS]);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
-    for (uint64_t j = 0; j < count; j++) {
-        uint32_t *a = out + j * n;
-        for (uint32_t i = 0; i < n; i++) a[i] = i;
-        ms_shuffle(a, n, 4, p, 1, seed, first + j);
+    int threads = pb_cs_threads(p->v[P_THREADS]), failed = 0;
+    bool wide = ms_has_wide(n, p);
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+    {
+        uint32_t *tmp = wide ? malloc((size_t)n * sizeof *tmp) : NULL;
+        failed = wide && !tmp;
+#pragma omp for schedule(dynamic, 16)
+        for (uint64_t j = 0; j < count; j++) {
+            if (failed) continue;
+            uint32_t *a = out + j * n;
+            for (uint32_t i = 0; i < n; i++) a[i] = i;
+            failed = ms_shuffle(a, tmp, n, 4, p, 1, seed, first + j) != 0;
+        }
+        free(tmp);
     }
-    return 0;
+    return failed ? pb_err_set(err, "merge-shuffle: out of memory for a sample permutation") : 0;
 }
 
 const pb_module pb_module_merge_shuffle = {
@@ -180,11 +435,12 @@ const pb_module pb_module_merge_shuffle = {
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "MergeShuffle (Bacher et al.): parallel Fisher-Yates blocks, random-bit merges "
-               "level by level (OpenMP tasks); same output for any thread count",
+               "level by level (OpenMP tasks), the top ones by the whole team out of place; same "
+               "output for any thread count",
     .params = PB_PARAMS(params),
     .max_n = PB_CS_MAX_N,
-    .footprint = pb_shuffle_footprint_inplace,
-    .prepare = pb_shuffle_prepare_inplace,
+    .footprint = footprint,
+    .prepare = prepare,
     .run = run,
     .result = pb_shuffle_result,
     .release = pb_shuffle_release,
