@@ -76,7 +76,7 @@ static const tk_case cases[] = {
     {"radik", "wbuf", "0"},          {"radik", "resched", "0"},    {"radik", "pad", "0"},
     {"radik", "scale", "off"},       {"radik", "scale", "random"}, {"radik", "filter", "off"},
     {"radik", "filter", "overshoot"}, {"sort-and-choose", "ties", "lowest-index"},
-    {"radik", "ties", "lowest-index"},
+    {"radik", "ties", "lowest-index"}, {"radik", "sorted", "yes"}, {"sort-and-choose", "sorted", "yes"},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
@@ -601,6 +601,7 @@ static int scaling_sweep(void)
 static const tk_case tie_cases[] = {
     {"sort-and-choose", NULL, NULL}, {"radik", NULL, NULL},     {"radik", "scale", "off"},
     {"radik", "hier", "0"},          {"radik", "resched", "0"}, {"radik", "filter", "overshoot"},
+    {"radik", "sorted", "yes"},
 };
 enum { NTIE_CASES = sizeof tie_cases / sizeof tie_cases[0] };
 

@@ -67,10 +67,12 @@ static void tk_params(const tk_cfg *c, pb_params *params)
     params->v[PB_TOPK_P_TIES] = c->ties;
 }
 
-static int tk_init(pb_topk_problem *p, const tk_cfg *c)
+/* The problem of c, with sorted = yes if `sorted`. */
+static int tk_init_sorted(pb_topk_problem *p, const tk_cfg *c, int sorted)
 {
     pb_params params;
     tk_params(c, &params);
+    params.v[PB_TOPK_P_SORTED] = sorted;
     pb_point pt = {c->n, 4, c->seed, &params, 0};
     pb_err err;
     if (pb_topk_problem_init(p, &pt, &err)) {
@@ -80,6 +82,8 @@ static int tk_init(pb_topk_problem *p, const tk_cfg *c)
     }
     return 0;
 }
+
+static int tk_init(pb_topk_problem *p, const tk_cfg *c) { return tk_init_sorted(p, c, 0); }
 
 static void tk_describe(const tk_cfg *c)
 {
@@ -711,11 +715,12 @@ TEST_IMPL(topk_nan_policy)
 
 /* omp-topk through its descriptor with `threads`, as the harness drives it:
  * two runs, then its verify (the family check). */
-static int run_module(const tk_cfg *c, int threads)
+static int run_module_sorted(const tk_cfg *c, int threads, int sorted)
 {
     const pb_module *m = pb_module_find("omp-topk");
     pb_params params;
     tk_params(c, &params);
+    params.v[PB_TOPK_P_SORTED] = sorted;
     params.v[pb_module_param_index(m, "threads")] = threads;
     pb_point pt = {c->n, 4, c->seed, &params, threads};
     void *state = NULL;
@@ -731,6 +736,8 @@ static int run_module(const tk_cfg *c, int threads)
     if (state) m->release(state);
     return rc;
 }
+
+static int run_module(const tk_cfg *c, int threads) { return run_module_sorted(c, threads, 0); }
 
 /* omp-topk passes the check with 1, 2 and 3 threads, and its selection
  * (the same code) picks the same index set per row whatever the thread
@@ -781,7 +788,7 @@ TEST_IMPL(topk_module_descriptor)
     const pb_module *m = pb_module_find("omp-topk");
     ASSERT(m && m->family == &pb_family_topk && m->device == PB_DEVICE_CPU);
     ASSERT(m->verify && m->work && !m->sample_perms);
-    const char *names[] = {"k", "rows", "ragged", "misalign", "largest", "dist", "dtype", "ties"};
+    const char *names[] = {"k", "rows", "ragged", "misalign", "largest", "dist", "dtype", "ties", "sorted"};
     for (int i = 0; i < PB_TOPK_NCOMMON; i++) ASSERT(pb_module_param_index(m, names[i]) == i);
     ASSERT(pb_module_param_index(m, "threads") == PB_TOPK_NCOMMON);
     pb_params params;
@@ -799,6 +806,9 @@ TEST_IMPL(topk_module_descriptor)
     ASSERT(params.v[PB_TOPK_P_TIES] == PB_TOPK_TIES_LOWEST);
     ASSERT(pb_params_set(m, &params, "ties", "first", &err) != 0);
     ASSERT_CONTAINS(err.msg, "is not one of any|lowest-index");
+    ASSERT(params.v[PB_TOPK_P_SORTED] == 0);
+    ASSERT(pb_params_set(m, &params, "sorted", "yes", &err) == 0 && params.v[PB_TOPK_P_SORTED] == 1);
+    ASSERT(pb_params_set(m, &params, "sorted", "no", &err) == 0 && params.v[PB_TOPK_P_SORTED] == 0);
     ASSERT(pb_params_set(m, &params, "rows", "16", &err) == 0);
     ASSERT(pb_params_set(m, &params, "ragged", "yes", &err) == 0);
     /* Work: rows * n items, ragged too, 4 bytes each. */
@@ -1198,6 +1208,68 @@ TEST_IMPL(topk_ties_check)
         ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
         ASSERT_CONTAINS(err.msg, "row 2: not the largest 32 values");
         free(v), free(ix);
+        pb_topk_problem_free(&p);
+    }
+    return 0;
+}
+
+/* sorted = yes (issue 21, item 5): omp-topk's rows come back in rank order,
+ * equal keys by increasing index (its verify checks the order), at awkward
+ * n and k, with heavy ties and none, both tie policies, both directions,
+ * single rows (split over 3 threads from 2^15 values) and ragged,
+ * misaligned batches; and the check rejects the right answer out of order
+ * (reversed, or two equal keys swapped) with sorted = yes, and only then. */
+TEST_IMPL(topk_sorted)
+{
+    const uint64_t sizes[] = {1, 2, 3, 1023, 65537};
+    const char *dists[] = {"uniform", "few:2", "equal", "nan", "relu"};
+    int runs = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++)
+            for (int ties = 0; ties < 2; ties++)
+                for (int batch = 0; batch < 2; batch++) {
+                    uint64_t n = sizes[si];
+                    const uint64_t ks[] = {1, 2, n > 1 ? n - 1 : 1, n, 17};
+                    for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++) {
+                        tk_cfg c = {n,     ks[q], batch ? 5 : 1, batch, batch, (int)(q & 1), dist_index(dists[d]),
+                                    PB_TOPK_F32, 900 + si, ties};
+                        if (run_module_sorted(&c, 3, 1)) return 1;
+                        runs++;
+                    }
+                }
+    printf("%d omp-topk sorted runs\n", runs);
+
+    for (int sorted = 0; sorted < 2; sorted++) {
+        /* few:2: the 32 best of each row all tie. */
+        tk_cfg c = {1000, 32, 5, 1, 1, 1, dist_index("few:2"), PB_TOPK_F32, 43, PB_TOPK_TIES_LOWEST};
+        pb_topk_problem p;
+        pb_err err;
+        ASSERT(tk_init_sorted(&p, &c, sorted) == 0);
+        ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+        uint64_t o = p.out_off[2], m = p.out_off[3] - o;
+        uint32_t *v, *ix;
+        /* The twin's answer is in rank order. */
+        twin_copy(&p, &v, &ix);
+        ASSERT(pb_topk_check(&p, v, ix, &err) == 0);
+        free(v), free(ix);
+        /* Row 2 reversed; then only its first two results swapped. */
+        for (int swap_two = 0; swap_two < 2; swap_two++) {
+            twin_copy(&p, &v, &ix);
+            for (uint64_t j = 0; j < (swap_two ? 1 : m / 2); j++) {
+                uint64_t a = o + j, b = swap_two ? o + 1 : o + m - 1 - j;
+                uint32_t t = v[a], u = ix[a];
+                v[a] = v[b], ix[a] = ix[b];
+                v[b] = t, ix[b] = u;
+            }
+            int rc = pb_topk_check(&p, v, ix, &err);
+            if (sorted) {
+                ASSERT(rc != 0);
+                ASSERT_CONTAINS(err.msg, "row 2: sorted = yes, but result 1");
+            } else {
+                ASSERT(rc == 0);
+            }
+            free(v), free(ix);
+        }
         pb_topk_problem_free(&p);
     }
     return 0;

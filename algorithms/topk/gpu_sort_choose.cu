@@ -32,7 +32,8 @@
  * C twin's answer (`ties = lowest-index`) at no cost. DeviceSegmentedSort's
  * SortPairsDescending is not documented stable, so with lowest-index the
  * segmented path calls StableSortPairsDescending; with `any` it keeps the
- * unstable call.
+ * unstable call. Its output is each row in rank order, so `sorted = yes`
+ * costs nothing more (but the stable segmented sort).
  *
  * Item counts: DeviceRadixSort takes a 64-bit count (used only for a row
  * of 2^32 values) and DeviceSegmentedSort an int64 count and segment
@@ -146,14 +147,15 @@ cudaError_t sort_row(void *temp, size_t &bytes, const sc *c, uint64_t b, uint32_
                                                      c->pos + b, c->pos_alt + b, n, 0, 32, 0);
 }
 
-/* ties = lowest-index asks for the stable sort: SortPairsDescending is not
- * documented stable (in CCCL 3 it runs the same code as the stable one, so
- * the two should time alike there; the parameter keeps `any` free to take
- * whatever CUB makes fastest). */
+/* ties = lowest-index asks for the stable sort, and so does sorted = yes
+ * (equal keys by increasing index): SortPairsDescending is not documented
+ * stable (in CCCL 3 it runs the same code as the stable one, so the two
+ * should time alike there; the parameter keeps `any` free to take whatever
+ * CUB makes fastest). */
 cudaError_t sort_segments(void *temp, size_t &bytes, const pb_gpu_topk *g,
                           cub::DoubleBuffer<uint32_t> &keys, cub::DoubleBuffer<uint32_t> &vals)
 {
-    if (g->prob.ties == PB_TOPK_TIES_LOWEST)
+    if (g->prob.ties == PB_TOPK_TIES_LOWEST || g->prob.sorted)
         return cub::DeviceSegmentedSort::StableSortPairsDescending(
             temp, bytes, keys, vals, (int64_t)g->prob.total, (int64_t)g->prob.rows, g->d_begin,
             g->d_end, 0);

@@ -2,7 +2,9 @@
  * module (topk_select.h): rows in parallel when there are at least as many
  * rows as threads, otherwise each long row split into one chunk per thread,
  * each thread keeping its chunk's k best by quickselect, then a final
- * selection over the threads' candidates. Output unsorted within a row.
+ * selection over the threads' candidates. Output unsorted within a row,
+ * or with `sorted = yes` put in rank order after the selection (the twin's
+ * ranking, rows in parallel; one row is sorted by one thread).
  * Ties at the k-th key always go to the smallest indices (the candidates
  * break them so), which meets both `ties` settings at no extra cost. */
 #include <stdlib.h>
@@ -25,11 +27,12 @@ typedef struct omp_topk {
     pb_topk_problem p;
     pb_topk_ws ws;
     uint32_t *vals, *idx;
+    uint64_t *rank, *rank_tmp; /* sorted = yes: the ranking's scratch */
 } omp_topk;
 
 static uint64_t footprint(const pb_point *pt)
 {
-    return pb_topk_problem_host_bytes(pt) + 8 * pb_topk_out_bound(pt) +
+    return pb_topk_problem_host_bytes(pt) + (pt->params->v[PB_TOPK_P_SORTED] ? 24 : 8) * pb_topk_out_bound(pt) +
            pb_topk_ws_bytes(pt, pt->threads);
 }
 
@@ -41,6 +44,8 @@ static void release(void *state)
     pb_topk_ws_free(&s->ws);
     free(s->vals);
     free(s->idx);
+    free(s->rank);
+    free(s->rank_tmp);
     free(s);
 }
 
@@ -54,6 +59,11 @@ static int prepare(const pb_point *pt, void **state, pb_err *err)
     s->vals = malloc((outs ? outs : 1) * sizeof *s->vals);
     s->idx = malloc((outs ? outs : 1) * sizeof *s->idx);
     if (!s->vals || !s->idx) return pb_err_set(err, "out of memory for %zu top-k results", outs);
+    if (s->p.sorted) {
+        s->rank = malloc((outs ? outs : 1) * sizeof *s->rank);
+        s->rank_tmp = malloc((outs ? outs : 1) * sizeof *s->rank_tmp);
+        if (!s->rank || !s->rank_tmp) return pb_err_set(err, "out of memory to rank %zu top-k results", outs);
+    }
     return pb_topk_ws_init(&s->ws, &s->p, pt->threads, err);
 }
 
@@ -63,6 +73,7 @@ static int run(void *state, uint64_t sample, pb_err *err)
     (void)sample, (void)err;
     omp_topk *s = state;
     pb_topk_select(&s->p, &s->ws, s->vals, s->idx);
+    if (s->p.sorted) pb_topk_rank_rows(&s->p, s->vals, s->idx, s->rank, s->rank_tmp, s->ws.threads);
     return 0;
 }
 

@@ -235,6 +235,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     uint64_t fold = (r->grid + rows - 1) / (rows ? rows : 1);
     if (fold > max_parts) fold = max_parts;
     r->foldx = (unsigned)(fold ? fold : 1);
+    if (pb_gpu_topk_rank_setup(g, err)) return -1;
     PB_CUDA_TRY(cudaDeviceSynchronize(), err);
     return rows ? capture(g, r, err) : 0;
 }
@@ -366,7 +367,9 @@ int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
         if (pass<false>(r, a, r->wbuf, err)) return -1;
         if (i + 1 < left && select(r, a, CAND, false, CAND, err)) return -1;
     }
-    return r->lowest ? tie_pass(r, a, err) : 0;
+    if (r->lowest && tie_pass(r, a, err)) return -1;
+    /* sorted = yes: the rows put in rank order (gpu_topk_rank.cu). */
+    return g->prob.sorted ? pb_gpu_topk_rank(g, r->stream, err) : 0;
 }
 
 int capture(const pb_gpu_topk *g, radik *r, pb_err *err)
@@ -402,7 +405,7 @@ uint64_t footprint(const pb_point *pt)
                         ? 4 * (rows + 1) + 8 * (total / PB_RADIK_PART + rows + 1)
                         : 0;
     return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + sizeof(pb_radik_row) + 12) +
-           2 * 8 * total + ties + (1 << 20);
+           2 * 8 * total + ties + (1 << 20) + pb_gpu_topk_rank_footprint(pt);
 }
 
 } // namespace

@@ -104,6 +104,7 @@ void pb_gpu_topk_release(void *state)
     pb_gpu_topk *g = (pb_gpu_topk *)state;
     if (!g) return;
     if (g->mod_free) g->mod_free(g->mod);
+    pb_gpu_topk_rank_free(g->ranker);
     cudaFree(g->d_data);
     cudaFree(g->d_begin);
     cudaFree(g->d_end);

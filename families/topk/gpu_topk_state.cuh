@@ -9,6 +9,8 @@
 #include "core/module.h"
 #include "families/topk/topk_problem.h"
 
+struct pb_gpu_topk_ranker; /* gpu_topk_rank.cu */
+
 struct pb_gpu_topk {
     pb_params params;
     pb_point pt; /* pt.params points at `params` */
@@ -18,6 +20,7 @@ struct pb_gpu_topk {
     uint64_t *d_out_off;            /* rows + 1 */
     uint32_t *d_vals, *d_idx;       /* out_total results */
     uint32_t *h_vals, *h_idx;       /* host copies, made by result() */
+    pb_gpu_topk_ranker *ranker;     /* sorted = yes, modules that rank: scratch */
     void *mod;                      /* module-owned; freed by mod_free */
     void (*mod_free)(void *mod);
 };
@@ -38,5 +41,14 @@ int pb_gpu_topk_refresh(void *state, pb_err *err);
 void pb_gpu_topk_release(void *state);
 /* Device bytes for the input, offsets and output (modules add scratch). */
 uint64_t pb_gpu_topk_footprint_io(const pb_point *pt);
+
+/* sorted = yes for a module whose selection leaves rows unordered
+ * (gpu_topk_rank.cu): setup makes the scratch (nothing without `sorted`),
+ * rank enqueues the ranking on stream s after the module's own work. */
+int pb_gpu_topk_rank_setup(pb_gpu_topk *g, pb_err *err);
+int pb_gpu_topk_rank(const pb_gpu_topk *g, cudaStream_t s, pb_err *err);
+void pb_gpu_topk_rank_free(pb_gpu_topk_ranker *k);
+/* Device bytes of the ranking's scratch at a point (0 without `sorted`). */
+uint64_t pb_gpu_topk_rank_footprint(const pb_point *pt);
 
 #endif

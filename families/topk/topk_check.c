@@ -4,6 +4,7 @@
  * the index set too (the twin's answer is the unique lowest-index one). */
 #include "families/topk/topk_check.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,26 @@
 #include "families/topk/topk_select.h"
 
 /* ---- the twin ---- */
+
+void pb_topk_rank_rows(const pb_topk_problem *p, uint32_t *vals, uint32_t *idx, uint64_t *c, uint64_t *tmp,
+                       int threads)
+{
+    if (threads <= 0) threads = omp_get_max_threads();
+    /* Rank order, best first: the candidates sorted descending. (One row:
+     * no team idling at the barrier while one thread sorts.) */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (p->rows > 1 && p->out_total >= PB_TOPK_PAR_MIN)
+    for (uint64_t r = 0; r < p->rows; r++) {
+        uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o;
+        const uint32_t *row = p->data + p->begin[r];
+        for (uint64_t j = 0; j < m; j++) c[o + j] = pb_topk_pack(pb_topk_problem_okey(p, vals[o + j]), idx[o + j]);
+        pb_topk_sort_u64(c + o, tmp + o, (size_t)m);
+        for (uint64_t j = 0; j < m; j++) {
+            uint32_t i = pb_topk_pack_idx(c[o + m - 1 - j]);
+            idx[o + j] = i;
+            vals[o + j] = row[i];
+        }
+    }
+}
 
 int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err)
 {
@@ -27,22 +48,7 @@ int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err)
     } else if ((rc = pb_topk_ws_init(&ws, p, 0, err)) == 0) {
         pb_topk_select(p, &ws, p->twin_vals, p->twin_idx);
         pb_topk_ws_free(&ws);
-        /* Rank order, best first: the candidates sorted descending. (One
-         * row: no team idling at the barrier while one thread sorts.) */
-#pragma omp parallel for schedule(dynamic, 1) if (p->rows > 1 && outs >= PB_TOPK_PAR_MIN)
-        for (uint64_t r = 0; r < p->rows; r++) {
-            uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o;
-            const uint32_t *row = p->data + p->begin[r];
-            for (uint64_t j = 0; j < m; j++)
-                c[o + j] =
-                    pb_topk_pack(pb_topk_problem_okey(p, p->twin_vals[o + j]), p->twin_idx[o + j]);
-            pb_topk_sort_u64(c + o, tmp + o, (size_t)m);
-            for (uint64_t j = 0; j < m; j++) {
-                uint32_t i = pb_topk_pack_idx(c[o + m - 1 - j]);
-                p->twin_idx[o + j] = i;
-                p->twin_vals[o + j] = row[i];
-            }
-        }
+        pb_topk_rank_rows(p, p->twin_vals, p->twin_idx, c, tmp, 0);
         p->have_twin = true;
     }
     free(c);
@@ -151,6 +157,18 @@ static int check_row(const pb_topk_problem *p, uint64_t r, const uint32_t *vals,
         if (i < len) seen[i >> 6] &= ~(UINT64_C(1) << (i & 63));
     }
     if (bad) return -1;
+    /* sorted = yes: keys never rise along the row, and equal keys come by
+     * increasing index. */
+    for (uint64_t q = 1; p->sorted && q < m; q++)
+        if (keys[q] > keys[q - 1] || (keys[q] == keys[q - 1] && idx[o + q] < idx[o + q - 1])) {
+            snprintf(msg, msg_len,
+                     "row %llu: sorted = yes, but result %llu (%s, index %u) comes after result %llu "
+                     "(%s, index %u)",
+                     (unsigned long long)r, (unsigned long long)q, value_text(p, vals[o + q], a, sizeof a),
+                     idx[o + q], (unsigned long long)q - 1, value_text(p, vals[o + q - 1], b, sizeof b),
+                     idx[o + q - 1]);
+            return -1;
+        }
     pb_topk_sort_u32(keys, tmp, (size_t)m);
     /* The twin's keys, best first, against the returned keys sorted the
      * same way: the first difference says which rank is wrong. */

@@ -12,6 +12,13 @@ extern "C" {
 /* The C twin's answer, computed once (all threads) and kept in the problem. */
 int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err);
 
+/* Puts every row of (vals, idx) in rank order, best key first, equal keys
+ * by increasing index (sorted = yes; the twin's own order). c and tmp:
+ * scratch of out_total entries each. Rows in parallel on `threads` (0: all)
+ * where they are many. */
+void pb_topk_rank_rows(const pb_topk_problem *p, uint32_t *vals, uint32_t *idx, uint64_t *c, uint64_t *tmp,
+                       int threads);
+
 /* The family contract, for any module's output (vals, idx in the output
  * layout): for every row, each index is inside the row, no index repeats,
  * the value's key equals that of data at the index, and the sorted keys

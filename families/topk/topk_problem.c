@@ -415,6 +415,7 @@ int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
     p->dist_arg = p->file || darg < 0 ? 0 : (uint64_t)darg;
     p->dtype = (pb_topk_dtype)v[PB_TOPK_P_DTYPE];
     p->ties = (pb_topk_ties)v[PB_TOPK_P_TIES];
+    p->sorted = v[PB_TOPK_P_SORTED] != 0;
     p->seed = pt->seed;
     p->elems = p->n * p->rows;
 

@@ -25,7 +25,8 @@
  * order: every NaN is one key, -0.0 and +0.0 are two) follow `ties`: with
  * `any` any of the tied keys fill the row's k; with `lowest-index` those
  * with the smallest indices do, so the row's set of (key, index) pairs is
- * unique (its order still is not). */
+ * unique (its order still is not). With `sorted = yes` the order is fixed
+ * too: rank order, best key first, equal keys by increasing index. */
 #ifndef PB_TOPK_PROBLEM_H
 #define PB_TOPK_PROBLEM_H
 
@@ -50,6 +51,7 @@ enum pb_topk_param {
     PB_TOPK_P_DIST,     /* pb_topk_dist */
     PB_TOPK_P_DTYPE,    /* pb_topk_dtype */
     PB_TOPK_P_TIES,     /* pb_topk_ties */
+    PB_TOPK_P_SORTED,   /* bool: each row's results in rank order */
     PB_TOPK_NCOMMON
 };
 
@@ -149,7 +151,10 @@ typedef enum pb_topk_ties { PB_TOPK_TIES_ANY, PB_TOPK_TIES_LOWEST } pb_topk_ties
      "value type: fp32 or u32 (item must be u32: 4 bytes)"},                                      \
     {"ties", PB_PARAM_ENUM, PB_TOPK_TIES_ANY, 0, 0, PB_TOPK_TIES_CHOICES,                          \
      "keys equal to the k-th: any of them fill the k, or those with the smallest indices "        \
-     "(a unique answer)"}
+     "(a unique answer)"},                                                                          \
+    {"sorted", PB_PARAM_BOOL, 0, 0, 1, NULL,                                                       \
+     "each row's results in rank order, best first, equal keys by increasing index (as "          \
+     "torch.topk's sorted=True); no: in any order"}
 /* clang-format on */
 
 typedef struct pb_topk_problem {
@@ -162,6 +167,7 @@ typedef struct pb_topk_problem {
     pb_data_file *file; /* dist = file:PATH, else NULL */
     pb_topk_dtype dtype;
     pb_topk_ties ties;
+    bool sorted; /* results in rank order */
     uint64_t seed;
 
     uint64_t elems;   /* values in rows: rows * n, ragged or not */
