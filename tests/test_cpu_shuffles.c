@@ -17,7 +17,6 @@
  *    (where merges or levels that shared bits would make correlated
  *    decisions);
  *  - tbb-bijective equals the C twin bit for bit, tbb-gather cpu-gather. */
-#include <gsl/gsl_cdf.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -27,6 +26,7 @@
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
+#include "tests/support/chi_square.h"
 #include "tests/test.h"
 
 /* A module with parameters ("name=value,name=value"). */
@@ -413,14 +413,7 @@ static unsigned rank_perm(const uint32_t *p, int n)
 /* Chi-square of counts against equal cells; fails below p = 1e-6. */
 static int chi_square(const char *what, const unsigned *count, unsigned cells, unsigned draws)
 {
-    double chi2 = 0, e = (double)draws / cells;
-    for (unsigned c = 0; c < cells; c++) chi2 += (count[c] - e) * (count[c] - e) / e;
-    double p = gsl_cdf_chisq_Q(chi2, cells - 1);
-    if (p < 1e-6) {
-        fprintf(stderr, "%s: chi-square %.1f over %u cells, p = %.3g\n", what, chi2, cells, p);
-        return 1;
-    }
-    return 0;
+    return pb_test_chi_square(what, count, cells, draws);
 }
 
 static uint32_t *sample(const variant *v, uint32_t n, uint64_t seed, uint64_t count)

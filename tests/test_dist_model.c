@@ -10,26 +10,14 @@
  *    other (chi-square of pairs);
  *  - the permutation is uniform: chi-square over all 24 permutations of 4
  *    items and 720 of 6, on 2 and 3 devices. */
-#include <gsl/gsl_cdf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algorithms/shuffle/dist_model.h"
 #include "families/shuffle/shuffle_items.h"
 #include "stats/lehmer.h"
+#include "tests/support/chi_square.h"
 #include "tests/test.h"
-
-static int chi_square_ok(const char *what, const unsigned *count, unsigned cells, double draws)
-{
-    double chi2 = 0, e = draws / cells;
-    for (unsigned c = 0; c < cells; c++) chi2 += (count[c] - e) * (count[c] - e) / e;
-    double p = gsl_cdf_chisq_Q(chi2, cells - 1);
-    if (p < 1e-6) {
-        fprintf(stderr, "%s: chi-square %.1f over %u cells, p = %.3g\n", what, chi2, cells, p);
-        return 0;
-    }
-    return 1;
-}
 
 TEST_IMPL(dist_model_valid)
 {
@@ -122,9 +110,9 @@ TEST_IMPL(dist_model_destinations)
         }
         char what[64];
         snprintf(what, sizeof what, "destinations over %u devices", G);
-        ASSERT(chi_square_ok(what, one, G, (double)N));
+        ASSERT(pb_test_chi_square(what, one, G, (double)N) == 0);
         snprintf(what, sizeof what, "destination pairs over %u devices", G);
-        ASSERT(chi_square_ok(what, pair, G * G, (double)N));
+        ASSERT(pb_test_chi_square(what, pair, G * G, (double)N) == 0);
     }
     /* Another seed, another sample: other destinations. */
     unsigned same = 0;
@@ -155,7 +143,7 @@ TEST_IMPL(dist_model_uniform)
             }
             char what[64];
             snprintf(what, sizeof what, "%u items over %u devices", n, devs[d]);
-            ASSERT(chi_square_ok(what, count, cells, draws));
+            ASSERT(pb_test_chi_square(what, count, cells, draws) == 0);
             free(count);
         }
     return 0;

@@ -126,6 +126,19 @@ __device__ void make_draws(uint16_t *draws, uint32_t m, uint64_t seed, uint64_t 
     }
 }
 
+/* Thread 0's Fisher-Yates swaps, steps m .. 2, on a (the items, or a
+ * permutation of their places), with the draws already made. */
+template <typename T>
+__device__ void fisher_yates_swaps(T *a, const uint16_t *draws, uint32_t m)
+{
+    for (uint32_t i = m; i > 1; i--) {
+        uint32_t r = draws[i];
+        T x = a[i - 1];
+        a[i - 1] = a[r];
+        a[r] = x;
+    }
+}
+
 /* Step 2 of the layout on the device: block b's key, and b as its value. */
 __global__ void block_keys(uint64_t *keys, uint32_t *blocks, uint64_t nblocks, uint64_t seed, uint64_t sample,
                            uint32_t it)
@@ -163,13 +176,7 @@ __global__ void __launch_bounds__(THREADS)
     for (uint32_t l = threadIdx.x; l < m; l += THREADS) buf[l] = a[where(l)];
     make_draws(draws, m, seed, sample, it, v, threadIdx.x, THREADS);
     __syncthreads();
-    if (threadIdx.x == 0)
-        for (uint32_t i = m; i > 1; i--) {
-            uint32_t r = draws[i];
-            T x = buf[i - 1];
-            buf[i - 1] = buf[r];
-            buf[r] = x;
-        }
+    if (threadIdx.x == 0) fisher_yates_swaps(buf, draws, m);
     __syncthreads();
     for (uint32_t l = threadIdx.x; l < m; l += THREADS) a[where(l)] = buf[l];
 }
@@ -206,13 +213,7 @@ __global__ void __launch_bounds__(RTHREADS)
         for (uint32_t l = threadIdx.x; l < m; l += 32) perm[l] = (uint16_t)l;
         make_draws(draws, m, seed, sample, it, v, threadIdx.x, 32);
         __syncwarp();
-        if (threadIdx.x == 0)
-            for (uint32_t i = m; i > 1; i--) {
-                uint32_t r = draws[i];
-                uint16_t x = perm[i - 1];
-                perm[i - 1] = perm[r];
-                perm[r] = x;
-            }
+        if (threadIdx.x == 0) fisher_yates_swaps(perm, draws, m);
     } else {
         const unsigned t = threadIdx.x - 32, lane = t % group, groups = (RTHREADS - 32) / group;
         for (uint32_t l0 = t / group; l0 < m; l0 += 4 * groups)
