@@ -122,6 +122,22 @@ static inline philox4x32_ctr_t ms_bits_block(const ms_ctx *c, uint64_t pos, uint
 MS_ITEM_FUNCS(uint32_t)
 MS_ITEM_FUNCS(uint64_t)
 
+/* for (i = 0; i < count; i++) BODY (the rest of the arguments), on `threads` OpenMP threads when
+ * there is more than one, else a plain loop: one thread never enters the
+ * OpenMP runtime (the sample path calls a wide merge per level, per
+ * permutation: millions of times in a battery). */
+#define MS_FOR(threads, i, count, ...)                                                             \
+    do {                                                                                           \
+        const int ms_threads_ = (threads);                                                         \
+        const uint64_t ms_count_ = (count);                                                        \
+        if (ms_threads_ > 1) {                                                                     \
+            _Pragma("omp parallel for num_threads(ms_threads_) schedule(static)")                  \
+            for (uint64_t i = 0; i < ms_count_; i++) __VA_ARGS__;                                 \
+        } else {                                                                                   \
+            for (uint64_t i = 0; i < ms_count_; i++) __VA_ARGS__;                                 \
+        }                                                                                          \
+    } while (0)
+
 /* A wide merge's plan: per chunk of bits, the A and B items taken before
  * it, and where the merge stops (the first bit that asks an exhausted
  * run). ones[] and zeros[] have a slot a chunk. */
@@ -136,8 +152,7 @@ static void ms_plan_make(const ms_ctx *c, uint64_t pos, uint64_t n1, uint64_t le
     uint64_t nbits = len + 1; /* the stop comes at bit len at the latest */
     pl->chunks = (nbits + MS_CHUNK_BITS - 1) / MS_CHUNK_BITS;
     /* The ones of each chunk, in parallel (bits past nbits not counted). */
-#pragma omp parallel for num_threads(c->threads) schedule(static) if (c->threads > 1)
-    for (uint64_t ch = 0; ch < pl->chunks; ch++) {
+    MS_FOR(c->threads, ch, pl->chunks, {
         uint64_t ones = 0, first = ch * MS_CHUNK_BITS;
         uint64_t bits = nbits - first < MS_CHUNK_BITS ? nbits - first : MS_CHUNK_BITS;
         for (uint64_t b = 0; b * 128 < bits; b++) {
@@ -151,7 +166,7 @@ static void ms_plan_make(const ms_ctx *c, uint64_t pos, uint64_t n1, uint64_t le
         }
         pl->ones[ch] = ones; /* this chunk's count for now; the prefix below */
         pl->zeros[ch] = bits - ones;
-    }
+    });
     /* Prefix over the chunks; the stop's chunk, then its bit. */
     uint64_t z = 0, o = 0, n2 = len - n1;
     pl->stop = len, pl->stop_z = n1, pl->stop_o = n2;
@@ -181,8 +196,7 @@ static void ms_plan_make(const ms_ctx *c, uint64_t pos, uint64_t n1, uint64_t le
                             uint64_t n1, uint64_t len)                                            \
     {                                                                                              \
         const T *A = src, *B = src + n1;                                                           \
-        _Pragma("omp parallel for num_threads(c->threads) schedule(static) if (c->threads > 1)")   \
-        for (uint64_t ch = 0; ch < pl->chunks; ch++) {                                             \
+        MS_FOR(c->threads, ch, pl->chunks, {                                                       \
             uint64_t z = pl->zeros[ch], o = pl->ones[ch], p = ch * MS_CHUNK_BITS;                  \
             uint64_t end = p + MS_CHUNK_BITS < pl->stop ? p + MS_CHUNK_BITS : pl->stop;             \
             philox4x32_ctr_t w = {{0, 0, 0, 0}};                                                   \
@@ -190,12 +204,15 @@ static void ms_plan_make(const ms_ctx *c, uint64_t pos, uint64_t n1, uint64_t le
                 if (p % 128 == 0) w = ms_bits_block(c, pos, p / 128); /* chunks start on a block */  \
                 dst[p] = ms_bit(&w, (unsigned)(p % 128)) ? B[o++] : A[z++];                        \
             }                                                                                      \
-        }                                                                                          \
+        });                                                                                        \
         /* The rest of the run not used up, in order: it follows the stop. */                      \
         const T *rest = pl->stop_z == n1 ? B + pl->stop_o : A + pl->stop_z;                        \
         uint64_t nrest = len - pl->stop;                                                           \
-        _Pragma("omp parallel for num_threads(c->threads) schedule(static) if (c->threads > 1)")   \
-        for (uint64_t i = 0; i < nrest; i++) dst[pl->stop + i] = rest[i];                          \
+        if (c->threads > 1 && nrest >= MS_TASK_MIN) {                                              \
+            MS_FOR(c->threads, i, nrest, dst[pl->stop + i] = rest[i]);                             \
+        } else {                                                                                   \
+            memcpy(dst + pl->stop, rest, nrest * sizeof(T));                                       \
+        }                                                                                          \
         /* Fisher-Yates insertions from the stream past the bits' blocks. */                       \
         uint64_t ipos = pos + (len + 1 + 127) / 128;                                               \
         pb_rng r;                                                                                  \
@@ -293,28 +310,31 @@ static void ms_wide_one(const ms_ctx *c, unsigned level, uint64_t m, const void 
 
 /* Every merge of `level`: one after another on the whole team where the
  * merges are fewer than the threads and large (the top levels), else
- * spread over the team a merge a thread. The output is the same. */
-static int ms_wide_level(const ms_ctx *c, unsigned level, const void *src, void *dst, uint64_t most_chunks)
+ * spread over the team a merge a thread (on one thread, one after another
+ * with the caller's plan). The output is the same. pl: a plan of
+ * most_chunks slots. */
+static int ms_wide_level(const ms_ctx *c, unsigned level, const void *src, void *dst, ms_plan *pl,
+                         uint64_t most_chunks)
 {
     uint64_t merges = UINT64_C(1) << (c->k - level);
-    if (c->threads > 1 && merges < (uint64_t)c->threads && ms_bound(c, UINT64_C(1) << level) >= MS_TASK_MIN) {
-        ms_plan pl = {.zeros = malloc(most_chunks * sizeof(uint64_t)), .ones = malloc(most_chunks * sizeof(uint64_t))};
-        int ok = pl.zeros && pl.ones;
-        for (uint64_t m = 0; m < merges && ok; m++) ms_wide_one(c, level, m, src, dst, &pl);
-        free(pl.zeros), free(pl.ones);
-        return ok ? 0 : -1;
+    bool team = c->threads > 1 && merges < (uint64_t)c->threads && ms_bound(c, UINT64_C(1) << level) >= MS_TASK_MIN;
+    if (team || c->threads == 1 || merges == 1) {
+        ms_ctx one = *c;
+        if (!team) one.threads = 1;
+        for (uint64_t m = 0; m < merges; m++) ms_wide_one(&one, level, m, src, dst, pl);
+        return 0;
     }
     int failed = 0;
     ms_ctx one = *c;
     one.threads = 1;
-#pragma omp parallel num_threads(c->threads) if (c->threads > 1 && merges > 1) reduction(| : failed)
+#pragma omp parallel num_threads(c->threads) reduction(| : failed)
     {
-        ms_plan pl = {.zeros = malloc(most_chunks * sizeof(uint64_t)), .ones = malloc(most_chunks * sizeof(uint64_t))};
-        failed = !pl.zeros || !pl.ones;
+        ms_plan mine = {.zeros = malloc(most_chunks * sizeof(uint64_t)), .ones = malloc(most_chunks * sizeof(uint64_t))};
+        failed = !mine.zeros || !mine.ones;
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t m = 0; m < merges; m++)
-            if (!failed) ms_wide_one(&one, level, m, src, dst, &pl);
-        free(pl.zeros), free(pl.ones);
+            if (!failed) ms_wide_one(&one, level, m, src, dst, &mine);
+        free(mine.zeros), free(mine.ones);
     }
     return failed ? -1 : 0;
 }
@@ -352,21 +372,22 @@ static int ms_shuffle(void *a, void *tmp, uint64_t n, unsigned item_bytes, const
     if (lw > c.k) return 0;
     /* The wide levels, alternating between a and tmp. */
     uint64_t most = (n + 1 + MS_CHUNK_BITS - 1) / MS_CHUNK_BITS + 1;
-    int rc = 0;
+    ms_plan pl = {.zeros = malloc(most * sizeof(uint64_t)), .ones = malloc(most * sizeof(uint64_t))};
+    int rc = pl.zeros && pl.ones ? 0 : -1;
     void *src = a, *dst = tmp;
     for (unsigned L = lw; L <= c.k && !rc; L++) {
-        rc = ms_wide_level(&c, L, src, dst, most);
+        rc = ms_wide_level(&c, L, src, dst, &pl, most);
         void *t = src;
         src = dst, dst = t;
     }
     if (!rc && src != a) {
         size_t ib = item_bytes, per = (n + (uint64_t)threads - 1) / (uint64_t)threads;
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int t = 0; t < threads; t++) {
-            uint64_t lo = (uint64_t)t * per, hi = lo + per < n ? lo + per : n;
+        MS_FOR(threads, t, (uint64_t)threads, {
+            uint64_t lo = t * per, hi = lo + per < n ? lo + per : n;
             if (lo < hi) memcpy((char *)a + lo * ib, (const char *)src + lo * ib, (hi - lo) * ib);
-        }
+        });
     }
+    free(pl.zeros), free(pl.ones);
     return rc;
 }
 
