@@ -18,8 +18,24 @@ int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err)
     return 0;
 }
 
+/* Small decks (the battery's: n = 100 is 2 blocks at the defaults) sort
+ * their few keys by insertion on the stack: a radix sort's eight passes
+ * and three allocations would cost a hundred times the old Fisher-Yates. */
+#define POV_SMALL_SORT 64
+
 int pb_pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it, int threads)
 {
+    if (nblocks <= POV_SMALL_SORT) {
+        /* Insertion sort of (key, block): stable, as the radix sort, so the
+         * order is the same. */
+        uint64_t key[POV_SMALL_SORT];
+        for (uint64_t b = 0; b < nblocks; b++) {
+            uint64_t k = pb_pov_block_key(seed, sample, it, b), j = b;
+            for (; j > 0 && key[j - 1] > k; j--) key[j] = key[j - 1], sigma[j] = sigma[j - 1];
+            key[j] = k, sigma[j] = (uint32_t)b;
+        }
+        return 0;
+    }
     uint64_t *key = malloc(nblocks * sizeof *key + 1), *key2 = malloc(nblocks * sizeof *key2 + 1);
     uint32_t *sigma2 = malloc(nblocks * sizeof *sigma2 + 1);
     int ok = key && key2 && sigma2;
