@@ -21,7 +21,7 @@ int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err)
 /* Small decks (the battery's: n = 100 is 2 blocks at the defaults) sort
  * their few keys by insertion on the stack: a radix sort's eight passes
  * and three allocations would cost a hundred times the old Fisher-Yates. */
-#define POV_SMALL_SORT 64
+#define POV_SMALL_SORT 128
 
 int pb_pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it, int threads)
 {
