@@ -12,6 +12,14 @@ static inline unsigned pb_grid_for(uint64_t work, int block)
     return (unsigned)(blocks < 65536 * 4 ? blocks : 65536 * 4);
 }
 
+/* idx[i] = i for i < n: the identity an index sort or gather starts from. */
+template <typename Index> __global__ void pb_iota(Index *idx, uint64_t n)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        idx[i] = (Index)i;
+}
+
 /* out[i] = in[src[i]] for i < n: the final pass of the shuffles that
  * compute their permutation as an index list first. */
 template <typename T, typename Index>

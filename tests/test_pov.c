@@ -193,9 +193,9 @@ TEST_IMPL(pov_draws)
     for (uint32_t step = 0; step < 64 && !found; step++) {
         uint32_t j, j1;
         philox4x32_ctr_t w0 = pb_pov_words(11, 0, 0, 0, step >> 2, 0);
-        if (pb_pov_pick(w0.v[step & 3], range, &j)) continue;
+        if (pb_lemire_pick(w0.v[step & 3], range, &j)) continue;
         philox4x32_ctr_t w1 = pb_pov_words(11, 0, 0, 0, step >> 2, 1);
-        if (!pb_pov_pick(w1.v[step & 3], range, &j1)) continue;
+        if (!pb_lemire_pick(w1.v[step & 3], range, &j1)) continue;
         ASSERT(pb_pov_draw(11, 0, 0, 0, step, range) == j1 && j1 < range);
         found = 1;
     }

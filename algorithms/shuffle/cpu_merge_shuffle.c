@@ -76,15 +76,11 @@ typedef struct ms_ctx {
  * and the in-place merge takes them (word p / 32, its low bit first). */
 static inline unsigned ms_bit(const philox4x32_ctr_t *w, unsigned p) { return w->v[p >> 5] >> (p & 31) & 1; }
 
-/* The Philox blocks of chunk c of a merge's bits (pos: its stream's first
- * block). Not reported to the trace block by block (pb_cs_block would be
- * the hot loop's cost); ms_wide reports their range once. */
+/* Block b of a merge's bits (pos: its stream's first block). Drawn
+ * unreported in the hot loops; ms_wide_one reports their range once. */
 static inline philox4x32_ctr_t ms_bits_block(const ms_ctx *c, uint64_t pos, uint64_t b)
 {
-    philox4x32_key_t k = {{(uint32_t)c->seed, (uint32_t)(c->seed >> 32)}};
-    uint64_t at = pos + b;
-    philox4x32_ctr_t ctr = {{(uint32_t)at, (uint32_t)(at >> 32), (uint32_t)c->sample, (uint32_t)(c->sample >> 32)}};
-    return philox4x32(ctr, k);
+    return pb_cs_block_quiet(c->seed, c->sample, pos + b);
 }
 
 #define MS_ITEM_FUNCS(T)                                                                           \

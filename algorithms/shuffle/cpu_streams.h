@@ -78,15 +78,21 @@ static inline void pb_cs_note(uint64_t sample, uint64_t first, uint64_t end)
     if (f && end > first) f(sample, first, end);
 }
 
-/* One block: 128 random bits at `pos` of `sample`'s stream (reported to
- * the trace as it is drawn). */
-static inline philox4x32_ctr_t pb_cs_block(uint64_t seed, uint64_t sample, uint64_t pos)
+/* One block: 128 random bits at `pos` of `sample`'s stream, not reported:
+ * for a hot loop that reports the range it draws once (pb_cs_note). */
+static inline philox4x32_ctr_t pb_cs_block_quiet(uint64_t seed, uint64_t sample, uint64_t pos)
 {
-    pb_cs_note(sample, pos, pos + 1);
     philox4x32_key_t k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
     philox4x32_ctr_t c = {{(uint32_t)pos, (uint32_t)(pos >> 32), (uint32_t)sample,
                            (uint32_t)(sample >> 32)}};
     return philox4x32(c, k);
+}
+
+/* The same, reported to the trace as it is drawn. */
+static inline philox4x32_ctr_t pb_cs_block(uint64_t seed, uint64_t sample, uint64_t pos)
+{
+    pb_cs_note(sample, pos, pos + 1);
+    return pb_cs_block_quiet(seed, sample, pos);
 }
 
 /* A sequential stream starting at block `pos` (pb_rng's draws work on it). */

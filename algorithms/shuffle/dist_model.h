@@ -25,6 +25,7 @@
 #include "algorithms/shuffle/bijective_twin.h"
 #include "core/err.h"
 #include "core/hd.h"
+#include "core/lemire.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,11 +54,9 @@ PB_HDI uint32_t pb_dist_dest(uint64_t seed, uint64_t sample, uint64_t i, uint32_
         philox4x32_ctr_t c = {{(uint32_t)i, (uint32_t)(i >> 32), (uint32_t)sample,
                                (uint32_t)(sample >> 32) | retry << 26}};
         philox4x32_ctr_t w = philox4x32(c, k);
-        for (int q = 0; q < 4; q++) {
-            uint64_t m = (uint64_t)w.v[q] * devices;
-            uint32_t low = (uint32_t)m;
-            if (low >= devices || low >= (uint32_t)(0u - devices) % devices) return (uint32_t)(m >> 32);
-        }
+        uint32_t d;
+        for (int q = 0; q < 4; q++)
+            if (pb_lemire_pick(w.v[q], devices, &d)) return d;
     }
     return 0; /* 256 rejections in a row: never, to 2^-6000 */
 }

@@ -2,9 +2,10 @@
  * in place on the GPU, equal bit for bit to its C twin pov-shuffle.
  *
  * Each iteration the GPU makes its own layout: a thread a physical block
- * draws the block's 64-bit key, CUB's radix sort (stable, like the twin's)
- * orders the blocks by key into sigma, and every CUDA block computes the
- * iteration's offset itself (one draw); nothing waits on the host. Then
+ * draws the block's 64-bit key and CUB's radix sort (stable, like the
+ * twin's) orders the blocks by key into sigma; the host draws the offset
+ * (one Philox call) and passes it by value with the launch, so no host
+ * buffer is shared with the device and nothing waits on it. Then
  * one CUDA block a virtual block: its threads list the virtual block's
  * places, gather its items into shared memory, make all its draws in
  * parallel (every draw depends only on its own counter) while they gather,
@@ -19,6 +20,7 @@
 
 #include "algorithms/shuffle/pov_twin.h"
 #include "core/cuda_check.h"
+#include "core/gpu_launch.cuh"
 #include "core/module.h"
 #include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
@@ -120,7 +122,7 @@ __device__ void make_draws(uint16_t *draws, uint32_t m, uint64_t seed, uint64_t 
         for (uint32_t q = 0; q < 4; q++) {
             uint32_t i = 4 * g + q, r;
             if (i < 2 || i > m) continue;
-            if (!pb_pov_pick(w.v[q], i, &r)) r = pb_pov_draw(seed, sample, it, v, i, i);
+            if (!pb_lemire_pick(w.v[q], i, &r)) r = pb_pov_draw(seed, sample, it, v, i, i);
             draws[i] = (uint16_t)r;
         }
     }
@@ -139,23 +141,23 @@ __device__ void fisher_yates_swaps(T *a, const uint16_t *draws, uint32_t m)
     }
 }
 
-/* Step 2 of the layout on the device: block b's key, and b as its value. */
-__global__ void block_keys(uint64_t *keys, uint32_t *blocks, uint64_t nblocks, uint64_t seed, uint64_t sample,
-                           uint32_t it)
+/* Step 2 of the layout on the device: block b's key (its value, b, is
+ * the identity prepare wrote once: the sort leaves its input as it was). */
+__global__ void block_keys(uint64_t *keys, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it)
 {
     for (uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; b < nblocks;
          b += (uint64_t)gridDim.x * blockDim.x)
-        keys[b] = pb_pov_block_key(seed, sample, it, b), blocks[b] = (uint32_t)b;
+        keys[b] = pb_pov_block_key(seed, sample, it, b);
 }
 
 /* One iteration over `count` arrays of n items (array j at base + j n, its
  * sigma at sigma + j nblocks, its offset offs[j], its sample first + j; a
- * single array, offs null, computes its offset itself); CUDA block (j, v)
- * shuffles virtual block v of array j. */
+ * single array, offs null, has offset off); CUDA block (j, v) shuffles
+ * virtual block v of array j. */
 template <typename T>
 __global__ void __launch_bounds__(THREADS)
     pov_iteration(T *base, uint64_t n, pb_pov_params p, uint64_t nblocks, uint32_t nv, const uint32_t *sigma,
-                  const uint64_t *offs, uint64_t seed, uint64_t first, uint32_t it)
+                  const uint64_t *offs, uint64_t off1, uint64_t seed, uint64_t first, uint32_t it)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ uint32_t short_slot, nslots;
@@ -164,7 +166,7 @@ __global__ void __launch_bounds__(THREADS)
     T *a = base + j * n;
     const uint32_t *sg = sigma + j * nblocks;
     const uint64_t sample = first + j;
-    const uint64_t off = offs ? offs[j] : pb_pov_offset(n, p.block, seed, sample, it);
+    const uint64_t off = offs ? offs[j] : off1;
     const uint32_t m_most = p.block * p.vblock;
     T *buf = (T *)smem;
     uint16_t *draws = (uint16_t *)(smem + (size_t)m_most * sizeof(T));
@@ -193,12 +195,11 @@ __global__ void __launch_bounds__(THREADS)
 template <typename V>
 __global__ void __launch_bounds__(RTHREADS)
     pov_records(V *a, V *scratch, unsigned vecs, unsigned group, uint64_t n, pb_pov_params p, uint64_t nblocks,
-                const uint32_t *sg, uint64_t seed, uint64_t sample, uint32_t it)
+                const uint32_t *sg, uint64_t off, uint64_t seed, uint64_t sample, uint32_t it)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ uint32_t short_slot, nslots;
     const uint32_t v = blockIdx.x;
-    const uint64_t off = pb_pov_offset(n, p.block, seed, sample, it);
     const uint32_t m_most = p.block * p.vblock;
     V *buf = scratch ? scratch + (size_t)v * m_most * vecs : (V *)smem;
     uint32_t *pos = (uint32_t *)(scratch ? smem : smem + (size_t)m_most * vecs * sizeof(V));
@@ -242,12 +243,12 @@ __global__ void __launch_bounds__(RTHREADS)
 
 template <typename T>
 cudaError_t launch(T *d, uint64_t n, const pb_pov_params &p, uint64_t count, const uint32_t *d_sigma,
-                   const uint64_t *d_offs, uint64_t seed, uint64_t first, uint32_t it)
+                   const uint64_t *d_offs, uint64_t off1, uint64_t seed, uint64_t first, uint32_t it)
 {
     uint64_t nblocks = pb_pov_blocks(n, p.block);
     uint32_t nv = (uint32_t)pb_pov_vblocks(n, &p);
     pov_iteration<T><<<(unsigned)(count * nv), THREADS, smem_bytes(p, sizeof(T))>>>(d, n, p, nblocks, nv, d_sigma,
-                                                                                    d_offs, seed, first, it);
+                                                                                    d_offs, off1, seed, first, it);
     return cudaGetLastError();
 }
 
@@ -258,7 +259,7 @@ struct state {
     pb_pov_params p;
     uint64_t nblocks;
     uint64_t *d_keys, *d_keys_sorted; /* [nblocks] */
-    uint32_t *d_blocks, *d_sigma;     /* [nblocks] */
+    uint32_t *d_blocks, *d_sigma;     /* [nblocks]: the identity (the sort's values), sigma */
     void *d_sort_temp;
     size_t sort_temp_bytes;
     void *d_scratch; /* records: virtual blocks too wide for shared memory */
@@ -300,6 +301,8 @@ int prepare(const pb_point *pt, void **out, pb_err *err)
     PB_CUDA_TRY(cudaMalloc(&s->d_keys_sorted, nb * sizeof *s->d_keys_sorted), err);
     PB_CUDA_TRY(cudaMalloc(&s->d_blocks, nb * sizeof *s->d_blocks), err);
     PB_CUDA_TRY(cudaMalloc(&s->d_sigma, nb * sizeof *s->d_sigma), err);
+    pb_iota<<<pb_grid_for(nb, 256), 256>>>(s->d_blocks, nb);
+    PB_CUDA_LAUNCHED(err);
     PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, s->sort_temp_bytes, s->d_keys, s->d_keys_sorted,
                                                 s->d_blocks, s->d_sigma, (int64_t)nb),
                 err);
@@ -341,38 +344,41 @@ int refresh(void *st, pb_err *err)
 }
 
 template <typename V>
-void launch_records(state *s, uint64_t n, uint64_t seed, uint64_t sample, uint32_t it)
+void launch_records(state *s, uint64_t n, uint64_t off, uint64_t seed, uint64_t sample, uint32_t it)
 {
     unsigned vecs = s->bufs->pt.item_bytes / sizeof(V);
     pov_records<V><<<(unsigned)pb_pov_vblocks(n, &s->p), RTHREADS, s->smem>>>(
-        (V *)s->bufs->d_out, (V *)s->d_scratch, vecs, pb_record_group(vecs), n, s->p, s->nblocks, s->d_sigma, seed,
-        sample, it);
+        (V *)s->bufs->d_out, (V *)s->d_scratch, vecs, pb_record_group(vecs), n, s->p, s->nblocks, s->d_sigma, off,
+        seed, sample, it);
 }
 
 /* Every iteration on the device, in stream order: the blocks' keys, their
- * sort into sigma, the virtual blocks' shuffles. No host buffer is reused
- * across iterations or samples, so runs may follow one another unwaited. */
+ * sort into sigma, the virtual blocks' shuffles (the offset a launch
+ * argument). No host buffer is shared with the device, so runs may follow
+ * one another unwaited. */
 int run(void *st, uint64_t sample, pb_err *err)
 {
     state *s = (state *)st;
     uint64_t n = s->bufs->pt.n, seed = s->bufs->pt.seed;
     unsigned ib = s->bufs->pt.item_bytes;
     if (n < 2) return 0;
-    unsigned kb = (unsigned)((s->nblocks + 255) / 256 < 4096 ? (s->nblocks + 255) / 256 : 4096);
     for (uint32_t it = 0; it < s->p.iterations; it++) {
-        block_keys<<<kb, 256>>>(s->d_keys, s->d_blocks, s->nblocks, seed, sample, it);
+        block_keys<<<pb_grid_for(s->nblocks, 256), 256>>>(s->d_keys, s->nblocks, seed, sample, it);
         PB_CUDA_LAUNCHED(err);
         PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(s->d_sort_temp, s->sort_temp_bytes, s->d_keys, s->d_keys_sorted,
                                                     s->d_blocks, s->d_sigma, (int64_t)s->nblocks),
                     err);
+        uint64_t off = pb_pov_offset(n, s->p.block, seed, sample, it);
         if (pb_shuffle_is_record(ib)) {
-            if (vec16(ib)) launch_records<uint4>(s, n, seed, sample, it);
-            else launch_records<uint2>(s, n, seed, sample, it);
+            if (vec16(ib)) launch_records<uint4>(s, n, off, seed, sample, it);
+            else launch_records<uint2>(s, n, off, seed, sample, it);
             PB_CUDA_LAUNCHED(err);
             continue;
         }
-        cudaError_t e = ib == 4 ? launch((uint32_t *)s->bufs->d_out, n, s->p, 1, s->d_sigma, nullptr, seed, sample, it)
-                                : launch((uint64_t *)s->bufs->d_out, n, s->p, 1, s->d_sigma, nullptr, seed, sample, it);
+        uint32_t *d32 = (uint32_t *)s->bufs->d_out;
+        uint64_t *d64 = (uint64_t *)s->bufs->d_out;
+        cudaError_t e = ib == 4 ? launch(d32, n, s->p, 1, s->d_sigma, nullptr, off, seed, sample, it)
+                                : launch(d64, n, s->p, 1, s->d_sigma, nullptr, off, seed, sample, it);
         PB_CUDA_TRY(e, err);
     }
     return 0;
@@ -418,7 +424,7 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
         /* Synchronous copies: the previous launch has read them. */
         if (!failed) e = cudaMemcpy(d_sigma, h_sigma, count * nb * sizeof *d_sigma, cudaMemcpyHostToDevice);
         if (!failed && e == cudaSuccess) e = cudaMemcpy(d_offs, h_offs, count * sizeof *d_offs, cudaMemcpyHostToDevice);
-        if (!failed && e == cudaSuccess) e = launch(d, n, p, count, d_sigma, d_offs, seed, first, it);
+        if (!failed && e == cudaSuccess) e = launch(d, n, p, count, d_sigma, d_offs, 0, seed, first, it);
     }
     if (e == cudaSuccess && !failed) e = cudaMemcpy(out, d, count * n * sizeof *d, cudaMemcpyDeviceToHost);
     cudaFree(d), cudaFree(d_sigma), cudaFree(d_offs);

@@ -76,12 +76,6 @@ template <typename I> cudaError_t sort_index(state *s, void *temp, size_t &bytes
                                            (I *)s->idx_out, (int64_t)s->n);
 }
 
-template <typename I> __global__ void iota(I *idx, uint64_t n)
-{
-    for (uint64_t i = blockIdx.x * (uint64_t)BLOCK + threadIdx.x; i < n; i += (uint64_t)gridDim.x * BLOCK)
-        idx[i] = (I)i;
-}
-
 template <typename T> cudaError_t sort(state *s, void *temp, size_t &bytes)
 {
     auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
@@ -113,8 +107,8 @@ int prepare(const pb_point *pt, void **out_state, pb_err *err)
         size_t ib = s->wide_idx ? 8 : 4;
         PB_CUDA_TRY(cudaMalloc(&s->idx_in, s->n * ib), err);
         PB_CUDA_TRY(cudaMalloc(&s->idx_out, s->n * ib), err);
-        if (s->wide_idx) iota<<<pb_grid_for(s->n, BLOCK), BLOCK>>>((uint64_t *)s->idx_in, s->n);
-        else iota<<<pb_grid_for(s->n, BLOCK), BLOCK>>>((uint32_t *)s->idx_in, s->n);
+        if (s->wide_idx) pb_iota<<<pb_grid_for(s->n, BLOCK), BLOCK>>>((uint64_t *)s->idx_in, s->n);
+        else pb_iota<<<pb_grid_for(s->n, BLOCK), BLOCK>>>((uint32_t *)s->idx_in, s->n);
         PB_CUDA_LAUNCHED(err);
     }
     PB_CUDA_TRY(sort_any(s, nullptr, s->temp_bytes), err);

@@ -39,6 +39,7 @@
 #include <Random123/philox.h>
 
 #include "core/hd.h"
+#include "core/lemire.h"
 
 #define PB_POV_MAX_ITERATIONS 63
 #define PB_POV_STREAM_BITS 26
@@ -74,15 +75,6 @@ PB_HDI philox4x32_ctr_t pb_pov_words(uint64_t seed, uint64_t sample, uint32_t it
     return philox4x32(c, k);
 }
 
-/* Lemire's method on one word: 1 and *j in [0, range) if it is accepted. */
-PB_HDI int pb_pov_pick(uint32_t word, uint32_t range, uint32_t *j)
-{
-    uint64_t m = (uint64_t)word * range;
-    uint32_t low = (uint32_t)m;
-    *j = (uint32_t)(m >> 32);
-    return low >= range || low >= (uint32_t)(0u - range) % range;
-}
-
 /* The draw of `step` in [0, range), range >= 1: its word of each retry in
  * turn until one is accepted (each is rejected with probability below
  * range / 2^32). */
@@ -92,7 +84,7 @@ PB_HDI uint32_t pb_pov_draw(uint64_t seed, uint64_t sample, uint32_t it, uint32_
     uint32_t j = 0;
     for (uint32_t retry = 0; retry < 256; retry++) {
         philox4x32_ctr_t w = pb_pov_words(seed, sample, it, stream, step >> 2, retry);
-        if (pb_pov_pick(w.v[step & 3], range, &j)) return j;
+        if (pb_lemire_pick(w.v[step & 3], range, &j)) return j;
     }
     return j; /* 256 rejections in a row: never, to 2^-5000 */
 }

@@ -23,44 +23,61 @@ int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err)
  * and three allocations would cost a hundred times the old Fisher-Yates. */
 #define POV_SMALL_SORT 128
 
-int pb_pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it, int threads)
+/* pb_pov_assign with its scratch given (NULLs for decks of at most
+ * POV_SMALL_SORT blocks): key, key2 of nblocks entries, sigma2 too. */
+static void pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it, int threads,
+                       uint64_t *key, uint64_t *key2, uint32_t *sigma2)
 {
     if (nblocks <= POV_SMALL_SORT) {
         /* Insertion sort of (key, block): stable, as the radix sort, so the
          * order is the same. */
-        uint64_t key[POV_SMALL_SORT];
+        uint64_t small[POV_SMALL_SORT];
         for (uint64_t b = 0; b < nblocks; b++) {
             uint64_t k = pb_pov_block_key(seed, sample, it, b), j = b;
-            for (; j > 0 && key[j - 1] > k; j--) key[j] = key[j - 1], sigma[j] = sigma[j - 1];
-            key[j] = k, sigma[j] = (uint32_t)b;
+            for (; j > 0 && small[j - 1] > k; j--) small[j] = small[j - 1], sigma[j] = sigma[j - 1];
+            small[j] = k, sigma[j] = (uint32_t)b;
         }
-        return 0;
+        return;
     }
-    uint64_t *key = malloc(nblocks * sizeof *key + 1), *key2 = malloc(nblocks * sizeof *key2 + 1);
-    uint32_t *sigma2 = malloc(nblocks * sizeof *sigma2 + 1);
-    int ok = key && key2 && sigma2;
-    if (ok) {
 #pragma omp parallel for num_threads(threads > 0 ? threads : 1) schedule(static) if (nblocks >= 65536)
-        for (uint64_t b = 0; b < nblocks; b++) key[b] = pb_pov_block_key(seed, sample, it, b), sigma[b] = (uint32_t)b;
-        /* LSD radix sort of (key, block), a byte a pass: stable, so equal
-         * keys keep block order, as CUB's radix sort on the GPU does. Eight
-         * passes: the result ends where it began. */
-        uint64_t *k = key, *k2 = key2;
-        uint32_t *s = sigma, *s2 = sigma2;
-        for (unsigned shift = 0; shift < 64; shift += 8) {
-            uint64_t count[257] = {0};
-            for (uint64_t b = 0; b < nblocks; b++) count[((k[b] >> shift) & 255) + 1]++;
-            for (unsigned d = 0; d < 256; d++) count[d + 1] += count[d];
-            for (uint64_t b = 0; b < nblocks; b++) {
-                uint64_t at = count[(k[b] >> shift) & 255]++;
-                k2[at] = k[b], s2[at] = s[b];
-            }
-            uint64_t *tk = k;
-            uint32_t *ts = s;
-            k = k2, k2 = tk, s = s2, s2 = ts;
+    for (uint64_t b = 0; b < nblocks; b++) key[b] = pb_pov_block_key(seed, sample, it, b), sigma[b] = (uint32_t)b;
+    /* LSD radix sort of (key, block), a byte a pass: stable, so equal keys
+     * keep block order, as CUB's radix sort on the GPU does. Eight passes:
+     * the result ends where it began. */
+    uint64_t *k = key, *k2 = key2;
+    uint32_t *s = sigma, *s2 = sigma2;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        uint64_t count[257] = {0};
+        for (uint64_t b = 0; b < nblocks; b++) count[((k[b] >> shift) & 255) + 1]++;
+        for (unsigned d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (uint64_t b = 0; b < nblocks; b++) {
+            uint64_t at = count[(k[b] >> shift) & 255]++;
+            k2[at] = k[b], s2[at] = s[b];
         }
+        uint64_t *tk = k;
+        uint32_t *ts = s;
+        k = k2, k2 = tk, s = s2, s2 = ts;
     }
-    free(key), free(key2), free(sigma2);
+}
+
+/* The radix sort's scratch for nblocks blocks (one allocation: two key
+ * arrays, then a second sigma); NULL where none is needed or on no memory
+ * (*ok says which). */
+static uint64_t *pov_scratch(uint64_t nblocks, int *ok)
+{
+    *ok = 1;
+    if (nblocks <= POV_SMALL_SORT) return NULL;
+    uint64_t *key = malloc(nblocks * (2 * sizeof(uint64_t) + sizeof(uint32_t)));
+    *ok = key != NULL;
+    return key;
+}
+
+int pb_pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it, int threads)
+{
+    int ok;
+    uint64_t *key = pov_scratch(nblocks, &ok);
+    if (ok) pov_assign(sigma, nblocks, seed, sample, it, threads, key, key + nblocks, (uint32_t *)(key + 2 * nblocks));
+    free(key);
     return ok ? 0 : -1;
 }
 
@@ -97,7 +114,7 @@ static inline void pov_vblock(char *a, uint64_t n, unsigned ib, const pb_pov_par
     for (uint32_t i = m; i > 1; i--) {
         uint32_t j;
         if (i >> 2 != group) group = i >> 2, w = pb_pov_words(seed, sample, it, v, group, 0);
-        if (!pb_pov_pick(w.v[i & 3], i, &j)) j = pb_pov_draw(seed, sample, it, v, i, i);
+        if (!pb_lemire_pick(w.v[i & 3], i, &j)) j = pb_pov_draw(seed, sample, it, v, i, i);
         uint32_t x = perm[i - 1];
         perm[i - 1] = perm[j], perm[j] = x;
     }
@@ -128,10 +145,13 @@ int pb_pov_shuffle(void *a, uint64_t n, unsigned item_bytes, const pb_pov_params
     uint64_t nblocks = pb_pov_blocks(n, p->block);
     uint32_t nv = (uint32_t)pb_pov_vblocks(n, p);
     size_t most = (size_t)p->block * p->vblock;
-    int failed = 0;
+    int failed = 0, ok;
+    /* sigma's sort scratch, once for every iteration. */
+    uint64_t *key = pov_scratch(nblocks, &ok);
+    if (!ok) return pb_err_set(err, "pov: out of memory for the blocks' sort keys");
     for (uint32_t it = 0; it < p->iterations && !failed; it++) {
-        uint64_t off;
-        if (pb_pov_layout(n, p, seed, sample, it, threads, sigma, &off, err)) return -1;
+        pov_assign(sigma, nblocks, seed, sample, it, threads, key, key + nblocks, (uint32_t *)(key + 2 * nblocks));
+        uint64_t off = pb_pov_offset(n, p->block, seed, sample, it);
         if (threads <= 1 || nv < 2) {
             uint32_t *pos = malloc(2 * most * sizeof *pos); /* places, then perm */
             char *buf = malloc(most * item_bytes);
@@ -152,5 +172,6 @@ int pb_pov_shuffle(void *a, uint64_t n, unsigned item_bytes, const pb_pov_params
             free(pos), free(buf);
         }
     }
+    free(key);
     return failed ? pb_err_set(err, "pov: out of memory for a virtual block's buffers") : 0;
 }

@@ -9,11 +9,13 @@
  * (one row: DeviceRadixSort; a batch: DeviceSegmentedSort over the output
  * offsets), the values and indices gathered through the sorted positions
  * (a NaN's order key is canonical, so values are not rebuilt from keys), and
- * copied back. All on the caller's stream, nothing waits on the host, so a
+ * copied back. The positions the sort carries are the identity, written
+ * once at set-up. All on the caller's stream, nothing waits on the host, so a
  * module may capture it in its graph. */
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
+#include "core/gpu_launch.cuh"
 #include "families/topk/gpu_topk_state.cuh"
 #include "families/topk/topk_key.h"
 
@@ -26,22 +28,13 @@ struct pb_gpu_topk_ranker {
 
 namespace {
 
+/* The sort keys; their values, the positions, are the identity setup
+ * wrote once (the sort leaves its input as it was). */
 __global__ void rank_keys(const uint32_t *vals, const uint32_t *idx, uint64_t n, int dtype, int largest,
-                          uint64_t *keys, uint32_t *pos)
+                          uint64_t *keys)
 {
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
         keys[i] = (uint64_t)pb_topk_okey_of(vals[i], dtype, largest) << 32 | (uint32_t)~idx[i];
-        pos[i] = (uint32_t)i;
-    }
-}
-
-__global__ void rank_gather(const uint32_t *vals, const uint32_t *idx, const uint32_t *pos, uint64_t n,
-                            uint32_t *vals_out, uint32_t *idx_out)
-{
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
-        vals_out[i] = vals[pos[i]];
-        idx_out[i] = idx[pos[i]];
-    }
 }
 
 cudaError_t rank_sort(const pb_gpu_topk *g, pb_gpu_topk_ranker *k, void *temp, size_t &bytes, cudaStream_t s)
@@ -52,12 +45,6 @@ cudaError_t rank_sort(const pb_gpu_topk *g, pb_gpu_topk_ranker *k, void *temp, s
                                                          n, 0, 64, s);
     return cub::DeviceSegmentedSort::SortPairsDescending(temp, bytes, k->keys, k->keys_sorted, k->pos, k->pos_sorted,
                                                          (int64_t)n, (int64_t)rows, g->d_out_off, g->d_out_off + 1, s);
-}
-
-unsigned grid_for(uint64_t n)
-{
-    uint64_t b = (n + 255) / 256;
-    return (unsigned)(b < 4096 ? (b ? b : 1) : 4096);
 }
 
 } // namespace
@@ -83,6 +70,8 @@ int pb_gpu_topk_rank_setup(pb_gpu_topk *g, pb_err *err)
     PB_CUDA_TRY(cudaMalloc(&k->pos_sorted, n * 4), err);
     PB_CUDA_TRY(cudaMalloc(&k->vals, n * 4), err);
     PB_CUDA_TRY(cudaMalloc(&k->idx, n * 4), err);
+    pb_iota<<<pb_grid_for(n, 256), 256>>>(k->pos, n);
+    PB_CUDA_LAUNCHED(err);
     PB_CUDA_TRY(rank_sort(g, k, nullptr, k->temp_bytes, 0), err);
     PB_CUDA_TRY(cudaMalloc(&k->temp, k->temp_bytes ? k->temp_bytes : 1), err);
     return 0;
@@ -94,12 +83,13 @@ int pb_gpu_topk_rank(const pb_gpu_topk *g, cudaStream_t s, pb_err *err)
     uint64_t n = g->prob.out_total;
     if (!k) return pb_err_set(err, "sorted = yes, but the ranking's buffers were not made");
     if (n < 2) return 0;
-    rank_keys<<<grid_for(n), 256, 0, s>>>(g->d_vals, g->d_idx, n, (int)g->prob.dtype, (int)g->prob.largest, k->keys,
-                                          k->pos);
+    unsigned grid = pb_grid_for(n, 256);
+    rank_keys<<<grid, 256, 0, s>>>(g->d_vals, g->d_idx, n, (int)g->prob.dtype, (int)g->prob.largest, k->keys);
     PB_CUDA_LAUNCHED(err);
     size_t bytes = k->temp_bytes;
     PB_CUDA_TRY(rank_sort(g, k, k->temp, bytes, s), err);
-    rank_gather<<<grid_for(n), 256, 0, s>>>(g->d_vals, g->d_idx, k->pos_sorted, n, k->vals, k->idx);
+    pb_gather_by_index<<<grid, 256, 0, s>>>(g->d_vals, k->vals, k->pos_sorted, n);
+    pb_gather_by_index<<<grid, 256, 0, s>>>(g->d_idx, k->idx, k->pos_sorted, n);
     PB_CUDA_LAUNCHED(err);
     PB_CUDA_TRY(cudaMemcpyAsync(g->d_vals, k->vals, n * 4, cudaMemcpyDeviceToDevice, s), err);
     PB_CUDA_TRY(cudaMemcpyAsync(g->d_idx, k->idx, n * 4, cudaMemcpyDeviceToDevice, s), err);
