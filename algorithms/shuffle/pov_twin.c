@@ -23,10 +23,10 @@ int pb_pov_check(uint64_t n, const pb_pov_params *p, pb_err *err)
  * and three allocations would cost a hundred times the old Fisher-Yates. */
 #define POV_SMALL_SORT 128
 
-/* pb_pov_assign with its scratch given (NULLs for decks of at most
- * POV_SMALL_SORT blocks): key, key2 of nblocks entries, sigma2 too. */
+/* pb_pov_assign with its scratch given (pov_scratch's; NULL for decks of
+ * at most POV_SMALL_SORT blocks). */
 static void pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sample, uint32_t it, int threads,
-                       uint64_t *key, uint64_t *key2, uint32_t *sigma2)
+                       uint64_t *scratch)
 {
     if (nblocks <= POV_SMALL_SORT) {
         /* Insertion sort of (key, block): stable, as the radix sort, so the
@@ -39,6 +39,8 @@ static void pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_
         }
         return;
     }
+    uint64_t *key = scratch, *key2 = scratch + nblocks;
+    uint32_t *sigma2 = (uint32_t *)(scratch + 2 * nblocks);
 #pragma omp parallel for num_threads(threads > 0 ? threads : 1) schedule(static) if (nblocks >= 65536)
     for (uint64_t b = 0; b < nblocks; b++) key[b] = pb_pov_block_key(seed, sample, it, b), sigma[b] = (uint32_t)b;
     /* LSD radix sort of (key, block), a byte a pass: stable, so equal keys
@@ -76,7 +78,7 @@ int pb_pov_assign(uint32_t *sigma, uint64_t nblocks, uint64_t seed, uint64_t sam
 {
     int ok;
     uint64_t *key = pov_scratch(nblocks, &ok);
-    if (ok) pov_assign(sigma, nblocks, seed, sample, it, threads, key, key + nblocks, (uint32_t *)(key + 2 * nblocks));
+    if (ok) pov_assign(sigma, nblocks, seed, sample, it, threads, key);
     free(key);
     return ok ? 0 : -1;
 }
@@ -150,7 +152,7 @@ int pb_pov_shuffle(void *a, uint64_t n, unsigned item_bytes, const pb_pov_params
     uint64_t *key = pov_scratch(nblocks, &ok);
     if (!ok) return pb_err_set(err, "pov: out of memory for the blocks' sort keys");
     for (uint32_t it = 0; it < p->iterations && !failed; it++) {
-        pov_assign(sigma, nblocks, seed, sample, it, threads, key, key + nblocks, (uint32_t *)(key + 2 * nblocks));
+        pov_assign(sigma, nblocks, seed, sample, it, threads, key);
         uint64_t off = pb_pov_offset(n, p->block, seed, sample, it);
         if (threads <= 1 || nv < 2) {
             uint32_t *pos = malloc(2 * most * sizeof *pos); /* places, then perm */
