@@ -17,7 +17,9 @@
  *    product is complete; above, a fixed hash of the point picks the shape,
  *    direction and type, so every value of every dimension is still met
  *    many times without the host's twin and check dominating the run (see
- *    the tiers in the test). Prints "N module runs, F failures".
+ *    the tiers in the test). Prints "N module runs, F failures"
+ *    PB_TOPK_CASES=radik,radik:sorted=yes (for example) runs only the
+ *    cases named.
  *  - gpu_topk_scaling: radik with scale=off, random and pivot (the filter
  *    off, so that the scaled first digit does the work), and the default
  *    (pivot and the filter) on the same inputs: each passes the check, and
@@ -25,8 +27,8 @@
  *    is unique in the row, otherwise the key multisets are (neither scaling
  *    nor the filter changes the returned set).
  *  - gpu_topk_ties: ties = lowest-index on sort-and-choose, radik and radik
- *    with scale=off (ties from the candidate passes), hier=0, resched=0
- *    and filter=overshoot: each row's returned index set equals the host
+ *    with scale=off (ties from the candidate passes), hier=0, resched=0,
+ *    filter=overshoot, sorted=yes and tie_aware=0 (the paper's tie handling): each row's returned index set equals the host
  *    twin's exactly (besides verify(), which then checks the same), on
  *    few:2, few:16, int8, relu, masked:0.5, equal, nan and uniform, at n in
  *    {1, 2, 3, 2^10 - 1, 2^11 - 1, 2^11, 2^11 + 1, 2^16 +- 1, 2^20 + 1} x
@@ -85,7 +87,34 @@ enum { NCASES = sizeof cases / sizeof cases[0] };
  * 600 s call on a lent GPU node. Every other test takes every case. */
 enum { TWIN_PARTS = 3 };
 static int twin_part = -1; /* -1: every case */
-static bool in_part(int ci) { return twin_part < 0 || ci % TWIN_PARTS == twin_part; }
+
+/* PB_TOPK_CASES=LIST (comma-separated `module` or `module:param=value`)
+ * runs only the twin cases named, in whichever part holds them: a focused
+ * run on a lent GPU, whose minutes are few (the parts take ~300 s each). */
+static bool case_wanted(const tk_case *c)
+{
+    const char *list = getenv("PB_TOPK_CASES");
+    if (!list || !*list) return true;
+    char name[128];
+    if (c->param)
+        snprintf(name, sizeof name, "%s:%s=%s", c->module, c->param, c->value);
+    else
+        snprintf(name, sizeof name, "%s", c->module);
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == len && strncmp(p, name, l) == 0) return true;
+        if (!e) break;
+        p = e + 1;
+    }
+    return false;
+}
+
+static bool in_part(int ci)
+{
+    return (twin_part < 0 || ci % TWIN_PARTS == twin_part) && case_wanted(&cases[ci]);
+}
 
 typedef struct tk_shape {
     uint64_t rows;
@@ -601,7 +630,7 @@ static int scaling_sweep(void)
 static const tk_case tie_cases[] = {
     {"sort-and-choose", NULL, NULL}, {"radik", NULL, NULL},     {"radik", "scale", "off"},
     {"radik", "hier", "0"},          {"radik", "resched", "0"}, {"radik", "filter", "overshoot"},
-    {"radik", "sorted", "yes"},
+    {"radik", "sorted", "yes"},      {"radik", "tie_aware", "0"},
 };
 enum { NTIE_CASES = sizeof tie_cases / sizeof tie_cases[0] };
 

@@ -12,7 +12,10 @@
  *    above the pivot), and the row is finished when the launches are;
  *    with ties = lowest-index (n <= 4097), the row state the GPU has after
  *    the last pass gives the tie pass the pivot and the number of ties to
- *    choose, and it picks the pivot's first indices;
+ *    choose, and it picks the pivot's first indices; every filter also
+ *    strictly (tie_aware: keys above the threshold, and up to take of
+ *    those equal, or with lowest-index only their count), including the
+ *    rows whose pivot is the threshold itself;
  *  - the filter's sample rank is past the pivot's expected sample rank by
  *    the promised margin. */
 #include <stdlib.h>
@@ -84,18 +87,24 @@ TEST_IMPL(radik_scaled_digit)
     return 0;
 }
 
+/* Rows whose strict filter found the pivot at its threshold (lowest-index:
+ * the tie pass chooses all of the ties). */
+static long rd_strict_pivot;
+
 /* The kernels' passes on one row of order keys, sequentially, in the order
  * radik.cu's enqueue() launches them: F(ilter), I(nput), I, C(andidates),
  * C, C with the filter; I, I, C, C without. A pass and its select touch the
  * row only when the kernels' rules say so (its source, and FILTER only in
  * the filter pass). With `filter`, the row filters at thr with the scaled
- * digit around fref. Returns 0 if the row is finished after the launches;
+ * digit around fref, strictly with `strict` (keeping up to take keys equal
+ * to thr, or with tie_idx only counting them). Returns 0 if the row is
+ * finished after the launches;
  * *fell_back says whether a filter fell back. With tie_idx (ties =
  * lowest-index) the final pass leaves the ties alone and radik_ties.cuh's
  * pass follows, on the row state the GPU has then (no select after the last
  * pass): the tied keys' indices go to tie_idx, and it returns how many. */
 static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, uint32_t ref,
-                    int filter, uint32_t thr, uint32_t fref, uint32_t *out_keys,
+                    int filter, int strict, uint32_t thr, uint32_t fref, uint32_t *out_keys,
                     uint32_t *nout_total, int *fell_back, uint32_t *tie_idx)
 {
     static uint32_t hist[PB_RADIK_BINS];
@@ -103,7 +112,10 @@ static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, 
     uint32_t *next = malloc((len ? len : 1) * sizeof *next);
     pb_radik_row r;
     pb_radik_row_init(&r, len, k, scaled, ref);
-    if (filter) pb_radik_row_filter(&r, thr, fref);
+    uint32_t st = !strict  ? PB_RADIK_STRICT_OFF
+                  : tie_idx ? PB_RADIK_STRICT_COUNT
+                            : PB_RADIK_STRICT_KEEP;
+    if (filter) pb_radik_row_filter(&r, thr, fref, st);
     uint32_t nout = 0, ties = 0, ncand = 0;
     *fell_back = 0;
     /* The row as the GPU leaves it: no select follows the last pass. */
@@ -123,12 +135,18 @@ static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, 
             uint32_t key = src[i];
             switch (mode) {
             case PB_RADIK_COUNT: hist[pb_radik_digit(&r, key)]++; break;
-            case PB_RADIK_FILTER:
-                if (key >= r.lo) {
+            case PB_RADIK_FILTER: {
+                /* The GPU's eq slots go in arrival order; any `take` of
+                 * the equal keys are the same keys. */
+                bool in = r.strict ? key > r.lo : key >= r.lo;
+                if (r.strict && key == r.lo && r.eq++ < r.take)
+                    in = r.strict == PB_RADIK_STRICT_KEEP;
+                if (in) {
                     next[wr++] = key;
                     hist[pb_radik_digit(&r, key)]++;
                 }
                 break;
+            }
             case PB_RADIK_SPLIT:
                 if (key > r.hi) out_keys[nout++] = key;
                 else if (key >= r.lo) {
@@ -168,6 +186,7 @@ static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, 
         }
         pb_radik_row_advance(&r, bin, above, count, ncand);
         if (mode == PB_RADIK_FILTER && r.mode == PB_RADIK_COUNT) *fell_back = 1;
+        if (mode == PB_RADIK_FILTER && r.tie_need) rd_strict_pivot++;
         if (q[1]) gpu_view = r;
     }
     free(cand);
@@ -175,7 +194,7 @@ static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, 
     if (tie_idx) {
         /* radik_ties.cuh's pass, sequentially: the first `need` keys equal
          * to the pivot in index order, after the take - need above it. */
-        uint32_t need = pb_radik_tie_need(&gpu_view), pivot = gpu_view.lo;
+        uint32_t need = pb_radik_tie_need(&gpu_view), pivot = pb_radik_tie_key(&gpu_view);
         if (need && nout != gpu_view.take - need) return -1;
         for (uint32_t i = 0; i < len && ties < need; i++)
             if (keys[i] == pivot) {
@@ -229,13 +248,14 @@ static int cmp_u32_desc(const void *a, const void *b)
  * ties are the first indices of the pivot's key, as many as the keys above
  * the pivot leave to fill. Returns 1 on failure (printed). */
 static int rd_lowest(const uint32_t *keys, uint32_t n, uint64_t k, int scaled, uint32_t ref,
-                     int filter, uint32_t thr, uint32_t fref, const uint32_t *sorted,
+                     int filter, int strict, uint32_t thr, uint32_t fref, const uint32_t *sorted,
                      uint32_t *tie_idx)
 {
     uint32_t take = k < n ? (uint32_t)k : n, got = 0;
     uint32_t *out = malloc((n ? n : 1) * sizeof *out);
     int fell = 0;
-    int ties = rd_model(keys, n, k, scaled, ref, filter, thr, fref, out, &got, &fell, tie_idx);
+    int ties =
+        rd_model(keys, n, k, scaled, ref, filter, strict, thr, fref, out, &got, &fell, tie_idx);
     int rc = 0;
     if (ties < 0 || got != take) {
         fprintf(stderr, "lowest-index model: rc %d, %u of %u\n", ties, got, take);
@@ -300,14 +320,15 @@ TEST_IMPL(radik_host_model)
                 qsort(sorted, n, sizeof *sorted, cmp_u32_desc);
                 uint64_t kl[] = {1, 2, 31, 32, 33, 1000, n / 2, n - 1, n, n + 1};
                 for (size_t ki = 0; ki < sizeof kl / sizeof kl[0]; ki++)
-                    for (int sc = 0; sc < 3 * 5; sc++) {
+                    for (int sc = 0; sc < 3 * 5 * 2; sc++) {
                         uint64_t k = kl[ki];
                         if (k < 1) continue;
                         uint32_t take = k < n ? (uint32_t)k : (uint32_t)n;
                         /* Scaling: off; a pseudo-random element; the true
                          * pivot. Filter: none; at the pivot; below it;
                          * the largest key; above the pivot (falls back). */
-                        int scale = sc % 3, filt = sc / 3;
+                        int scale = sc % 3, filt = sc / 3 % 5, strict = sc / 15;
+                        if (strict && !filt) continue;
                         uint32_t ref = scale == 1 ? keys[(rd_next() % n)] : sorted[take - 1];
                         uint32_t piv = sorted[take - 1], thr = piv;
                         if (filt == 2) thr = sorted[take - 1 + (n - take) / 3];
@@ -319,23 +340,24 @@ TEST_IMPL(radik_host_model)
                         uint32_t got = 0;
                         int fell = 0;
                         int rc = rd_model(keys, (uint32_t)n, k, scale != 0 && take < n, ref,
-                                          filt != 0, thr, fref, out, &got, &fell, NULL);
+                                          filt != 0, strict, thr, fref, out, &got, &fell, NULL);
                         if (rc == 0 && n <= 4097 &&
                             rd_lowest(keys, (uint32_t)n, k, scale != 0 && take < n, ref,
-                                      filt != 0, thr, fref, sorted, tie_idx)) {
-                            fprintf(stderr, "n=%llu dist=%d k=%llu scale=%d filter=%d\n",
+                                      filt != 0, strict, thr, fref, sorted, tie_idx)) {
+                            fprintf(stderr,
+                                    "n=%llu dist=%d k=%llu scale=%d filter=%d strict=%d\n",
                                     (unsigned long long)n, dist, (unsigned long long)k, scale,
-                                    filt);
+                                    filt, strict);
                             return 1;
                         }
                         /* Above the pivot, fewer than take keys pass. */
                         bool must_fall = take < n && (filt == 4 ? piv != UINT32_MAX : false);
                         if (rc < 0 || got != take || (must_fall && !fell)) {
                             fprintf(stderr,
-                                    "n=%llu dist=%d k=%llu scale=%d filter=%d: rc %d, %u of %u, "
-                                    "fell back %d\n",
+                                    "n=%llu dist=%d k=%llu scale=%d filter=%d strict=%d: rc %d, "
+                                    "%u of %u, fell back %d\n",
                                     (unsigned long long)n, dist, (unsigned long long)k, scale,
-                                    filt, rc, got, take, fell);
+                                    filt, strict, rc, got, take, fell);
                             return 1;
                         }
                         falls += fell;
@@ -357,7 +379,10 @@ TEST_IMPL(radik_host_model)
                 free(tie_idx);
                 pb_topk_problem_free(&p);
             }
-    printf("%ld model runs, %ld filter fallbacks\n", cases, falls);
+    printf("%ld model runs, %ld filter fallbacks, %ld strict filters with the pivot at the "
+           "threshold\n",
+           cases, falls, rd_strict_pivot);
     ASSERT(falls > 0);
+    ASSERT(rd_strict_pivot > 0);
     return 0;
 }

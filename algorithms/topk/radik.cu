@@ -12,7 +12,9 @@
  * synchronisation inside a query. With `ties = lowest-index` the final
  * pass leaves the keys equal to the pivot alone and a tie pass over the
  * input (radik_ties.cuh: count, scan, write in index order) fills the rest
- * of the row with the tied keys of the smallest indices. */
+ * of the row with the tied keys of the smallest indices. Ties at the
+ * sample's threshold (`tie_aware`, radik_digit.h) keep an all-equal or
+ * few-level row on the one-read path. */
 #include <stdlib.h>
 
 #include <cub/device/device_scan.cuh>
@@ -25,7 +27,7 @@
 
 namespace {
 
-enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER };
+enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE };
 
 const pb_param_spec params[] = {
     PB_TOPK_COMMON_PARAMS,
@@ -48,6 +50,11 @@ const pb_param_spec params[] = {
      "threshold keeping at most 1/16 of them are read once, keeping the keys above it; a row "
      "with fewer than k such keys falls back to the two reads (overshoot: the sample's maximum "
      "as the threshold, to exercise the fallback)"},
+    {"tie_aware", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "ties at the threshold (not in the paper): a sampled threshold shared by many keys filters "
+     "strictly, keeping the keys above it and at most k of those equal (lowest-index: counting "
+     "them), and a block stops claiming ties at the pivot once k are taken (no: such rows take "
+     "the two reads and every tie claims a slot, as before)"},
 };
 
 struct radik {
@@ -115,6 +122,7 @@ pb_radik_args args_of(const pb_gpu_topk *g, const radik *r)
     a.hier = (int)g->params.v[P_HIER];
     a.pad = (int)g->params.v[P_PAD];
     a.lowest = r->lowest ? 1 : 0;
+    a.tie_aware = (int)g->params.v[P_TIE_AWARE];
     return a;
 }
 

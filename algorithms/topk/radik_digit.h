@@ -43,7 +43,30 @@
  * the scaled digit around the sample's pivot estimate (mode FILTER): a
  * query reads its input once. If fewer than `need` keys pass (the sample
  * was wrong), the row starts over with the two-read passes, so the answer
- * never depends on the sample. */
+ * never depends on the sample.
+ *
+ * Ties at the threshold (`tie_aware`, on by default). On an all-equal row,
+ * half-zero ReLU outputs or a few quantised levels, the sample's threshold
+ * key is shared by much of the row, so "at or above it" keeps far more than
+ * 1/16 and the row used to take the two-read passes, writing every tied key
+ * as a candidate through every candidate pass (19x the uniform time at 2^29
+ * on an H200). A strict filter is used instead: keys above the threshold
+ * are candidates as before, and the keys equal to it are counted on the
+ * row's `eq` counter, saturating past `take` (a block stops adding once it
+ * has seen it full). Which keys equal to the threshold go on:
+ *   - ties = any (strict = PB_RADIK_STRICT_KEEP): the first `take` to claim
+ *     an `eq` slot become candidates too. The candidates then hold every key
+ *     above the threshold and min(c_eq, take) keys equal to it, so a top
+ *     `take` of them is a top `take` of the row whenever the row has `take`
+ *     keys at or above the threshold — the same condition, checked the same
+ *     way (written >= need), as the plain filter's;
+ *   - ties = lowest-index (PB_RADIK_STRICT_COUNT): none (which ones must be
+ *     chosen by index). If the keys above number c_gt >= take, the pivot
+ *     lies above the threshold and the row goes on as usual; if c_gt < take
+ *     <= c_gt + c_eq, the pivot is the threshold: every candidate is taken
+ *     and the tie pass (radik_ties.cuh) fills take - c_gt from the
+ *     threshold's first indices (tie_key, tie_need); else the row falls
+ *     back. */
 #ifndef PB_RADIK_DIGIT_H
 #define PB_RADIK_DIGIT_H
 
@@ -74,6 +97,13 @@ enum pb_radik_mode {
     PB_RADIK_FILTER = 5, /* first pass, sampled: keep keys >= lo, histogram them scaled */
 };
 
+/* A filter's treatment of keys equal to its threshold (see above). */
+enum pb_radik_strict {
+    PB_RADIK_STRICT_OFF = 0,   /* keys >= threshold are candidates */
+    PB_RADIK_STRICT_KEEP = 1,  /* > threshold, and `take` of those equal */
+    PB_RADIK_STRICT_COUNT = 2, /* > threshold; those equal only counted */
+};
+
 /* Where the next pass of a row reads: the input or its candidates. */
 enum pb_radik_src { PB_RADIK_SRC_INPUT = 0, PB_RADIK_SRC_CAND = 1 };
 
@@ -99,6 +129,9 @@ typedef struct pb_radik_row {
     uint32_t nout;    /* results written (keys above the interval, in any order) */
     uint32_t ties;    /* final pass: pivot keys claimed */
     uint32_t tie_need; /* after a final pass: the ties it had to choose (`need`), else 0 */
+    uint32_t tie_key;  /* ... and their key (the pivot) */
+    uint32_t strict;   /* pb_radik_strict of a filtering row (lo is the threshold) */
+    uint32_t eq;       /* strict filter: keys equal to the threshold seen (saturates past take) */
     uint32_t src;     /* pb_radik_src of the next pass */
     uint32_t cscaled, cref; /* the counting pass's scaling, should a filter fall back */
 } pb_radik_row;
@@ -192,7 +225,9 @@ PB_RADIK_HD void pb_radik_row_init(pb_radik_row *r, uint32_t len, uint64_t k, in
     r->take = k < len ? (uint32_t)k : len;
     r->need = r->take;
     r->len_in = len;
-    r->wr = r->nout = r->ties = r->tie_need = 0;
+    r->wr = r->nout = r->ties = r->tie_need = r->tie_key = 0;
+    r->strict = PB_RADIK_STRICT_OFF;
+    r->eq = 0;
     r->src = PB_RADIK_SRC_INPUT;
     r->mode = r->take == 0 ? PB_RADIK_DONE : r->take == len ? PB_RADIK_TAKE : PB_RADIK_COUNT;
     if (r->mode == PB_RADIK_TAKE) r->scaled = 0;
@@ -223,12 +258,15 @@ PB_RADIK_HD int pb_radik_filterable(uint64_t len, uint64_t take, int any_k)
                         PB_RADIK_SAMPLE;
 }
 
-/* A counting row turned into a filtering one: keys >= thr are kept and
- * histogrammed by the scaled digit around ref. Other rows are left alone. */
-PB_RADIK_HD void pb_radik_row_filter(pb_radik_row *r, uint32_t thr, uint32_t ref)
+/* A counting row turned into a filtering one: keys >= thr (strict: > thr,
+ * and per `strict` those equal) are kept and histogrammed by the scaled
+ * digit around ref. Other rows are left alone. */
+PB_RADIK_HD void pb_radik_row_filter(pb_radik_row *r, uint32_t thr, uint32_t ref, uint32_t strict)
 {
     if (r->mode != PB_RADIK_COUNT) return;
     r->mode = PB_RADIK_FILTER;
+    r->strict = strict;
+    r->eq = 0;
     r->lo = thr;
     r->hi = UINT32_MAX;
     r->scaled = 1;
@@ -247,8 +285,27 @@ PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t ab
     if (r->mode == PB_RADIK_TAKE || r->mode == PB_RADIK_FINAL || r->mode == PB_RADIK_DONE) {
         /* A final pass leaves lo (the pivot), take and need as they were:
          * with ties = lowest-index the tie pass reads them. */
-        if (r->mode == PB_RADIK_FINAL) r->tie_need = r->need;
+        if (r->mode == PB_RADIK_FINAL) {
+            r->tie_need = r->need;
+            r->tie_key = r->lo;
+        }
         r->mode = PB_RADIK_DONE;
+        return;
+    }
+    if (r->mode == PB_RADIK_FILTER && written < r->need && r->strict == PB_RADIK_STRICT_COUNT &&
+        (uint64_t)written + r->eq >= r->need) {
+        /* The pivot is the threshold: the `written` keys above it are all
+         * in, and the tie pass chooses the rest among the keys equal to it. */
+        r->tie_key = r->lo;
+        r->tie_need = r->need - written;
+        r->need = written;
+        r->lo = r->lo == UINT32_MAX ? UINT32_MAX : r->lo + 1; /* none above MAX: nothing kept */
+        r->hi = UINT32_MAX;
+        r->scaled = 0;
+        r->len_in = written;
+        r->src = PB_RADIK_SRC_CAND;
+        r->wr = 0;
+        r->mode = written ? PB_RADIK_TAKE : PB_RADIK_DONE;
         return;
     }
     if (r->mode == PB_RADIK_FILTER && written < r->need) {
@@ -294,6 +351,12 @@ PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t ab
 PB_RADIK_HD uint32_t pb_radik_tie_need(const pb_radik_row *r)
 {
     return r->mode == PB_RADIK_FINAL ? r->need : r->tie_need;
+}
+
+/* ... and their key: the pivot. */
+PB_RADIK_HD uint32_t pb_radik_tie_key(const pb_radik_row *r)
+{
+    return r->mode == PB_RADIK_FINAL ? r->lo : r->tie_key;
 }
 
 #endif

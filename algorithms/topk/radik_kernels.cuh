@@ -79,6 +79,8 @@ struct pb_radik_args {
     int dtype, largest;
     int hier, pad;
     int lowest; /* ties = lowest-index: the final pass leaves the ties to radik_ties.cuh */
+    int tie_aware; /* radik's `tie_aware`: strict filters at shared thresholds, ties claimed
+                      until a block sees `need` taken (off: the paper's query, every tie claims) */
 };
 
 __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args &a, uint32_t raw)
@@ -204,7 +206,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     uint64_t b = a.begin[row];
     uint32_t len = (uint32_t)(a.end[row] - b);
     uint32_t take = k < len ? (uint32_t)k : len;
-    uint32_t ref = 0, thr = 0, est = 0;
+    uint32_t ref = 0, thr = 0, est = 0, strict = PB_RADIK_STRICT_OFF;
     /* A short row costs a few launches whatever its digits, and the sample
      * would cost more than the passes it saves. */
     bool scaled = scale != PB_RADIK_SCALE_OFF && len >= PB_RADIK_SCALE_MIN && take < len;
@@ -250,20 +252,25 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
             filt = j < PB_RADIK_SAMPLE;
             if (filt) {
                 /* Used only if it is selective: ties at the threshold (an
-                 * all-equal row) would keep the whole row. */
+                 * all-equal row) would keep the whole row. With tie_aware
+                 * such a threshold filters strictly (radik_digit.h): the
+                 * sample keys above it number at most j, selective by
+                 * pb_radik_filterable. */
                 thr = sorted[j];
                 int kept = 0;
                 for (int i = 0; i < PB_RADIK_SAMPLE_ITEMS; i++)
                     kept += __syncthreads_count(sorted[i * PB_RADIK_BLOCK + threadIdx.x] >= thr);
-                filt = filter == PB_RADIK_FILTER_OVERSHOOT ||
-                       kept * PB_RADIK_FILTER_KEEP <= PB_RADIK_SAMPLE;
+                bool selective = kept * PB_RADIK_FILTER_KEEP <= PB_RADIK_SAMPLE;
+                if (!selective && a.tie_aware)
+                    strict = a.lowest ? PB_RADIK_STRICT_COUNT : PB_RADIK_STRICT_KEEP;
+                filt = filter == PB_RADIK_FILTER_OVERSHOOT || selective || strict;
             }
         }
     }
     if (threadIdx.x == 0) {
         pb_radik_row r;
         pb_radik_row_init(&r, len, k, scaled, ref);
-        if (filt) pb_radik_row_filter(&r, thr, est);
+        if (filt) pb_radik_row_filter(&r, thr, est, strict);
         a.rows[row] = r;
         if (pl.parts)
             pl.parts[row] = filter != PB_RADIK_FILTER_OFF ? pb_radik_filter_parts(a, row, r)
@@ -342,6 +349,7 @@ enum { PB_RADIK_NONE = 0, PB_RADIK_KEEP = 1, PB_RADIK_OUT = 2, PB_RADIK_TIE = 3 
 
 struct pb_radik_smem_buf {
     uint32_t fill_keep, fill_out, base_keep, base_out;
+    uint32_t ties_full; /* this block has seen the row's `need` ties claimed (tie_aware) */
 };
 
 /* The block's row context while it works on a row's partitions. */
@@ -546,20 +554,25 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
         out |= (uint32_t)o << j;
         keep |= (uint32_t)kp << j;
         if (MODE == PB_RADIK_SPLIT) pb_radik_count(a, c, s, kp, kp ? (k - r.lo) >> r.shift : 0);
-        /* ties = any: every key equal to the pivot claims a slot on the
-         * row's one `ties` counter in global memory (once per warp with
-         * hier, once per key without) and is written if its slot is below
-         * `need`. Every tied key claims, not just the first `need`, so an
-         * all-equal row of n keys makes n / 32 atomics on one address, and
-         * which ties win is a race. With lowest-index the pass writes only
-         * the keys above the pivot; radik_ties.cuh then chooses the ties
-         * by index, without a shared counter. */
+        /* ties = any: a key equal to the pivot claims a slot on the row's
+         * one `ties` counter in global memory (once per warp with hier,
+         * once per key without) and is written if its slot is below
+         * `need`; which ties win is a race. Without tie_aware every tied
+         * key claims, so an all-equal row of n keys made n / 32 atomics on
+         * one address; with it, a warp that gets a slot at or past `need`
+         * marks its block full and the block's later ties claim nothing
+         * (about need / 32 + one a warp of the grid). With lowest-index the
+         * pass writes only the keys above the pivot; radik_ties.cuh then
+         * chooses the ties by index, without a shared counter. */
         if (MODE == PB_RADIK_FINAL && !a.lowest) {
-            bool tie = v && k == r.lo;
+            volatile uint32_t *full = &s.b.ties_full;
+            bool skip = a.tie_aware && __shfl_sync(0xffffffffu, *full, 0) != 0;
+            bool tie = v && k == r.lo && !skip;
             uint32_t m = __ballot_sync(0xffffffffu, tie);
             if (tie) {
                 uint32_t t = pb_radik_reserve(&a.rows[c.row].ties, m, a.hier);
                 if (t < r.need) pb_radik_write_out(a, c, r.take - r.need + t, k, idx[j]);
+                else if (a.tie_aware) *full = 1;
             }
         }
         if (!BUF) {
@@ -629,6 +642,11 @@ template <bool BUF> __device__ void pb_radik_finish_row(const pb_radik_args &a,
     if (a.hier && (c.r.mode == PB_RADIK_COUNT || c.r.mode == PB_RADIK_SPLIT))
         pb_radik_flush_hist(a, c, s.hist);
     if (BUF) pb_radik_flush_buf(a, c, s);
+    /* The next row's ties start unclaimed (every warp is past this row's
+     * last read of the flag). */
+    __syncthreads();
+    if (threadIdx.x == 0) s.b.ties_full = 0;
+    __syncthreads();
 }
 
 __device__ __forceinline__ void pb_radik_enter(const pb_radik_args &a, uint32_t row,
@@ -694,7 +712,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args a)
     pb_radik_pass_smem<BUF> &s = *reinterpret_cast<pb_radik_pass_smem<BUF> *>(pb_radik_raw_smem);
     if (a.hier)
         for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) s.hist[i] = 0;
-    if (threadIdx.x == 0) s.b.fill_keep = s.b.fill_out = 0;
+    if (threadIdx.x == 0) s.b.fill_keep = s.b.fill_out = s.b.ties_full = 0;
     __syncthreads();
     pb_radik_walk(
         a, [&](uint32_t row) { return pb_radik_parts(a, row, a.rows[row], INPUT); },
@@ -713,6 +731,7 @@ struct pb_radik_filter_smem {
     uint32_t hist[PB_RADIK_BINS];
     uint2 buf[PB_RADIK_FBUF];
     uint32_t fill, base;
+    uint32_t eq_full; /* strict filter: this block has seen the row's `eq` reach take */
 };
 
 /* Writes the staged candidates of row c if there are more than `past`;
@@ -733,20 +752,55 @@ __device__ void pb_radik_filter_flush(const pb_radik_args &a, const pb_radik_ctx
     __syncthreads();
 }
 
+/* A strict filter's keys equal to the threshold (bit s of eqm: slot s):
+ * the warp counts them on the row's `eq` with one atomic, unless its block
+ * has seen `eq` reach take; with KEEP, those whose slot is below take join
+ * `keep` (slot order is slot-major within the warp's lanes: any order
+ * would do, the slots only bound how many). */
+template <int STRICT>
+__device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args &a, const pb_radik_ctx &c,
+                                                   pb_radik_filter_smem &sm, uint32_t eqm,
+                                                   uint32_t &keep)
+{
+    uint32_t cnt = (uint32_t)__popc(eqm);
+    if (__reduce_add_sync(0xffffffffu, cnt) == 0) return;
+    volatile uint32_t *full = &sm.eq_full;
+    if (__shfl_sync(0xffffffffu, *full, 0)) return;
+    uint32_t lane = threadIdx.x & 31, incl = cnt;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= (uint32_t)d) incl += y;
+    }
+    uint32_t base = 0;
+    if (lane == 31) {
+        base = atomicAdd(&a.rows[c.row].eq, incl);
+        if ((uint64_t)base + incl >= c.r.take) *full = 1;
+    }
+    base = __shfl_sync(0xffffffffu, base, 31) + incl - cnt;
+    if (STRICT == PB_RADIK_STRICT_KEEP) {
+#pragma unroll
+        for (int s = 0; s < PB_RADIK_FITEMS; s++)
+            if ((eqm >> s) & 1) keep |= (uint32_t)(base++ < c.r.take) << s;
+    }
+}
+
 /* Partition p of a filtering row c: keys at or above the threshold (c.r.lo)
- * become candidates, histogrammed by the scaled digit around c.r.ref. The
- * key conversion is specialised (DT, LG: dtype, largest): per key the pass
- * does a load, a conversion and a compare. With `hier` a warp stages its
- * candidates with one shared reservation (or, should the buffer be full,
- * one of the row's counter); without, every candidate reserves alone. */
-template <int DT, int LG>
+ * become candidates, histogrammed by the scaled digit around c.r.ref; a
+ * strict filter (STRICT, a pb_radik_strict) keeps the keys above it and
+ * treats those equal by pb_radik_filter_eq. The key conversion is
+ * specialised (DT, LG: dtype, largest): per key the pass does a load, a
+ * conversion and a compare. With `hier` a warp stages its candidates with
+ * one shared reservation (or, should the buffer be full, one of the row's
+ * counter); without, every candidate reserves alone. */
+template <int DT, int LG, int STRICT>
 __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
                                                      const pb_radik_ctx &c, uint32_t p,
                                                      pb_radik_filter_smem &sm)
 {
     const uint32_t len = (uint32_t)(c.end - c.begin), thr = c.r.lo;
     const bool packed = pb_radik_packed(a, c.begin);
-    uint32_t key[PB_RADIK_FITEMS], keep = 0;
+    uint32_t key[PB_RADIK_FITEMS], keep = 0, eqm = 0;
     /* Slot s's row-relative index: rel0 + step(s) (wrapped below 0 and
      * masked for the first pack's head). */
     uint32_t rel0;
@@ -770,7 +824,9 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
                 uint32_t rel = rel0 + 4 * j * PB_RADIK_BLOCK + t;
                 uint32_t k = pb_topk_okey_of(raw[t], DT, LG);
                 key[j * 4 + t] = k;
-                keep |= (uint32_t)(rel < len && k >= thr) << (j * 4 + t);
+                bool in = rel < len;
+                keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << (j * 4 + t);
+                if (STRICT) eqm |= (uint32_t)(in && k == thr) << (j * 4 + t);
             }
         }
     } else {
@@ -787,9 +843,12 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
             uint32_t rel = rel0 + j * PB_RADIK_BLOCK;
             uint32_t k = pb_topk_okey_of(raw[j], DT, LG);
             key[j] = k;
-            keep |= (uint32_t)(rel < len && k >= thr) << j;
+            bool in = rel < len;
+            keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << j;
+            if (STRICT) eqm |= (uint32_t)(in && k == thr) << j;
         }
     }
+    if (STRICT) pb_radik_filter_eq<STRICT>(a, c, sm, eqm, keep);
     if (!__any_sync(0xffffffffu, keep)) return;
     uint32_t cnt = (uint32_t)__popc(keep), base = 0;
     uint32_t *wr = &a.rows[c.row].wr;
@@ -837,18 +896,30 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args 
     __shared__ pb_radik_filter_smem sm;
     if (a.hier)
         for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) sm.hist[i] = 0;
-    if (threadIdx.x == 0) sm.fill = 0;
+    if (threadIdx.x == 0) sm.fill = sm.eq_full = 0;
     __syncthreads();
     pb_radik_walk(
         a, [&](uint32_t row) { return pb_radik_filter_parts(a, row, a.rows[row]); },
         [&](const pb_radik_ctx &c, uint32_t p) {
-            pb_radik_filter_part<DT, LG>(a, c, p, sm);
+            /* The row's strictness is uniform over its partitions. */
+            if (c.r.strict == PB_RADIK_STRICT_KEEP)
+                pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_KEEP>(a, c, p, sm);
+            else if (c.r.strict == PB_RADIK_STRICT_COUNT)
+                pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_COUNT>(a, c, p, sm);
+            else
+                pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_OFF>(a, c, p, sm);
             if (a.hier) pb_radik_filter_flush(a, c, sm, PB_RADIK_FBUF / 2);
         },
         [&](const pb_radik_ctx &c) {
-            if (!a.hier) return;
-            pb_radik_filter_flush(a, c, sm, 0);
-            pb_radik_flush_hist(a, c, sm.hist);
+            if (a.hier) {
+                pb_radik_filter_flush(a, c, sm, 0);
+                pb_radik_flush_hist(a, c, sm.hist);
+            }
+            /* The next row's ties start uncounted (after every warp's last
+             * read of the flag). */
+            __syncthreads();
+            if (threadIdx.x == 0) sm.eq_full = 0;
+            __syncthreads();
         });
 }
 

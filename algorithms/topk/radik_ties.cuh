@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         uint32_t need = pb_radik_tie_need(rp), sum = 0;
         if (need) {
             uint32_t raw[PB_RADIK_ITEMS];
-            uint32_t eq = pb_radik_tie_load(a, row, q - tbase[row], rp->lo, raw);
+            uint32_t eq = pb_radik_tie_load(a, row, q - tbase[row], pb_radik_tie_key(rp), raw);
             /* Also a barrier: the block moves on to q + gridDim.x together. */
 #pragma unroll
             for (int j = 0; j < PB_RADIK_ITEMS; j++)
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         /* The rank of this partition's first tie in its row. */
         uint32_t first = ranks[q] - ranks[tbase[row]];
         if (first >= need) continue; /* uniform in the block */
-        uint32_t pivot = rp->lo, out = (uint32_t)(rp->take - need);
+        uint32_t pivot = pb_radik_tie_key(rp), out = (uint32_t)(rp->take - need);
         uint32_t raw[PB_RADIK_ITEMS];
         uint32_t eq = pb_radik_tie_load(a, row, q - tbase[row], pivot, raw);
         uint32_t below[PB_RADIK_ITEMS];
