@@ -232,6 +232,56 @@ TEST_IMPL(topk_key_order)
     return 0;
 }
 
+/* The raw pre-test (pb_topk_raw_may_reach, radik's `quick` filter) never
+ * drops a value whose order key reaches the threshold: over special values
+ * (NaNs of both signs, +-0, +-inf, subnormals, extremes) and random bit
+ * patterns as both value and threshold, fp32 and u32, largest and
+ * smallest; and it does drop values well below the threshold (it must
+ * filter something to be worth a compare). */
+TEST_IMPL(topk_raw_may_reach)
+{
+    const uint32_t special[] = {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7f800000u,
+                                0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,
+                                0x7f7fffffu, 0xff7fffffu, fbits(1.0f),  fbits(-1.0f), 0xffffffffu,
+                                0x3f000000u};
+    enum { NS = sizeof special / sizeof special[0] };
+    uint64_t x = 7;
+    long dropped = 0;
+    for (int dtype = 0; dtype < 2; dtype++)
+        for (int largest = 0; largest < 2; largest++)
+            for (int i = 0; i < NS + 20000; i++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                uint32_t v = i < NS ? special[i] : (uint32_t)(x >> 32);
+                for (int j = 0; j < NS + 8; j++) {
+                    x = x * 6364136223846793005ull + 1442695040888963407ull;
+                    /* Thresholds are order keys (radik's are keys of values). */
+                    uint32_t thr = j < NS ? pb_topk_okey_of(special[j], dtype, largest)
+                                          : (uint32_t)(x >> 32);
+                    uint32_t tq = pb_topk_raw_of(thr, dtype, largest);
+                    int reach = pb_topk_okey_of(v, dtype, largest) >= thr;
+                    int may = pb_topk_raw_may_reach(v, tq, dtype, largest);
+                    if (reach && !may) {
+                        fprintf(stderr, "dtype %d largest %d: value %08x reaches %08x, dropped\n",
+                                dtype, largest, v, thr);
+                        return 1;
+                    }
+                    dropped += !may;
+                }
+            }
+    ASSERT(dropped > 100000);
+    /* Known answers: 0.5 against a threshold of 1.0 (largest) is dropped,
+     * 2.0 kept; a NaN value always may pass. */
+    uint32_t one = pb_topk_raw_of(pb_topk_okey_of(fbits(1.0f), PB_TOPK_F32, 1), PB_TOPK_F32, 1);
+    ASSERT_EQ_U64(one, fbits(1.0f));
+    ASSERT(!pb_topk_raw_may_reach(fbits(0.5f), one, PB_TOPK_F32, 1));
+    ASSERT(pb_topk_raw_may_reach(fbits(2.0f), one, PB_TOPK_F32, 1));
+    ASSERT(pb_topk_raw_may_reach(0x7fc00000u, one, PB_TOPK_F32, 1));
+    ASSERT(pb_topk_raw_may_reach(fbits(0.5f), one, PB_TOPK_F32, 0));
+    ASSERT(!pb_topk_raw_may_reach(7u, 8u, PB_TOPK_U32, 1));
+    ASSERT(pb_topk_raw_may_reach(7u, 8u, PB_TOPK_U32, 0));
+    return 0;
+}
+
 /* ---- the twin against a naive sort ---- */
 
 /* Every k of k_list at row length n (single rows) or around it (batches)

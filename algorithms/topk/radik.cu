@@ -27,7 +27,7 @@
 
 namespace {
 
-enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE };
+enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK };
 
 const pb_param_spec params[] = {
     PB_TOPK_COMMON_PARAMS,
@@ -55,6 +55,9 @@ const pb_param_spec params[] = {
      "strictly, keeping the keys above it and at most k of those equal (lowest-index: counting "
      "them), and a block stops claiming ties at the pivot once k are taken (no: such rows take "
      "the two reads and every tie claims a slot, as before)"},
+    {"quick", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "the filter pass compares raw values with the threshold's value first and converts keys "
+     "only in warps where one may pass (not in the paper; no: every key converted and compared)"},
 };
 
 struct radik {
@@ -123,6 +126,7 @@ pb_radik_args args_of(const pb_gpu_topk *g, const radik *r)
     a.pad = (int)g->params.v[P_PAD];
     a.lowest = r->lowest ? 1 : 0;
     a.tie_aware = (int)g->params.v[P_TIE_AWARE];
+    a.quick = (int)g->params.v[P_QUICK];
     return a;
 }
 

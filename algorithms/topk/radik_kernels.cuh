@@ -81,6 +81,7 @@ struct pb_radik_args {
     int lowest; /* ties = lowest-index: the final pass leaves the ties to radik_ties.cuh */
     int tie_aware; /* radik's `tie_aware`: strict filters at shared thresholds, ties claimed
                       until a block sees `need` taken (off: the paper's query, every tie claims) */
+    int quick;     /* radik's `quick`: the filter compares raw values first */
 };
 
 __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args &a, uint32_t raw)
@@ -789,10 +790,15 @@ __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args &a, const
  * become candidates, histogrammed by the scaled digit around c.r.ref; a
  * strict filter (STRICT, a pb_radik_strict) keeps the keys above it and
  * treats those equal by pb_radik_filter_eq. The key conversion is
- * specialised (DT, LG: dtype, largest): per key the pass does a load, a
- * conversion and a compare. With `hier` a warp stages its candidates with
- * one shared reservation (or, should the buffer be full, one of the row's
- * counter); without, every candidate reserves alone. */
+ * specialised (DT, LG: dtype, largest). With `quick` (radik's parameter,
+ * on by default) a warp first compares its raw values against the
+ * threshold's value (pb_topk_raw_may_reach) and leaves the partition when none
+ * may pass, so a selective threshold costs a load and one compare a key
+ * (the profile on an H200 had the pass issue-bound at ~19 instructions a
+ * key); only warps with a possible candidate convert and compare keys.
+ * With `hier` a warp stages its candidates with one shared reservation (or,
+ * should the buffer be full, one of the row's counter); without, every
+ * candidate reserves alone. */
 template <int DT, int LG, int STRICT>
 __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
                                                      const pb_radik_ctx &c, uint32_t p,
@@ -800,9 +806,9 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
 {
     const uint32_t len = (uint32_t)(c.end - c.begin), thr = c.r.lo;
     const bool packed = pb_radik_packed(a, c.begin);
-    uint32_t key[PB_RADIK_FITEMS], keep = 0, eqm = 0;
+    uint32_t raw[PB_RADIK_FITEMS], key[PB_RADIK_FITEMS], keep = 0, eqm = 0;
     /* Slot s's row-relative index: rel0 + step(s) (wrapped below 0 and
-     * masked for the first pack's head). */
+     * masked for the first pack's head); loads outside the row read 0. */
     uint32_t rel0;
     if (packed) {
         uint32_t head = (uint32_t)(c.begin & 3);
@@ -818,35 +824,34 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
         }
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS / 4; j++) {
-            uint32_t raw[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
-#pragma unroll
-            for (int t = 0; t < 4; t++) {
-                uint32_t rel = rel0 + 4 * j * PB_RADIK_BLOCK + t;
-                uint32_t k = pb_topk_okey_of(raw[t], DT, LG);
-                key[j * 4 + t] = k;
-                bool in = rel < len;
-                keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << (j * 4 + t);
-                if (STRICT) eqm |= (uint32_t)(in && k == thr) << (j * 4 + t);
-            }
+            raw[4 * j] = x[j].x, raw[4 * j + 1] = x[j].y;
+            raw[4 * j + 2] = x[j].z, raw[4 * j + 3] = x[j].w;
         }
     } else {
         const uint32_t *d = a.data + c.begin;
         rel0 = p * PB_RADIK_FPART + threadIdx.x;
-        uint32_t raw[PB_RADIK_FITEMS];
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS; j++) {
             uint32_t rel = rel0 + j * PB_RADIK_BLOCK;
             raw[j] = rel < len ? __ldcs(d + rel) : 0;
         }
+    }
+    if (a.quick) {
+        const uint32_t tq = pb_topk_raw_of(thr, DT, LG);
+        bool maybe = false;
 #pragma unroll
-        for (int j = 0; j < PB_RADIK_FITEMS; j++) {
-            uint32_t rel = rel0 + j * PB_RADIK_BLOCK;
-            uint32_t k = pb_topk_okey_of(raw[j], DT, LG);
-            key[j] = k;
-            bool in = rel < len;
-            keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << j;
-            if (STRICT) eqm |= (uint32_t)(in && k == thr) << j;
-        }
+        for (int s = 0; s < PB_RADIK_FITEMS; s++) maybe |= pb_topk_raw_may_reach(raw[s], tq, DT, LG);
+        if (!__any_sync(0xffffffffu, maybe)) return;
+    }
+#pragma unroll
+    for (int s = 0; s < PB_RADIK_FITEMS; s++) {
+        uint32_t rel = packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + (s % 4)
+                              : rel0 + s * PB_RADIK_BLOCK;
+        uint32_t k = pb_topk_okey_of(raw[s], DT, LG);
+        key[s] = k;
+        bool in = rel < len;
+        keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << s;
+        if (STRICT) eqm |= (uint32_t)(in && k == thr) << s;
     }
     if (STRICT) pb_radik_filter_eq<STRICT>(a, c, sm, eqm, keep);
     if (!__any_sync(0xffffffffu, keep)) return;

@@ -96,4 +96,32 @@ PB_TOPK_HD uint32_t pb_topk_raw_of(uint32_t okey, int dtype, int largest)
     return dtype == PB_TOPK_U32 ? key : pb_topk_key_to_bits(key);
 }
 
+/* Whether the raw value x may have an order key at or above the order key
+ * whose raw value (pb_topk_raw_of) is tq: true for every such x and for few
+ * others, with one compare and no key conversion, for a pass that skips
+ * what cannot pass before converting what might. fp32 values compare as
+ * floats: a NaN passes (!(x < t) holds for it), every value passes when t
+ * is itself a NaN, and -0.0 and +0.0 compare equal (both pass); u32 values
+ * compare as integers. For smallest, the order keys at or above the
+ * threshold are the values at or below tq. */
+PB_TOPK_HD float pb_topk_bits_float(uint32_t b)
+{
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(b);
+#else
+    float x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+#endif
+}
+
+PB_TOPK_HD int pb_topk_raw_may_reach(uint32_t x, uint32_t tq, int dtype, int largest)
+{
+    if (dtype == PB_TOPK_F32) {
+        float v = pb_topk_bits_float(x), t = pb_topk_bits_float(tq);
+        return largest ? !(v < t) : !(v > t);
+    }
+    return largest ? x >= tq : x <= tq;
+}
+
 #endif
