@@ -4,7 +4,7 @@
  *
  *  - gpu_topk_twin_part1..3 (a third of the cases each): sort-and-choose,
  *    radik, and radik with each of its switches turned off alone (hier,
- *    wbuf, resched, pad; scale=off and scale=random; filter=off, and
+ *    wbuf, resched, pad, quick, prefetch; scale=off and scale=random; filter=off, and
  *    filter=overshoot, whose threshold makes
  *    most filtered rows fall back), and both modules with ties =
  *    lowest-index (whose verify() then compares index sets) x every
@@ -79,6 +79,7 @@ static const tk_case cases[] = {
     {"radik", "scale", "off"},       {"radik", "scale", "random"}, {"radik", "filter", "off"},
     {"radik", "filter", "overshoot"}, {"sort-and-choose", "ties", "lowest-index"},
     {"radik", "ties", "lowest-index"}, {"radik", "sorted", "yes"}, {"sort-and-choose", "sorted", "yes"},
+    {"radik", "quick", "0"},           {"radik", "prefetch", "0"},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 

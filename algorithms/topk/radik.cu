@@ -27,7 +27,7 @@
 
 namespace {
 
-enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK };
+enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK, P_PREFETCH };
 
 const pb_param_spec params[] = {
     PB_TOPK_COMMON_PARAMS,
@@ -57,7 +57,11 @@ const pb_param_spec params[] = {
      "the two reads and every tie claims a slot, as before)"},
     {"quick", PB_PARAM_BOOL, 1, 0, 1, NULL,
      "the filter pass compares raw values with the threshold's value first and converts keys "
-     "only in warps where one may pass (not in the paper; no: every key converted and compared)"},
+     "only in the slots where a lane's value may pass (not in the paper; no: every key converted "
+     "and compared)"},
+    {"prefetch", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "the filter pass over a single row loads each block's next partition before processing the "
+     "current one (not in the paper; no: load, then process)"},
 };
 
 struct radik {
@@ -127,6 +131,7 @@ pb_radik_args args_of(const pb_gpu_topk *g, const radik *r)
     a.lowest = r->lowest ? 1 : 0;
     a.tie_aware = (int)g->params.v[P_TIE_AWARE];
     a.quick = (int)g->params.v[P_QUICK];
+    a.prefetch = (int)g->params.v[P_PREFETCH];
     return a;
 }
 

@@ -82,6 +82,7 @@ struct pb_radik_args {
     int tie_aware; /* radik's `tie_aware`: strict filters at shared thresholds, ties claimed
                       until a block sees `need` taken (off: the paper's query, every tie claims) */
     int quick;     /* radik's `quick`: the filter compares raw values first */
+    int prefetch;  /* radik's `prefetch`: a single row's filter loads a partition ahead */
 };
 
 __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args &a, uint32_t raw)
@@ -786,35 +787,20 @@ __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args &a, const
     }
 }
 
-/* Partition p of a filtering row c: keys at or above the threshold (c.r.lo)
- * become candidates, histogrammed by the scaled digit around c.r.ref; a
- * strict filter (STRICT, a pb_radik_strict) keeps the keys above it and
- * treats those equal by pb_radik_filter_eq. The key conversion is
- * specialised (DT, LG: dtype, largest). With `quick` (radik's parameter,
- * on by default) a warp first compares its raw values against the
- * threshold's value (pb_topk_raw_may_reach) and leaves the partition when none
- * may pass, so a selective threshold costs a load and one compare a key
- * (the profile on an H200 had the pass issue-bound at ~19 instructions a
- * key); only warps with a possible candidate convert and compare keys.
- * With `hier` a warp stages its candidates with one shared reservation (or,
- * should the buffer be full, one of the row's counter); without, every
- * candidate reserves alone. */
-template <int DT, int LG, int STRICT>
-__device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
-                                                     const pb_radik_ctx &c, uint32_t p,
-                                                     pb_radik_filter_smem &sm)
+/* Loads the raw values of partition p of filtering row c: 16 a thread,
+ * as aligned 16-byte packs when the row is read packed (slot s at
+ * rel0 + (s / 4) * 4 * BLOCK + s % 4), else one value a slot (rel0 + s *
+ * BLOCK); slots outside the row read 0. */
+__device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args &a, const pb_radik_ctx &c,
+                                                     uint32_t p,
+                                                     uint32_t (&raw)[PB_RADIK_FITEMS])
 {
-    const uint32_t len = (uint32_t)(c.end - c.begin), thr = c.r.lo;
-    const bool packed = pb_radik_packed(a, c.begin);
-    uint32_t raw[PB_RADIK_FITEMS], key[PB_RADIK_FITEMS], keep = 0, eqm = 0;
-    /* Slot s's row-relative index: rel0 + step(s) (wrapped below 0 and
-     * masked for the first pack's head); loads outside the row read 0. */
-    uint32_t rel0;
-    if (packed) {
+    const uint32_t len = (uint32_t)(c.end - c.begin);
+    if (pb_radik_packed(a, c.begin)) {
         uint32_t head = (uint32_t)(c.begin & 3);
         const uint4 *v = reinterpret_cast<const uint4 *>(a.data + (c.begin - head)) +
                          (uint64_t)p * (PB_RADIK_FPART / 4);
-        rel0 = p * PB_RADIK_FPART - head + 4 * threadIdx.x;
+        uint32_t rel0 = p * PB_RADIK_FPART - head + 4 * threadIdx.x;
         uint4 x[PB_RADIK_FITEMS / 4];
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS / 4; j++) {
@@ -829,32 +815,69 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
         }
     } else {
         const uint32_t *d = a.data + c.begin;
-        rel0 = p * PB_RADIK_FPART + threadIdx.x;
+        uint32_t rel0 = p * PB_RADIK_FPART + threadIdx.x;
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS; j++) {
             uint32_t rel = rel0 + j * PB_RADIK_BLOCK;
             raw[j] = rel < len ? __ldcs(d + rel) : 0;
         }
     }
+}
+
+/* Partition p of a filtering row c, its raw values loaded: keys at or
+ * above the threshold (c.r.lo) become candidates, histogrammed by the
+ * scaled digit around c.r.ref; a strict filter (STRICT, a pb_radik_strict)
+ * keeps the keys above it and treats those equal by pb_radik_filter_eq.
+ * The key conversion is specialised (DT, LG: dtype, largest).
+ *
+ * With `quick` (radik's parameter, on by default) a slot's key is converted
+ * and compared only when some lane of the warp has a value there that may
+ * reach the threshold (pb_topk_raw_may_reach: one compare of the raw
+ * value), a branch a slot on the warp's OR of the lanes' masks (uniform);
+ * a warp with none leaves at once.
+ * A selective threshold then costs about a load, a compare and a vote a
+ * value: the H200 profile had the pass issue-bound (0.46 warp instructions
+ * a cycle a scheduler, ~19 a key) with every slot converted, and a warp of
+ * 512 values meets one candidate in most partitions, so the test must be
+ * per slot, not per warp. Without, every key is converted and compared.
+ * With `hier` a warp stages its candidates with one shared reservation (or,
+ * should the buffer be full, one of the row's counter); without, every
+ * candidate reserves alone. */
+template <int DT, int LG, int STRICT>
+__device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
+                                                     const pb_radik_ctx &c, uint32_t p,
+                                                     const uint32_t (&raw)[PB_RADIK_FITEMS],
+                                                     pb_radik_filter_smem &sm)
+{
+    const uint32_t len = (uint32_t)(c.end - c.begin), thr = c.r.lo;
+    const bool packed = pb_radik_packed(a, c.begin);
+    const uint32_t rel0 = packed ? p * PB_RADIK_FPART - (uint32_t)(c.begin & 3) + 4 * threadIdx.x
+                                 : p * PB_RADIK_FPART + threadIdx.x;
+    /* wm: the slots some lane of the warp must look at (the same word in
+     * every lane, so the branches on it are uniform). */
+    uint32_t keep = 0, eqm = 0, wm = 0xffffu;
     if (a.quick) {
         const uint32_t tq = pb_topk_raw_of(thr, DT, LG);
-        bool maybe = false;
+        uint32_t maybe = 0;
 #pragma unroll
-        for (int s = 0; s < PB_RADIK_FITEMS; s++) maybe |= pb_topk_raw_may_reach(raw[s], tq, DT, LG);
-        if (!__any_sync(0xffffffffu, maybe)) return;
+        for (int s = 0; s < PB_RADIK_FITEMS; s++)
+            maybe |= (uint32_t)pb_topk_raw_may_reach(raw[s], tq, DT, LG) << s;
+        wm = __reduce_or_sync(0xffffffffu, maybe);
+        if (!wm) return;
     }
 #pragma unroll
     for (int s = 0; s < PB_RADIK_FITEMS; s++) {
+        if (!((wm >> s) & 1)) continue;
         uint32_t rel = packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + (s % 4)
                               : rel0 + s * PB_RADIK_BLOCK;
         uint32_t k = pb_topk_okey_of(raw[s], DT, LG);
-        key[s] = k;
         bool in = rel < len;
         keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << s;
         if (STRICT) eqm |= (uint32_t)(in && k == thr) << s;
     }
     if (STRICT) pb_radik_filter_eq<STRICT>(a, c, sm, eqm, keep);
-    if (!__any_sync(0xffffffffu, keep)) return;
+    const uint32_t wk = __reduce_or_sync(0xffffffffu, keep);
+    if (!wk) return;
     uint32_t cnt = (uint32_t)__popc(keep), base = 0;
     uint32_t *wr = &a.rows[c.row].wr;
     bool staged = false;
@@ -884,15 +907,34 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
     uint32_t *g = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
 #pragma unroll
     for (int s = 0; s < PB_RADIK_FITEMS; s++) {
-        if (!((keep >> s) & 1)) continue;
+        if (!((wk >> s) & 1) || !((keep >> s) & 1)) continue;
         uint32_t rel = packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + (s % 4)
                               : rel0 + s * PB_RADIK_BLOCK;
-        uint2 e = make_uint2(key[s], rel);
+        /* The key again (kept slots are few): no array of keys to hold. */
+        uint32_t k = pb_topk_okey_of(raw[s], DT, LG);
+        uint2 e = make_uint2(k, rel);
         if (staged) sm.buf[base++] = e;
         else a.cout[c.begin + (a.hier ? base++ : atomicAdd(wr, 1u))] = e;
-        uint32_t d = pb_radik_scaled_digit(key[s], c.r.ref);
+        uint32_t d = pb_radik_scaled_digit(k, c.r.ref);
         atomicAdd(a.hier ? &sm.hist[d] : &g[d], 1u);
     }
+}
+
+/* One partition of the filter pass, dispatched on the row's strictness
+ * (uniform over its partitions), then the staging buffer's flush check. */
+template <int DT, int LG>
+__device__ __forceinline__ void pb_radik_filter_body(const pb_radik_args &a, const pb_radik_ctx &c,
+                                                     uint32_t p,
+                                                     const uint32_t (&raw)[PB_RADIK_FITEMS],
+                                                     pb_radik_filter_smem &sm)
+{
+    if (c.r.strict == PB_RADIK_STRICT_KEEP)
+        pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_KEEP>(a, c, p, raw, sm);
+    else if (c.r.strict == PB_RADIK_STRICT_COUNT)
+        pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_COUNT>(a, c, p, raw, sm);
+    else
+        pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_OFF>(a, c, p, raw, sm);
+    if (a.hier) pb_radik_filter_flush(a, c, sm, PB_RADIK_FBUF / 2);
 }
 
 template <int DT, int LG>
@@ -903,29 +945,49 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args 
         for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) sm.hist[i] = 0;
     if (threadIdx.x == 0) sm.fill = sm.eq_full = 0;
     __syncthreads();
+    auto finish = [&](const pb_radik_ctx &c) {
+        if (a.hier) {
+            pb_radik_filter_flush(a, c, sm, 0);
+            pb_radik_flush_hist(a, c, sm.hist);
+        }
+        /* The next row's ties start uncounted (after every warp's last
+         * read of the flag). */
+        __syncthreads();
+        if (threadIdx.x == 0) sm.eq_full = 0;
+        __syncthreads();
+    };
+    if (a.prefetch && !a.work && gridDim.y == 1) {
+        /* A single row (the grid strides over its partitions): the next
+         * partition's loads are issued before this one is processed, so a
+         * block's reads stay in flight across its compares, votes and
+         * barriers (radik's `prefetch`). */
+        pb_radik_ctx c;
+        pb_radik_enter(a, 0, c);
+        uint32_t parts = pb_radik_filter_parts(a, 0, c.r);
+        if (blockIdx.x >= parts) return;
+        uint32_t cur[PB_RADIK_FITEMS];
+        pb_radik_filter_load(a, c, blockIdx.x, cur);
+        for (uint32_t p = blockIdx.x; p < parts; p += gridDim.x) {
+            uint32_t next[PB_RADIK_FITEMS];
+            bool more = p + gridDim.x < parts;
+            if (more) pb_radik_filter_load(a, c, p + gridDim.x, next);
+            pb_radik_filter_body<DT, LG>(a, c, p, cur, sm);
+            if (more) {
+#pragma unroll
+                for (int s = 0; s < PB_RADIK_FITEMS; s++) cur[s] = next[s];
+            }
+        }
+        finish(c);
+        return;
+    }
     pb_radik_walk(
         a, [&](uint32_t row) { return pb_radik_filter_parts(a, row, a.rows[row]); },
         [&](const pb_radik_ctx &c, uint32_t p) {
-            /* The row's strictness is uniform over its partitions. */
-            if (c.r.strict == PB_RADIK_STRICT_KEEP)
-                pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_KEEP>(a, c, p, sm);
-            else if (c.r.strict == PB_RADIK_STRICT_COUNT)
-                pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_COUNT>(a, c, p, sm);
-            else
-                pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_OFF>(a, c, p, sm);
-            if (a.hier) pb_radik_filter_flush(a, c, sm, PB_RADIK_FBUF / 2);
+            uint32_t raw[PB_RADIK_FITEMS];
+            pb_radik_filter_load(a, c, p, raw);
+            pb_radik_filter_body<DT, LG>(a, c, p, raw, sm);
         },
-        [&](const pb_radik_ctx &c) {
-            if (a.hier) {
-                pb_radik_filter_flush(a, c, sm, 0);
-                pb_radik_flush_hist(a, c, sm.hist);
-            }
-            /* The next row's ties start uncounted (after every warp's last
-             * read of the flag). */
-            __syncthreads();
-            if (threadIdx.x == 0) sm.eq_full = 0;
-            __syncthreads();
-        });
+        finish);
 }
 
 #endif
