@@ -59,7 +59,7 @@ typedef struct pb_param_spec {
  * it as written, so the choices read "uniform|...|file:PATH". */
 #define PB_CHOICE_FILE "file:PATH"
 
-#define PB_MAX_PARAMS 16
+#define PB_MAX_PARAMS 32
 
 /* Resolved values, indexed like the module's spec array. */
 typedef struct pb_params {
