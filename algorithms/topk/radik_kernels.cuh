@@ -380,6 +380,19 @@ __device__ __forceinline__ uint32_t pb_radik_reserve(uint32_t *counter, uint32_t
     return base + __popc(mask & ((1u << lane) - 1));
 }
 
+/* The inclusive sum of v over the warp's lanes 0 .. this one (every lane
+ * calls it). */
+__device__ __forceinline__ uint32_t pb_radik_warp_incl_sum(uint32_t v)
+{
+    uint32_t lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        uint32_t y = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= (uint32_t)d) v += y;
+    }
+    return v;
+}
+
 template <bool BUF> struct pb_radik_pass_smem {
     uint32_t hist[PB_RADIK_BINS];
     uint2 buf[BUF ? 2 * PB_RADIK_PART : 1];
@@ -596,12 +609,8 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
     /* Stage this partition's writes: a warp scan of both counts (packed in
      * one word), one shared atomic a warp to reserve its slots. */
     uint32_t lane = threadIdx.x & 31;
-    uint32_t mine = (uint32_t)__popc(keep) | (uint32_t)__popc(out) << 16, incl = mine;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
-        if (lane >= (uint32_t)d) incl += y;
-    }
+    uint32_t mine = (uint32_t)__popc(keep) | (uint32_t)__popc(out) << 16;
+    uint32_t incl = pb_radik_warp_incl_sum(mine);
     uint32_t base = 0;
     if (lane == 31 && incl) {
         uint32_t bk = (incl & 0xffff) ? atomicAdd(&s.b.fill_keep, incl & 0xffff) : 0;
@@ -768,12 +777,7 @@ __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args &a, const
     if (__reduce_add_sync(0xffffffffu, cnt) == 0) return;
     volatile uint32_t *full = &sm.eq_full;
     if (__shfl_sync(0xffffffffu, *full, 0)) return;
-    uint32_t lane = threadIdx.x & 31, incl = cnt;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
-        if (lane >= (uint32_t)d) incl += y;
-    }
+    uint32_t lane = threadIdx.x & 31, incl = pb_radik_warp_incl_sum(cnt);
     uint32_t base = 0;
     if (lane == 31) {
         base = atomicAdd(&a.rows[c.row].eq, incl);
@@ -886,12 +890,7 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
          * one reservation. A reservation past the buffer's end is given
          * back at once: while one is outstanding every later one is past
          * the end too, so the successful ones fill the buffer from 0. */
-        uint32_t lane = threadIdx.x & 31, incl = cnt;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
-            if (lane >= (uint32_t)d) incl += y;
-        }
+        uint32_t lane = threadIdx.x & 31, incl = pb_radik_warp_incl_sum(cnt);
         uint32_t at = 0;
         if (lane == 31) {
             at = atomicAdd(&sm.fill, incl);
