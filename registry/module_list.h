@@ -12,6 +12,7 @@ PB_MODULE(gsl_shuffle)
 
 /* Shuffle family: CPU shuffles */
 PB_MODULE(bijective_twin)
+PB_MODULE(grs_twin) /* the GPU Rao-Sandelius model (issue 20) */
 PB_MODULE(rao_sandelius)
 PB_MODULE(merge_shuffle)
 PB_MODULE(cpu_dart_throwing)
