@@ -13,7 +13,7 @@
  *    n/2, n-1, n} (k beyond a row included) x n in {1, 2, 2^j - 1, 2^j,
  *    2^j + 1 (j = 10, 16, 20), 2^24} x a single row (aligned or not) and
  *    batches (5 ragged misaligned rows, 16 misaligned rows) x largest and
- *    smallest, fp32 and (a quarter of the points) u32. Below 2^16 the
+ *    smallest, fp32 and (a quarter of the points each) u32 and i32. Below 2^16 the
  *    product is complete; above, a fixed hash of the point picks the shape,
  *    direction and type, so every value of every dimension is still met
  *    many times without the host's twin and check dominating the run (see
@@ -150,6 +150,14 @@ typedef struct tk_point {
     int dist, largest, dtype;
 } tk_point;
 
+/* The value type a hashed point takes from two bits: u32 and i32 a quarter
+ * of the points each, fp32 the rest. */
+static int tk_dtype(uint32_t bits)
+{
+    bits &= 3;
+    return bits == 0 ? PB_TOPK_U32 : bits == 1 ? PB_TOPK_I32 : PB_TOPK_F32;
+}
+
 /* A fixed scramble of a point's coordinates (lowbias32), for the tiers that
  * pick some dimensions instead of running the full product. */
 static uint32_t tk_hash(uint32_t x)
@@ -191,7 +199,7 @@ static void describe(const pb_module *mod, const tk_case *c, const tk_point *q, 
             mod->name, c->param ? " " : "", c->param ? c->param : "", c->param ? "=" : "",
             c->param ? c->value : "", (unsigned long long)q->n, (unsigned long long)q->k,
             (unsigned long long)q->shape.rows, q->shape.ragged, q->shape.misalign, q->largest,
-            dist_names[q->dist], q->dtype ? "u32" : "f32", what, msg);
+            dist_names[q->dist], q->dtype == PB_TOPK_I32 ? "i32" : q->dtype ? "u32" : "f32", what, msg);
 }
 
 static int set_params(const pb_module *mod, const tk_case *c, const tk_point *q, pb_params *p,
@@ -264,7 +272,7 @@ static bool tally(tk_tally *t, const pb_module *mod, const tk_case *c, const tk_
 }
 
 /* Tier A, n < 2^16: the full product (every shape, both directions); u32
- * for a quarter of the points. */
+ * and i32 for a quarter of the points each. */
 static bool tier_full(tk_tally *t, const pb_module **mods, const uint64_t *sizes, int nsizes)
 {
     for (int ci = 0; ci < NCASES; ci++)
@@ -278,7 +286,7 @@ static bool tier_full(tk_tally *t, const pb_module **mods, const uint64_t *sizes
                             uint32_t h =
                                 tk_coords(0xa, ci, dist, ki, si) ^ (uint32_t)(sh * 2 + largest);
                             tk_point q = {sizes[si], ks[ki],  shapes[sh],
-                                          dist,      largest, (tk_hash(h) & 3) == 0};
+                                          dist,      largest, tk_dtype(tk_hash(h))};
                             if (!tally(t, mods[ci], &cases[ci], &q)) return false;
                         }
         }
@@ -303,7 +311,7 @@ static bool tier_two_shapes(tk_tally *t, const pb_module **mods, const uint64_t 
                                       shapes[2 * half + (h & 1)],
                                       dist,
                                       (int)((h >> 1) & 1) ^ half,
-                                      (h >> 2 & 3) == 0};
+                                      tk_dtype(h >> 2)};
                         if (!tally(t, mods[ci], &cases[ci], &q)) return false;
                     }
                 }
@@ -327,7 +335,7 @@ static bool tier_one_shape(tk_tally *t, const pb_module **mods, const uint64_t *
                 uint64_t nks[9];
                 k_list(n, nks);
                 tk_point q = {n,    nks[ki],           shapes[h & 3],
-                              dist, (int)(h >> 2 & 1), (h >> 3 & 3) == 0};
+                              dist, (int)(h >> 2 & 1), tk_dtype(h >> 3)};
                 if (!tally(t, mods[ci], &cases[ci], &q)) return false;
             }
     }
@@ -346,7 +354,7 @@ static bool tier_big(tk_tally *t, const pb_module **mods, uint64_t n)
         for (int dist = 0; dist < NDISTS && in_part(ci); dist++) {
             uint32_t h = tk_coords(0xd, ci, dist, 0, 0);
             tk_point q = {n,    small_k[h & 3],    shapes[h >> 2 & 1],
-                          dist, (int)(h >> 3 & 1), (h >> 4 & 3) == 0};
+                          dist, (int)(h >> 3 & 1), tk_dtype(h >> 4)};
             if (!tally(t, mods[ci], &cases[ci], &q)) return false;
         }
     const int dists[] = {PB_TOPK_UNIFORM, PB_TOPK_EQUAL, PB_TOPK_NAN, dist_named("relu"),
@@ -420,7 +428,7 @@ TEST_IMPL(gpu_topk_small)
                     int nk = k_list(sizes[si], ks);
                     /* A single row, aligned or not; or 5 ragged misaligned rows. */
                     tk_point q = {sizes[si], ks[h % (uint32_t)nk], shapes[batch ? 2 : (h >> 8 & 1)],
-                                  dist,      (int)(h >> 9 & 1),    (h >> 10 & 3) == 0};
+                                  dist,      (int)(h >> 9 & 1),    tk_dtype(h >> 10)};
                     go = tally(&t, mods[ci], &cases[ci], &q);
                 }
             /* Rows long enough for sort-and-choose's per-row loop and for
@@ -746,7 +754,7 @@ static int ties_sweep(void)
                  * the 5-row ragged batch. */
                 int sh = sizes[si] <= 2049 ? (int)(h & 3) : (h & 1) ? 2 : (int)(h >> 1 & 1);
                 tk_point q = {sizes[si], ks[ki], shapes[sh], dists[d], (int)(h >> 4 & 1),
-                              (h >> 5 & 3) == 0};
+                              tk_dtype(h >> 5)};
                 failures += ties_point(mods, &q, NTIE_CASES);
                 runs += NTIE_CASES;
             }

@@ -7,7 +7,7 @@
  *  - the twin equals a naive full sort (qsort of the row's keys) at n in
  *    {1, 2, 3, 2^j - 1, 2^j, 2^j + 1, 1000003} x k in {1, 2, 31, 32, 33,
  *    1000, n/2, n-1, n, beyond n} x every distribution x largest/smallest x
- *    both dtypes, single rows and ragged, misaligned batches;
+ *    every dtype (f32, u32, i32), single rows and ragged, misaligned batches;
  *  - generation depends on the seed only, not on the thread count; the
  *    layout (misalignment, ragged lengths, padding) is what the header says;
  *  - omp-topk with 1, 2 and 3 threads selects the same indices;
@@ -15,7 +15,7 @@
  *    duplicated index, an index outside the row and a wrong k, naming the
  *    row;
  *  - issue 21's distributions (relu, few:L, int8, masked:F, sorted,
- *    reversed) have their shapes, both dtypes, and omp-topk passes the
+ *    reversed) have their shapes, every dtype, and omp-topk passes the
  *    check on them at awkward n and k (k past the distinct values);
  *  - ties = lowest-index: the twin equals a brute force (sort by key
  *    descending, index ascending, take k) on the heavy-tie distributions,
@@ -90,7 +90,7 @@ static void tk_describe(const tk_cfg *c)
     fprintf(stderr,
             "  at n=%llu k=%llu rows=%llu ragged=%d misalign=%d largest=%d dist=%s dtype=%s\n",
             (unsigned long long)c->n, (unsigned long long)c->k, (unsigned long long)c->rows,
-            c->ragged, c->misalign, c->largest, dist_values[c->dist], c->dtype ? "u32" : "f32");
+            c->ragged, c->misalign, c->largest, dist_values[c->dist], c->dtype == PB_TOPK_I32 ? "i32" : c->dtype ? "u32" : "f32");
 }
 
 static uint32_t fbits(float f)
@@ -214,6 +214,14 @@ TEST_IMPL(topk_key_order)
     /* Order keys: smallest reverses the order; u32 keys are the values. */
     ASSERT(pb_topk_order_key(pb_topk_key(-1.0f), 0) > pb_topk_order_key(pb_topk_key(1.0f), 0));
     ASSERT_EQ_U64(pb_topk_key_of(12345u, PB_TOPK_U32), 12345u);
+    /* i32: signed order as unsigned keys, and back. */
+    ASSERT(pb_topk_key_of((uint32_t)-1, PB_TOPK_I32) < pb_topk_key_of(0u, PB_TOPK_I32));
+    ASSERT(pb_topk_key_of(0x80000000u, PB_TOPK_I32) == 0u); /* INT32_MIN: the least key */
+    ASSERT(pb_topk_key_of(0x7fffffffu, PB_TOPK_I32) == UINT32_MAX);
+    ASSERT_EQ_U64(pb_topk_raw_of(pb_topk_okey_of((uint32_t)-5, PB_TOPK_I32, 0), PB_TOPK_I32, 0),
+                  (uint32_t)-5);
+    ASSERT(pb_topk_raw_may_reach((uint32_t)-3, (uint32_t)-4, PB_TOPK_I32, 1));
+    ASSERT(!pb_topk_raw_may_reach((uint32_t)-5, (uint32_t)-4, PB_TOPK_I32, 1));
     ASSERT_EQ_U64(pb_topk_key_of(fbits(1.0f), PB_TOPK_F32), 0xbf800000u);
     /* Over many bit patterns: the key orders like the floats (for
      * non-NaNs; -0.0 just below +0.0) and inverts back. */
@@ -247,7 +255,7 @@ TEST_IMPL(topk_raw_may_reach)
     enum { NS = sizeof special / sizeof special[0] };
     uint64_t x = 7;
     long dropped = 0;
-    for (int dtype = 0; dtype < 2; dtype++)
+    for (int dtype = 0; dtype < 3; dtype++)
         for (int largest = 0; largest < 2; largest++)
             for (int i = 0; i < NS + 20000; i++) {
                 x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -290,7 +298,7 @@ static int twin_sweep(const uint64_t *sizes, size_t nsizes, uint64_t rows, int b
 {
     int tried = 0;
     for (size_t s = 0; s < nsizes; s++)
-        for (int dtype = 0; dtype < 2; dtype++)
+        for (int dtype = 0; dtype < 3; dtype++)
             for (int dist = 0; dist < NDV_SWEEP; dist++)
                 for (int largest = 0; largest < 2; largest++) {
                     uint64_t ks[16];
@@ -374,7 +382,7 @@ TEST_IMPL(topk_twin_threads)
 TEST_IMPL(topk_generation)
 {
     int saved = omp_get_max_threads();
-    for (int dtype = 0; dtype < 2; dtype++)
+    for (int dtype = 0; dtype < 3; dtype++)
         for (int dist = 0; dist < NDV; dist++) {
             tk_cfg c = {100003, 32, 7, 1, 1, 1, dist, dtype, 77, 0};
             pb_topk_problem a, b, d;
@@ -579,7 +587,7 @@ TEST_IMPL(topk_dist_shapes)
     const char *few[] = {"few:1", "few:2", "few:16", "few:256"};
     const uint64_t levels[] = {1, 2, 16, 256};
     for (int f = 0; f < 4; f++)
-        for (int dtype = 0; dtype < 2; dtype++) {
+        for (int dtype = 0; dtype < 3; dtype++) {
             tk_cfg fc = {N, 1, 1, 0, 0, 1, dist_index(few[f]), dtype, 22, 0};
             ASSERT(tk_init(&p, &fc) == 0);
             ASSERT_EQ_U64(distinct_values(p.data, N), levels[f]);
@@ -587,6 +595,8 @@ TEST_IMPL(topk_dist_shapes)
             for (uint64_t i = 0; i < N; i++) {
                 if (dtype == PB_TOPK_U32) {
                     ASSERT(p.data[i] % step == 0);
+                } else if (dtype == PB_TOPK_I32) {
+                    ASSERT((p.data[i] ^ 0x80000000u) % step == 0); /* from INT32_MIN up */
                 } else {
                     double x = (double)as_f32(p.data[i]) * (double)levels[f];
                     ASSERT(x >= 0 && x < (double)levels[f] && fabs(x - round(x)) < 1e-3);
@@ -596,13 +606,16 @@ TEST_IMPL(topk_dist_shapes)
         }
 
     /* int8 */
-    for (int dtype = 0; dtype < 2; dtype++) {
+    for (int dtype = 0; dtype < 3; dtype++) {
         tk_cfg ic = {N, 1, 1, 0, 0, 1, dist_index("int8"), dtype, 23, 0};
         ASSERT(tk_init(&p, &ic) == 0);
         ASSERT_EQ_U64(distinct_values(p.data, N), 256);
         for (uint64_t i = 0; i < N; i++) {
             if (dtype == PB_TOPK_U32) {
                 ASSERT(p.data[i] <= 255);
+            } else if (dtype == PB_TOPK_I32) {
+                int32_t v = (int32_t)p.data[i];
+                ASSERT(v >= -128 && v <= 127);
             } else {
                 float f = as_f32(p.data[i]);
                 ASSERT(f >= -128 && f <= 127 && f == floorf(f));
@@ -615,13 +628,15 @@ TEST_IMPL(topk_dist_shapes)
     const char *masked[] = {"masked:0", "masked:0.001", "masked:0.5", "masked:1"};
     const double frac[] = {0, 0.001, 0.5, 1};
     for (int m = 0; m < 4; m++)
-        for (int dtype = 0; dtype < 2; dtype++) {
+        for (int dtype = 0; dtype < 3; dtype++) {
             tk_cfg mc = {N, 1, 1, 0, 0, 1, dist_index(masked[m]), dtype, 24, 0};
             ASSERT(tk_init(&p, &mc) == 0);
             uint64_t hits = 0;
             for (uint64_t i = 0; i < N; i++) {
                 if (dtype == PB_TOPK_U32) {
                     hits += p.data[i] == 0;
+                } else if (dtype == PB_TOPK_I32) {
+                    hits += p.data[i] == 0x80000000u; /* INT32_MIN */
                 } else if (p.data[i] == 0xff800000u) {
                     hits++;
                 } else {
@@ -635,7 +650,7 @@ TEST_IMPL(topk_dist_shapes)
 
     /* sorted and reversed: single rows and a ragged, misaligned batch. */
     for (int rev = 0; rev < 2; rev++)
-        for (int dtype = 0; dtype < 2; dtype++)
+        for (int dtype = 0; dtype < 3; dtype++)
             for (int batch = 0; batch < 2; batch++) {
                 tk_cfg oc = {batch ? 1001 : N, 1, batch ? 9 : 1, batch, batch, 1,
                              dist_index(rev ? "reversed" : "sorted"), dtype, 25, 0};
@@ -673,7 +688,7 @@ TEST_IMPL(topk_new_dists_omp)
     int runs = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
         for (int dist = PB_TOPK_NAN + 1; dist < NDV; dist++)
-            for (int dtype = 0; dtype < 2; dtype++)
+            for (int dtype = 0; dtype < 3; dtype++)
                 for (int batch = 0; batch < 2; batch++) {
                     uint64_t n = sizes[si];
                     if (batch && n > 4097) continue;
@@ -1084,7 +1099,7 @@ TEST_IMPL(topk_ties_twin_brute)
     omp_set_num_threads(3);
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
         for (int d = 0; d < NTIE; d++)
-            for (int dtype = 0; dtype < 2; dtype++)
+            for (int dtype = 0; dtype < 3; dtype++)
                 for (int largest = 0; largest < 2; largest++)
                     for (int batch = 0; batch < 2; batch++) {
                         uint64_t n = sizes[si];

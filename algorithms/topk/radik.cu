@@ -153,6 +153,8 @@ template <bool INPUT, bool BUF> int set_smem(size_t bytes, int *blocks, pb_err *
 typedef void (*filter_fn)(pb_radik_args);
 filter_fn filter_kernel(const pb_topk_problem &p)
 {
+    if (p.dtype == PB_TOPK_I32)
+        return p.largest ? pb_radik_filter<PB_TOPK_I32, 1> : pb_radik_filter<PB_TOPK_I32, 0>;
     bool f32 = p.dtype == PB_TOPK_F32;
     if (p.largest)
         return f32 ? pb_radik_filter<PB_TOPK_F32, 1> : pb_radik_filter<PB_TOPK_U32, 1>;

@@ -68,6 +68,8 @@ static const char *value_text(const pb_topk_problem *p, uint32_t raw, char *buf,
 {
     if (p->dtype == PB_TOPK_U32) {
         snprintf(buf, len, "%u", raw);
+    } else if (p->dtype == PB_TOPK_I32) {
+        snprintf(buf, len, "%d", (int32_t)raw);
     } else {
         float f;
         memcpy(&f, &raw, sizeof f);

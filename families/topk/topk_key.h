@@ -16,7 +16,8 @@
  * the last when selecting the smallest, as torch.topk treats them. A module
  * may return any NaN bit pattern for a NaN; the check compares keys.
  *
- * u32: the key is the value itself.
+ * u32: the key is the value itself. i32: the value with its sign bit
+ * flipped, so that unsigned key order is signed value order.
  *
  * Selecting the smallest is selecting the largest of the order key ~key. */
 #ifndef PB_TOPK_KEY_H
@@ -32,8 +33,8 @@
 #endif
 
 /* Value types; the `dtype` parameter's choices in this order. */
-typedef enum pb_topk_dtype { PB_TOPK_F32, PB_TOPK_U32 } pb_topk_dtype;
-#define PB_TOPK_DTYPE_CHOICES "f32|u32"
+typedef enum pb_topk_dtype { PB_TOPK_F32, PB_TOPK_U32, PB_TOPK_I32 } pb_topk_dtype;
+#define PB_TOPK_DTYPE_CHOICES "f32|u32|i32"
 
 #define PB_TOPK_NAN_BITS 0x7fc00000u /* the canonical NaN */
 #define PB_TOPK_NAN_KEY 0xffc00000u  /* its key: the largest key any fp32 value has */
@@ -67,7 +68,9 @@ PB_TOPK_HD uint32_t pb_topk_key(float x)
 /* The key of a raw 32-bit value of type `dtype` (a pb_topk_dtype). */
 PB_TOPK_HD uint32_t pb_topk_key_of(uint32_t raw, int dtype)
 {
-    return dtype == PB_TOPK_U32 ? raw : pb_topk_key_bits(raw);
+    return dtype == PB_TOPK_U32   ? raw
+           : dtype == PB_TOPK_I32 ? raw ^ 0x80000000u
+                                  : pb_topk_key_bits(raw);
 }
 
 /* The bit pattern of the fp32 value whose key is `key` (a NaN key gives the
@@ -93,7 +96,9 @@ PB_TOPK_HD uint32_t pb_topk_okey_of(uint32_t raw, int dtype, int largest)
 PB_TOPK_HD uint32_t pb_topk_raw_of(uint32_t okey, int dtype, int largest)
 {
     uint32_t key = pb_topk_order_key(okey, largest);
-    return dtype == PB_TOPK_U32 ? key : pb_topk_key_to_bits(key);
+    return dtype == PB_TOPK_U32   ? key
+           : dtype == PB_TOPK_I32 ? key ^ 0x80000000u
+                                  : pb_topk_key_to_bits(key);
 }
 
 /* Whether the raw value x may have an order key at or above the order key
@@ -102,8 +107,8 @@ PB_TOPK_HD uint32_t pb_topk_raw_of(uint32_t okey, int dtype, int largest)
  * what cannot pass before converting what might. fp32 values compare as
  * floats: a NaN passes (!(x < t) holds for it), every value passes when t
  * is itself a NaN, and -0.0 and +0.0 compare equal (both pass); u32 values
- * compare as integers. For smallest, the order keys at or above the
- * threshold are the values at or below tq. */
+ * compare as unsigned integers, i32 values as signed ones. For smallest,
+ * the order keys at or above the threshold are the values at or below tq. */
 PB_TOPK_HD float pb_topk_bits_float(uint32_t b)
 {
 #if defined(__CUDA_ARCH__)
@@ -121,6 +126,7 @@ PB_TOPK_HD int pb_topk_raw_may_reach(uint32_t x, uint32_t tq, int dtype, int lar
         float v = pb_topk_bits_float(x), t = pb_topk_bits_float(tq);
         return largest ? !(v < t) : !(v > t);
     }
+    if (dtype == PB_TOPK_I32) return largest ? (int32_t)x >= (int32_t)tq : (int32_t)x <= (int32_t)tq;
     return largest ? x >= tq : x <= tq;
 }
 

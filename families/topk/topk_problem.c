@@ -67,7 +67,7 @@ int pb_topk_point_check(const pb_point *pt, pb_err *err)
         if (dist == PB_TOPK_MASKED && arg > 1000000)
             return pb_err_set(err, "dist=masked: the fraction is above 1");
     }
-    if (v[PB_TOPK_P_DTYPE] < PB_TOPK_F32 || v[PB_TOPK_P_DTYPE] > PB_TOPK_U32)
+    if (v[PB_TOPK_P_DTYPE] < PB_TOPK_F32 || v[PB_TOPK_P_DTYPE] > PB_TOPK_I32)
         return pb_err_set(err, "dtype=%lld is not one of %s", v[PB_TOPK_P_DTYPE],
                           PB_TOPK_DTYPE_CHOICES);
     if (v[PB_TOPK_P_TIES] < PB_TOPK_TIES_ANY || v[PB_TOPK_P_TIES] > PB_TOPK_TIES_LOWEST)
@@ -265,9 +265,8 @@ static uint32_t draw_f32(pb_topk_dist dist, uint64_t arg, philox4x32_ctr_t w)
     }
 }
 
-static uint32_t draw(pb_topk_dist dist, uint64_t arg, pb_topk_dtype dtype, philox4x32_ctr_t w)
+static uint32_t draw_u32(pb_topk_dist dist, uint64_t arg, philox4x32_ctr_t w)
 {
-    if (dtype == PB_TOPK_F32) return draw_f32(dist, arg, w);
     switch (dist) {
     case PB_TOPK_UNIFORM:
         return w.v[0];
@@ -288,10 +287,36 @@ static uint32_t draw(pb_topk_dist dist, uint64_t arg, pb_topk_dtype dtype, philo
     }
 }
 
+/* i32: the u32 draw moved to the signed range (its sign bit flipped: the
+ * same order), except where the u32 values already mean what an int32
+ * should hold: relu's zeros and positives, zipf's ranks, equal's 1000; and
+ * int8 is the signed byte -128 .. 127 (quantised scores). masked's -inf is
+ * INT32_MIN. */
+static uint32_t draw_i32(pb_topk_dist dist, uint64_t arg, philox4x32_ctr_t w)
+{
+    switch (dist) {
+    case PB_TOPK_RELU:
+    case PB_TOPK_ZIPF:
+    case PB_TOPK_EQUAL:
+        return draw_u32(dist, arg, w);
+    case PB_TOPK_INT8:
+        return (uint32_t)(int32_t)(int8_t)(uint8_t)(w.v[0] >> 24);
+    default:
+        return draw_u32(dist, arg, w) ^ 0x80000000u;
+    }
+}
+
+static uint32_t draw(pb_topk_dist dist, uint64_t arg, pb_topk_dtype dtype, philox4x32_ctr_t w)
+{
+    if (dtype == PB_TOPK_F32) return draw_f32(dist, arg, w);
+    return dtype == PB_TOPK_I32 ? draw_i32(dist, arg, w) : draw_u32(dist, arg, w);
+}
+
 /* sorted and reversed: the value at position j of a row of m (j < m). */
 static uint32_t ordered_value(pb_topk_dtype dtype, uint64_t j, uint64_t m)
 {
     if (dtype == PB_TOPK_U32) return (uint32_t)((j << 32) / m); /* j < m <= 2^32 */
+    if (dtype == PB_TOPK_I32) return (uint32_t)((j << 32) / m) ^ 0x80000000u;
     return (uint32_t)(j * UINT64_C(0x3f800000) / m);
 }
 
@@ -332,6 +357,7 @@ static void fill_ordered(pb_topk_problem *p)
 static uint32_t padding_value(const pb_topk_problem *p)
 {
     if (p->dtype == PB_TOPK_U32) return p->largest ? UINT32_MAX : 0;
+    if (p->dtype == PB_TOPK_I32) return p->largest ? 0x7fffffffu : 0x80000000u;
     return p->largest ? 0x7fc0dead : F32_NINF;
 }
 

@@ -90,9 +90,14 @@ enum pb_topk_param {
  * each value from the Philox block of its buffer index, sorted and
  * reversed from the position alone: the input depends on the seed (and
  * the layout) only.
+ * i32: the u32 value with its sign bit flipped (the same order over the
+ * signed range: uniform over all 2^32 values, few:L spread over the range,
+ * masked's least value INT32_MIN, sorted and reversed increasing from
+ * INT32_MIN), except relu, zipf and equal, whose u32 values are already
+ * non-negative int32s, and int8, the signed byte -128..127 itself.
  *
  * Or `dist = file:PATH`, the user's own values (config/data_file.h): raw
- * little-endian 32-bit values, fp32 bit patterns or u32 by `dtype`, the
+ * little-endian 32-bit values, fp32 bit patterns, u32 or i32 by `dtype`, the
  * first rows * n of them filling the rows in order (padding is still the
  * problem's own); the file must hold that many. */
 typedef enum pb_topk_dist {
@@ -146,9 +151,9 @@ typedef enum pb_topk_ties { PB_TOPK_TIES_ANY, PB_TOPK_TIES_LOWEST } pb_topk_ties
      "values: U[0,1], U[0.6,0.7], U[128.6,128.7], Zipf(1.1), N(0,1), all equal, many +-inf, "      \
      "some NaNs, half zeros (relu), L levels (few:L), 256 integer levels (int8), a fraction F "    \
      "of -inf (masked:F), sorted, reversed; or a file of raw little-endian 32-bit values "         \
-     "(fp32 or u32 by dtype)"},                                                                    \
+     "(fp32, u32 or i32 by dtype)"},                                                                    \
     {"dtype", PB_PARAM_ENUM, PB_TOPK_F32, 0, 0, PB_TOPK_DTYPE_CHOICES,                             \
-     "value type: fp32 or u32 (item must be u32: 4 bytes)"},                                      \
+     "value type: fp32, u32 or i32 (item must be u32: 4 bytes)"},                                      \
     {"ties", PB_PARAM_ENUM, PB_TOPK_TIES_ANY, 0, 0, PB_TOPK_TIES_CHOICES,                          \
      "keys equal to the k-th: any of them fill the k, or those with the smallest indices "        \
      "(a unique answer)"},                                                                          \

@@ -137,10 +137,13 @@ TOPK_SCAN(scan_f32_largest, pb_topk_key_bits(b))
 TOPK_SCAN(scan_f32_smallest, ~pb_topk_key_bits(b))
 TOPK_SCAN(scan_u32_largest, b)
 TOPK_SCAN(scan_u32_smallest, ~b)
+TOPK_SCAN(scan_i32_largest, b ^ 0x80000000u)
+TOPK_SCAN(scan_i32_smallest, ~(b ^ 0x80000000u))
 
 static scan_fn pick_scan(const pb_topk_problem *p)
 {
     if (p->dtype == PB_TOPK_U32) return p->largest ? scan_u32_largest : scan_u32_smallest;
+    if (p->dtype == PB_TOPK_I32) return p->largest ? scan_i32_largest : scan_i32_smallest;
     return p->largest ? scan_f32_largest : scan_f32_smallest;
 }
 
