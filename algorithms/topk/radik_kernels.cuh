@@ -654,10 +654,13 @@ template <bool BUF> __device__ void pb_radik_finish_row(const pb_radik_args &a,
         pb_radik_flush_hist(a, c, s.hist);
     if (BUF) pb_radik_flush_buf(a, c, s);
     /* The next row's ties start unclaimed (every warp is past this row's
-     * last read of the flag). */
-    __syncthreads();
-    if (threadIdx.x == 0) s.b.ties_full = 0;
-    __syncthreads();
+     * last read of the flag). Only a final pass sets it: other rows, and
+     * the other passes of a batch, pay no barrier for it. */
+    if (c.r.mode == PB_RADIK_FINAL) {
+        __syncthreads();
+        if (threadIdx.x == 0) s.b.ties_full = 0;
+        __syncthreads();
+    }
 }
 
 __device__ __forceinline__ void pb_radik_enter(const pb_radik_args &a, uint32_t row,
@@ -950,10 +953,12 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args 
             pb_radik_flush_hist(a, c, sm.hist);
         }
         /* The next row's ties start uncounted (after every warp's last
-         * read of the flag). */
-        __syncthreads();
-        if (threadIdx.x == 0) sm.eq_full = 0;
-        __syncthreads();
+         * read of the flag). Only a strict row sets it. */
+        if (c.r.strict) {
+            __syncthreads();
+            if (threadIdx.x == 0) sm.eq_full = 0;
+            __syncthreads();
+        }
     };
     if (a.prefetch && !a.work && gridDim.y == 1) {
         /* A single row (the grid strides over its partitions): the next
