@@ -150,6 +150,12 @@ typedef struct pb_module {
      * only where it says it can. A sweep naming an item it does not take
      * is refused before anything runs. */
     unsigned items;
+
+    /* Optional: whether it can run here beyond having a GPU (a build with
+     * NCCL, as many GPUs as `devices` asks); false with `why` filled in.
+     * params: the instance's resolved values, or NULL (then: whether it can
+     * run here at all, at its most modest setting). */
+    bool (*available)(const pb_params *params, char *why, size_t whylen);
 } pb_module;
 
 #define PB_PARAMS(specs) (specs), (sizeof(specs) / sizeof((specs)[0]))

@@ -309,7 +309,9 @@ int pb_instances_available(pb_instances *list, bool skip, const char *path, cons
     for (size_t i = 0; i < list->n; i++) {
         pb_instance *in = &list->v[i];
         char why[256] = "";
-        if (pb_module_available(in->mod, why, sizeof why)) {
+        pb_params resolved;
+        pb_instance_resolved_params(in, &resolved);
+        if (pb_module_available_with(in->mod, &resolved, why, sizeof why)) {
             list->v[o++] = *in;
             continue;
         }

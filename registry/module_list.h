@@ -46,6 +46,8 @@ PB_MODULE(dart_throwing)
 PB_MODULE(sort_shuffle)
 PB_MODULE(thrust_shuffle)
 PB_MODULE(gpu_pov_shuffle) /* approximately uniform; twin: pov_shuffle */
+PB_MODULE(dist_shuffle) /* over G GPUs through NCCL (issue 22) */
+PB_MODULE(dist_exchange) /* its all-to-all alone: the ceiling */
 
 /* Multisplit family: the paper's kernels, references, building blocks */
 PB_MODULE(multisplit) /* picks dms, wms or bms by m */

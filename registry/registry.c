@@ -51,13 +51,23 @@ const pb_module *pb_module_find(const char *name)
     return NULL;
 }
 
+bool pb_module_available_with(const pb_module *m, const pb_params *params, char *why, size_t whylen)
+{
+    char reason[256] = "";
+    if (m->device == PB_DEVICE_GPU && pb_gpu_count(reason, sizeof reason) == 0) {
+        if (why) snprintf(why, whylen, "%s", reason);
+        return false;
+    }
+    if (m->available && !m->available(params, reason, sizeof reason)) {
+        if (why) snprintf(why, whylen, "%s", reason);
+        return false;
+    }
+    return true;
+}
+
 bool pb_module_available(const pb_module *m, char *why, size_t whylen)
 {
-    if (m->device == PB_DEVICE_CPU) return true;
-    char reason[256];
-    if (pb_gpu_count(reason, sizeof reason) > 0) return true;
-    if (why) snprintf(why, whylen, "%s", reason);
-    return false;
+    return pb_module_available_with(m, NULL, why, whylen);
 }
 
 const pb_module *pb_bound_module(pb_device dev, pb_bound b)

@@ -24,6 +24,9 @@ const pb_module *pb_module_find(const char *name);
 /* Whether the module can run on this machine; if not, `why` says why
  * ("no CUDA device: ..."). */
 bool pb_module_available(const pb_module *m, char *why, size_t whylen);
+/* The same for an instance's resolved parameters (a module's own
+ * `available` hook may refuse a setting: more devices than present). */
+bool pb_module_available_with(const pb_module *m, const pb_params *params, char *why, size_t whylen);
 
 /* The ceiling of kind `b` on `dev` (core/module.h's `bound`), or NULL. */
 const pb_module *pb_bound_module(pb_device dev, pb_bound b);

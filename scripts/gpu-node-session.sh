@@ -59,6 +59,7 @@ pb=$build/permbench
 [ -f "$HOME/.local/permbench-deps/env.sh" ] && . "$HOME/.local/permbench-deps/env.sh"
 "$pb" info >"$work/info.txt" 2>&1
 nvidia-smi >>"$work/info.txt" 2>&1
+nvidia-smi topo -m >>"$work/info.txt" 2>&1
 [ -z "$tests" ] || step "ctest -R $tests" "$work/ctest.log" \
     ctest --test-dir "$build" -R "$tests" -j "${PB_CTEST_JOBS:-4}" --output-on-failure
 for c in "${sweeps[@]}"; do

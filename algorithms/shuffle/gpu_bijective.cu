@@ -59,6 +59,21 @@ template <typename Offset> int prepare_typed(state *s, pb_err *err)
     return 0;
 }
 
+/* bijective2's two launches on a stream: the tile descriptors' reset, then
+ * the fused pass. */
+template <int KIND, typename T, typename Offset>
+int launch2(const T *in, T *out, unsigned words, uint64_t m, uint64_t domain, int tiles, const bijection<KIND> &f,
+            void *tile_state, size_t tile_state_bytes, cudaStream_t stream, pb_err *err)
+{
+    cub::ScanTileState<Offset> ts;
+    PB_CUDA_TRY(ts.Init(tiles, tile_state, tile_state_bytes), err);
+    init_tile_state<<<(tiles + 32 + 127) / 128, 128, 0, stream>>>(ts, tiles);
+    PB_CUDA_LAUNCHED(err);
+    single_pass<KIND, T, Offset><<<tiles, BLOCK, 0, stream>>>(in, out, words, m, domain, f, ts);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
 template <int KIND, typename T, typename Offset>
 int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
 {
@@ -67,12 +82,8 @@ int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
     T *out = (T *)b->d_out;
     const unsigned words = s->item_bytes / 8; /* records only */
     if (s->variant == PB_BIJECTIVE2) {
-        cub::ScanTileState<Offset> ts;
-        PB_CUDA_TRY(ts.Init(s->tiles, s->tile_state, s->tile_state_bytes), err);
-        init_tile_state<<<(s->tiles + 32 + 127) / 128, 128>>>(ts, s->tiles);
-        PB_CUDA_LAUNCHED(err);
-        single_pass<KIND, T, Offset><<<s->tiles, BLOCK>>>(in, out, words, s->m, s->domain, f, ts);
-        PB_CUDA_LAUNCHED(err);
+        return launch2<KIND, T, Offset>(in, out, words, s->m, s->domain, s->tiles, f, s->tile_state,
+                                        s->tile_state_bytes, 0, err);
     } else if (s->variant == PB_BIJECTIVE1) {
         count_tiles<KIND, Offset><<<s->tiles, BLOCK>>>(s->m, s->domain, f, (Offset *)s->counts);
         PB_CUDA_LAUNCHED(err);
@@ -195,4 +206,51 @@ int pb_bijective_sample_perms(const pb_params *params, uint32_t n, uint64_t seed
     cudaFree(d);
     if (e != cudaSuccess) return pb_err_set(err, "sample_perms: %s", cudaGetErrorString(e));
     return 0;
+}
+
+/* ---- bijective2 on caller's buffers (the distributed shuffle's local step) ---- */
+
+namespace {
+
+template <int KIND, typename Offset>
+int raw2_typed(const void *in, void *out, uint64_t m, unsigned item_bytes, const pb_bij &fb, void *scratch,
+               size_t scratch_bytes, cudaStream_t stream, pb_err *err)
+{
+    bijection<KIND> f{fb};
+    uint64_t domain = UINT64_C(1) << fb.bits;
+    int tiles = tiles_of(domain);
+    if (pb_shuffle_is_record(item_bytes))
+        return launch2<KIND, record_words, Offset>((const record_words *)in, (record_words *)out, item_bytes / 8, m,
+                                                   domain, tiles, f, scratch, scratch_bytes, stream, err);
+    if (item_bytes == 4)
+        return launch2<KIND, uint32_t, Offset>((const uint32_t *)in, (uint32_t *)out, 0, m, domain, tiles, f,
+                                               scratch, scratch_bytes, stream, err);
+    return launch2<KIND, uint64_t, Offset>((const uint64_t *)in, (uint64_t *)out, 0, m, domain, tiles, f, scratch,
+                                           scratch_bytes, stream, err);
+}
+
+} // namespace
+
+size_t pb_bijective2_scratch_bytes(uint64_t m_max)
+{
+    /* The widest descriptors (64-bit offsets) for the largest domain: enough
+     * for every m <= m_max, narrow or wide. */
+    size_t bytes = 0;
+    cub::ScanTileState<uint64_t>::AllocationSize(tiles_of(domain_of(m_max ? m_max : 1)), bytes);
+    return bytes;
+}
+
+int pb_bijective2_shuffle_async(const void *in, void *out, uint64_t m, unsigned item_bytes, pb_bij_kind kind,
+                                int rounds, uint64_t seed, uint64_t stream_id, void *scratch, size_t scratch_bytes,
+                                cudaStream_t stream, pb_err *err)
+{
+    if (m == 0) return 0;
+    pb_bij f;
+    pb_bij_init(&f, kind, rounds, m, seed, stream_id);
+    bool wide = offset_bytes(domain_of(m)) == 8;
+    if (kind == PB_BIJ_LCG)
+        return wide ? raw2_typed<PB_BIJ_LCG, uint64_t>(in, out, m, item_bytes, f, scratch, scratch_bytes, stream, err)
+                    : raw2_typed<PB_BIJ_LCG, uint32_t>(in, out, m, item_bytes, f, scratch, scratch_bytes, stream, err);
+    return wide ? raw2_typed<PB_BIJ_VARPHILOX, uint64_t>(in, out, m, item_bytes, f, scratch, scratch_bytes, stream, err)
+                : raw2_typed<PB_BIJ_VARPHILOX, uint32_t>(in, out, m, item_bytes, f, scratch, scratch_bytes, stream, err);
 }

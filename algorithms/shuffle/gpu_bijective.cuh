@@ -269,4 +269,14 @@ int pb_bijective_sample_perms(const pb_params *params, uint32_t n, uint64_t seed
                               uint64_t count, uint32_t *out, pb_err *err);
 extern const pb_param_spec pb_bijective_params[2];
 
+/* bijective2 on the caller's device buffers and stream: out = the shuffle
+ * of in's m items that bijective_twin gives for (kind, rounds, seed,
+ * stream_id), the kernels of the timed module. scratch: at least
+ * pb_bijective2_scratch_bytes(m) (any m up to the size it was made for).
+ * Queues its work and returns. */
+size_t pb_bijective2_scratch_bytes(uint64_t m_max);
+int pb_bijective2_shuffle_async(const void *in, void *out, uint64_t m, unsigned item_bytes, pb_bij_kind kind,
+                                int rounds, uint64_t seed, uint64_t stream_id, void *scratch, size_t scratch_bytes,
+                                cudaStream_t stream, pb_err *err);
+
 #endif

@@ -1,0 +1,941 @@
+/* dist-shuffle: the exactly uniform shuffle of an array split over G GPUs of
+ * one host (issue 22, docs/distributed.md), and dist-exchange, its
+ * exchange alone: the all-to-all ceiling it is measured against.
+ *
+ * One process drives every GPU (devices 0 .. G-1): the harness is one
+ * process, its timer is CUDA events on device 0, and one process can time
+ * "first launch to the last device's completion" by making device 0's
+ * stream wait on every device's last event. Per sample, device s:
+ *   1. draws every item's destination from its Philox counter (global
+ *      index, sample: pb_dist_dest) and counts them (G counters);
+ *   2. orders its slice by destination, stably (CUB's radix sort on the
+ *      destination's bits; records: their indices, then a record gather);
+ *   3. the host reads the G x G counts (NCCL needs a send's size on the
+ *      host), then one NCCL group sends every block to its device, each
+ *      landing after the blocks of lower sources (a device's own block is a
+ *      copy on its stream): device d holds its items in global order;
+ *   4. shuffles what it received with bijective2's kernels, stream
+ *      pb_dist_stream(sample, d).
+ * The output is the parts in device order; it equals pb_dist_model_shuffle
+ * bit for bit (tests/test_gpu_dist.c). Without NCCL the module runs on one
+ * device and says why it cannot take more.
+ *
+ * The harness sees the whole output on device 0: the input is made there
+ * (the family's items) and each device's slice copied from it, and the
+ * other devices' parts are copied back after the run for the check. Both
+ * copies are untimed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/cub.cuh>
+#ifdef PB_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+#include "algorithms/shuffle/dist_model.h"
+#include "algorithms/shuffle/gpu_bijective.cuh"
+#include "core/cuda_check.h"
+#include "families/shuffle/gpu_records.cuh"
+#include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_items.h"
+
+#ifdef PB_HAVE_NCCL
+#define PB_NCCL_TRY(call, err)                                                                                      \
+    do {                                                                                                            \
+        ncclResult_t pb_r_ = (call);                                                                                \
+        if (pb_r_ != ncclSuccess)                                                                                   \
+            return pb_err_set((err), "%s failed: %s (%s:%d)", #call, ncclGetErrorString(pb_r_), __FILE__, __LINE__); \
+    } while (0)
+#endif
+
+namespace {
+
+enum { P_DEVICES, P_BIJECTION, P_ROUNDS };
+constexpr int G_MAX = PB_DIST_MAX_DEVICES;
+constexpr int THREADS = 256;
+
+unsigned bits_for(uint64_t v) /* ceil(log2(v)), 0 for v <= 1 */
+{
+    unsigned b = 0;
+    while ((UINT64_C(1) << b) < v) b++;
+    return b;
+}
+
+unsigned grid_for(uint64_t n)
+{
+    uint64_t b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);
+}
+
+/* ---- kernels ---- */
+
+/* Step 1: keys[t] = dest(lo + t) for the slice, and the G counts. */
+__global__ void draw_dests(uint64_t seed, uint64_t sample, uint64_t lo, uint64_t len, uint32_t G, uint8_t *keys,
+                           unsigned long long *counts)
+{
+    __shared__ unsigned hist[G_MAX];
+    for (unsigned t = threadIdx.x; t < G; t += blockDim.x) hist[t] = 0;
+    __syncthreads();
+    for (uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; t < len; t += (uint64_t)gridDim.x * blockDim.x) {
+        uint32_t d = pb_dist_dest(seed, sample, lo + t, G);
+        keys[t] = (uint8_t)d;
+        atomicAdd(&hist[d], 1u);
+    }
+    __syncthreads();
+    for (unsigned t = threadIdx.x; t < G; t += blockDim.x)
+        if (hist[t]) atomicAdd(&counts[t], (unsigned long long)hist[t]);
+}
+
+/* The batch of sample permutations: item k of the device's c x len block
+ * is permutation j = k / len's index lo + k % len, drawn for sample
+ * first + j, and carries j in its top word so the receiver can regroup. */
+__global__ void draw_batch_dests(uint64_t seed, uint64_t first, uint64_t lo, uint64_t len, uint64_t total, uint32_t G,
+                                 uint8_t *keys, uint64_t *vals, unsigned long long *counts)
+{
+    __shared__ unsigned hist[G_MAX];
+    for (unsigned t = threadIdx.x; t < G; t += blockDim.x) hist[t] = 0;
+    __syncthreads();
+    for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; k < total;
+         k += (uint64_t)gridDim.x * blockDim.x) {
+        uint64_t j = k / len, i = lo + k % len;
+        uint32_t d = pb_dist_dest(seed, first + j, i, G);
+        keys[k] = (uint8_t)d;
+        vals[k] = j << 32 | i;
+        atomicAdd(&hist[d], 1u);
+    }
+    __syncthreads();
+    for (unsigned t = threadIdx.x; t < G; t += blockDim.x)
+        if (hist[t]) atomicAdd(&counts[t], (unsigned long long)hist[t]);
+}
+
+__global__ void iota_u32(uint32_t *v, uint64_t n)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
+        v[i] = (uint32_t)i;
+}
+
+struct by_index {
+    const uint32_t *idx;
+    __device__ __forceinline__ uint64_t operator()(uint64_t i) const { return idx[i]; }
+};
+
+/* Records: out[i] = in[idx[i]], a thread group a record. */
+__global__ void gather_records(const uint64_t *__restrict__ in, uint64_t *__restrict__ out,
+                               const uint32_t *__restrict__ idx, uint64_t n, unsigned words)
+{
+    pb_gather_records<THREADS>(in, out, n, words, pb_record_group(words), by_index{idx});
+}
+
+/* The batch: how many received items belong to each permutation. */
+__global__ void count_perms(const uint64_t *__restrict__ v, uint64_t n, uint32_t *counts)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
+        atomicAdd(&counts[v[i] >> 32], 1u);
+}
+
+/* The batch's step 4: block j shuffles permutation j's received items
+ * (seg_cnt[j] of them at seg_off[j]) with the bijective shuffle of stream
+ * pb_dist_stream(first + j, d): out[r] = in[src] for the r-th position x
+ * of the padded domain (in order) whose image src is below the count, as
+ * bijective_twin and bijective2 do. */
+template <int KIND>
+__global__ void __launch_bounds__(pb_bijective::BLOCK)
+    shuffle_perms(const uint64_t *__restrict__ in, uint32_t *__restrict__ out, const uint32_t *seg_cnt,
+                  const uint32_t *seg_off, int rounds, uint64_t seed, uint64_t first, uint32_t d)
+{
+    using namespace pb_bijective;
+    using Scan = cub::BlockScan<uint32_t, BLOCK, cub::BLOCK_SCAN_WARP_SCANS>;
+    __shared__ typename Scan::TempStorage ts;
+    __shared__ bijection<KIND> f;
+    const uint32_t m = seg_cnt[blockIdx.x];
+    if (m == 0) return;
+    const uint64_t *seg = in + seg_off[blockIdx.x];
+    uint32_t *o = out + seg_off[blockIdx.x];
+    if (threadIdx.x == 0) pb_bij_init(&f.f, (pb_bij_kind)KIND, rounds, m, seed, pb_dist_stream(first + blockIdx.x, d));
+    __syncthreads();
+    uint64_t domain = UINT64_C(1) << f.f.bits;
+    uint32_t carry = 0;
+    for (uint64_t tile = 0; tile * TILE < domain; tile++) {
+        uint32_t src[ITEMS];
+        bool keep[ITEMS];
+        uint32_t rank, tile_count;
+        Scan(ts).ExclusiveSum((uint32_t)evaluate(f, m, domain, tile, src, keep), rank, tile_count);
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if (keep[k]) o[carry + rank++] = (uint32_t)seg[src[k]];
+        carry += tile_count;
+        __syncthreads();
+    }
+}
+
+/* ---- the exchange ---- */
+
+/* Where the blocks go: cnt[s * G + d] items from s to d; block (s, d)
+ * starts at send_off[s * G + d] in s's send buffer (destinations in order)
+ * and at recv_off[s * G + d] in d's receive buffer (sources in order). */
+struct plan {
+    uint32_t G;
+    uint64_t cnt[G_MAX * G_MAX], send_off[G_MAX * G_MAX], recv_off[G_MAX * G_MAX];
+    uint64_t part[G_MAX];
+};
+
+void plan_offsets(plan *p)
+{
+    uint32_t G = p->G;
+    for (uint32_t d = 0; d < G; d++) p->part[d] = 0;
+    for (uint32_t s = 0; s < G; s++) {
+        uint64_t o = 0;
+        for (uint32_t d = 0; d < G; d++) {
+            p->send_off[s * G + d] = o;
+            o += p->cnt[s * G + d];
+            p->recv_off[s * G + d] = p->part[d];
+            p->part[d] += p->cnt[s * G + d];
+        }
+    }
+}
+
+struct comms {
+    uint32_t G;
+#ifdef PB_HAVE_NCCL
+    ncclComm_t c[G_MAX];
+#endif
+    cudaStream_t st[G_MAX];
+    bool ready;
+};
+
+int comms_init(comms *c, uint32_t G, pb_err *err)
+{
+    c->G = G;
+    for (uint32_t d = 0; d < G; d++) {
+        PB_CUDA_TRY(cudaSetDevice((int)d), err);
+        PB_CUDA_TRY(cudaStreamCreateWithFlags(&c->st[d], cudaStreamNonBlocking), err);
+    }
+#ifdef PB_HAVE_NCCL
+    if (G > 1) {
+        /* NVLink multicast stays off unless the caller says otherwise
+         * (the lent nodes require it: their KINDS.md). */
+        setenv("NCCL_NVLS_ENABLE", "0", 0);
+        int devs[G_MAX];
+        for (uint32_t d = 0; d < G; d++) devs[d] = (int)d;
+        PB_NCCL_TRY(ncclCommInitAll(c->c, (int)G, devs), err);
+    }
+#endif
+    c->ready = true;
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    return 0;
+}
+
+void comms_free(comms *c)
+{
+    if (!c->ready) return;
+#ifdef PB_HAVE_NCCL
+    if (c->G > 1)
+        for (uint32_t d = 0; d < c->G; d++) ncclCommDestroy(c->c[d]);
+#endif
+    for (uint32_t d = 0; d < c->G; d++) {
+        cudaSetDevice((int)d);
+        cudaStreamDestroy(c->st[d]);
+    }
+    cudaSetDevice(0);
+    c->ready = false;
+}
+
+/* Step 3: every block of p from send[s] to recv[d], item_bytes each, on
+ * the devices' streams; a device's own block is a copy. Queued, not
+ * waited for. */
+int exchange(comms *c, const plan *p, void *const *send, void *const *recv, unsigned ib, pb_err *err)
+{
+    uint32_t G = p->G;
+    for (uint32_t s = 0; s < G; s++) {
+        uint64_t k = p->cnt[s * G + s];
+        if (!k) continue;
+        PB_CUDA_TRY(cudaSetDevice((int)s), err);
+        PB_CUDA_TRY(cudaMemcpyAsync((char *)recv[s] + p->recv_off[s * G + s] * ib,
+                                    (const char *)send[s] + p->send_off[s * G + s] * ib, k * ib,
+                                    cudaMemcpyDeviceToDevice, c->st[s]),
+                    err);
+    }
+    if (G > 1) {
+#ifdef PB_HAVE_NCCL
+        PB_NCCL_TRY(ncclGroupStart(), err);
+        for (uint32_t s = 0; s < G; s++)
+            for (uint32_t d = 0; d < G; d++) {
+                if (d == s) continue;
+                /* s sends its block for d; s receives d's block for s. */
+                uint64_t out = p->cnt[s * G + d], in = p->cnt[d * G + s];
+                if (out)
+                    PB_NCCL_TRY(ncclSend((const char *)send[s] + p->send_off[s * G + d] * ib, out * ib, ncclUint8,
+                                         (int)d, c->c[s], c->st[s]),
+                                err);
+                if (in)
+                    PB_NCCL_TRY(ncclRecv((char *)recv[s] + p->recv_off[d * G + s] * ib, in * ib, ncclUint8, (int)d,
+                                         c->c[s], c->st[s]),
+                                err);
+            }
+        PB_NCCL_TRY(ncclGroupEnd(), err);
+#else
+        return pb_err_set(err, "distributed shuffle: %u devices need NCCL, and this build has none", G);
+#endif
+    }
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    return 0;
+}
+
+/* ---- the module's state ---- */
+
+struct dev_state {
+    uint64_t lo, len; /* the device's slice of the input */
+    void *in;         /* the slice: inside the harness's input on device 0 */
+    void *own_in, *out;
+    uint8_t *keys, *keys_out;
+    uint32_t *idx, *idx_out; /* records: slice indices, sorted by destination */
+    void *sorted, *recv;
+    unsigned long long *counts;
+    void *temp, *bij;
+    size_t temp_bytes, bij_bytes;
+    cudaEvent_t done;
+};
+
+struct state {
+    void *bufs; /* pb_gpu_shuffle_buffers on device 0, first (the _via helpers) */
+    bool exchange_only;
+    uint32_t G;
+    pb_bij_kind kind;
+    int rounds;
+    uint64_t n, seed, cap;
+    unsigned ib;
+    comms c;
+    plan p;
+    uint64_t start[G_MAX + 1]; /* the parts' places in the output, last run */
+    bool gathered;
+    unsigned long long *h_counts; /* pinned, G x G */
+    cudaEvent_t begin;            /* device 0 */
+    dev_state d[G_MAX];
+};
+
+uint32_t devices_of(const pb_params *params) { return params ? (uint32_t)params->v[P_DEVICES] : 1; }
+
+bool available(const pb_params *params, char *why, size_t whylen)
+{
+    uint32_t G = devices_of(params);
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess) have = 0;
+    cudaGetLastError();
+    if ((int)G > have) {
+        snprintf(why, whylen, "devices = %u, and this host has %d GPU%s", G, have, have == 1 ? "" : "s");
+        return false;
+    }
+#ifndef PB_HAVE_NCCL
+    if (G > 1) {
+        snprintf(why, whylen, "devices = %u needs NCCL, and this build found none (CMake: PB_NCCL_ROOT)", G);
+        return false;
+    }
+#endif
+    return true;
+}
+
+/* Receive capacity a device: its expected share plus 32 standard
+ * deviations of the binomial part (sd <= sqrt(n) / 2): exceeded with
+ * probability below e^-500. A part beyond it fails the run, loudly. */
+uint64_t cap_of(uint64_t n, uint32_t G)
+{
+    if (G == 1) return n;
+    double c = (double)n / G + 16.0 * sqrt((double)n) + 1024;
+    return c >= (double)n ? n : (uint64_t)c;
+}
+
+uint64_t sort_temp_bytes(uint64_t len, unsigned ib, uint32_t G, pb_err *err, int *rc)
+{
+    size_t bytes = 0;
+    cudaError_t e;
+    int end = (int)bits_for(G);
+    if (ib == 4)
+        e = cub::DeviceRadixSort::SortPairs(nullptr, bytes, (const uint8_t *)nullptr, (uint8_t *)nullptr,
+                                            (const uint32_t *)nullptr, (uint32_t *)nullptr, len, 0, end);
+    else if (ib == 8)
+        e = cub::DeviceRadixSort::SortPairs(nullptr, bytes, (const uint8_t *)nullptr, (uint8_t *)nullptr,
+                                            (const uint64_t *)nullptr, (uint64_t *)nullptr, len, 0, end);
+    else
+        e = cub::DeviceRadixSort::SortPairs(nullptr, bytes, (const uint8_t *)nullptr, (uint8_t *)nullptr,
+                                            (const uint32_t *)nullptr, (uint32_t *)nullptr, len, 0, end);
+    if (e != cudaSuccess) *rc = pb_err_set(err, "CUB sort size query: %s", cudaGetErrorString(e));
+    return bytes;
+}
+
+int refresh(void *st, pb_err *err);
+
+int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_err *err)
+{
+    state *s = (state *)calloc(1, sizeof *s);
+    if (!s) return pb_err_set(err, "out of memory");
+    *out_state = s;
+    char why[256];
+    if (!available(pt->params, why, sizeof why)) return pb_err_set(err, "%s", why);
+    s->exchange_only = exchange_only;
+    s->G = devices_of(pt->params);
+    if (!exchange_only) {
+        s->kind = (pb_bij_kind)pt->params->v[P_BIJECTION];
+        s->rounds = (int)pt->params->v[P_ROUNDS];
+    }
+    s->n = pt->n;
+    s->seed = pt->seed;
+    s->ib = pt->item_bytes;
+    s->cap = cap_of(s->n, s->G);
+    s->p.G = s->G;
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    if (pb_gpu_shuffle_prepare(pt, &s->bufs, err)) return -1;
+    if (comms_init(&s->c, s->G, err)) return -1;
+    auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
+    const unsigned ib = s->ib;
+    const uint64_t cap = s->cap ? s->cap : 1;
+    for (uint32_t g = 0; g < s->G; g++) {
+        dev_state *d = &s->d[g];
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        for (uint32_t h = 0; h < s->G; h++) {
+            if (h == g) continue;
+            int can = 0;
+            PB_CUDA_TRY(cudaDeviceCanAccessPeer(&can, (int)g, (int)h), err);
+            if (can) {
+                cudaError_t e = cudaDeviceEnablePeerAccess((int)h, 0);
+                if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+                    return pb_err_set(err, "peer access %u -> %u: %s", g, h, cudaGetErrorString(e));
+                cudaGetLastError();
+            }
+        }
+        PB_CUDA_TRY(cudaEventCreateWithFlags(&d->done, cudaEventDisableTiming), err);
+        d->lo = pb_dist_slice(s->n, s->G, g);
+        d->len = pb_dist_slice(s->n, s->G, g + 1) - d->lo;
+        size_t slice = (d->len ? d->len : 1) * ib;
+        if (g == 0) {
+            d->in = (char *)b->d_in + d->lo * ib;
+        } else {
+            PB_CUDA_TRY(cudaMalloc(&d->own_in, slice), err);
+            d->in = d->own_in;
+        }
+        if (g == 0) d->out = b->d_out;
+        else PB_CUDA_TRY(cudaMalloc(&d->out, cap * ib), err);
+        if (exchange_only) continue;
+        if (s->G > 1) {
+            PB_CUDA_TRY(cudaMalloc(&d->keys, d->len + 1), err);
+            PB_CUDA_TRY(cudaMalloc(&d->keys_out, d->len + 1), err);
+            PB_CUDA_TRY(cudaMalloc(&d->sorted, slice), err);
+            PB_CUDA_TRY(cudaMalloc(&d->recv, cap * ib), err);
+            PB_CUDA_TRY(cudaMalloc(&d->counts, G_MAX * sizeof(unsigned long long)), err);
+            if (pb_shuffle_is_record(ib)) {
+                PB_CUDA_TRY(cudaMalloc(&d->idx, (d->len + 1) * 4), err);
+                PB_CUDA_TRY(cudaMalloc(&d->idx_out, (d->len + 1) * 4), err);
+            }
+            int rc = 0;
+            d->temp_bytes = sort_temp_bytes(d->len, ib, s->G, err, &rc);
+            if (rc) return -1;
+            PB_CUDA_TRY(cudaMalloc(&d->temp, d->temp_bytes ? d->temp_bytes : 16), err);
+        }
+        d->bij_bytes = pb_bijective2_scratch_bytes(cap);
+        PB_CUDA_TRY(cudaMalloc(&d->bij, d->bij_bytes), err);
+    }
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    PB_CUDA_TRY(cudaEventCreateWithFlags(&s->begin, cudaEventDisableTiming), err);
+    PB_CUDA_TRY(cudaMallocHost(&s->h_counts, (size_t)G_MAX * G_MAX * sizeof(unsigned long long)), err);
+    return refresh(s, err);
+}
+
+/* Untimed: the family's input afresh on device 0 (and its output
+ * poisoned), each other device's slice copied from it, their outputs
+ * poisoned, every device idle afterwards. */
+int refresh(void *st, pb_err *err)
+{
+    state *s = (state *)st;
+    auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    if (pb_gpu_shuffle_refresh(b, err)) return -1;
+    PB_CUDA_TRY(cudaDeviceSynchronize(), err);
+    for (uint32_t g = 1; g < s->G; g++) {
+        dev_state *d = &s->d[g];
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        if (d->len) PB_CUDA_TRY(cudaMemcpyPeer(d->own_in, (int)g, (char *)b->d_in + d->lo * s->ib, 0, d->len * s->ib), err);
+        PB_CUDA_TRY(cudaMemset(d->out, 0xa5, (s->cap ? s->cap : 1) * s->ib), err);
+        PB_CUDA_TRY(cudaDeviceSynchronize(), err);
+    }
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    s->gathered = false;
+    return 0;
+}
+
+/* Steps 1-2 on device g: destinations, counts, the slice ordered by them. */
+int split(state *s, uint32_t g, uint64_t sample, pb_err *err)
+{
+    dev_state *d = &s->d[g];
+    cudaStream_t st = s->c.st[g];
+    const unsigned ib = s->ib;
+    int end = (int)bits_for(s->G);
+    PB_CUDA_TRY(cudaMemsetAsync(d->counts, 0, s->G * sizeof(unsigned long long), st), err);
+    if (d->len) {
+        draw_dests<<<grid_for(d->len), THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, s->G, d->keys, d->counts);
+        PB_CUDA_LAUNCHED(err);
+        if (ib == 4)
+            PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys, d->keys_out,
+                                                        (const uint32_t *)d->in, (uint32_t *)d->sorted, d->len, 0,
+                                                        end, st),
+                        err);
+        else if (ib == 8)
+            PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys, d->keys_out,
+                                                        (const uint64_t *)d->in, (uint64_t *)d->sorted, d->len, 0,
+                                                        end, st),
+                        err);
+        else {
+            iota_u32<<<grid_for(d->len), THREADS, 0, st>>>(d->idx, d->len);
+            PB_CUDA_LAUNCHED(err);
+            PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys, d->keys_out, d->idx,
+                                                        d->idx_out, d->len, 0, end, st),
+                        err);
+            gather_records<<<grid_for(d->len * pb_record_group(ib / 8)), THREADS, 0, st>>>(
+                (const uint64_t *)d->in, (uint64_t *)d->sorted, d->idx_out, d->len, ib / 8);
+            PB_CUDA_LAUNCHED(err);
+        }
+    }
+    PB_CUDA_TRY(cudaMemcpyAsync(s->h_counts + (size_t)g * s->G, d->counts, s->G * sizeof(unsigned long long),
+                                cudaMemcpyDeviceToHost, st),
+                err);
+    return 0;
+}
+
+/* Device 0's stream (the harness's timer) waits for every device. */
+int join(state *s, pb_err *err)
+{
+    for (uint32_t g = 0; g < s->G; g++) {
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaEventRecord(s->d[g].done, s->c.st[g]), err);
+    }
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    for (uint32_t g = 0; g < s->G; g++) PB_CUDA_TRY(cudaStreamWaitEvent(0, s->d[g].done, 0), err);
+    uint64_t at = 0;
+    for (uint32_t g = 0; g < s->G; g++) s->start[g] = at, at += s->p.part[g];
+    s->start[s->G] = at;
+    if (at != s->n) return pb_err_set(err, "distributed shuffle: the parts hold %llu items, not %llu",
+                                      (unsigned long long)at, (unsigned long long)s->n);
+    return 0;
+}
+
+/* Every device's stream starts after what device 0's stream holds (the
+ * harness's start event, its refresh). */
+int begin(state *s, pb_err *err)
+{
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    PB_CUDA_TRY(cudaEventRecord(s->begin, 0), err);
+    for (uint32_t g = 0; g < s->G; g++) {
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaStreamWaitEvent(s->c.st[g], s->begin, 0), err);
+    }
+    return 0;
+}
+
+int run(void *st, uint64_t sample, pb_err *err)
+{
+    state *s = (state *)st;
+    s->gathered = false;
+    if (s->n == 0) return 0;
+    if (sample >= PB_DIST_MAX_SAMPLE) return pb_err_set(err, "distributed shuffle: sample beyond 2^58");
+    if (begin(s, err)) return -1;
+    const uint32_t G = s->G;
+    void *send[G_MAX] = {}, *recv[G_MAX] = {};
+    if (G == 1) {
+        s->p.cnt[0] = s->n;
+        plan_offsets(&s->p);
+        send[0] = recv[0] = s->d[0].in;
+    } else {
+        for (uint32_t g = 0; g < G; g++) {
+            PB_CUDA_TRY(cudaSetDevice((int)g), err);
+            if (split(s, g, sample, err)) return -1;
+        }
+        /* The counts to the host: NCCL takes a send's size there. */
+        for (uint32_t g = 0; g < G; g++) {
+            PB_CUDA_TRY(cudaSetDevice((int)g), err);
+            PB_CUDA_TRY(cudaStreamSynchronize(s->c.st[g]), err);
+        }
+        for (uint32_t k = 0; k < G * G; k++) s->p.cnt[k] = s->h_counts[k];
+        plan_offsets(&s->p);
+        for (uint32_t g = 0; g < G; g++) {
+            if (s->p.part[g] > s->cap)
+                return pb_err_set(err, "distributed shuffle: device %u draws %llu items, beyond its receive buffer of %llu",
+                                  g, (unsigned long long)s->p.part[g], (unsigned long long)s->cap);
+            send[g] = s->d[g].sorted;
+            recv[g] = s->d[g].recv;
+        }
+        if (exchange(&s->c, &s->p, send, recv, s->ib, err)) return -1;
+    }
+    for (uint32_t g = 0; g < G; g++) {
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        if (pb_bijective2_shuffle_async(recv[g], s->d[g].out, s->p.part[g], s->ib, s->kind, s->rounds, s->seed,
+                                        pb_dist_stream(sample, g), s->d[g].bij, s->d[g].bij_bytes, s->c.st[g], err))
+            return -1;
+    }
+    return join(s, err);
+}
+
+/* dist-exchange: the same array through the same NCCL group, in equal
+ * blocks (source s's slice cut in G), nothing drawn and nothing shuffled:
+ * what the exchange alone costs when a shuffle moves every item. */
+int run_exchange(void *st, uint64_t sample, pb_err *err)
+{
+    (void)sample;
+    state *s = (state *)st;
+    s->gathered = false;
+    if (s->n == 0) return 0;
+    if (begin(s, err)) return -1;
+    const uint32_t G = s->G;
+    void *send[G_MAX] = {}, *recv[G_MAX] = {};
+    for (uint32_t g = 0; g < G; g++) {
+        for (uint32_t d = 0; d < G; d++)
+            s->p.cnt[g * G + d] = pb_dist_slice(s->d[g].len, G, d + 1) - pb_dist_slice(s->d[g].len, G, d);
+        send[g] = s->d[g].in;
+        recv[g] = s->d[g].out;
+    }
+    plan_offsets(&s->p);
+    if (exchange(&s->c, &s->p, send, recv, s->ib, err)) return -1;
+    return join(s, err);
+}
+
+/* Untimed, before the check: the other devices' parts copied behind
+ * device 0's, so the harness's output is whole. */
+int gather(state *s, pb_err *err)
+{
+    if (s->gathered || s->n == 0) return 0;
+    auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    PB_CUDA_TRY(cudaDeviceSynchronize(), err);
+    for (uint32_t g = 1; g < s->G; g++)
+        if (s->p.part[g])
+            PB_CUDA_TRY(cudaMemcpyPeer((char *)b->d_out + s->start[g] * s->ib, 0, s->d[g].out, (int)g,
+                                       s->p.part[g] * s->ib),
+                        err);
+    PB_CUDA_TRY(cudaDeviceSynchronize(), err);
+    s->gathered = true;
+    return 0;
+}
+
+int result(void *st, const void **out, pb_err *err)
+{
+    state *s = (state *)st;
+    return gather(s, err) ? -1 : pb_gpu_shuffle_result(s->bufs, out, err);
+}
+
+int verify(void *st, pb_err *err)
+{
+    state *s = (state *)st;
+    return gather(s, err) ? -1 : pb_gpu_shuffle_verify(s->bufs, err);
+}
+
+int fingerprint(void *st, uint64_t *fp, pb_err *err)
+{
+    state *s = (state *)st;
+    return gather(s, err) ? -1 : pb_gpu_shuffle_fingerprint(s->bufs, fp, err);
+}
+
+void release(void *st)
+{
+    state *s = (state *)st;
+    if (!s) return;
+    for (uint32_t g = 0; g < s->G; g++) {
+        dev_state *d = &s->d[g];
+        cudaSetDevice((int)g);
+        void *p[] = {d->own_in, g ? d->out : nullptr, d->keys, d->keys_out, d->idx, d->idx_out,
+                     d->sorted, d->recv, d->counts, d->temp, d->bij};
+        for (void *q : p) cudaFree(q);
+        if (d->done) cudaEventDestroy(d->done);
+    }
+    comms_free(&s->c);
+    cudaSetDevice(0);
+    if (s->begin) cudaEventDestroy(s->begin);
+    cudaFreeHost(s->h_counts);
+    pb_gpu_shuffle_release(s->bufs);
+    cudaGetLastError();
+    free(s);
+}
+
+int prepare(const pb_point *pt, void **state, pb_err *err) { return prepare_common(false, pt, state, err); }
+int prepare_exchange(const pb_point *pt, void **state, pb_err *err) { return prepare_common(true, pt, state, err); }
+
+/* Device 0 holds the most: the harness's whole input and output and the
+ * check's bitmap, its slice's keys, ordered copy, receive buffer and sort
+ * scratch (CUB's about another slice). */
+uint64_t footprint(const pb_point *pt)
+{
+    uint32_t G = devices_of(pt->params);
+    uint64_t len = pb_dist_slice(pt->n, G, 1), cap = cap_of(pt->n, G), ib = pt->item_bytes;
+    uint64_t local = G > 1 ? len * (2 + ib) + cap * ib + len * (1 + ib) : 0;
+    return pb_gpu_shuffle_footprint(pt) + local + 16 * (cap / pb_bijective::TILE + 64) + (16u << 20);
+}
+
+uint64_t footprint_exchange(const pb_point *pt) { return pb_gpu_shuffle_footprint(pt) + (16u << 20); }
+
+/* ---- sample permutations: the batch through the same steps ---- */
+
+/* A batch context kept between calls (the quality battery asks for 2^16
+ * permutations at a time; communicators take a while to make). */
+struct batch_ctx {
+    comms c;
+    uint64_t items; /* capacity a device, in u64 items */
+    uint32_t perms; /* capacity in permutations */
+    struct {
+        uint8_t *keys, *keys_out;
+        uint64_t *vals, *sorted, *recv, *regrouped;
+        uint32_t *out, *seg_cnt, *seg_off;
+        unsigned long long *counts;
+        void *temp;
+        size_t temp_bytes;
+    } d[G_MAX];
+    unsigned long long *h_counts;
+};
+
+batch_ctx *batch_for[G_MAX + 1];
+
+void batch_free_buffers(batch_ctx *b)
+{
+    for (uint32_t g = 0; g < b->c.G; g++) {
+        cudaSetDevice((int)g);
+        void *p[] = {b->d[g].keys,    b->d[g].keys_out, b->d[g].vals,    b->d[g].sorted,  b->d[g].recv,
+                     b->d[g].regrouped, b->d[g].out,    b->d[g].seg_cnt, b->d[g].seg_off, b->d[g].counts,
+                     b->d[g].temp};
+        for (void *q : p) cudaFree(q);
+        memset(&b->d[g], 0, sizeof b->d[g]);
+    }
+    cudaSetDevice(0);
+}
+
+/* Buffers for `items` u64 a device and `perms` permutations. */
+int batch_reserve(batch_ctx *b, uint64_t items, uint32_t perms, pb_err *err)
+{
+    if (items <= b->items && perms <= b->perms) return 0;
+    batch_free_buffers(b);
+    b->items = items > b->items ? items : b->items;
+    b->perms = perms > b->perms ? perms : b->perms;
+    for (uint32_t g = 0; g < b->c.G; g++) {
+        auto &d = b->d[g];
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaMalloc(&d.keys, b->items), err);
+        PB_CUDA_TRY(cudaMalloc(&d.keys_out, b->items), err);
+        PB_CUDA_TRY(cudaMalloc(&d.vals, b->items * 8), err);
+        PB_CUDA_TRY(cudaMalloc(&d.sorted, b->items * 8), err);
+        PB_CUDA_TRY(cudaMalloc(&d.recv, b->items * 8), err);
+        PB_CUDA_TRY(cudaMalloc(&d.regrouped, b->items * 8), err);
+        PB_CUDA_TRY(cudaMalloc(&d.out, b->items * 4), err);
+        PB_CUDA_TRY(cudaMalloc(&d.seg_cnt, (size_t)b->perms * 4), err);
+        PB_CUDA_TRY(cudaMalloc(&d.seg_off, (size_t)b->perms * 4), err);
+        PB_CUDA_TRY(cudaMalloc(&d.counts, G_MAX * sizeof(unsigned long long)), err);
+        size_t t1 = 0, t2 = 0, t3 = 0;
+        PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, t1, d.keys, d.keys_out, d.vals, d.sorted, b->items, 0,
+                                                    (int)bits_for(b->c.G)),
+                    err);
+        PB_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, t2, d.recv, d.regrouped, b->items, 32,
+                                                   32 + (int)bits_for(b->perms)),
+                    err);
+        PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, t3, d.seg_cnt, d.seg_off, b->perms), err);
+        d.temp_bytes = t1 > t2 ? t1 : t2;
+        d.temp_bytes = d.temp_bytes > t3 ? d.temp_bytes : t3;
+        PB_CUDA_TRY(cudaMalloc(&d.temp, d.temp_bytes + 16), err);
+    }
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    return 0;
+}
+
+/* Permutations first .. first + c - 1 of [0, n) into out (c x n). */
+int batch_chunk(batch_ctx *b, uint32_t n, pb_bij_kind kind, int rounds, uint64_t seed, uint64_t first, uint32_t c,
+                uint32_t *out, uint32_t *host, uint32_t *hcnt, uint32_t *hoff, pb_err *err)
+{
+    const uint32_t G = b->c.G;
+    plan p;
+    p.G = G;
+    uint64_t lo[G_MAX], len[G_MAX];
+    for (uint32_t g = 0; g < G; g++) {
+        lo[g] = pb_dist_slice(n, G, g);
+        len[g] = pb_dist_slice(n, G, g + 1) - lo[g];
+    }
+    /* Steps 1-2 on every device, then the counts. */
+    for (uint32_t g = 0; g < G; g++) {
+        auto &d = b->d[g];
+        cudaStream_t st = b->c.st[g];
+        uint64_t total = (uint64_t)c * len[g];
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaMemsetAsync(d.counts, 0, G * sizeof(unsigned long long), st), err);
+        if (total) {
+            draw_batch_dests<<<grid_for(total), THREADS, 0, st>>>(seed, first, lo[g], len[g], total, G, d.keys, d.vals,
+                                                                 d.counts);
+            PB_CUDA_LAUNCHED(err);
+            if (G > 1)
+                PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d.temp, d.temp_bytes, d.keys, d.keys_out, d.vals, d.sorted,
+                                                            total, 0, (int)bits_for(G), st),
+                            err);
+            else
+                PB_CUDA_TRY(cudaMemcpyAsync(d.sorted, d.vals, total * 8, cudaMemcpyDeviceToDevice, st), err);
+        }
+        PB_CUDA_TRY(cudaMemcpyAsync(b->h_counts + (size_t)g * G, d.counts, G * sizeof(unsigned long long),
+                                    cudaMemcpyDeviceToHost, st),
+                    err);
+    }
+    for (uint32_t g = 0; g < G; g++) {
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaStreamSynchronize(b->c.st[g]), err);
+    }
+    for (uint32_t k = 0; k < G * G; k++) p.cnt[k] = b->h_counts[k];
+    plan_offsets(&p);
+    void *send[G_MAX] = {}, *recv[G_MAX] = {};
+    for (uint32_t g = 0; g < G; g++) {
+        if (p.part[g] > b->items) return pb_err_set(err, "sample_perms: a device's part exceeds its buffer");
+        send[g] = b->d[g].sorted;
+        recv[g] = b->d[g].recv;
+    }
+    if (exchange(&b->c, &p, send, recv, 8, err)) return -1;
+    /* Device g: regroup by permutation (stable: within one, sources in
+     * order, so the indices stay in global order), count, shuffle. */
+    for (uint32_t g = 0; g < G; g++) {
+        auto &d = b->d[g];
+        cudaStream_t st = b->c.st[g];
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaMemsetAsync(d.seg_cnt, 0, (size_t)c * 4, st), err);
+        if (p.part[g]) {
+            unsigned pb = bits_for(c);
+            if (pb)
+                PB_CUDA_TRY(cub::DeviceRadixSort::SortKeys(d.temp, d.temp_bytes, d.recv, d.regrouped, p.part[g], 32,
+                                                           32 + (int)pb, st),
+                            err);
+            else
+                PB_CUDA_TRY(cudaMemcpyAsync(d.regrouped, d.recv, p.part[g] * 8, cudaMemcpyDeviceToDevice, st), err);
+            count_perms<<<grid_for(p.part[g]), THREADS, 0, st>>>(d.regrouped, p.part[g], d.seg_cnt);
+            PB_CUDA_LAUNCHED(err);
+        }
+        PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(d.temp, d.temp_bytes, d.seg_cnt, d.seg_off, c, st), err);
+        if (p.part[g]) {
+            if (kind == PB_BIJ_LCG)
+                shuffle_perms<PB_BIJ_LCG><<<c, pb_bijective::BLOCK, 0, st>>>(d.regrouped, d.out, d.seg_cnt, d.seg_off,
+                                                                             rounds, seed, first, g);
+            else
+                shuffle_perms<PB_BIJ_VARPHILOX><<<c, pb_bijective::BLOCK, 0, st>>>(d.regrouped, d.out, d.seg_cnt,
+                                                                                   d.seg_off, rounds, seed, first, g);
+            PB_CUDA_LAUNCHED(err);
+        }
+    }
+    /* The parts back, each permutation's pieces in device order. */
+    uint64_t at[G_MAX]; /* at[g]: where device g + 1's part starts in host */
+    for (uint32_t g = 0; g < G; g++) {
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaMemcpyAsync(host + (g ? at[g - 1] : 0), b->d[g].out, p.part[g] * 4, cudaMemcpyDeviceToHost,
+                                    b->c.st[g]),
+                    err);
+        PB_CUDA_TRY(cudaMemcpyAsync(hcnt + (size_t)g * c, b->d[g].seg_cnt, (size_t)c * 4, cudaMemcpyDeviceToHost,
+                                    b->c.st[g]),
+                    err);
+        PB_CUDA_TRY(cudaMemcpyAsync(hoff + (size_t)g * c, b->d[g].seg_off, (size_t)c * 4, cudaMemcpyDeviceToHost,
+                                    b->c.st[g]),
+                    err);
+        at[g] = (g ? at[g - 1] : 0) + p.part[g];
+    }
+    for (uint32_t g = 0; g < G; g++) {
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaStreamSynchronize(b->c.st[g]), err);
+    }
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    for (uint32_t j = 0; j < c; j++) {
+        uint64_t pos = 0;
+        for (uint32_t g = 0; g < G; g++) {
+            uint64_t k = hcnt[(size_t)g * c + j];
+            if (pos + k > n) return pb_err_set(err, "sample_perms: permutation %u has more than %u items", j, n);
+            memcpy(out + (uint64_t)j * n + pos, host + (g ? at[g - 1] : 0) + hoff[(size_t)g * c + j], k * 4);
+            pos += k;
+        }
+        if (pos != n) return pb_err_set(err, "sample_perms: permutation %u has %llu items, not %u", j,
+                                        (unsigned long long)pos, n);
+    }
+    return 0;
+}
+
+int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first, uint64_t count, uint32_t *out,
+                 pb_err *err)
+{
+    if (count == 0 || n == 0) return 0;
+    if (first + count > PB_DIST_MAX_SAMPLE) return pb_err_set(err, "sample_perms: samples beyond 2^58");
+    char why[256];
+    if (!available(params, why, sizeof why)) return pb_err_set(err, "%s", why);
+    uint32_t G = devices_of(params);
+    batch_ctx *&b = batch_for[G];
+    if (!b) {
+        b = (batch_ctx *)calloc(1, sizeof *b);
+        if (!b) return pb_err_set(err, "out of memory");
+        PB_CUDA_TRY(cudaMallocHost(&b->h_counts, (size_t)G_MAX * G_MAX * sizeof(unsigned long long)), err);
+        if (comms_init(&b->c, G, err)) return -1;
+    }
+    /* Chunks of at most 2^22 items (and 2^20 permutations), so a device's
+     * buffers stay small whatever the battery asks. */
+    uint64_t per = (UINT64_C(1) << 22) / n;
+    if (per < 1) per = 1;
+    if (per > (UINT64_C(1) << 20)) per = UINT64_C(1) << 20;
+    if (per > count) per = count;
+    uint64_t items = per * (uint64_t)n; /* a device may, rarely, receive everything */
+    if (batch_reserve(b, items, (uint32_t)per, err)) return -1;
+    uint32_t *host = (uint32_t *)malloc(items * 4);
+    uint32_t *hcnt = (uint32_t *)malloc((size_t)G * per * 4), *hoff = (uint32_t *)malloc((size_t)G * per * 4);
+    int rc = 0;
+    if (!host || !hcnt || !hoff) rc = pb_err_set(err, "out of memory");
+    for (uint64_t done = 0; !rc && done < count; done += per) {
+        uint32_t c = (uint32_t)(count - done < per ? count - done : per);
+        rc = batch_chunk(b, n, (pb_bij_kind)params->v[P_BIJECTION], (int)params->v[P_ROUNDS], seed, first + done, c,
+                         out + done * n, host, hcnt, hoff, err);
+    }
+    free(host), free(hcnt), free(hoff);
+    return rc;
+}
+
+const pb_param_spec dist_params[] = {
+    {"devices", PB_PARAM_INT, 2, 1, G_MAX, NULL,
+     "GPUs the array is split over: devices 0 .. G-1 of this host, one process driving all"},
+    PB_BIJ_PARAMS};
+
+/* The ceiling draws nothing: only the device count. */
+const pb_param_spec exchange_params[] = {
+    {"devices", PB_PARAM_INT, 2, 1, G_MAX, NULL,
+     "GPUs the array is split over: devices 0 .. G-1 of this host, one process driving all"}};
+
+} // namespace
+
+extern "C" const pb_module pb_module_dist_shuffle = {
+    .name = "dist-shuffle",
+    .family = &pb_family_shuffle,
+    .device = PB_DEVICE_GPU,
+    .flags = PB_MOD_SEEDED,
+    .summary = "uniform shuffle over G GPUs: Philox destinations, NCCL exchange, bijective2 on each",
+    .params = dist_params,
+    .nparams = 3,
+    .footprint = footprint,
+    .prepare = prepare,
+    .run = run,
+    .result = result,
+    .verify = verify,
+    .release = release,
+    .sample_perms = sample_perms,
+    .refresh = refresh,
+    .fingerprint = fingerprint,
+    .bound = PB_BOUND_NONE,
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
+    .available = available,
+};
+
+extern "C" const pb_module pb_module_dist_exchange = {
+    .name = "dist-exchange",
+    .family = &pb_family_shuffle,
+    .device = PB_DEVICE_GPU,
+    .flags = PB_MOD_CEILING,
+    .summary = "the distributed shuffle's all-to-all alone (equal blocks): its ceiling",
+    .params = exchange_params,
+    .nparams = 1,
+    .footprint = footprint_exchange,
+    .prepare = prepare_exchange,
+    .run = run_exchange,
+    .result = result,
+    .verify = verify,
+    .release = release,
+    .refresh = refresh,
+    .fingerprint = fingerprint,
+    .bound = PB_BOUND_NONE,
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
+    .available = available,
+};
