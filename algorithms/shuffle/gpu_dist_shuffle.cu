@@ -295,6 +295,7 @@ struct dev_state {
     void *temp, *bij;
     size_t temp_bytes, bij_bytes;
     cudaEvent_t done;
+    cudaEvent_t phase[4]; /* PB_DIST_PHASES: start, split, exchange, shuffle done */
 };
 
 struct state {
@@ -311,8 +312,37 @@ struct state {
     bool gathered;
     unsigned long long *h_counts; /* pinned, G x G */
     cudaEvent_t begin;            /* device 0 */
+    bool trace;                   /* PB_DIST_PHASES set: each run's phases to stderr */
+    bool traced;                  /* the last run recorded them */
     dev_state d[G_MAX];
 };
+
+/* PB_DIST_PHASES=1: every device's phases timed by its own events (the
+ * where-does-the-time-go view of a sample; events on one device only, as
+ * CUDA requires), printed after the run, untimed. */
+int mark(state *s, uint32_t g, int k, pb_err *err)
+{
+    if (!s->trace) return 0;
+    PB_CUDA_TRY(cudaEventRecord(s->d[g].phase[k], s->c.st[g]), err);
+    return 0;
+}
+
+int print_phases(state *s, pb_err *err)
+{
+    if (!s->traced) return 0;
+    s->traced = false;
+    for (uint32_t g = 0; g < s->G; g++) {
+        float ms[3];
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        for (int k = 0; k < 3; k++)
+            PB_CUDA_TRY(cudaEventElapsedTime(&ms[k], s->d[g].phase[k], s->d[g].phase[k + 1]), err);
+        fprintf(stderr, "dist phases n=%llu devices=%u device %u: split %.3f ms, exchange %.3f ms, shuffle %.3f ms "
+                        "(part %llu items)\n",
+                (unsigned long long)s->n, s->G, g, ms[0], ms[1], ms[2], (unsigned long long)s->p.part[g]);
+    }
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    return 0;
+}
 
 uint32_t devices_of(const pb_params *params) { return params ? (uint32_t)params->v[P_DEVICES] : 1; }
 
@@ -383,6 +413,8 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
     s->ib = pt->item_bytes;
     s->cap = cap_of(s->n, s->G);
     s->p.G = s->G;
+    const char *tr = getenv("PB_DIST_PHASES");
+    s->trace = tr && *tr && strcmp(tr, "0") != 0;
     PB_CUDA_TRY(cudaSetDevice(0), err);
     if (pb_gpu_shuffle_prepare(pt, &s->bufs, err)) return -1;
     if (comms_init(&s->c, s->G, err)) return -1;
@@ -404,6 +436,8 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
             }
         }
         PB_CUDA_TRY(cudaEventCreateWithFlags(&d->done, cudaEventDisableTiming), err);
+        if (s->trace)
+            for (int k = 0; k < 4; k++) PB_CUDA_TRY(cudaEventCreate(&d->phase[k]), err);
         d->lo = pb_dist_slice(s->n, s->G, g);
         d->len = pb_dist_slice(s->n, s->G, g + 1) - d->lo;
         size_t slice = (d->len ? d->len : 1) * ib;
@@ -538,6 +572,10 @@ int run(void *st, uint64_t sample, pb_err *err)
     if (sample >= PB_DIST_MAX_SAMPLE) return pb_err_set(err, "distributed shuffle: sample beyond 2^58");
     if (begin(s, err)) return -1;
     const uint32_t G = s->G;
+    for (uint32_t g = 0; g < G; g++) {
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        if (mark(s, g, 0, err)) return -1;
+    }
     void *send[G_MAX] = {}, *recv[G_MAX] = {};
     if (G == 1) {
         s->p.cnt[0] = s->n;
@@ -546,7 +584,7 @@ int run(void *st, uint64_t sample, pb_err *err)
     } else {
         for (uint32_t g = 0; g < G; g++) {
             PB_CUDA_TRY(cudaSetDevice((int)g), err);
-            if (split(s, g, sample, err)) return -1;
+            if (split(s, g, sample, err) || mark(s, g, 1, err)) return -1;
         }
         /* The counts to the host: NCCL takes a send's size there. */
         for (uint32_t g = 0; g < G; g++) {
@@ -566,10 +604,14 @@ int run(void *st, uint64_t sample, pb_err *err)
     }
     for (uint32_t g = 0; g < G; g++) {
         PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        if (G == 1 && (mark(s, g, 1, err) || mark(s, g, 2, err))) return -1;
+        if (G > 1 && mark(s, g, 2, err)) return -1;
         if (pb_bijective2_shuffle_async(recv[g], s->d[g].out, s->p.part[g], s->ib, s->kind, s->rounds, s->seed,
-                                        pb_dist_stream(sample, g), s->d[g].bij, s->d[g].bij_bytes, s->c.st[g], err))
+                                        pb_dist_stream(sample, g), s->d[g].bij, s->d[g].bij_bytes, s->c.st[g], err) ||
+            mark(s, g, 3, err))
             return -1;
     }
+    s->traced = s->trace;
     return join(s, err);
 }
 
@@ -604,6 +646,7 @@ int gather(state *s, pb_err *err)
     auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
     PB_CUDA_TRY(cudaSetDevice(0), err);
     PB_CUDA_TRY(cudaDeviceSynchronize(), err);
+    if (print_phases(s, err)) return -1;
     for (uint32_t g = 1; g < s->G; g++)
         if (s->p.part[g])
             PB_CUDA_TRY(cudaMemcpyPeer((char *)b->d_out + s->start[g] * s->ib, 0, s->d[g].out, (int)g,
@@ -643,6 +686,8 @@ void release(void *st)
                      d->sorted, d->recv, d->counts, d->temp, d->bij};
         for (void *q : p) cudaFree(q);
         if (d->done) cudaEventDestroy(d->done);
+        for (cudaEvent_t e : d->phase)
+            if (e) cudaEventDestroy(e);
     }
     comms_free(&s->c);
     cudaSetDevice(0);
