@@ -1,8 +1,9 @@
 /* The distributed shuffle on this host's GPUs (issue 22): dist-shuffle's
  * timed run equals the C model (pb_dist_model_shuffle) bit for bit for
  * every device count this host can give it (1, and 2 .. 4 where present)
- * at awkward sizes (0, 1, 2, sizes G does not divide, 2^k +- 1, large),
- * for u32, u64 and records, several samples; its sample permutations (the
+ * at awkward sizes (0, 1, 2, sizes G does not divide, 2^k +- 1 around the
+ * fused split's 2048-item tiles, large), for u32, u64 and records, both
+ * splits (fused and CUB's sort), several samples; its sample permutations (the
  * quality battery's path: batches through the same steps) equal the
  * model's; dist-exchange moves every item (a permutation, each device's
  * blocks where the plan puts them). Device counts beyond the host's are
@@ -50,11 +51,12 @@ static int max_devices(const pb_module *m, int have)
     return g;
 }
 
-static int run_twin(const pb_module *m, uint32_t G, uint64_t n, unsigned bytes, int samples)
+static int run_twin_split(const pb_module *m, uint32_t G, uint64_t n, unsigned bytes, int samples, int split)
 {
     pb_params params;
     pb_params_defaults(m, &params);
     params.v[pb_module_param_index(m, "devices")] = G;
+    params.v[pb_module_param_index(m, "split")] = split;
     pb_point pt = {n, bytes, 77, &params, 0};
     void *state = NULL, *in = malloc(n * bytes + 8), *twin = malloc(n * bytes + 8);
     const void *out;
@@ -76,10 +78,19 @@ static int run_twin(const pb_module *m, uint32_t G, uint64_t n, unsigned bytes, 
             rc = pb_err_set(&err, "sample %llu differs from the C model", (unsigned long long)(5 + sample));
     }
     if (rc)
-        fprintf(stderr, "dist-shuffle devices=%u n=%llu item=%u: %s\n", G, (unsigned long long)n, bytes, err.msg);
+        fprintf(stderr, "dist-shuffle devices=%u split=%s n=%llu item=%u: %s\n", G, split ? "cub" : "fused",
+                (unsigned long long)n, bytes, err.msg);
     if (state) m->release(state);
     free(in), free(twin);
     return rc != 0;
+}
+
+/* Both splits (fused, CUB's sort) for scalars up to 2^20 + 1; the default
+ * (fused) beyond. */
+static int run_twin(const pb_module *m, uint32_t G, uint64_t n, unsigned bytes, int samples)
+{
+    if (run_twin_split(m, G, n, bytes, samples, 0)) return 1;
+    return n <= (1u << 20) + 1 && !pb_shuffle_is_record(bytes) && run_twin_split(m, G, n, bytes, samples, 1);
 }
 
 TEST_IMPL(gpu_dist_twin)
@@ -89,8 +100,9 @@ TEST_IMPL(gpu_dist_twin)
     int have = gpus();
     if (!have) return PB_TEST_SKIP;
     int maxg = max_devices(m, have);
-    static const uint64_t sizes[] = {0,    1,    2,    3,     5,     63,    64,         65,      1000,
-                                     4095, 4096, 4097, 10007, 65535, 65537, 1u << 20, 3000017};
+    static const uint64_t sizes[] = {0,    1,    2,     3,     5,     63,       64,           65,     1000, 2047,
+                                     2048, 2049, 4095,  4096,  4097,  10007,    65535,        65537, 1u << 20,
+                                     (1u << 20) + 1, 3000017};
     for (int G = 1; G <= maxg; G++)
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
             if (run_twin(m, (uint32_t)G, sizes[k], 4, 2) || run_twin(m, (uint32_t)G, sizes[k], 8, 2)) return 1;

@@ -51,7 +51,8 @@
 
 namespace {
 
-enum { P_DEVICES, P_BIJECTION, P_ROUNDS };
+enum { P_DEVICES, P_BIJECTION, P_ROUNDS, P_SPLIT };
+enum { SPLIT_FUSED, SPLIT_CUB };
 constexpr int G_MAX = PB_DIST_MAX_DEVICES;
 constexpr int THREADS = 256;
 
@@ -107,6 +108,90 @@ __global__ void draw_batch_dests(uint64_t seed, uint64_t first, uint64_t lo, uin
     __syncthreads();
     for (unsigned t = threadIdx.x; t < G; t += blockDim.x)
         if (hist[t]) atomicAdd(&counts[t], (unsigned long long)hist[t]);
+}
+
+/* The fused split (split = fused, scalars): two passes over tiles of
+ * SPLIT_TILE items, a warp taking SPLIT_ITEMS x 32 consecutive ones (item
+ * k * 32 + lane of its run: coalesced). The first pass draws every
+ * destination and counts each tile's per destination; a scan of those
+ * counts (destination-major) gives every (destination, tile) its place in
+ * the ordered slice; the second pass draws the destinations again, ranks
+ * each item among the warp's earlier items of its destination
+ * (__match_any_sync), adds the earlier warps' and the tile's place, and
+ * writes the item there. The order is CUB's stable sort's, so the output
+ * is the same; no key is stored, the items are read and written once. */
+constexpr int SPLIT_ITEMS = 8, WARPS = THREADS / 32, SPLIT_TILE = THREADS * SPLIT_ITEMS;
+
+__device__ __forceinline__ uint32_t split_dest(uint64_t seed, uint64_t sample, uint64_t lo, uint64_t len, uint64_t t,
+                                               uint32_t G)
+{
+    return t < len ? pb_dist_dest(seed, sample, lo + t, G) : 0xffu; /* past the slice: no destination */
+}
+
+__global__ void __launch_bounds__(THREADS)
+    split_count(uint64_t seed, uint64_t sample, uint64_t lo, uint64_t len, uint32_t G, uint64_t tiles,
+                unsigned long long *tile_counts, unsigned long long *counts)
+{
+    __shared__ unsigned hist[G_MAX];
+    for (unsigned t = threadIdx.x; t < G; t += blockDim.x) hist[t] = 0;
+    __syncthreads();
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint64_t base = blockIdx.x * (uint64_t)SPLIT_TILE + warp * (uint64_t)(SPLIT_ITEMS * 32);
+#pragma unroll
+    for (int k = 0; k < SPLIT_ITEMS; k++) {
+        uint32_t d = split_dest(seed, sample, lo, len, base + k * 32 + lane, G);
+        unsigned peers = __match_any_sync(0xffffffffu, d);
+        if (d != 0xffu && lane == (unsigned)(__ffs(peers) - 1)) atomicAdd(&hist[d], (unsigned)__popc(peers));
+    }
+    __syncthreads();
+    for (unsigned t = threadIdx.x; t < G; t += blockDim.x) {
+        tile_counts[t * tiles + blockIdx.x] = hist[t];
+        if (hist[t]) atomicAdd(&counts[t], (unsigned long long)hist[t]);
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    split_scatter(const T *__restrict__ in, T *__restrict__ out, uint64_t seed, uint64_t sample, uint64_t lo,
+                  uint64_t len, uint32_t G, uint64_t tiles, const unsigned long long *__restrict__ offsets)
+{
+    __shared__ unsigned wcount[WARPS][G_MAX];
+    __shared__ unsigned long long place[WARPS][G_MAX];
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (unsigned t = lane; t < G; t += 32) wcount[warp][t] = 0;
+    __syncwarp();
+    const uint64_t base = blockIdx.x * (uint64_t)SPLIT_TILE + warp * (uint64_t)(SPLIT_ITEMS * 32);
+    T v[SPLIT_ITEMS];
+    uint32_t d[SPLIT_ITEMS], rank[SPLIT_ITEMS];
+#pragma unroll
+    for (int k = 0; k < SPLIT_ITEMS; k++) {
+        uint64_t t = base + k * 32 + lane;
+        if (t < len) v[k] = in[t];
+    }
+    const unsigned lower = (1u << lane) - 1;
+#pragma unroll
+    for (int k = 0; k < SPLIT_ITEMS; k++) {
+        d[k] = split_dest(seed, sample, lo, len, base + k * 32 + lane, G);
+        unsigned peers = __match_any_sync(0xffffffffu, d[k]);
+        unsigned before = d[k] != 0xffu ? wcount[warp][d[k]] : 0;
+        rank[k] = before + (unsigned)__popc(peers & lower);
+        __syncwarp();
+        if (d[k] != 0xffu && lane == (unsigned)(__ffs(peers) - 1)) wcount[warp][d[k]] = before + (unsigned)__popc(peers);
+        __syncwarp();
+    }
+    __syncthreads();
+    /* Each destination's place for each warp: the tile's, then the earlier warps'. */
+    for (unsigned t = threadIdx.x; t < G; t += blockDim.x) {
+        unsigned long long at = offsets[t * tiles + blockIdx.x];
+        for (int w = 0; w < WARPS; w++) {
+            place[w][t] = at;
+            at += wcount[w][t];
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < SPLIT_ITEMS; k++)
+        if (d[k] != 0xffu) out[place[warp][d[k]] + rank[k]] = v[k];
 }
 
 __global__ void iota_u32(uint32_t *v, uint64_t n)
@@ -290,6 +375,8 @@ struct dev_state {
     void *own_in, *out;
     uint8_t *keys, *keys_out;
     uint32_t *idx, *idx_out; /* records: slice indices, sorted by destination */
+    unsigned long long *tile_counts, *tile_offsets; /* the fused split's, G x tiles */
+    uint64_t tiles;
     void *sorted, *recv;
     unsigned long long *counts;
     void *temp, *bij;
@@ -304,6 +391,7 @@ struct state {
     uint32_t G;
     pb_bij_kind kind;
     int rounds;
+    bool fused; /* split = fused (scalars) */
     uint64_t n, seed, cap;
     unsigned ib;
     comms c;
@@ -407,6 +495,7 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
     if (!exchange_only) {
         s->kind = (pb_bij_kind)pt->params->v[P_BIJECTION];
         s->rounds = (int)pt->params->v[P_ROUNDS];
+        s->fused = pt->params->v[P_SPLIT] == SPLIT_FUSED && !pb_shuffle_is_record(pt->item_bytes);
     }
     s->n = pt->n;
     s->seed = pt->seed;
@@ -463,6 +552,15 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
             int rc = 0;
             d->temp_bytes = sort_temp_bytes(d->len, ib, s->G, err, &rc);
             if (rc) return -1;
+            if (s->fused) {
+                d->tiles = (d->len + SPLIT_TILE - 1) / SPLIT_TILE;
+                size_t cells = (size_t)s->G * (d->tiles ? d->tiles : 1);
+                PB_CUDA_TRY(cudaMalloc(&d->tile_counts, cells * 8), err);
+                PB_CUDA_TRY(cudaMalloc(&d->tile_offsets, cells * 8), err);
+                size_t scan = 0;
+                PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan, d->tile_counts, d->tile_offsets, cells), err);
+                if (scan > d->temp_bytes) d->temp_bytes = scan;
+            }
             PB_CUDA_TRY(cudaMalloc(&d->temp, d->temp_bytes ? d->temp_bytes : 16), err);
         }
         d->bij_bytes = pb_bijective2_scratch_bytes(cap);
@@ -504,7 +602,22 @@ int split(state *s, uint32_t g, uint64_t sample, pb_err *err)
     const unsigned ib = s->ib;
     int end = (int)bits_for(s->G);
     PB_CUDA_TRY(cudaMemsetAsync(d->counts, 0, s->G * sizeof(unsigned long long), st), err);
-    if (d->len) {
+    if (d->len && s->fused) {
+        unsigned tiles = (unsigned)d->tiles;
+        split_count<<<tiles, THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, s->G, d->tiles, d->tile_counts,
+                                                d->counts);
+        PB_CUDA_LAUNCHED(err);
+        PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(d->temp, d->temp_bytes, d->tile_counts, d->tile_offsets,
+                                                  (size_t)s->G * d->tiles, st),
+                    err);
+        if (ib == 4)
+            split_scatter<uint32_t><<<tiles, THREADS, 0, st>>>((const uint32_t *)d->in, (uint32_t *)d->sorted, s->seed,
+                                                               sample, d->lo, d->len, s->G, d->tiles, d->tile_offsets);
+        else
+            split_scatter<uint64_t><<<tiles, THREADS, 0, st>>>((const uint64_t *)d->in, (uint64_t *)d->sorted, s->seed,
+                                                               sample, d->lo, d->len, s->G, d->tiles, d->tile_offsets);
+        PB_CUDA_LAUNCHED(err);
+    } else if (d->len) {
         draw_dests<<<grid_for(d->len), THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, s->G, d->keys, d->counts);
         PB_CUDA_LAUNCHED(err);
         if (ib == 4)
@@ -682,8 +795,8 @@ void release(void *st)
     for (uint32_t g = 0; g < s->G; g++) {
         dev_state *d = &s->d[g];
         cudaSetDevice((int)g);
-        void *p[] = {d->own_in, g ? d->out : nullptr, d->keys, d->keys_out, d->idx, d->idx_out,
-                     d->sorted, d->recv, d->counts, d->temp, d->bij};
+        void *p[] = {d->own_in, g ? d->out : nullptr, d->keys, d->keys_out, d->idx, d->idx_out, d->sorted,
+                     d->recv, d->counts, d->temp, d->bij, d->tile_counts, d->tile_offsets};
         for (void *q : p) cudaFree(q);
         if (d->done) cudaEventDestroy(d->done);
         for (cudaEvent_t e : d->phase)
@@ -933,7 +1046,10 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 const pb_param_spec dist_params[] = {
     {"devices", PB_PARAM_INT, 2, 1, G_MAX, NULL,
      "GPUs the array is split over: devices 0 .. G-1 of this host, one process driving all"},
-    PB_BIJ_PARAMS};
+    PB_BIJ_PARAMS,
+    {"split", PB_PARAM_ENUM, SPLIT_FUSED, 0, 1, "fused|cub",
+     "ordering a slice by destination: two fused passes (draw and count; draw again and scatter) or "
+     "CUB's radix sort of stored keys (records always take CUB's)"}};
 
 /* The ceiling draws nothing: only the device count. */
 const pb_param_spec exchange_params[] = {
@@ -949,7 +1065,7 @@ extern "C" const pb_module pb_module_dist_shuffle = {
     .flags = PB_MOD_SEEDED,
     .summary = "uniform shuffle over G GPUs: Philox destinations, NCCL exchange, bijective2 on each",
     .params = dist_params,
-    .nparams = 3,
+    .nparams = 4,
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
