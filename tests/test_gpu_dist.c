@@ -5,12 +5,17 @@
  * fused split's 2048-item tiles, large), for u32, u64 and records, both
  * splits (fused and CUB's sort), several samples; its sample permutations (the
  * quality battery's path: batches through the same steps) equal the
- * model's; dist-exchange moves every item (a permutation, each device's
+ * model's; the split alone (step 2, fused and CUB's) equals a stable
+ * partition by destination for G = 2 .. 64 on one GPU, so a host with one
+ * GPU tests it too (and times both at 2^27 and 2^29 u64, printed); dist-exchange moves every item (a permutation, each device's
  * blocks where the plan puts them). Device counts beyond the host's are
  * refused with a reason, with or without a GPU. SKIP without a device. */
 #include <stdlib.h>
 
 #include "algorithms/shuffle/dist_model.h"
+#ifdef PB_HAVE_CUDA
+#include "algorithms/shuffle/gpu_dist_shuffle.h"
+#endif
 #include "config/params.h"
 #include "core/gpu.h"
 #include "families/shuffle/shuffle_items.h"
@@ -214,4 +219,65 @@ TEST_IMPL(gpu_dist_refuses)
     ASSERT(strstr(err.msg, "devices = ") != NULL);
     if (state) m->release(state);
     return 0;
+}
+
+/* Step 2 on one GPU for any G: the fused split and CUB's equal a stable
+ * partition of the slice by pb_dist_dest, counts included. */
+TEST_IMPL(gpu_dist_split)
+{
+    if (!find("dist-shuffle") || !gpus()) return PB_TEST_SKIP;
+#ifndef PB_HAVE_CUDA
+    return 1; /* a GPU module without CUDA cannot happen */
+#else
+    static const uint32_t gs[] = {2, 3, 4, 5, 8, 64};
+    static const uint64_t lens[] = {0, 1, 2, 31, 2047, 2048, 2049, 4097, 65537, 1000003};
+    static const unsigned widths[] = {4, 8, 24};
+    for (size_t gi = 0; gi < sizeof gs / sizeof gs[0]; gi++)
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+            for (size_t wi = 0; wi < 3; wi++)
+                for (int use_cub = 0; use_cub < 2; use_cub++) {
+                    uint32_t G = gs[gi];
+                    uint64_t len = lens[li], lo = li % 2 ? 12345 : 0, counts[64], want[64] = {0};
+                    unsigned ib = widths[wi];
+                    if (ib == 24 && !use_cub) continue; /* records take CUB's */
+                    char *in = malloc(len * ib + 8), *out = malloc(len * ib + 8), *ref = malloc(len * ib + 8);
+                    uint32_t *dest = malloc((len + 1) * 4);
+                    ASSERT(in && out && ref && dest);
+                    pb_shuffle_fill(in, len, ib);
+                    for (uint64_t t = 0; t < len; t++) want[dest[t] = pb_dist_dest(3, 11, lo + t, G)]++;
+                    uint64_t at = 0;
+                    for (uint32_t d = 0; d < G; d++)
+                        for (uint64_t t = 0; t < len; t++)
+                            if (dest[t] == d) memcpy(ref + at++ * ib, in + t * ib, ib);
+                    double ms;
+                    pb_err err = {{0}};
+                    int rc = pb_dist_gpu_split(in, out, len, ib, lo, G, 3, 11, use_cub, counts, &ms, &err);
+                    if (!rc && memcmp(out, ref, len * ib) != 0) rc = pb_err_set(&err, "not the stable partition");
+                    for (uint32_t d = 0; d < G && !rc; d++)
+                        if (counts[d] != want[d]) rc = pb_err_set(&err, "count %u: %llu, not %llu", d,
+                                                                  (unsigned long long)counts[d],
+                                                                  (unsigned long long)want[d]);
+                    if (rc)
+                        fprintf(stderr, "split %s G=%u len=%llu lo=%llu item=%u: %s\n", use_cub ? "cub" : "fused", G,
+                                (unsigned long long)len, (unsigned long long)lo, ib, err.msg);
+                    free(in), free(out), free(ref), free(dest);
+                    if (rc) return 1;
+                }
+    /* Times (a second run each, CUDA events), for the notes, not asserted. */
+    static const uint64_t big[] = {UINT64_C(1) << 27, UINT64_C(1) << 29};
+    for (int k = 0; k < 2; k++)
+        for (unsigned ib = 4; ib <= 8; ib += 4) {
+            double f, c;
+            uint64_t counts[64];
+            pb_err err = {{0}};
+            if (pb_dist_gpu_split(NULL, NULL, big[k], ib, 0, 2, 3, 11, 0, counts, &f, &err) ||
+                pb_dist_gpu_split(NULL, NULL, big[k], ib, 0, 2, 3, 11, 1, counts, &c, &err)) {
+                fprintf(stderr, "split timing: %s\n", err.msg);
+                return 1;
+            }
+            printf("split of %llu u%u items for G = 2: fused %.3f ms, cub %.3f ms (%.2fx)\n",
+                   (unsigned long long)big[k], ib * 8, f, c, c / f);
+        }
+    return 0;
+#endif
 }

@@ -35,6 +35,7 @@
 
 #include "algorithms/shuffle/dist_model.h"
 #include "algorithms/shuffle/gpu_bijective.cuh"
+#include "algorithms/shuffle/gpu_dist_shuffle.h"
 #include "core/cuda_check.h"
 #include "families/shuffle/gpu_records.cuh"
 #include "families/shuffle/gpu_shuffle_buffers.h"
@@ -481,6 +482,37 @@ uint64_t sort_temp_bytes(uint64_t len, unsigned ib, uint32_t G, pb_err *err, int
     return bytes;
 }
 
+/* The split's buffers on the current device: the ordered slice, the
+ * counts, and the keys and CUB scratch (split = cub, records) or the tile
+ * counts and their scan (fused). */
+int alloc_split(state *s, dev_state *d, pb_err *err)
+{
+    const unsigned ib = s->ib;
+    size_t slice = (d->len ? d->len : 1) * ib;
+    PB_CUDA_TRY(cudaMalloc(&d->sorted, slice), err);
+    PB_CUDA_TRY(cudaMalloc(&d->counts, G_MAX * sizeof(unsigned long long)), err);
+    if (s->fused) {
+        d->tiles = (d->len + SPLIT_TILE - 1) / SPLIT_TILE;
+        size_t cells = (size_t)s->G * (d->tiles ? d->tiles : 1);
+        PB_CUDA_TRY(cudaMalloc(&d->tile_counts, cells * 8), err);
+        PB_CUDA_TRY(cudaMalloc(&d->tile_offsets, cells * 8), err);
+        PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, d->temp_bytes, d->tile_counts, d->tile_offsets, cells),
+                    err);
+    } else {
+        PB_CUDA_TRY(cudaMalloc(&d->keys, d->len + 1), err);
+        PB_CUDA_TRY(cudaMalloc(&d->keys_out, d->len + 1), err);
+        if (pb_shuffle_is_record(ib)) {
+            PB_CUDA_TRY(cudaMalloc(&d->idx, (d->len + 1) * 4), err);
+            PB_CUDA_TRY(cudaMalloc(&d->idx_out, (d->len + 1) * 4), err);
+        }
+        int rc = 0;
+        d->temp_bytes = sort_temp_bytes(d->len, ib, s->G, err, &rc);
+        if (rc) return -1;
+    }
+    PB_CUDA_TRY(cudaMalloc(&d->temp, d->temp_bytes ? d->temp_bytes : 16), err);
+    return 0;
+}
+
 int refresh(void *st, pb_err *err);
 
 int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_err *err)
@@ -540,28 +572,8 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
         else PB_CUDA_TRY(cudaMalloc(&d->out, cap * ib), err);
         if (exchange_only) continue;
         if (s->G > 1) {
-            PB_CUDA_TRY(cudaMalloc(&d->keys, d->len + 1), err);
-            PB_CUDA_TRY(cudaMalloc(&d->keys_out, d->len + 1), err);
-            PB_CUDA_TRY(cudaMalloc(&d->sorted, slice), err);
             PB_CUDA_TRY(cudaMalloc(&d->recv, cap * ib), err);
-            PB_CUDA_TRY(cudaMalloc(&d->counts, G_MAX * sizeof(unsigned long long)), err);
-            if (pb_shuffle_is_record(ib)) {
-                PB_CUDA_TRY(cudaMalloc(&d->idx, (d->len + 1) * 4), err);
-                PB_CUDA_TRY(cudaMalloc(&d->idx_out, (d->len + 1) * 4), err);
-            }
-            int rc = 0;
-            d->temp_bytes = sort_temp_bytes(d->len, ib, s->G, err, &rc);
-            if (rc) return -1;
-            if (s->fused) {
-                d->tiles = (d->len + SPLIT_TILE - 1) / SPLIT_TILE;
-                size_t cells = (size_t)s->G * (d->tiles ? d->tiles : 1);
-                PB_CUDA_TRY(cudaMalloc(&d->tile_counts, cells * 8), err);
-                PB_CUDA_TRY(cudaMalloc(&d->tile_offsets, cells * 8), err);
-                size_t scan = 0;
-                PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan, d->tile_counts, d->tile_offsets, cells), err);
-                if (scan > d->temp_bytes) d->temp_bytes = scan;
-            }
-            PB_CUDA_TRY(cudaMalloc(&d->temp, d->temp_bytes ? d->temp_bytes : 16), err);
+            if (alloc_split(s, d, err)) return -1;
         }
         d->bij_bytes = pb_bijective2_scratch_bytes(cap);
         PB_CUDA_TRY(cudaMalloc(&d->bij, d->bij_bytes), err);
@@ -1056,7 +1068,63 @@ const pb_param_spec exchange_params[] = {
     {"devices", PB_PARAM_INT, 2, 1, G_MAX, NULL,
      "GPUs the array is split over: devices 0 .. G-1 of this host, one process driving all"}};
 
+/* One device's split alone (the test's view of steps 1-2 for any G on one
+ * GPU): in and out on the host, len items of the slice starting at global
+ * index lo. The second of two runs is timed. */
+int split_once(const void *in, void *out, uint64_t len, unsigned ib, uint64_t lo, uint32_t G, uint64_t seed,
+               uint64_t sample, bool use_cub, uint64_t *counts, double *ms, state *s, pb_err *err)
+{
+    s->G = G;
+    s->seed = seed;
+    s->ib = ib;
+    s->fused = !use_cub && !pb_shuffle_is_record(ib);
+    dev_state *d = &s->d[0];
+    d->lo = lo;
+    d->len = len;
+    PB_CUDA_TRY(cudaSetDevice(0), err);
+    PB_CUDA_TRY(cudaStreamCreateWithFlags(&s->c.st[0], cudaStreamNonBlocking), err);
+    PB_CUDA_TRY(cudaMallocHost(&s->h_counts, (size_t)G_MAX * G_MAX * sizeof(unsigned long long)), err);
+    PB_CUDA_TRY(cudaMalloc(&d->own_in, (len ? len : 1) * ib), err);
+    d->in = d->own_in;
+    if (in) PB_CUDA_TRY(cudaMemcpy(d->own_in, in, len * ib, cudaMemcpyHostToDevice), err);
+    else PB_CUDA_TRY(cudaMemset(d->own_in, 0x5a, (len ? len : 1) * ib), err);
+    if (alloc_split(s, d, err)) return -1;
+    cudaEvent_t e0, e1;
+    PB_CUDA_TRY(cudaEventCreate(&e0), err);
+    PB_CUDA_TRY(cudaEventCreate(&e1), err);
+    int rc = split(s, 0, sample, err);
+    if (!rc) rc = cudaEventRecord(e0, s->c.st[0]) != cudaSuccess || split(s, 0, sample, err) ||
+                  cudaEventRecord(e1, s->c.st[0]) != cudaSuccess;
+    float f = 0;
+    if (!rc) rc = cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&f, e0, e1) != cudaSuccess;
+    cudaEventDestroy(e0), cudaEventDestroy(e1);
+    if (rc) return err->msg[0] ? -1 : pb_err_set(err, "split: %s", cudaGetErrorString(cudaGetLastError()));
+    *ms = f;
+    if (out) PB_CUDA_TRY(cudaMemcpy(out, d->sorted, len * ib, cudaMemcpyDeviceToHost), err);
+    for (uint32_t k = 0; k < G; k++) counts[k] = s->h_counts[k];
+    return 0;
+}
+
 } // namespace
+
+extern "C" int pb_dist_gpu_split(const void *in, void *out, uint64_t len, unsigned item_bytes, uint64_t lo,
+                                 uint32_t devices, uint64_t seed, uint64_t sample, int use_cub, uint64_t *counts,
+                                 double *ms, pb_err *err)
+{
+    if (devices < 1 || devices > G_MAX) return pb_err_set(err, "split: %u devices", devices);
+    state *s = (state *)calloc(1, sizeof *s);
+    if (!s) return pb_err_set(err, "out of memory");
+    err->msg[0] = 0;
+    int rc = split_once(in, out, len, item_bytes, lo, devices, seed, sample, use_cub != 0, counts, ms, s, err);
+    dev_state *d = &s->d[0];
+    void *p[] = {d->own_in, d->keys, d->keys_out, d->idx, d->idx_out, d->sorted, d->counts, d->temp,
+                 d->tile_counts, d->tile_offsets};
+    for (void *q : p) cudaFree(q);
+    if (s->c.st[0]) cudaStreamDestroy(s->c.st[0]);
+    cudaFreeHost(s->h_counts);
+    free(s);
+    return rc;
+}
 
 extern "C" const pb_module pb_module_dist_shuffle = {
     .name = "dist-shuffle",
