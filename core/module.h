@@ -153,8 +153,8 @@ typedef struct pb_module {
 
     /* Optional: whether it can run here beyond having a GPU (a build with
      * NCCL, as many GPUs as `devices` asks); false with `why` filled in.
-     * params: the instance's resolved values, or NULL (then: whether it can
-     * run here at all, at its most modest setting). */
+     * params: the instance's resolved values, or NULL (then: at its
+     * defaults). */
     bool (*available)(const pb_params *params, char *why, size_t whylen);
 } pb_module;
 

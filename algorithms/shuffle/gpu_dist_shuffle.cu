@@ -433,7 +433,17 @@ int print_phases(state *s, pb_err *err)
     return 0;
 }
 
-uint32_t devices_of(const pb_params *params) { return params ? (uint32_t)params->v[P_DEVICES] : 1; }
+/* devices = 0: every GPU of this host (at most G_MAX), as threads = 0 is
+ * every core; at least 1. */
+uint32_t devices_of(const pb_params *params)
+{
+    long long v = params ? params->v[P_DEVICES] : 0;
+    if (v > 0) return (uint32_t)v;
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess) have = 0;
+    cudaGetLastError();
+    return have < 1 ? 1 : have > G_MAX ? G_MAX : (uint32_t)have;
+}
 
 bool available(const pb_params *params, char *why, size_t whylen)
 {
@@ -1056,8 +1066,8 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 }
 
 const pb_param_spec dist_params[] = {
-    {"devices", PB_PARAM_INT, 2, 1, G_MAX, NULL,
-     "GPUs the array is split over: devices 0 .. G-1 of this host, one process driving all"},
+    {"devices", PB_PARAM_INT, 0, 0, G_MAX, NULL,
+     "GPUs the array is split over: devices 0 .. G-1 of this host, one process driving all (0: every GPU)"},
     PB_BIJ_PARAMS,
     {"split", PB_PARAM_ENUM, SPLIT_FUSED, 0, 1, "fused|cub",
      "ordering a slice by destination: two fused passes (draw and count; draw again and scatter) or "
@@ -1065,8 +1075,8 @@ const pb_param_spec dist_params[] = {
 
 /* The ceiling draws nothing: only the device count. */
 const pb_param_spec exchange_params[] = {
-    {"devices", PB_PARAM_INT, 2, 1, G_MAX, NULL,
-     "GPUs the array is split over: devices 0 .. G-1 of this host, one process driving all"}};
+    {"devices", PB_PARAM_INT, 0, 0, G_MAX, NULL,
+     "GPUs the array is split over: devices 0 .. G-1 of this host, one process driving all (0: every GPU)"}};
 
 /* One device's split alone (the test's view of steps 1-2 for any G on one
  * GPU): in and out on the host, len items of the slice starting at global
