@@ -159,3 +159,31 @@ TEST_IMPL(dist_model_bad_args)
     ASSERT(pb_dist_model_shuffle(a, b, 4, 4, 2, PB_BIJ_VARPHILOX, 24, 1, PB_DIST_MAX_SAMPLE, NULL, &err) != 0);
     return 0;
 }
+
+/* One block serves four items: pb_dist_dest4 equals pb_dist_dest item by
+ * item, for device counts 1 .. 64 and for a range that rejects a quarter
+ * of the words (3 x 2^30), so the retries are taken often. */
+TEST_IMPL(dist_model_dest4)
+{
+    static const uint32_t ranges[] = {1, 2, 3, 5, 8, 64, 3u << 30};
+    long retried = 0;
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+        for (uint64_t b = 0; b < 20000; b++) {
+            uint64_t block = b * UINT64_C(0x9e3779b97f4a7c1) >> 3; /* spread over 61 bits */
+            uint32_t d[4];
+            pb_dist_dest4(99, b % 7, block, ranges[r], d);
+            for (int q = 0; q < 4; q++) {
+                ASSERT(d[q] < ranges[r]);
+                ASSERT(d[q] == pb_dist_dest(99, b % 7, 4 * block + (uint64_t)q, ranges[r]));
+            }
+            if (ranges[r] == 3u << 30) {
+                philox4x32_ctr_t c = {{(uint32_t)block, (uint32_t)(block >> 32), (uint32_t)(b % 7), 0}};
+                philox4x32_ctr_t w = philox4x32(c, pb_dist_key(99));
+                uint32_t j;
+                for (int q = 0; q < 4; q++) retried += !pb_lemire_pick(w.v[q], ranges[r], &j);
+            }
+        }
+    printf("%ld words rejected and drawn again of 80000 at range 3 x 2^30\n", retried);
+    ASSERT(retried > 15000); /* a quarter, give or take */
+    return 0;
+}

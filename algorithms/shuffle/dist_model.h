@@ -44,21 +44,33 @@ PB_HDI philox4x32_key_t pb_dist_key(uint64_t seed)
     return k;
 }
 
-/* dest(i) in [0, G): Lemire's method on word 0 of counter (i, sample,
- * retry 0); a rejected word (probability below G / 2^32) gives way to the
- * next word, then to the next retry's block. */
+/* dest(i) in [0, G): Lemire's method on word i & 3 of the block at counter
+ * (i >> 2, sample, retry 0), so one Philox block serves four consecutive
+ * items (pb_dist_dest4) and no word serves two; a rejected word
+ * (probability below G / 2^32) gives way to the same word of the next
+ * retry's block. */
 PB_HDI uint32_t pb_dist_dest(uint64_t seed, uint64_t sample, uint64_t i, uint32_t devices)
 {
     philox4x32_key_t k = pb_dist_key(seed);
     for (uint32_t retry = 0; retry < 64; retry++) {
-        philox4x32_ctr_t c = {{(uint32_t)i, (uint32_t)(i >> 32), (uint32_t)sample,
+        philox4x32_ctr_t c = {{(uint32_t)(i >> 2), (uint32_t)(i >> 34), (uint32_t)sample,
                                (uint32_t)(sample >> 32) | retry << 26}};
         philox4x32_ctr_t w = philox4x32(c, k);
         uint32_t d;
-        for (int q = 0; q < 4; q++)
-            if (pb_lemire_pick(w.v[q], devices, &d)) return d;
+        if (pb_lemire_pick(w.v[i & 3], devices, &d)) return d;
     }
-    return 0; /* 256 rejections in a row: never, to 2^-6000 */
+    return 0; /* 64 rejections in a row: never, to 2^-1500 */
+}
+
+/* The destinations of items 4b .. 4b + 3 from one block (a rejected
+ * word, rarely, from its retries). */
+PB_HDI void pb_dist_dest4(uint64_t seed, uint64_t sample, uint64_t b, uint32_t devices, uint32_t d[4])
+{
+    philox4x32_key_t k = pb_dist_key(seed);
+    philox4x32_ctr_t c = {{(uint32_t)b, (uint32_t)(b >> 32), (uint32_t)sample, (uint32_t)(sample >> 32)}};
+    philox4x32_ctr_t w = philox4x32(c, k);
+    for (int q = 0; q < 4; q++)
+        if (!pb_lemire_pick(w.v[q], devices, &d[q])) d[q] = pb_dist_dest(seed, sample, 4 * b + (uint64_t)q, devices);
 }
 
 /* The first item of device s's slice (s = G: n). */

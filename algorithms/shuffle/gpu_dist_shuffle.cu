@@ -72,17 +72,43 @@ unsigned grid_for(uint64_t n)
 
 /* ---- kernels ---- */
 
-/* Step 1: keys[t] = dest(lo + t) for the slice, and the G counts. */
+/* The destinations of the four slice items at virtual place u (a multiple
+ * of 4): virtual places count from vs = lo & ~3, so a group of four is one
+ * Philox block (pb_dist_dest4, global index vs + u); places before the
+ * slice (the o = lo & 3 first) or past it get G, no destination. */
+__device__ __forceinline__ void dests4(uint64_t seed, uint64_t sample, uint64_t lo, uint64_t len, uint64_t u,
+                                       uint32_t G, uint32_t (&d)[4])
+{
+    const uint64_t vs = lo & ~UINT64_C(3), o = lo & 3;
+    if (u >= o + len) {
+        d[0] = d[1] = d[2] = d[3] = G;
+        return;
+    }
+    pb_dist_dest4(seed, sample, (vs + u) >> 2, G, d);
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+        if (u + q < o || u + q - o >= len) d[q] = G;
+}
+
+/* Step 1 (split = cub): keys[t] = dest(lo + t) for the slice, and the G
+ * counts; a thread a Philox block. */
 __global__ void draw_dests(uint64_t seed, uint64_t sample, uint64_t lo, uint64_t len, uint32_t G, uint8_t *keys,
                            unsigned long long *counts)
 {
     __shared__ unsigned hist[G_MAX];
     for (unsigned t = threadIdx.x; t < G; t += blockDim.x) hist[t] = 0;
     __syncthreads();
-    for (uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; t < len; t += (uint64_t)gridDim.x * blockDim.x) {
-        uint32_t d = pb_dist_dest(seed, sample, lo + t, G);
-        keys[t] = (uint8_t)d;
-        atomicAdd(&hist[d], 1u);
+    const uint64_t o = lo & 3, groups = (len + o + 3) / 4;
+    for (uint64_t g = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; g < groups;
+         g += (uint64_t)gridDim.x * blockDim.x) {
+        uint32_t d[4];
+        dests4(seed, sample, lo, len, 4 * g, G, d);
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            if (d[q] < G) {
+                keys[4 * g + q - o] = (uint8_t)d[q];
+                atomicAdd(&hist[d[q]], 1u);
+            }
     }
     __syncthreads();
     for (unsigned t = threadIdx.x; t < G; t += blockDim.x)
@@ -112,22 +138,18 @@ __global__ void draw_batch_dests(uint64_t seed, uint64_t first, uint64_t lo, uin
 }
 
 /* The fused split (split = fused, scalars): two passes over tiles of
- * SPLIT_TILE items, a warp taking SPLIT_ITEMS x 32 consecutive ones (item
- * k * 32 + lane of its run: coalesced). The first pass draws every
- * destination and counts each tile's per destination; a scan of those
- * counts (destination-major) gives every (destination, tile) its place in
- * the ordered slice; the second pass draws the destinations again, ranks
- * each item among the warp's earlier items of its destination
- * (__match_any_sync), adds the earlier warps' and the tile's place, and
- * writes the item there. The order is CUB's stable sort's, so the output
- * is the same; no key is stored, the items are read and written once. */
-constexpr int SPLIT_ITEMS = 8, WARPS = THREADS / 32, SPLIT_TILE = THREADS * SPLIT_ITEMS;
-
-__device__ __forceinline__ uint32_t split_dest(uint64_t seed, uint64_t sample, uint64_t lo, uint64_t len, uint64_t t,
-                                               uint32_t G)
-{
-    return t < len ? pb_dist_dest(seed, sample, lo + t, G) : 0xffu; /* past the slice: no destination */
-}
+ * SPLIT_TILE virtual places (dests4), a warp taking ROUNDS x 128
+ * consecutive ones, a lane four at a time (one Philox block). The first
+ * pass draws every destination and counts each tile's per destination; a
+ * scan of those counts (destination-major) gives every (destination, tile)
+ * its place in the ordered slice; the second pass draws the destinations
+ * again, ranks each item among the warp's earlier items of its
+ * destination (ballots on the destination's bits give, for each slot, the
+ * lanes holding the same destination there), adds the earlier warps' and
+ * the tile's place, and writes the item there. The order is the stable
+ * sort's (CUB's split gives the same), no key is stored, the items are
+ * read and written once. */
+constexpr int ROUNDS = 2, WARPS = THREADS / 32, SPLIT_TILE = THREADS * 4 * ROUNDS;
 
 __global__ void __launch_bounds__(THREADS)
     split_count(uint64_t seed, uint64_t sample, uint64_t lo, uint64_t len, uint32_t G, uint64_t tiles,
@@ -137,12 +159,16 @@ __global__ void __launch_bounds__(THREADS)
     for (unsigned t = threadIdx.x; t < G; t += blockDim.x) hist[t] = 0;
     __syncthreads();
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint64_t base = blockIdx.x * (uint64_t)SPLIT_TILE + warp * (uint64_t)(SPLIT_ITEMS * 32);
+    const uint64_t base = blockIdx.x * (uint64_t)SPLIT_TILE + warp * (uint64_t)(ROUNDS * 128);
 #pragma unroll
-    for (int k = 0; k < SPLIT_ITEMS; k++) {
-        uint32_t d = split_dest(seed, sample, lo, len, base + k * 32 + lane, G);
-        unsigned peers = __match_any_sync(0xffffffffu, d);
-        if (d != 0xffu && lane == (unsigned)(__ffs(peers) - 1)) atomicAdd(&hist[d], (unsigned)__popc(peers));
+    for (int k = 0; k < ROUNDS; k++) {
+        uint32_t d[4];
+        dests4(seed, sample, lo, len, base + k * 128 + lane * 4, G, d);
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            unsigned peers = __match_any_sync(0xffffffffu, d[q]);
+            if (d[q] < G && lane == (unsigned)(__ffs(peers) - 1)) atomicAdd(&hist[d[q]], (unsigned)__popc(peers));
+        }
     }
     __syncthreads();
     for (unsigned t = threadIdx.x; t < G; t += blockDim.x) {
@@ -161,23 +187,48 @@ __global__ void __launch_bounds__(THREADS)
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (unsigned t = lane; t < G; t += 32) wcount[warp][t] = 0;
     __syncwarp();
-    const uint64_t base = blockIdx.x * (uint64_t)SPLIT_TILE + warp * (uint64_t)(SPLIT_ITEMS * 32);
-    T v[SPLIT_ITEMS];
-    uint32_t d[SPLIT_ITEMS], rank[SPLIT_ITEMS];
+    const uint64_t o = lo & 3;
+    const uint64_t base = blockIdx.x * (uint64_t)SPLIT_TILE + warp * (uint64_t)(ROUNDS * 128);
+    const int nb = 32 - __clz((int)G); /* bits of the values 0 .. G (G: none) */
+    const unsigned lower = (1u << lane) - 1, higher = ~lower & ~(1u << lane);
+    T v[ROUNDS][4];
+    uint32_t d[ROUNDS][4], rank[ROUNDS][4];
 #pragma unroll
-    for (int k = 0; k < SPLIT_ITEMS; k++) {
-        uint64_t t = base + k * 32 + lane;
-        if (t < len) v[k] = in[t];
-    }
-    const unsigned lower = (1u << lane) - 1;
+    for (int k = 0; k < ROUNDS; k++)
 #pragma unroll
-    for (int k = 0; k < SPLIT_ITEMS; k++) {
-        d[k] = split_dest(seed, sample, lo, len, base + k * 32 + lane, G);
-        unsigned peers = __match_any_sync(0xffffffffu, d[k]);
-        unsigned before = d[k] != 0xffu ? wcount[warp][d[k]] : 0;
-        rank[k] = before + (unsigned)__popc(peers & lower);
+        for (int q = 0; q < 4; q++) {
+            uint64_t u = base + k * 128 + lane * 4 + q;
+            if (u >= o && u - o < len) v[k][q] = in[u - o];
+        }
+#pragma unroll
+    for (int k = 0; k < ROUNDS; k++) {
+        dests4(seed, sample, lo, len, base + k * 128 + lane * 4, G, d[k]);
+        unsigned bal[4][7];
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+#pragma unroll
+            for (int b = 0; b < 7; b++) bal[q][b] = b < nb ? __ballot_sync(0xffffffffu, d[k][q] >> b & 1) : 0;
+        bool last[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const uint32_t x = d[k][q];
+            unsigned below = 0, above = 0;
+#pragma unroll
+            for (int p = 0; p < 4; p++) {
+                unsigned same = 0xffffffffu;
+#pragma unroll
+                for (int b = 0; b < 7; b++)
+                    if (b < nb) same &= (x >> b & 1) ? bal[p][b] : ~bal[p][b];
+                below += (unsigned)__popc(same & lower) + (p < q && d[k][p] == x);
+                above += (unsigned)__popc(same & higher) + (p > q && d[k][p] == x);
+            }
+            rank[k][q] = x < G ? wcount[warp][x] + below : 0;
+            last[q] = x < G && above == 0;
+        }
         __syncwarp();
-        if (d[k] != 0xffu && lane == (unsigned)(__ffs(peers) - 1)) wcount[warp][d[k]] = before + (unsigned)__popc(peers);
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            if (last[q]) wcount[warp][d[k][q]] = rank[k][q] + 1;
         __syncwarp();
     }
     __syncthreads();
@@ -191,8 +242,10 @@ __global__ void __launch_bounds__(THREADS)
     }
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < SPLIT_ITEMS; k++)
-        if (d[k] != 0xffu) out[place[warp][d[k]] + rank[k]] = v[k];
+    for (int k = 0; k < ROUNDS; k++)
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            if (d[k][q] < G) out[place[warp][d[k][q]] + rank[k][q]] = v[k][q];
 }
 
 __global__ void iota_u32(uint32_t *v, uint64_t n)
@@ -502,7 +555,7 @@ int alloc_split(state *s, dev_state *d, pb_err *err)
     PB_CUDA_TRY(cudaMalloc(&d->sorted, slice), err);
     PB_CUDA_TRY(cudaMalloc(&d->counts, G_MAX * sizeof(unsigned long long)), err);
     if (s->fused) {
-        d->tiles = (d->len + SPLIT_TILE - 1) / SPLIT_TILE;
+        d->tiles = (d->len + (d->lo & 3) + SPLIT_TILE - 1) / SPLIT_TILE;
         size_t cells = (size_t)s->G * (d->tiles ? d->tiles : 1);
         PB_CUDA_TRY(cudaMalloc(&d->tile_counts, cells * 8), err);
         PB_CUDA_TRY(cudaMalloc(&d->tile_offsets, cells * 8), err);
@@ -640,7 +693,7 @@ int split(state *s, uint32_t g, uint64_t sample, pb_err *err)
                                                                sample, d->lo, d->len, s->G, d->tiles, d->tile_offsets);
         PB_CUDA_LAUNCHED(err);
     } else if (d->len) {
-        draw_dests<<<grid_for(d->len), THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, s->G, d->keys, d->counts);
+        draw_dests<<<grid_for(d->len / 4 + 1), THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, s->G, d->keys, d->counts);
         PB_CUDA_LAUNCHED(err);
         if (ib == 4)
             PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys, d->keys_out,
