@@ -183,8 +183,7 @@ __global__ void __launch_bounds__(THREADS)
                   uint64_t len, uint32_t G, uint64_t tiles, const unsigned long long *__restrict__ offsets)
 {
     __shared__ unsigned wcount[WARPS][G_MAX];
-    __shared__ unsigned place[WARPS][G_MAX], tcount[G_MAX], lstart[G_MAX + 1];
-    __shared__ T stage[SPLIT_TILE];
+    __shared__ unsigned long long place[WARPS][G_MAX];
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (unsigned t = lane; t < G; t += 32) wcount[warp][t] = 0;
     __syncwarp();
@@ -233,39 +232,20 @@ __global__ void __launch_bounds__(THREADS)
         __syncwarp();
     }
     __syncthreads();
-    /* Tile-local places: destination d's run starts at lstart[d] (the runs
-     * of lower destinations before it), warp w's items of d after the
-     * earlier warps'. */
+    /* Each destination's place for each warp: the tile's, then the earlier warps'. */
     for (unsigned t = threadIdx.x; t < G; t += blockDim.x) {
-        unsigned at = 0;
+        unsigned long long at = offsets[t * tiles + blockIdx.x];
         for (int w = 0; w < WARPS; w++) {
             place[w][t] = at;
             at += wcount[w][t];
         }
-        tcount[t] = at;
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned at = 0;
-        for (uint32_t t = 0; t < G; t++) lstart[t] = at, at += tcount[t];
-        lstart[G] = at;
-    }
-    __syncthreads();
-    /* Staged in shared memory in output order, then written run by run:
-     * each destination's run is contiguous in the output, so the stores
-     * coalesce. */
 #pragma unroll
     for (int k = 0; k < ROUNDS; k++)
 #pragma unroll
         for (int q = 0; q < 4; q++)
-            if (d[k][q] < G) stage[lstart[d[k][q]] + place[warp][d[k][q]] + rank[k][q]] = v[k][q];
-    __syncthreads();
-    const unsigned total = lstart[G];
-    uint32_t t = 0;
-    for (unsigned j = threadIdx.x; j < total; j += THREADS) {
-        while (j >= lstart[t + 1]) t++;
-        out[offsets[t * tiles + blockIdx.x] + (j - lstart[t])] = stage[j];
-    }
+            if (d[k][q] < G) out[place[warp][d[k][q]] + rank[k][q]] = v[k][q];
 }
 
 __global__ void iota_u32(uint32_t *v, uint64_t n)
