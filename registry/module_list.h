@@ -46,6 +46,7 @@ PB_MODULE(dart_throwing)
 PB_MODULE(sort_shuffle)
 PB_MODULE(thrust_shuffle)
 PB_MODULE(gpu_pov_shuffle) /* approximately uniform; twin: pov_shuffle */
+PB_MODULE(gpu_rao_sandelius) /* exactly uniform, coalesced passes; twin: grs-twin (issue 20) */
 PB_MODULE(dist_shuffle) /* over G GPUs through NCCL (issue 22) */
 PB_MODULE(dist_exchange) /* its all-to-all alone: the ceiling */
 

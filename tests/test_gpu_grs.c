@@ -1,0 +1,130 @@
+/* gpu-rao-sandelius on a CUDA device equals its C model
+ * (pb_grs_model_shuffle, the CPU module grs-twin) bit for bit: the timed
+ * run at awkward sizes (0, 1, 2, 31-33, 2^k +- 1, sizes with buckets
+ * larger than `target`, large), u32 and u64, several samples, under four
+ * shapes (the defaults; a 2-bit first sort then halving splits down to
+ * single items; small buckets with 8-part splits; the defaults with
+ * `cap` = 64, so that most buckets take the global-memory path); and its
+ * sample permutations, in batches, equal the model's. SKIP without a
+ * device. */
+#include <stdlib.h>
+
+#include "algorithms/shuffle/grs_model.h"
+#include "config/params.h"
+#include "core/gpu.h"
+#include "families/shuffle/shuffle_items.h"
+#include "registry/registry.h"
+#include "tests/test.h"
+
+static int need_gpu(const pb_module **m)
+{
+    char why[256];
+    *m = pb_module_find("gpu-rao-sandelius");
+    if (!*m) {
+        printf("skipped: gpu-rao-sandelius is not in this build (no CUDA)\n");
+        return PB_TEST_SKIP;
+    }
+    if (pb_gpu_count(why, sizeof why) > 0) return 0;
+    printf("skipped: %s\n", why);
+    return PB_TEST_SKIP;
+}
+
+/* key_bits (-1 auto), target, level_bits, small, cap */
+static const long long shapes[][5] = {
+    {-1, 4096, 5, 32, 0}, {2, 4096, 1, 1, 0}, {-1, 8, 3, 4, 0}, {-1, 4096, 5, 32, 64},
+};
+enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
+
+static void set_shape(const pb_module *m, pb_params *p, int s)
+{
+    static const char *const names[] = {"key_bits", "target", "level_bits", "small", "cap"};
+    pb_params_defaults(m, p);
+    for (int k = 0; k < 5; k++) p->v[pb_module_param_index(m, names[k])] = shapes[s][k];
+}
+
+static pb_grs_shape model_shape(int s, uint64_t n)
+{
+    pb_grs_shape sh;
+    sh.key_bits = shapes[s][0] < 0 ? pb_grs_key_bits_for(n, (uint64_t)shapes[s][1]) : (unsigned)shapes[s][0];
+    sh.level_bits = (unsigned)shapes[s][2];
+    sh.small = (uint32_t)shapes[s][3];
+    return sh;
+}
+
+TEST_IMPL(gpu_grs_twin)
+{
+    const pb_module *m;
+    int rc = need_gpu(&m);
+    if (rc) return rc;
+    static const uint64_t sizes[] = {0,    1,    2,     3,     31,         32,        33,      100,
+                                     1000, 4095, 4096,  4097,  10007,      65535,     65537,   (1u << 20) + 1,
+                                     3000017};
+    for (int s = 0; s < NSHAPES; s++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+            for (unsigned bytes = 4; bytes <= 8; bytes += 4) {
+                uint64_t n = sizes[k];
+                /* The deep shape (single items at the bottom) up to 2^16 + 1. */
+                if (s == 1 && n > 65537) continue;
+                pb_params params;
+                set_shape(m, &params, s);
+                pb_point pt = {n, bytes, 41, &params, 0};
+                void *state = NULL, *in = malloc(n * bytes + 8), *twin = malloc(n * bytes + 8);
+                const void *out;
+                pb_err err = {{0}};
+                ASSERT(in && twin);
+                pb_shuffle_fill(in, n, bytes);
+                pb_grs_shape sh = model_shape(s, n);
+                rc = m->prepare(&pt, &state, &err);
+                for (uint64_t sample = 0; sample < 2 && !rc; sample++) {
+                    rc = m->refresh(state, &err);
+                    if (!rc) rc = m->run(state, 3 + sample, &err);
+                    if (!rc) rc = m->verify(state, &err);
+                    if (!rc) rc = m->result(state, &out, &err);
+                    if (rc) break;
+                    if (pb_grs_model_shuffle(in, twin, n, bytes, &sh, 41, 3 + sample, NULL, NULL, &err)) rc = 1;
+                    else if (memcmp(out, twin, n * bytes) != 0)
+                        rc = pb_err_set(&err, "sample %llu differs from the C model", (unsigned long long)(3 + sample));
+                }
+                if (rc)
+                    fprintf(stderr, "gpu-rao-sandelius n=%llu item=%u shape %d: %s\n", (unsigned long long)n, bytes, s,
+                            err.msg);
+                if (state) m->release(state);
+                free(in), free(twin);
+                if (rc) return 1;
+            }
+    return 0;
+}
+
+TEST_IMPL(gpu_grs_sample_perms)
+{
+    const pb_module *m;
+    int rc = need_gpu(&m);
+    if (rc) return rc;
+    static const uint32_t ns[] = {1, 2, 5, 8, 100, 1000, 4097};
+    for (int s = 0; s < NSHAPES; s++)
+        for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+            uint32_t n = ns[t];
+            uint64_t count = n > 1000 ? 9 : 501;
+            pb_params params;
+            pb_err err = {{0}};
+            set_shape(m, &params, s);
+            uint32_t *p = malloc(count * n * 4), *id = malloc(n * 4), *twin = malloc(n * 4);
+            ASSERT(p && id && twin);
+            for (uint32_t i = 0; i < n; i++) id[i] = i;
+            if (m->sample_perms(&params, n, 12, 700, count, p, &err)) {
+                fprintf(stderr, "gpu-rao-sandelius n=%u shape %d: %s\n", n, s, err.msg);
+                return 1;
+            }
+            pb_grs_shape sh = model_shape(s, n);
+            for (uint64_t j = 0; j < count; j++) {
+                ASSERT(pb_grs_model_shuffle(id, twin, n, 4, &sh, 12, 700 + j, NULL, NULL, &err) == 0);
+                if (memcmp(twin, p + j * n, n * 4) != 0) {
+                    fprintf(stderr, "gpu-rao-sandelius n=%u shape %d: sample permutation %llu differs from the model\n",
+                            n, s, (unsigned long long)j);
+                    return 1;
+                }
+            }
+            free(p), free(id), free(twin);
+        }
+    return 0;
+}
