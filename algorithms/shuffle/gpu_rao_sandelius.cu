@@ -269,14 +269,7 @@ __global__ void __launch_bounds__(BT)
 
 /* ---- the module ---- */
 
-pb_grs_shape shape_of(const pb_params *p, uint64_t n)
-{
-    pb_grs_shape s;
-    s.key_bits = p->v[P_KEY_BITS] < 0 ? pb_grs_key_bits_for(n, (uint64_t)p->v[P_TARGET]) : (unsigned)p->v[P_KEY_BITS];
-    s.level_bits = (unsigned)p->v[P_LEVEL_BITS];
-    s.small = (uint32_t)p->v[P_SMALL];
-    return s;
-}
+pb_grs_shape shape_of(const pb_params *p, uint64_t n) { return pb_grs_shape_of(p->v, n); }
 
 /* Shared capacity in items: `cap`, or (0) as many as 2 x 48 KiB hold. */
 uint32_t cap_of(const pb_params *p, unsigned ib)
@@ -470,11 +463,7 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 }
 
 const pb_param_spec params[] = {
-    {"key_bits", PB_PARAM_INT, -1, -1, PB_GRS_MAX_KEY_BITS, NULL,
-     "label bits of the first sort: 2^key_bits buckets (-1: as many as put about `target` items in a bucket)"},
-    {"target", PB_PARAM_INT, 4096, 1, 1LL << 30, NULL, "items a bucket holds on average when key_bits is -1"},
-    {"level_bits", PB_PARAM_INT, 5, 1, 5, NULL, "label bits of each split inside a bucket: 2^level_bits parts"},
-    {"small", PB_PARAM_INT, 32, 1, 1LL << 30, NULL, "segments of at most this many items are shuffled by Fisher-Yates"},
+    PB_GRS_SHAPE_PARAMS(5), /* a warp's 32 parts at most */
     {"cap", PB_PARAM_INT, 0, 0, 1LL << 20, NULL,
      "items a bucket may hold to be worked on in shared memory; larger ones go through global memory "
      "(0: 48 KiB of items; small values force the global path, for tests)"},

@@ -106,6 +106,29 @@ PB_HDI uint32_t pb_grs_fy_pick(philox4x32_key_t k, uint64_t pos, uint32_t range,
  * (0 for n <= target; at most PB_GRS_MAX_KEY_BITS). */
 unsigned pb_grs_key_bits_for(uint64_t n, uint64_t target);
 
+/* The shape parameters of every module that runs this algorithm (grs-twin,
+ * gpu-rao-sandelius), in this order, as pb_param_spec initialisers;
+ * level_max: the largest level_bits the module takes. */
+#define PB_GRS_SHAPE_PARAMS(level_max)                                                                             \
+    {"key_bits", PB_PARAM_INT, -1, -1, PB_GRS_MAX_KEY_BITS, NULL,                                                \
+     "label bits of the first sort: 2^key_bits buckets (-1: as many as put about `target` items in a bucket)"}, \
+        {"target", PB_PARAM_INT, 4096, 1, 1LL << 30, NULL,                                                       \
+         "items a bucket holds on average when key_bits is -1 (about half a block's shared memory on the GPU)"}, \
+        {"level_bits", PB_PARAM_INT, 5, 1, (level_max), NULL,                                                    \
+         "label bits of each split inside a bucket: 2^level_bits parts"},                                        \
+        {"small", PB_PARAM_INT, 32, 1, 1LL << 30, NULL, "segments of at most this many items are shuffled by Fisher-Yates"}
+
+/* The shape for n items from those four parameters' resolved values
+ * (v[0] key_bits, v[1] target, v[2] level_bits, v[3] small). */
+static inline pb_grs_shape pb_grs_shape_of(const long long *v, uint64_t n)
+{
+    pb_grs_shape s;
+    s.key_bits = v[0] < 0 ? pb_grs_key_bits_for(n, (uint64_t)v[1]) : (unsigned)v[0];
+    s.level_bits = (unsigned)v[2];
+    s.small = (uint32_t)v[3];
+    return s;
+}
+
 /* Every word the model draws, for the bit-reuse test: (tag, w1, p). */
 typedef struct pb_grs_trace {
     void (*word)(void *ctx, uint32_t tag, uint32_t w1, uint64_t p);

@@ -1,7 +1,7 @@
 /* grs-twin: the GPU Rao-Sandelius shuffle's C model (grs_model.h) as a
  * module, so that the algorithm is validated, sampled for the quality
- * battery and timed like any other shuffle before its kernels exist, and
- * so that the GPU module to come has a reference to equal bit for bit. */
+ * battery and timed like any other shuffle, and so that gpu-rao-sandelius
+ * has a reference to equal bit for bit. */
 
 #include <stdlib.h>
 
@@ -9,31 +9,10 @@
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
 
-enum { P_KEY_BITS, P_TARGET, P_LEVEL_BITS, P_SMALL };
-
-static const pb_param_spec params[] = {
-    {"key_bits", PB_PARAM_INT, -1, -1, PB_GRS_MAX_KEY_BITS, NULL,
-     "label bits of the first sort: 2^key_bits buckets (-1: as many as put about `target` "
-     "items in a bucket)"},
-    {"target", PB_PARAM_INT, 4096, 1, 1LL << 30, NULL,
-     "items a bucket holds on average when key_bits is -1 (about half a block's shared "
-     "memory on the GPU)"},
-    {"level_bits", PB_PARAM_INT, 5, 1, PB_GRS_MAX_LEVEL_BITS, NULL,
-     "label bits of each split inside a bucket: 2^level_bits parts"},
-    {"small", PB_PARAM_INT, 32, 1, 1LL << 30, NULL,
-     "segments of at most this many items are shuffled by Fisher-Yates"},
-};
+static const pb_param_spec params[] = {PB_GRS_SHAPE_PARAMS(PB_GRS_MAX_LEVEL_BITS)};
 
 /* The shape for n items under resolved parameters. */
-static pb_grs_shape shape_of(const pb_params *p, uint64_t n)
-{
-    pb_grs_shape s;
-    s.key_bits = p->v[P_KEY_BITS] < 0 ? pb_grs_key_bits_for(n, (uint64_t)p->v[P_TARGET])
-                                      : (unsigned)p->v[P_KEY_BITS];
-    s.level_bits = (unsigned)p->v[P_LEVEL_BITS];
-    s.small = (uint32_t)p->v[P_SMALL];
-    return s;
-}
+static pb_grs_shape shape_of(const pb_params *p, uint64_t n) { return pb_grs_shape_of(p->v, n); }
 
 static int run(void *state, uint64_t sample, pb_err *err)
 {
@@ -66,8 +45,8 @@ const pb_module pb_module_grs_twin = {
     .device = PB_DEVICE_CPU,
     .flags = PB_MOD_SEEDED,
     .summary = "GPU Rao-Sandelius shuffle in sequential C: a radix sort by random labels, then "
-               "each bucket split by random labels and finished by Fisher-Yates (the model the "
-               "GPU module is to equal; exactly uniform)",
+               "each bucket split by random labels and finished by Fisher-Yates (the model "
+               "gpu-rao-sandelius equals; exactly uniform)",
     .params = PB_PARAMS(params),
     .footprint = pb_shuffle_footprint_outofplace,
     .prepare = pb_shuffle_prepare_outofplace,
