@@ -548,3 +548,32 @@ TEST_IMPL(cpu_shuffles_tbb_gather_equals_cpu_gather)
     }
     return 0;
 }
+
+/* rao-sandelius's write-combining scatter (wc = 1, the default) gives the
+ * permutation of the straight scatter (wc = 0), for every radix_bits, both
+ * widths, 1 and 3 threads, at sizes whose nodes split sequentially and with
+ * every thread, and where digits' lines stay partly filled. */
+TEST_IMPL(cpu_shuffles_rs_write_combining)
+{
+    static const uint64_t ns[] = {1, 2, 7, 100, 4097, 65537, (1 << 17) + 1, (1 << 20) + 3};
+    for (int bits = 1; bits <= 8; bits++)
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+            for (unsigned bytes = 4; bytes <= 8; bytes += 4)
+                for (int threads = 1; threads <= 3; threads += 2) {
+                    if (ns[k] > (1 << 17) + 1 && bits % 3) continue; /* bits 3 and 6 at 2^20 + 3 */
+                    char a[64], b[64];
+                    snprintf(a, sizeof a, "radix_bits=%d,cutoff=%d,wc=0", bits, bits * 7);
+                    snprintf(b, sizeof b, "radix_bits=%d,cutoff=%d,wc=1", bits, bits * 7);
+                    variant va = {"rao-sandelius", a}, vb = {"rao-sandelius", b};
+                    uint32_t *pa, *pb;
+                    ASSERT(drive(&va, ns[k], bytes, 5, 9, threads, &pa) == 0);
+                    ASSERT(drive(&vb, ns[k], bytes, 5, 9, threads, &pb) == 0);
+                    if (memcmp(pa, pb, ns[k] * sizeof *pa) != 0) {
+                        fprintf(stderr, "rao-sandelius radix_bits=%d n=%llu item=%u threads=%d: wc=1 differs from wc=0\n",
+                                bits, (unsigned long long)ns[k], bytes, threads);
+                        return 1;
+                    }
+                    free(pa), free(pb);
+                }
+    return 0;
+}
