@@ -104,9 +104,9 @@ int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
             /* Records: gathered whole by the kept positions. */
             const Offset *sel = (const Offset *)s->selected;
             if constexpr (sizeof(Offset) == 8)
-                return pb_gpu_gather_records_u64(in, out, (const uint64_t *)sel, s->m, s->item_bytes, err);
+                return pb_gpu_gather_records_u64(in, out, (const uint64_t *)sel, s->m, s->item_bytes, NULL, err);
             else
-                return pb_gpu_gather_records_u32(in, out, (const uint32_t *)sel, s->m, s->item_bytes, err);
+                return pb_gpu_gather_records_u32(in, out, (const uint32_t *)sel, s->m, s->item_bytes, NULL, err);
         } else {
             pb_gather_by_index<T, Offset>
                 <<<pb_grid_for(s->m, BLOCK), BLOCK>>>(in, out, (const Offset *)s->selected, s->m);

@@ -229,29 +229,41 @@ template <typename Offset> struct below {
 /* Permutation j of the batch is the shuffle of [0, n) for sample first + j:
  * the bijection's keys are drawn on the device, and the block walks the
  * padded domain tile by tile, carrying the count of kept values. */
-template <int KIND>
-__global__ void __launch_bounds__(BLOCK)
-    sample_permutations(uint32_t n, int rounds, uint64_t seed, uint64_t first, uint32_t *out)
+using BlockScan32 = cub::BlockScan<uint32_t, BLOCK, cub::BLOCK_SCAN_WARP_SCANS>;
+
+/* The whole bijective shuffle of m items by one block, walking the padded
+ * domain a tile at a time: put(r, src) for every output place r and its
+ * source (in place order, as bijective_twin). The block must all call it;
+ * f (shared) and ts are the caller's. */
+template <int KIND, typename Put>
+__device__ __forceinline__ void block_shuffle(const bijection<KIND> &f, uint32_t m,
+                                              typename BlockScan32::TempStorage &ts, Put put)
 {
-    using Scan = cub::BlockScan<uint32_t, BLOCK, cub::BLOCK_SCAN_WARP_SCANS>;
-    __shared__ typename Scan::TempStorage ts;
-    __shared__ bijection<KIND> f;
-    if (threadIdx.x == 0) pb_bij_init(&f.f, (pb_bij_kind)KIND, rounds, n, seed, first + blockIdx.x);
-    __syncthreads();
     uint64_t domain = UINT64_C(1) << f.f.bits;
-    uint32_t *perm = out + (uint64_t)blockIdx.x * n;
     uint32_t carry = 0;
     for (uint64_t tile = 0; tile * TILE < domain; tile++) {
         uint32_t src[ITEMS];
         bool keep[ITEMS];
         uint32_t rank, tile_count;
-        Scan(ts).ExclusiveSum((uint32_t)evaluate(f, n, domain, tile, src, keep), rank, tile_count);
+        BlockScan32(ts).ExclusiveSum((uint32_t)evaluate(f, m, domain, tile, src, keep), rank, tile_count);
 #pragma unroll
         for (int k = 0; k < ITEMS; k++)
-            if (keep[k]) perm[carry + rank++] = src[k];
+            if (keep[k]) put(carry + rank++, src[k]);
         carry += tile_count;
         __syncthreads(); /* ts is reused by the next tile's scan */
     }
+}
+
+template <int KIND>
+__global__ void __launch_bounds__(BLOCK)
+    sample_permutations(uint32_t n, int rounds, uint64_t seed, uint64_t first, uint32_t *out)
+{
+    __shared__ typename BlockScan32::TempStorage ts;
+    __shared__ bijection<KIND> f;
+    if (threadIdx.x == 0) pb_bij_init(&f.f, (pb_bij_kind)KIND, rounds, n, seed, first + blockIdx.x);
+    __syncthreads();
+    uint32_t *perm = out + (uint64_t)blockIdx.x * n;
+    block_shuffle(f, n, ts, [&](uint32_t r, uint32_t src) { perm[r] = src; });
 }
 
 } // namespace pb_bijective

@@ -37,7 +37,8 @@
 #include "algorithms/shuffle/gpu_bijective.cuh"
 #include "algorithms/shuffle/gpu_dist_shuffle.h"
 #include "core/cuda_check.h"
-#include "families/shuffle/gpu_records.cuh"
+#include "core/gpu_launch.cuh"
+#include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
 #include "families/shuffle/shuffle_items.h"
 
@@ -62,12 +63,6 @@ unsigned bits_for(uint64_t v) /* ceil(log2(v)), 0 for v <= 1 */
     unsigned b = 0;
     while ((UINT64_C(1) << b) < v) b++;
     return b;
-}
-
-unsigned grid_for(uint64_t n)
-{
-    uint64_t b = (n + THREADS - 1) / THREADS;
-    return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);
 }
 
 /* ---- kernels ---- */
@@ -139,8 +134,9 @@ __global__ void draw_batch_dests(uint64_t seed, uint64_t first, uint64_t lo, uin
 
 /* The fused split (split = fused, scalars; not the default: on an H200,
  * 2^29 u64 for G = 2, 8.2 ms against CUB's sort's 6.0 ms, both with four
- * destinations a Philox block; it is neither memory- nor Philox-bound
- * there and was not profiled further): two passes over tiles of
+ * destinations a Philox block; Nsight Compute finds its scatter
+ * instruction-bound, 112 registers and 25% occupancy, by the ranking of
+ * four items a lane, not memory-bound): two passes over tiles of
  * SPLIT_TILE virtual places (dests4), a warp taking ROUNDS x 128
  * consecutive ones, a lane four at a time (one Philox block). The first
  * pass draws every destination and counts each tile's per destination; a
@@ -251,24 +247,6 @@ __global__ void __launch_bounds__(THREADS)
             if (d[k][q] < G) out[place[warp][d[k][q]] + rank[k][q]] = v[k][q];
 }
 
-__global__ void iota_u32(uint32_t *v, uint64_t n)
-{
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
-        v[i] = (uint32_t)i;
-}
-
-struct by_index {
-    const uint32_t *idx;
-    __device__ __forceinline__ uint64_t operator()(uint64_t i) const { return idx[i]; }
-};
-
-/* Records: out[i] = in[idx[i]], a thread group a record. */
-__global__ void gather_records(const uint64_t *__restrict__ in, uint64_t *__restrict__ out,
-                               const uint32_t *__restrict__ idx, uint64_t n, unsigned words)
-{
-    pb_gather_records<THREADS>(in, out, n, words, pb_record_group(words), by_index{idx});
-}
-
 /* The batch: how many received items belong to each permutation. */
 __global__ void count_perms(const uint64_t *__restrict__ v, uint64_t n, uint32_t *counts)
 {
@@ -287,8 +265,7 @@ __global__ void __launch_bounds__(pb_bijective::BLOCK)
                   const uint32_t *seg_off, int rounds, uint64_t seed, uint64_t first, uint32_t d)
 {
     using namespace pb_bijective;
-    using Scan = cub::BlockScan<uint32_t, BLOCK, cub::BLOCK_SCAN_WARP_SCANS>;
-    __shared__ typename Scan::TempStorage ts;
+    __shared__ typename BlockScan32::TempStorage ts;
     __shared__ bijection<KIND> f;
     const uint32_t m = seg_cnt[blockIdx.x];
     if (m == 0) return;
@@ -296,19 +273,7 @@ __global__ void __launch_bounds__(pb_bijective::BLOCK)
     uint32_t *o = out + seg_off[blockIdx.x];
     if (threadIdx.x == 0) pb_bij_init(&f.f, (pb_bij_kind)KIND, rounds, m, seed, pb_dist_stream(first + blockIdx.x, d));
     __syncthreads();
-    uint64_t domain = UINT64_C(1) << f.f.bits;
-    uint32_t carry = 0;
-    for (uint64_t tile = 0; tile * TILE < domain; tile++) {
-        uint32_t src[ITEMS];
-        bool keep[ITEMS];
-        uint32_t rank, tile_count;
-        Scan(ts).ExclusiveSum((uint32_t)evaluate(f, m, domain, tile, src, keep), rank, tile_count);
-#pragma unroll
-        for (int k = 0; k < ITEMS; k++)
-            if (keep[k]) o[carry + rank++] = (uint32_t)seg[src[k]];
-        carry += tile_count;
-        __syncthreads();
-    }
+    block_shuffle(f, m, ts, [&](uint32_t r, uint32_t src) { o[r] = (uint32_t)seg[src]; });
 }
 
 /* ---- the exchange ---- */
@@ -381,6 +346,22 @@ void comms_free(comms *c)
     }
     cudaSetDevice(0);
     c->ready = false;
+}
+
+/* The G x G counts the devices' streams are copying to h (row s from
+ * device s), once every stream is idle, into p with its offsets: NCCL
+ * takes a send's size on the host. */
+int plan_from_counts(const comms *c, const unsigned long long *h, plan *p, pb_err *err)
+{
+    const uint32_t G = c->G;
+    for (uint32_t g = 0; g < G; g++) {
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaStreamSynchronize(c->st[g]), err);
+    }
+    p->G = G;
+    for (uint32_t k = 0; k < G * G; k++) p->cnt[k] = h[k];
+    plan_offsets(p);
+    return 0;
 }
 
 /* Step 3: every block of p from send[s] to recv[d], item_bytes each, on
@@ -489,24 +470,28 @@ int print_phases(state *s, pb_err *err)
     return 0;
 }
 
+int host_gpus(void)
+{
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess) have = 0;
+    cudaGetLastError();
+    return have;
+}
+
 /* devices = 0: every GPU of this host (at most G_MAX), as threads = 0 is
  * every core; at least 1. */
 uint32_t devices_of(const pb_params *params)
 {
     long long v = params ? params->v[P_DEVICES] : 0;
     if (v > 0) return (uint32_t)v;
-    int have = 0;
-    if (cudaGetDeviceCount(&have) != cudaSuccess) have = 0;
-    cudaGetLastError();
+    int have = host_gpus();
     return have < 1 ? 1 : have > G_MAX ? G_MAX : (uint32_t)have;
 }
 
 bool available(const pb_params *params, char *why, size_t whylen)
 {
     uint32_t G = devices_of(params);
-    int have = 0;
-    if (cudaGetDeviceCount(&have) != cudaSuccess) have = 0;
-    cudaGetLastError();
+    int have = host_gpus();
     if ((int)G > have) {
         snprintf(why, whylen, "devices = %u, and this host has %d GPU%s", G, have, have == 1 ? "" : "s");
         return false;
@@ -530,22 +515,16 @@ uint64_t cap_of(uint64_t n, uint32_t G)
     return c >= (double)n ? n : (uint64_t)c;
 }
 
-uint64_t sort_temp_bytes(uint64_t len, unsigned ib, uint32_t G, pb_err *err, int *rc)
+/* CUB's scratch for the split's sort: 8-byte items as values, or 4-byte
+ * ones (u32 items, records' indices). */
+cudaError_t sort_temp_bytes(uint64_t len, unsigned ib, uint32_t G, size_t *bytes)
 {
-    size_t bytes = 0;
-    cudaError_t e;
     int end = (int)bits_for(G);
-    if (ib == 4)
-        e = cub::DeviceRadixSort::SortPairs(nullptr, bytes, (const uint8_t *)nullptr, (uint8_t *)nullptr,
-                                            (const uint32_t *)nullptr, (uint32_t *)nullptr, len, 0, end);
-    else if (ib == 8)
-        e = cub::DeviceRadixSort::SortPairs(nullptr, bytes, (const uint8_t *)nullptr, (uint8_t *)nullptr,
-                                            (const uint64_t *)nullptr, (uint64_t *)nullptr, len, 0, end);
-    else
-        e = cub::DeviceRadixSort::SortPairs(nullptr, bytes, (const uint8_t *)nullptr, (uint8_t *)nullptr,
-                                            (const uint32_t *)nullptr, (uint32_t *)nullptr, len, 0, end);
-    if (e != cudaSuccess) *rc = pb_err_set(err, "CUB sort size query: %s", cudaGetErrorString(e));
-    return bytes;
+    if (ib == 8)
+        return cub::DeviceRadixSort::SortPairs(nullptr, *bytes, (const uint8_t *)nullptr, (uint8_t *)nullptr,
+                                               (const uint64_t *)nullptr, (uint64_t *)nullptr, len, 0, end);
+    return cub::DeviceRadixSort::SortPairs(nullptr, *bytes, (const uint8_t *)nullptr, (uint8_t *)nullptr,
+                                           (const uint32_t *)nullptr, (uint32_t *)nullptr, len, 0, end);
 }
 
 /* The split's buffers on the current device: the ordered slice, the
@@ -571,9 +550,7 @@ int alloc_split(state *s, dev_state *d, pb_err *err)
             PB_CUDA_TRY(cudaMalloc(&d->idx, (d->len + 1) * 4), err);
             PB_CUDA_TRY(cudaMalloc(&d->idx_out, (d->len + 1) * 4), err);
         }
-        int rc = 0;
-        d->temp_bytes = sort_temp_bytes(d->len, ib, s->G, err, &rc);
-        if (rc) return -1;
+        PB_CUDA_TRY(sort_temp_bytes(d->len, ib, s->G, &d->temp_bytes), err);
     }
     PB_CUDA_TRY(cudaMalloc(&d->temp, d->temp_bytes ? d->temp_bytes : 16), err);
     return 0;
@@ -696,7 +673,8 @@ int split(state *s, uint32_t g, uint64_t sample, pb_err *err)
                                                                sample, d->lo, d->len, s->G, d->tiles, d->tile_offsets);
         PB_CUDA_LAUNCHED(err);
     } else if (d->len) {
-        draw_dests<<<grid_for(d->len / 4 + 1), THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, s->G, d->keys, d->counts);
+        draw_dests<<<pb_grid_for(d->len / 4 + 1, THREADS), THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, s->G,
+                                                                            d->keys, d->counts);
         PB_CUDA_LAUNCHED(err);
         if (ib == 4)
             PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys, d->keys_out,
@@ -709,14 +687,12 @@ int split(state *s, uint32_t g, uint64_t sample, pb_err *err)
                                                         end, st),
                         err);
         else {
-            iota_u32<<<grid_for(d->len), THREADS, 0, st>>>(d->idx, d->len);
+            pb_iota<<<pb_grid_for(d->len, THREADS), THREADS, 0, st>>>(d->idx, d->len);
             PB_CUDA_LAUNCHED(err);
             PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys, d->keys_out, d->idx,
                                                         d->idx_out, d->len, 0, end, st),
                         err);
-            gather_records<<<grid_for(d->len * pb_record_group(ib / 8)), THREADS, 0, st>>>(
-                (const uint64_t *)d->in, (uint64_t *)d->sorted, d->idx_out, d->len, ib / 8);
-            PB_CUDA_LAUNCHED(err);
+            if (pb_gpu_gather_records_u32(d->in, d->sorted, d->idx_out, d->len, ib, st, err)) return -1;
         }
     }
     PB_CUDA_TRY(cudaMemcpyAsync(s->h_counts + (size_t)g * s->G, d->counts, s->G * sizeof(unsigned long long),
@@ -751,6 +727,7 @@ int begin(state *s, pb_err *err)
     for (uint32_t g = 0; g < s->G; g++) {
         PB_CUDA_TRY(cudaSetDevice((int)g), err);
         PB_CUDA_TRY(cudaStreamWaitEvent(s->c.st[g], s->begin, 0), err);
+        if (mark(s, g, 0, err)) return -1;
     }
     return 0;
 }
@@ -763,10 +740,6 @@ int run(void *st, uint64_t sample, pb_err *err)
     if (sample >= PB_DIST_MAX_SAMPLE) return pb_err_set(err, "distributed shuffle: sample beyond 2^58");
     if (begin(s, err)) return -1;
     const uint32_t G = s->G;
-    for (uint32_t g = 0; g < G; g++) {
-        PB_CUDA_TRY(cudaSetDevice((int)g), err);
-        if (mark(s, g, 0, err)) return -1;
-    }
     void *send[G_MAX] = {}, *recv[G_MAX] = {};
     if (G == 1) {
         s->p.cnt[0] = s->n;
@@ -777,13 +750,7 @@ int run(void *st, uint64_t sample, pb_err *err)
             PB_CUDA_TRY(cudaSetDevice((int)g), err);
             if (split(s, g, sample, err) || mark(s, g, 1, err)) return -1;
         }
-        /* The counts to the host: NCCL takes a send's size there. */
-        for (uint32_t g = 0; g < G; g++) {
-            PB_CUDA_TRY(cudaSetDevice((int)g), err);
-            PB_CUDA_TRY(cudaStreamSynchronize(s->c.st[g]), err);
-        }
-        for (uint32_t k = 0; k < G * G; k++) s->p.cnt[k] = s->h_counts[k];
-        plan_offsets(&s->p);
+        if (plan_from_counts(&s->c, s->h_counts, &s->p, err)) return -1;
         for (uint32_t g = 0; g < G; g++) {
             if (s->p.part[g] > s->cap)
                 return pb_err_set(err, "distributed shuffle: device %u draws %llu items, beyond its receive buffer of %llu",
@@ -795,8 +762,7 @@ int run(void *st, uint64_t sample, pb_err *err)
     }
     for (uint32_t g = 0; g < G; g++) {
         PB_CUDA_TRY(cudaSetDevice((int)g), err);
-        if (G == 1 && (mark(s, g, 1, err) || mark(s, g, 2, err))) return -1;
-        if (G > 1 && mark(s, g, 2, err)) return -1;
+        if ((G == 1 && mark(s, g, 1, err)) || mark(s, g, 2, err)) return -1; /* G = 1: no split, no exchange */
         if (pb_bijective2_shuffle_async(recv[g], s->d[g].out, s->p.part[g], s->ib, s->kind, s->rounds, s->seed,
                                         pb_dist_stream(sample, g), s->d[g].bij, s->d[g].bij_bytes, s->c.st[g], err) ||
             mark(s, g, 3, err))
@@ -866,6 +832,15 @@ int fingerprint(void *st, uint64_t *fp, pb_err *err)
     return gather(s, err) ? -1 : pb_gpu_shuffle_fingerprint(s->bufs, fp, err);
 }
 
+/* A device's buffers, on the current device; out only if it is its own
+ * (device 0's is the harness's). */
+void free_dev(dev_state *d, bool own_out)
+{
+    void *p[] = {d->own_in, own_out ? d->out : nullptr, d->keys, d->keys_out, d->idx, d->idx_out, d->sorted,
+                 d->recv, d->counts, d->temp, d->bij, d->tile_counts, d->tile_offsets};
+    for (void *q : p) cudaFree(q);
+}
+
 void release(void *st)
 {
     state *s = (state *)st;
@@ -873,9 +848,7 @@ void release(void *st)
     for (uint32_t g = 0; g < s->G; g++) {
         dev_state *d = &s->d[g];
         cudaSetDevice((int)g);
-        void *p[] = {d->own_in, g ? d->out : nullptr, d->keys, d->keys_out, d->idx, d->idx_out, d->sorted,
-                     d->recv, d->counts, d->temp, d->bij, d->tile_counts, d->tile_offsets};
-        for (void *q : p) cudaFree(q);
+        free_dev(d, g != 0);
         if (d->done) cudaEventDestroy(d->done);
         for (cudaEvent_t e : d->phase)
             if (e) cudaEventDestroy(e);
@@ -981,7 +954,6 @@ int batch_chunk(batch_ctx *b, uint32_t n, pb_bij_kind kind, int rounds, uint64_t
 {
     const uint32_t G = b->c.G;
     plan p;
-    p.G = G;
     uint64_t lo[G_MAX], len[G_MAX];
     for (uint32_t g = 0; g < G; g++) {
         lo[g] = pb_dist_slice(n, G, g);
@@ -995,8 +967,8 @@ int batch_chunk(batch_ctx *b, uint32_t n, pb_bij_kind kind, int rounds, uint64_t
         PB_CUDA_TRY(cudaSetDevice((int)g), err);
         PB_CUDA_TRY(cudaMemsetAsync(d.counts, 0, G * sizeof(unsigned long long), st), err);
         if (total) {
-            draw_batch_dests<<<grid_for(total), THREADS, 0, st>>>(seed, first, lo[g], len[g], total, G, d.keys, d.vals,
-                                                                 d.counts);
+            draw_batch_dests<<<pb_grid_for(total, THREADS), THREADS, 0, st>>>(seed, first, lo[g], len[g], total, G,
+                                                                             d.keys, d.vals, d.counts);
             PB_CUDA_LAUNCHED(err);
             if (G > 1)
                 PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d.temp, d.temp_bytes, d.keys, d.keys_out, d.vals, d.sorted,
@@ -1009,12 +981,7 @@ int batch_chunk(batch_ctx *b, uint32_t n, pb_bij_kind kind, int rounds, uint64_t
                                     cudaMemcpyDeviceToHost, st),
                     err);
     }
-    for (uint32_t g = 0; g < G; g++) {
-        PB_CUDA_TRY(cudaSetDevice((int)g), err);
-        PB_CUDA_TRY(cudaStreamSynchronize(b->c.st[g]), err);
-    }
-    for (uint32_t k = 0; k < G * G; k++) p.cnt[k] = b->h_counts[k];
-    plan_offsets(&p);
+    if (plan_from_counts(&b->c, b->h_counts, &p, err)) return -1;
     void *send[G_MAX] = {}, *recv[G_MAX] = {};
     for (uint32_t g = 0; g < G; g++) {
         if (p.part[g] > b->items) return pb_err_set(err, "sample_perms: a device's part exceeds its buffer");
@@ -1037,7 +1004,7 @@ int batch_chunk(batch_ctx *b, uint32_t n, pb_bij_kind kind, int rounds, uint64_t
                             err);
             else
                 PB_CUDA_TRY(cudaMemcpyAsync(d.regrouped, d.recv, p.part[g] * 8, cudaMemcpyDeviceToDevice, st), err);
-            count_perms<<<grid_for(p.part[g]), THREADS, 0, st>>>(d.regrouped, p.part[g], d.seg_cnt);
+            count_perms<<<pb_grid_for(p.part[g], THREADS), THREADS, 0, st>>>(d.regrouped, p.part[g], d.seg_cnt);
             PB_CUDA_LAUNCHED(err);
         }
         PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(d.temp, d.temp_bytes, d.seg_cnt, d.seg_off, c, st), err);
@@ -1182,10 +1149,7 @@ extern "C" int pb_dist_gpu_split(const void *in, void *out, uint64_t len, unsign
     if (!s) return pb_err_set(err, "out of memory");
     err->msg[0] = 0;
     int rc = split_once(in, out, len, item_bytes, lo, devices, seed, sample, use_cub != 0, counts, ms, s, err);
-    dev_state *d = &s->d[0];
-    void *p[] = {d->own_in, d->keys, d->keys_out, d->idx, d->idx_out, d->sorted, d->counts, d->temp,
-                 d->tile_counts, d->tile_offsets};
-    for (void *q : p) cudaFree(q);
+    free_dev(&s->d[0], false);
     if (s->c.st[0]) cudaStreamDestroy(s->c.st[0]);
     cudaFreeHost(s->h_counts);
     free(s);

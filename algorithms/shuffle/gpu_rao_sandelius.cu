@@ -26,6 +26,7 @@
 
 #include "algorithms/shuffle/grs_model.h"
 #include "core/cuda_check.h"
+#include "core/gpu_launch.cuh"
 #include "families/shuffle/gpu_shuffle_buffers.h"
 #include "families/shuffle/shuffle_items.h"
 
@@ -115,22 +116,49 @@ __device__ __forceinline__ uint32_t level_label(const grs_args &g, uint64_t pos,
     return pb_grs_level_label(g.k, pos, level, sample, g.lb);
 }
 
+/* A warp counts the level labels of positions [wa, we) into hist (32
+ * words of its own, added to). */
+__device__ void warp_count(uint32_t wa, uint32_t we, uint32_t level, const grs_args &g, uint64_t S, uint64_t sample,
+                           unsigned *hist)
+{
+    const unsigned lane = threadIdx.x & 31;
+    for (uint32_t c = wa; c < we; c += 32) {
+        uint32_t p = c + lane;
+        uint32_t lab = p < we ? level_label(g, S + p, level, sample) : NONE;
+        unsigned peers = __match_any_sync(0xffffffffu, lab);
+        if (lab != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[lab] += (unsigned)__popc(peers);
+        __syncwarp();
+    }
+}
+
+/* A warp moves positions [wa, we) of A to B[a + place], place = hist[label]
+ * (the next free place of each label, advanced as it goes): stable. */
+template <typename T>
+__device__ void warp_move(const T *A, T *B, uint32_t a, uint32_t wa, uint32_t we, uint32_t level, const grs_args &g,
+                          uint64_t S, uint64_t sample, unsigned *hist)
+{
+    const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
+    for (uint32_t c = wa; c < we; c += 32) {
+        uint32_t p = c + lane;
+        uint32_t lab = p < we ? level_label(g, S + p, level, sample) : NONE;
+        unsigned peers = __match_any_sync(0xffffffffu, lab);
+        if (lab != NONE) B[a + hist[lab] + __popc(peers & lower)] = A[p];
+        __syncwarp();
+        if (lab != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[lab] += (unsigned)__popc(peers);
+        __syncwarp();
+    }
+}
+
 /* One warp splits [a, e) stably by its level labels (A -> B -> A), then
  * finishes its parts (lane q: part q). hist: 32 words of the warp's own. */
 template <typename T>
 __device__ void warp_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, const grs_args &g, uint64_t S,
                            uint64_t sample, unsigned *hist, const lists &L)
 {
-    const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
+    const unsigned lane = threadIdx.x & 31;
     hist[lane] = 0;
     __syncwarp();
-    for (uint32_t c = a; c < e; c += 32) {
-        uint32_t p = c + lane;
-        uint32_t lab = p < e ? level_label(g, S + p, level, sample) : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, lab);
-        if (lab != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[lab] += (unsigned)__popc(peers);
-        __syncwarp();
-    }
+    warp_count(a, e, level, g, S, sample, hist);
     unsigned cnt = hist[lane], incl = cnt;
     for (int o = 1; o < 32; o <<= 1) {
         unsigned v = __shfl_up_sync(0xffffffffu, incl, o);
@@ -140,15 +168,7 @@ __device__ void warp_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, c
     __syncwarp();
     hist[lane] = base;
     __syncwarp();
-    for (uint32_t c = a; c < e; c += 32) {
-        uint32_t p = c + lane;
-        uint32_t lab = p < e ? level_label(g, S + p, level, sample) : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, lab);
-        if (lab != NONE) B[a + hist[lab] + __popc(peers & lower)] = A[p];
-        __syncwarp();
-        if (lab != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[lab] += (unsigned)__popc(peers);
-        __syncwarp();
-    }
+    warp_move(A, B, a, a, e, level, g, S, sample, hist);
     for (uint32_t p = a + lane; p < e; p += 32) A[p] = B[p];
     __syncwarp();
     finish_part(A, S, a + base, cnt, level + 1, g, sample, L);
@@ -161,18 +181,12 @@ template <typename T>
 __device__ void block_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, const grs_args &g, uint64_t S,
                             uint64_t sample, unsigned (*hist)[32], unsigned *tot, unsigned *lbase, const lists &L)
 {
-    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, lower = (1u << lane) - 1;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t len = e - a, cw = ((len + NW - 1) / NW + 31) & ~31u;
     const uint32_t wa = a + min(len, warp * cw), we = a + min(len, (warp + 1) * cw);
     hist[warp][lane] = 0;
     __syncwarp();
-    for (uint32_t c = wa; c < we; c += 32) {
-        uint32_t p = c + lane;
-        uint32_t lab = p < we ? level_label(g, S + p, level, sample) : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, lab);
-        if (lab != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[warp][lab] += (unsigned)__popc(peers);
-        __syncwarp();
-    }
+    warp_count(wa, we, level, g, S, sample, hist[warp]);
     __syncthreads();
     if (warp == 0) {
         unsigned t = 0;
@@ -192,15 +206,7 @@ __device__ void block_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, 
         }
     }
     __syncthreads();
-    for (uint32_t c = wa; c < we; c += 32) {
-        uint32_t p = c + lane;
-        uint32_t lab = p < we ? level_label(g, S + p, level, sample) : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, lab);
-        if (lab != NONE) B[a + hist[warp][lab] + __popc(peers & lower)] = A[p];
-        __syncwarp();
-        if (lab != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[warp][lab] += (unsigned)__popc(peers);
-        __syncwarp();
-    }
+    warp_move(A, B, a, wa, we, level, g, S, sample, hist[warp]);
     __syncthreads();
     for (uint32_t p = a + threadIdx.x; p < e; p += BT) A[p] = B[p];
     __syncthreads();
@@ -269,18 +275,10 @@ __global__ void __launch_bounds__(BT)
 
 /* ---- the module ---- */
 
-pb_grs_shape shape_of(const pb_params *p, uint64_t n) { return pb_grs_shape_of(p->v, n); }
-
 /* Shared capacity in items: `cap`, or (0) as many as 2 x 48 KiB hold. */
 uint32_t cap_of(const pb_params *p, unsigned ib)
 {
     return p->v[P_CAP] > 0 ? (uint32_t)p->v[P_CAP] : (uint32_t)(49152 / ib);
-}
-
-unsigned grid_for(uint64_t n)
-{
-    uint64_t b = (n + BT - 1) / BT;
-    return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);
 }
 
 /* Buffers for `total` items in `count` permutations of n. */
@@ -304,7 +302,7 @@ void work_free(work *w)
 
 int work_alloc(work *w, const pb_params *p, uint64_t n, uint64_t count, unsigned ib, uint64_t seed, pb_err *err)
 {
-    pb_grs_shape sh = shape_of(p, n);
+    pb_grs_shape sh = pb_grs_shape_of(p->v, n);
     w->n = n, w->count = count, w->total = n * count, w->ib = ib;
     w->g.k = pb_grs_key(seed);
     w->g.n = n;
@@ -353,7 +351,7 @@ template <typename T> int shuffle_typed(work *w, const T *in, T *out, uint64_t f
 {
     if (w->total == 0) return 0;
     w->g.first = first;
-    first_labels<<<grid_for(w->total), BT>>>(w->g, w->total, w->keys, w->vals);
+    first_labels<<<pb_grid_for(w->total, BT), BT>>>(w->g, w->total, w->keys, w->vals);
     PB_CUDA_LAUNCHED(err);
     if (w->g.kb == 0) { /* one bucket a permutation: no sort */
         const void *src = w->count == 1 ? (const void *)in : (const void *)w->vals;
@@ -374,7 +372,7 @@ template <typename T> int shuffle_typed(work *w, const T *in, T *out, uint64_t f
     size_t cells = (size_t)(w->count * w->g.nb);
     PB_CUDA_TRY(cudaMemsetAsync(w->starts, 0, cells * 4), err);
     PB_CUDA_TRY(cudaMemsetAsync(w->ends, 0, cells * 4), err);
-    bucket_bounds<<<grid_for(w->total), BT>>>(w->g, w->total, w->keys_out, w->starts, w->ends);
+    bucket_bounds<<<pb_grid_for(w->total, BT), BT>>>(w->g, w->total, w->keys_out, w->starts, w->ends);
     PB_CUDA_LAUNCHED(err);
     size_t smem = (size_t)2 * w->g.cap * sizeof(T);
     PB_CUDA_TRY(cudaFuncSetAttribute(shuffle_buckets<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);

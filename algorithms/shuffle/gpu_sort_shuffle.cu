@@ -126,9 +126,9 @@ int run(void *st, uint64_t sample, pb_err *err)
     if (pb_shuffle_is_record(s->item_bytes)) {
         auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
         return s->wide_idx ? pb_gpu_gather_records_u64(b->d_in, b->d_out, (const uint64_t *)s->idx_out, s->n,
-                                                       s->item_bytes, err)
+                                                       s->item_bytes, NULL, err)
                            : pb_gpu_gather_records_u32(b->d_in, b->d_out, (const uint32_t *)s->idx_out, s->n,
-                                                       s->item_bytes, err);
+                                                       s->item_bytes, NULL, err);
     }
     return 0;
 }

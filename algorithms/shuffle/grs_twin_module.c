@@ -11,13 +11,10 @@
 
 static const pb_param_spec params[] = {PB_GRS_SHAPE_PARAMS(PB_GRS_MAX_LEVEL_BITS)};
 
-/* The shape for n items under resolved parameters. */
-static pb_grs_shape shape_of(const pb_params *p, uint64_t n) { return pb_grs_shape_of(p->v, n); }
-
 static int run(void *state, uint64_t sample, pb_err *err)
 {
     pb_shuffle_buffers *b = state;
-    pb_grs_shape s = shape_of(b->pt.params, b->pt.n);
+    pb_grs_shape s = pb_grs_shape_of(b->pt.params->v, b->pt.n);
     return pb_grs_model_shuffle(b->in, b->out, b->pt.n, b->pt.item_bytes, &s, b->pt.seed, sample,
                                 NULL, NULL, err);
 }
@@ -25,7 +22,7 @@ static int run(void *state, uint64_t sample, pb_err *err)
 static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first,
                         uint64_t count, uint32_t *out, pb_err *err)
 {
-    pb_grs_shape s = shape_of(p, n);
+    pb_grs_shape s = pb_grs_shape_of(p->v, n);
     uint32_t *id = malloc((n ? n : 1) * sizeof *id);
     if (!id) return pb_err_set(err, "grs-twin: out of memory");
     for (uint32_t i = 0; i < n; i++) id[i] = i;

@@ -21,14 +21,15 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 template <typename I>
-int launch(const void *d_in, void *d_out, const I *d_idx, uint64_t n, unsigned item_bytes, pb_err *err)
+int launch(const void *d_in, void *d_out, const I *d_idx, uint64_t n, unsigned item_bytes, void *stream,
+           pb_err *err)
 {
     if (n == 0) return 0;
     unsigned words = item_bytes / 8, group = pb_record_group(words);
     /* A grid-stride walk: at most 2^16 blocks, each group a record at a time. */
     uint64_t want = (n * group + THREADS - 1) / THREADS;
     unsigned blocks = (unsigned)(want < 65536 ? want : 65536);
-    gather_records<I><<<blocks, THREADS>>>((const uint64_t *)d_in, (uint64_t *)d_out, d_idx, n, words, group);
+    gather_records<I><<<blocks, THREADS, 0, (cudaStream_t)stream>>>((const uint64_t *)d_in, (uint64_t *)d_out, d_idx, n, words, group);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
@@ -36,13 +37,13 @@ int launch(const void *d_in, void *d_out, const I *d_idx, uint64_t n, unsigned i
 } // namespace
 
 extern "C" int pb_gpu_gather_records_u32(const void *d_in, void *d_out, const uint32_t *d_idx, uint64_t n,
-                                         unsigned item_bytes, pb_err *err)
+                                         unsigned item_bytes, void *stream, pb_err *err)
 {
-    return launch(d_in, d_out, d_idx, n, item_bytes, err);
+    return launch(d_in, d_out, d_idx, n, item_bytes, stream, err);
 }
 
 extern "C" int pb_gpu_gather_records_u64(const void *d_in, void *d_out, const uint64_t *d_idx, uint64_t n,
-                                         unsigned item_bytes, pb_err *err)
+                                         unsigned item_bytes, void *stream, pb_err *err)
 {
-    return launch(d_in, d_out, d_idx, n, item_bytes, err);
+    return launch(d_in, d_out, d_idx, n, item_bytes, stream, err);
 }

@@ -24,12 +24,13 @@ PB_HDI unsigned pb_record_group(unsigned words)
 }
 
 /* out[i] = in[idx[i]] for n records of item_bytes, a thread group a record
- * (coalesced within each record), on the default stream, not waited for.
- * idx: 32-bit indices (n <= 2^32) or 64-bit ones. */
+ * (coalesced within each record), queued on `stream` (a cudaStream_t; NULL:
+ * the default stream), not waited for. idx: 32-bit indices (n <= 2^32) or
+ * 64-bit ones. */
 int pb_gpu_gather_records_u32(const void *d_in, void *d_out, const uint32_t *d_idx, uint64_t n,
-                              unsigned item_bytes, pb_err *err);
+                              unsigned item_bytes, void *stream, pb_err *err);
 int pb_gpu_gather_records_u64(const void *d_in, void *d_out, const uint64_t *d_idx, uint64_t n,
-                              unsigned item_bytes, pb_err *err);
+                              unsigned item_bytes, void *stream, pb_err *err);
 
 #ifdef __cplusplus
 }
