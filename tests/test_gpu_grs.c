@@ -4,7 +4,8 @@
  * larger than `target`, large), u32 and u64, several samples, under four
  * shapes (the defaults; a 2-bit first sort then halving splits down to
  * single items; small buckets with 8-part splits; the defaults with
- * `cap` = 64, so that most buckets take the global-memory path); and its
+ * `cap` = 64, so that most buckets take the global-memory path; 32-part
+ * splits), and records (a u32 permutation, then a gather); and its
  * sample permutations, in batches, equal the model's. SKIP without a
  * device. */
 #include <stdlib.h>
@@ -29,9 +30,14 @@ static int need_gpu(const pb_module **m)
     return PB_TEST_SKIP;
 }
 
-/* key_bits (-1 auto), target, level_bits, small, cap */
+/* key_bits (-1 auto), target, level_bits, small, cap: the defaults (a
+ * level pass over the whole array from 2^21 items); a 2-bit first sort
+ * then halving splits down to single items (passes of one bit); small
+ * segments with 8-part splits (up to four passes); the defaults with `cap`
+ * = 64 (most segments take the global-memory path); 32-part splits (a
+ * pass at 3000017, then warp splits of ~366 items). */
 static const long long shapes[][5] = {
-    {-1, 4096, 5, 32, 0}, {2, 4096, 1, 1, 0}, {-1, 8, 3, 4, 0}, {-1, 4096, 5, 32, 64},
+    {-1, 8192, 8, 64, 0}, {2, 4096, 1, 1, 0}, {-1, 8, 3, 4, 0}, {-1, 8192, 8, 64, 64}, {-1, 4096, 5, 32, 0},
 };
 enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
 
@@ -61,8 +67,12 @@ TEST_IMPL(gpu_grs_twin)
                                      3000017};
     for (int s = 0; s < NSHAPES; s++)
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-            for (unsigned bytes = 4; bytes <= 8; bytes += 4) {
+            for (int b = 0; b < 3; b++) {
+                static const unsigned widths[] = {4, 8, 24};
+                unsigned bytes = widths[b];
                 uint64_t n = sizes[k];
+                /* Records (24 bytes) under the defaults and the global path. */
+                if (bytes == 24 && s != 0 && s != 3) continue;
                 /* The deep shape (single items at the bottom) up to 2^16 + 1. */
                 if (s == 1 && n > 65537) continue;
                 pb_params params;

@@ -196,7 +196,9 @@ TEST_IMPL(grs_model_bad_args)
     ASSERT(pb_grs_model_shuffle(a, b, PB_GRS_MAX_ITEMS + 1, 4, &ok, 1, 0, NULL, NULL, &err) != 0);
     ASSERT_CONTAINS(err.msg, "beyond 2^34");
     ASSERT_EQ_U64(pb_grs_key_bits_for(1000, 4096), 0);
-    ASSERT_EQ_U64(pb_grs_key_bits_for(UINT64_C(1) << 29, 4096), 17);
-    ASSERT_EQ_U64(pb_grs_key_bits_for(UINT64_C(1) << 34, 1), PB_GRS_MAX_KEY_BITS);
+    ASSERT_EQ_U64(pb_grs_key_bits_for(4097, 4096), 1);
+    ASSERT_EQ_U64(pb_grs_key_bits_for(UINT64_C(1) << 18, 4096), 6);
+    ASSERT_EQ_U64(pb_grs_key_bits_for(UINT64_C(1) << 29, 4096), PB_GRS_AUTO_KEY_BITS);
+    ASSERT_EQ_U64(pb_grs_key_bits_for(UINT64_C(1) << 34, 1), PB_GRS_AUTO_KEY_BITS);
     return 0;
 }

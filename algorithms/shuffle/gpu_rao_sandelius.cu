@@ -1,24 +1,35 @@
 /* gpu-rao-sandelius: the GPU Rao-Sandelius shuffle (issue 20, item 1;
  * docs/gpu-rao-sandelius.md), equal bit for bit to its C model
- * (grs_model.h, and the CPU module grs-twin). A first version, built for
- * correctness and a first measurement:
+ * (grs_model.h, and the CPU module grs-twin). Second version: the
+ * multisplits that move the whole array are coalesced passes that draw
+ * their labels instead of storing them.
  *
- *   1. every item draws its first label (pb_grs_item_key) and CUB's radix
- *      sort orders the items by it, stably (keys stored: the model's
- *      "labels drawn again in each pass" is a later step);
- *   2. a bounds pass finds each bucket (a run of equal labels);
- *   3. one block a bucket: the bucket is loaded into shared memory (or,
- *      when it is larger than `cap` items, worked on in global memory with
- *      a scratch buffer: the same code, so the output never depends on
- *      where), then split level by level by 2^level_bits labels drawn at
- *      positions (a segment of at least BIG items by the whole block, the
- *      smaller ones a warp each), each part of at most `small` items
- *      shuffled by Fisher-Yates by one thread as soon as it is formed;
- *      the segments still to split wait in a list in global memory.
+ *   1. the first sort (labels of key_bits <= 8 by item index) and then
+ *      `plan` levels of splits by position labels (level_bits <= 8) run
+ *      over the whole array while the segments are larger than `target`
+ *      items on average: each is one multisplit pass over tiles of 4096
+ *      positions (a tile lies in one segment): a count kernel draws the
+ *      tile's labels (four a Philox block, nothing read) and counts them,
+ *      CUB's scan turns the counts, laid out segment-major, label-major,
+ *      tile-minor, into every (tile, label)'s place in the output, and a
+ *      move kernel reads the tile, draws its labels again, orders it by
+ *      label in shared memory (stable: warp ranks with __match_any_sync)
+ *      and writes each label's run to its place (coalesced runs);
+ *   2. one block a segment: the segment is loaded into shared memory (or,
+ *      past `cap` items, worked on in global memory with a scratch buffer:
+ *      the same code, so the output never depends on where), its labels
+ *      drawn into shared memory, split level by level (a segment of at
+ *      least BIG items by the whole block, smaller ones a warp each), each
+ *      part of at most `small` items shuffled by Fisher-Yates by one
+ *      thread as soon as it is formed (four steps a Philox block); the
+ *      segments still to split wait in a list in global memory.
  *
+ * A segment of at most `small` items is not split at any level (the
+ * model's rule): a pass moves it whole to its first sub-segment.
+ * Records: a u32 permutation by the same kernels, then a record gather
+ * (the model's output is a function of positions only).
  * Sample permutations (the quality battery) run the same kernels on a
- * batch: every permutation a segment of CUB's segmented radix sort, then
- * one block a (permutation, bucket). */
+ * batch: every permutation a segment of the first pass. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,66 +38,287 @@
 #include "algorithms/shuffle/grs_model.h"
 #include "core/cuda_check.h"
 #include "core/gpu_launch.cuh"
+#include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
 #include "families/shuffle/shuffle_items.h"
 
 namespace {
 
 enum { P_KEY_BITS, P_TARGET, P_LEVEL_BITS, P_SMALL, P_CAP };
-constexpr int BT = 256, NW = BT / 32;
-/* Segments of at least BIG items are split by the whole block. */
-constexpr uint32_t BIG = 1024;
+constexpr int MAXL = 256; /* labels of a split at most (8 bits) */
 constexpr uint32_t NONE = 0xffffffffu;
+
+/* The segment kernel: BT threads; segments of at least BIG items are
+ * split by the whole block. */
+constexpr int BT = 512, NW = BT / 32;
+constexpr uint32_t BIG = 1024;
+
+/* The multisplit passes: PT threads, IPL items a lane, TILE a tile. */
+constexpr int PT = 256, PNW = PT / 32, IPL = 16, CH = 32 * IPL, TILE = PNW * CH;
 
 struct grs_args {
     philox4x32_key_t k;
     uint64_t first; /* the sample of permutation 0 */
     uint64_t n;     /* items a permutation */
-    uint64_t nb;    /* buckets a permutation: 2^key_bits */
-    unsigned kb, lb;
+    unsigned lb;
     uint32_t small, cap;
 };
 
-/* ---- first labels and buckets ---- */
+/* One multisplit pass: labels of `bits` from stream (w1, tag); segments of
+ * at most `small` items (0: none, the first sort) pass through whole. */
+struct pass_args {
+    philox4x32_key_t k;
+    uint64_t first, n;
+    uint32_t w1, tag, bits, small, nseg;
+};
 
-__global__ void first_labels(grs_args g, uint64_t total, uint32_t *keys, uint32_t *vals)
+__device__ __forceinline__ uint32_t word_of(const philox4x32_ctr_t &r, uint32_t w)
 {
-    for (uint64_t P = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; P < total;
-         P += (uint64_t)gridDim.x * blockDim.x) {
-        uint64_t j = P / g.n, i = P - j * g.n;
-        keys[P] = pb_grs_item_key(g.k, i, g.first + j, g.kb);
-        if (vals) vals[P] = (uint32_t)i; /* sample permutations: the identity */
+    return w == 0 ? r.v[0] : w == 1 ? r.v[1] : w == 2 ? r.v[2] : r.v[3];
+}
+
+/* lab[p - lo] for positions lo <= p < hi of a permutation's stream (w1,
+ * tag) at `sample`: the top `bits` of word p & 3 of block p >> 2, as
+ * pb_grs_word; one Philox block gives four labels. Threads tid, tid +
+ * nt, ... share the blocks. */
+__device__ void draw_labels(uint8_t *lab, uint64_t lo, uint64_t hi, philox4x32_key_t k, uint32_t w1, uint32_t tag,
+                            uint64_t sample, uint32_t bits, unsigned tid, unsigned nt)
+{
+    if (hi <= lo) return;
+    const uint64_t g0 = lo >> 2, g1 = (hi - 1) >> 2;
+    for (uint64_t q = g0 + tid; q <= g1; q += nt) {
+        philox4x32_ctr_t c = {{(uint32_t)q, w1, (uint32_t)sample, (uint32_t)(sample >> 32) | tag << 30}};
+        philox4x32_ctr_t r = philox4x32(c, k);
+#pragma unroll
+        for (uint32_t w = 0; w < 4; w++) {
+            uint64_t p = 4 * q + w;
+            if (p >= lo && p < hi) lab[p - lo] = (uint8_t)(word_of(r, w) >> (32 - bits));
+        }
     }
 }
 
-/* starts[j * nb + b], ends[...]: bucket b of permutation j (zeroed before:
- * an empty bucket stays [0, 0)). */
-__global__ void bucket_bounds(grs_args g, uint64_t total, const uint32_t *__restrict__ ko, uint32_t *starts,
-                              uint32_t *ends)
+/* An exclusive scan of one value a thread over a block of NT threads;
+ * wt: NT / 32 words of shared memory. Every thread must call it. */
+template <int NT> __device__ unsigned block_exclusive(unsigned v, unsigned *wt)
 {
-    for (uint64_t P = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; P < total;
-         P += (uint64_t)gridDim.x * blockDim.x) {
-        uint64_t j = P / g.n, p = P - j * g.n;
-        uint32_t lab = ko[P];
-        uint64_t id = j * g.nb + lab;
-        if (p == 0 || ko[P - 1] != lab) starts[id] = (uint32_t)p;
-        if (p == g.n - 1 || ko[P + 1] != lab) ends[id] = (uint32_t)(p + 1);
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned incl = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        unsigned x = __shfl_up_sync(0xffffffffu, incl, o);
+        if ((int)lane >= o) incl += x;
+    }
+    if (lane == 31) wt[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+        unsigned t = lane < NT / 32 ? wt[lane] : 0, ti = t;
+        for (int o = 1; o < 32; o <<= 1) {
+            unsigned x = __shfl_up_sync(0xffffffffu, ti, o);
+            if ((int)lane >= o) ti += x;
+        }
+        if (lane < NT / 32) wt[lane] = ti - t;
+    }
+    __syncthreads();
+    unsigned r = wt[warp] + incl - v;
+    __syncthreads(); /* wt may be reused at once */
+    return r;
+}
+
+/* ---- the multisplit passes ---- */
+
+/* Segments [j n, (j + 1) n): the permutations of a batch. */
+__global__ void first_segments(uint64_t n, uint32_t count, uint32_t *ss, uint32_t *se)
+{
+    for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < count; j += gridDim.x * blockDim.x) {
+        ss[j] = (uint32_t)(j * n);
+        se[j] = (uint32_t)((j + 1) * n);
     }
 }
 
-/* ---- inside a bucket ---- */
+/* tc[s] = tiles of segment s; tc[nseg] = 0 (the scan's total). */
+__global__ void tile_counts(uint32_t nseg, const uint32_t *ss, const uint32_t *se, uint32_t *tc)
+{
+    for (uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s <= nseg; s += gridDim.x * blockDim.x)
+        tc[s] = s < nseg ? (uint32_t)(((uint64_t)se[s] - ss[s] + TILE - 1) / TILE) : 0;
+}
 
-/* Fisher-Yates of A[ps, ps + m), bucket at position S of its permutation. */
+/* The tile a block works on: its segment s (tstart[s] <= t < tstart[s +
+ * 1]), position range and permutation; false past the last tile. */
+struct tile_at {
+    uint32_t s, u, tiles, p0, m, len;
+    uint64_t j;
+};
+
+__device__ bool find_tile(const pass_args &a, const uint32_t *ss, const uint32_t *se, const uint32_t *tstart,
+                          tile_at *ta)
+{
+    __shared__ uint32_t found;
+    const uint32_t t = blockIdx.x;
+    if (threadIdx.x == 0) {
+        uint32_t r = NONE;
+        if (t < tstart[a.nseg]) {
+            uint32_t lo = 0, hi = a.nseg; /* tstart[lo] <= t < tstart[hi] */
+            while (hi - lo > 1) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (tstart[mid] <= t) lo = mid;
+                else hi = mid;
+            }
+            r = lo;
+        }
+        found = r;
+    }
+    __syncthreads();
+    const uint32_t s = found;
+    if (s == NONE) return false;
+    ta->s = s;
+    ta->u = t - tstart[s];
+    ta->tiles = tstart[s + 1] - tstart[s];
+    const uint32_t start = ss[s];
+    ta->len = se[s] - start;
+    ta->p0 = start + ta->u * TILE;
+    ta->m = min((uint32_t)TILE, ta->len - ta->u * TILE);
+    ta->j = start / a.n;
+    return true;
+}
+
+/* The tile's labels into lab[0, m). */
+__device__ void tile_labels(const pass_args &a, const tile_at &ta, uint8_t *lab)
+{
+    if (a.small && ta.len <= a.small) { /* passes through whole */
+        for (uint32_t p = threadIdx.x; p < ta.m; p += PT) lab[p] = 0;
+        return;
+    }
+    const uint64_t rel = ta.p0 - ta.j * a.n;
+    draw_labels(lab, rel, rel + ta.m, a.k, a.w1, a.tag, a.first + ta.j, a.bits, threadIdx.x, PT);
+}
+
+/* Where (tile, label L)'s count goes: segment-major, label-major,
+ * tile-minor, so that the exclusive scan is each one's output place. */
+__device__ __forceinline__ uint64_t cell(const pass_args &a, const uint32_t *tstart, const tile_at &ta, uint32_t L)
+{
+    return ((uint64_t)tstart[ta.s] << a.bits) + (uint64_t)L * ta.tiles + ta.u;
+}
+
+__global__ void __launch_bounds__(PT)
+    pass_count(pass_args a, const uint32_t *ss, const uint32_t *se, const uint32_t *tstart, uint32_t *H)
+{
+    __shared__ uint8_t lab[TILE];
+    __shared__ unsigned cnt[MAXL];
+    tile_at ta;
+    if (!find_tile(a, ss, se, tstart, &ta)) return;
+    for (uint32_t L = threadIdx.x; L < MAXL; L += PT) cnt[L] = 0;
+    tile_labels(a, ta, lab);
+    __syncthreads();
+    for (uint32_t p = threadIdx.x; p < ta.m; p += PT) atomicAdd(&cnt[lab[p]], 1u);
+    __syncthreads();
+    for (uint32_t L = threadIdx.x; L < (1u << a.bits); L += PT) H[cell(a, tstart, ta, L)] = cnt[L];
+}
+
+template <typename T>
+__global__ void __launch_bounds__(PT)
+    pass_move(pass_args a, const uint32_t *ss, const uint32_t *se, const uint32_t *tstart, const uint32_t *H,
+              const T *__restrict__ src, T *__restrict__ dst)
+{
+    __shared__ uint8_t lab[TILE], slab[TILE];
+    __shared__ T item[TILE];
+    __shared__ unsigned short wh[PNW][MAXL]; /* a warp's count, then its next place, of each label */
+    __shared__ unsigned lstart[MAXL], goff[MAXL], wt[PNW];
+    tile_at ta;
+    if (!find_tile(a, ss, se, tstart, &ta)) return;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, lower = (1u << lane) - 1;
+    for (unsigned i = threadIdx.x; i < PNW * MAXL; i += PT) (&wh[0][0])[i] = 0;
+    /* The items first, all loads in flight at once (coalesced by warp). */
+    T v[IPL];
+#pragma unroll
+    for (int q = 0; q < IPL; q++) {
+        uint32_t p = warp * CH + q * 32 + lane;
+        v[q] = p < ta.m ? src[ta.p0 + p] : T(0);
+    }
+    tile_labels(a, ta, lab);
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < IPL; q++) {
+        uint32_t p = warp * CH + q * 32 + lane;
+        uint32_t L = p < ta.m ? lab[p] : NONE;
+        unsigned peers = __match_any_sync(0xffffffffu, L);
+        if (L != NONE && lane == (unsigned)(__ffs(peers) - 1)) wh[warp][L] += (unsigned short)__popc(peers);
+        __syncwarp();
+    }
+    __syncthreads();
+    /* Thread L (PT == MAXL): label L's places, warp by warp. */
+    unsigned tot = 0;
+    for (int w = 0; w < PNW; w++) tot += wh[w][threadIdx.x];
+    unsigned run = block_exclusive<PT>(tot, wt);
+    lstart[threadIdx.x] = run;
+    for (int w = 0; w < PNW; w++) {
+        unsigned h = wh[w][threadIdx.x];
+        wh[w][threadIdx.x] = (unsigned short)run;
+        run += h;
+    }
+    goff[threadIdx.x] = threadIdx.x < (1u << a.bits) ? H[cell(a, tstart, ta, threadIdx.x)] : 0;
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < IPL; q++) {
+        uint32_t p = warp * CH + q * 32 + lane;
+        uint32_t L = p < ta.m ? lab[p] : NONE;
+        unsigned peers = __match_any_sync(0xffffffffu, L);
+        if (L != NONE) {
+            unsigned slot = wh[warp][L] + __popc(peers & lower);
+            item[slot] = v[q];
+            slab[slot] = (uint8_t)L;
+        }
+        __syncwarp();
+        if (L != NONE && lane == (unsigned)(__ffs(peers) - 1)) wh[warp][L] += (unsigned short)__popc(peers);
+        __syncwarp();
+    }
+    __syncthreads();
+    for (uint32_t r = threadIdx.x; r < ta.m; r += PT) {
+        uint32_t L = slab[r];
+        dst[goff[L] + r - lstart[L]] = item[r];
+    }
+}
+
+/* The segments after a pass: (s, L) for every segment s and label L, in
+ * output order (empty ones included). */
+__global__ void next_segments(uint32_t nseg, uint32_t bits, const uint32_t *ss, const uint32_t *se,
+                              const uint32_t *tstart, const uint32_t *H, uint32_t *ns, uint32_t *ne)
+{
+    const uint32_t B = 1u << bits;
+    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < (uint64_t)nseg << bits;
+         x += (uint64_t)gridDim.x * blockDim.x) {
+        const uint32_t s = (uint32_t)(x >> bits), L = (uint32_t)(x & (B - 1));
+        const uint32_t tiles = tstart[s + 1] - tstart[s];
+        const uint64_t c = ((uint64_t)tstart[s] << bits) + (uint64_t)L * tiles;
+        ns[x] = tiles ? H[c] : ss[s];
+        ne[x] = L + 1 < B ? (tiles ? H[c + tiles] : ss[s]) : se[s];
+    }
+}
+
+/* ---- inside a segment ---- */
+
+/* Fisher-Yates of A[ps, ps + m), segment at position S of its
+ * permutation: step t's word at position S + ps + t, four steps a Philox
+ * block; a rejected word (probability below m / 2^32) gives way to the
+ * model's retries. */
 template <typename T>
 __device__ void fisher_yates(T *A, uint64_t S, uint32_t ps, uint32_t m, const grs_args &g, uint64_t sample)
 {
+    uint64_t held = ~UINT64_C(0);
+    philox4x32_ctr_t r = {{0, 0, 0, 0}};
     for (uint32_t t = 0; t + 1 < m; t++) {
-        uint32_t j = m - 1 - t;
-        uint32_t r = pb_grs_fy_pick(g.k, S + ps + t, j + 1, sample);
-        if (r != j) {
-            T x = A[ps + j];
-            A[ps + j] = A[ps + r];
-            A[ps + r] = x;
+        const uint32_t j = m - 1 - t;
+        const uint64_t pos = S + ps + t;
+        if ((pos >> 2) != held) {
+            held = pos >> 2;
+            philox4x32_ctr_t c = {
+                {(uint32_t)held, 0, (uint32_t)sample, (uint32_t)(sample >> 32) | (uint32_t)PB_GRS_TAG_FY << 30}};
+            r = philox4x32(c, g.k);
+        }
+        uint32_t x;
+        if (!pb_lemire_pick(word_of(r, (uint32_t)(pos & 3)), j + 1, &x)) x = pb_grs_fy_pick(g.k, pos, j + 1, sample);
+        if (x != j) {
+            T y = A[ps + j];
+            A[ps + j] = A[ps + x];
+            A[ps + x] = y;
         }
     }
 }
@@ -111,22 +343,25 @@ __device__ void finish_part(T *A, uint64_t S, uint32_t ps, uint32_t cnt, uint32_
     }
 }
 
-__device__ __forceinline__ uint32_t level_label(const grs_args &g, uint64_t pos, uint32_t level, uint64_t sample)
+/* Position p's level label: from the segment's label array (drawn once
+ * for the split), or drawn now (the global-memory path keeps none). */
+__device__ __forceinline__ uint32_t label_at(const uint8_t *lab, uint32_t p, const grs_args &g, uint64_t S,
+                                             uint32_t level, uint64_t sample)
 {
-    return pb_grs_level_label(g.k, pos, level, sample, g.lb);
+    return lab ? lab[p] : pb_grs_level_label(g.k, S + p, level, sample, g.lb);
 }
 
-/* A warp counts the level labels of positions [wa, we) into hist (32
- * words of its own, added to). */
-__device__ void warp_count(uint32_t wa, uint32_t we, uint32_t level, const grs_args &g, uint64_t S, uint64_t sample,
-                           unsigned *hist)
+/* A warp counts the level labels of positions [wa, we) into hist (one
+ * word a label, the warp's own, added to). */
+__device__ void warp_count(const uint8_t *lab, uint32_t wa, uint32_t we, uint32_t level, const grs_args &g,
+                           uint64_t S, uint64_t sample, unsigned *hist)
 {
     const unsigned lane = threadIdx.x & 31;
     for (uint32_t c = wa; c < we; c += 32) {
         uint32_t p = c + lane;
-        uint32_t lab = p < we ? level_label(g, S + p, level, sample) : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, lab);
-        if (lab != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[lab] += (unsigned)__popc(peers);
+        uint32_t L = p < we ? label_at(lab, p, g, S, level, sample) : NONE;
+        unsigned peers = __match_any_sync(0xffffffffu, L);
+        if (L != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[L] += (unsigned)__popc(peers);
         __syncwarp();
     }
 }
@@ -134,117 +369,144 @@ __device__ void warp_count(uint32_t wa, uint32_t we, uint32_t level, const grs_a
 /* A warp moves positions [wa, we) of A to B[a + place], place = hist[label]
  * (the next free place of each label, advanced as it goes): stable. */
 template <typename T>
-__device__ void warp_move(const T *A, T *B, uint32_t a, uint32_t wa, uint32_t we, uint32_t level, const grs_args &g,
-                          uint64_t S, uint64_t sample, unsigned *hist)
+__device__ void warp_move(const uint8_t *lab, const T *A, T *B, uint32_t a, uint32_t wa, uint32_t we, uint32_t level,
+                          const grs_args &g, uint64_t S, uint64_t sample, unsigned *hist)
 {
     const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
     for (uint32_t c = wa; c < we; c += 32) {
         uint32_t p = c + lane;
-        uint32_t lab = p < we ? level_label(g, S + p, level, sample) : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, lab);
-        if (lab != NONE) B[a + hist[lab] + __popc(peers & lower)] = A[p];
+        uint32_t L = p < we ? label_at(lab, p, g, S, level, sample) : NONE;
+        unsigned peers = __match_any_sync(0xffffffffu, L);
+        if (L != NONE) B[a + hist[L] + __popc(peers & lower)] = A[p];
         __syncwarp();
-        if (lab != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[lab] += (unsigned)__popc(peers);
+        if (L != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[L] += (unsigned)__popc(peers);
         __syncwarp();
     }
 }
 
+/* Labels a lane owns in a warp's split: [lane * per, lane * per + per). */
+constexpr int PER = MAXL / 32;
+
 /* One warp splits [a, e) stably by its level labels (A -> B -> A), then
- * finishes its parts (lane q: part q). hist: 32 words of the warp's own. */
+ * finishes its parts. hist: MAXL words of the warp's own. */
 template <typename T>
-__device__ void warp_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, const grs_args &g, uint64_t S,
-                           uint64_t sample, unsigned *hist, const lists &L)
+__device__ void warp_split(T *A, T *B, uint8_t *lab, uint32_t a, uint32_t e, uint32_t level, const grs_args &g,
+                           uint64_t S, uint64_t sample, unsigned *hist, const lists &L)
 {
-    const unsigned lane = threadIdx.x & 31;
-    hist[lane] = 0;
+    const unsigned lane = threadIdx.x & 31, nl = 1u << g.lb, per = (nl + 31) / 32;
+    for (unsigned q = lane; q < nl; q += 32) hist[q] = 0;
+    if (lab) draw_labels(lab + a, S + a, S + e, g.k, level, PB_GRS_TAG_LEVEL, sample, g.lb, lane, 32);
     __syncwarp();
-    warp_count(a, e, level, g, S, sample, hist);
-    unsigned cnt = hist[lane], incl = cnt;
-    for (int o = 1; o < 32; o <<= 1) {
-        unsigned v = __shfl_up_sync(0xffffffffu, incl, o);
-        if ((int)lane >= o) incl += v;
+    warp_count(lab, a, e, level, g, S, sample, hist);
+    __syncwarp();
+    unsigned cnt[PER], base[PER], sum = 0;
+#pragma unroll
+    for (int i = 0; i < PER; i++) {
+        unsigned q = lane * per + i;
+        cnt[i] = (i < (int)per && q < nl) ? hist[q] : 0;
+        sum += cnt[i];
     }
-    const unsigned base = incl - cnt;
+    unsigned incl = sum;
+    for (int o = 1; o < 32; o <<= 1) {
+        unsigned x = __shfl_up_sync(0xffffffffu, incl, o);
+        if ((int)lane >= o) incl += x;
+    }
+    unsigned run = incl - sum;
     __syncwarp();
-    hist[lane] = base;
+#pragma unroll
+    for (int i = 0; i < PER; i++) {
+        unsigned q = lane * per + i;
+        base[i] = run;
+        if (i < (int)per && q < nl) hist[q] = run;
+        run += cnt[i];
+    }
     __syncwarp();
-    warp_move(A, B, a, a, e, level, g, S, sample, hist);
+    warp_move(lab, A, B, a, a, e, level, g, S, sample, hist);
+    __syncwarp();
     for (uint32_t p = a + lane; p < e; p += 32) A[p] = B[p];
     __syncwarp();
-    finish_part(A, S, a + base, cnt, level + 1, g, sample, L);
+#pragma unroll
+    for (int i = 0; i < PER; i++)
+        if (i < (int)per) finish_part(A, S, a + base[i], cnt[i], level + 1, g, sample, L);
     __syncwarp();
 }
+
+struct block_shared {
+    unsigned hist[NW][MAXL];
+    unsigned tot[MAXL], lbase[MAXL], wt[NW];
+};
 
 /* The whole block splits [a, e): warp w counts and moves its contiguous
  * chunk; the places are label-major, warp-minor (the stable order). */
 template <typename T>
-__device__ void block_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, const grs_args &g, uint64_t S,
-                            uint64_t sample, unsigned (*hist)[32], unsigned *tot, unsigned *lbase, const lists &L)
+__device__ void block_split(T *A, T *B, uint8_t *lab, uint32_t a, uint32_t e, uint32_t level, const grs_args &g,
+                            uint64_t S, uint64_t sample, block_shared &bs, const lists &L)
 {
-    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nl = 1u << g.lb;
     const uint32_t len = e - a, cw = ((len + NW - 1) / NW + 31) & ~31u;
     const uint32_t wa = a + min(len, warp * cw), we = a + min(len, (warp + 1) * cw);
-    hist[warp][lane] = 0;
-    __syncwarp();
-    warp_count(wa, we, level, g, S, sample, hist[warp]);
+    for (unsigned q = lane; q < nl; q += 32) bs.hist[warp][q] = 0;
+    if (lab) draw_labels(lab + a, S + a, S + e, g.k, level, PB_GRS_TAG_LEVEL, sample, g.lb, threadIdx.x, BT);
     __syncthreads();
-    if (warp == 0) {
-        unsigned t = 0;
-        for (int w = 0; w < NW; w++) t += hist[w][lane];
-        unsigned incl = t;
-        for (int o = 1; o < 32; o <<= 1) {
-            unsigned v = __shfl_up_sync(0xffffffffu, incl, o);
-            if ((int)lane >= o) incl += v;
-        }
-        unsigned run = incl - t;
-        tot[lane] = t;
-        lbase[lane] = run;
+    warp_count(lab, wa, we, level, g, S, sample, bs.hist[warp]);
+    __syncthreads();
+    unsigned t = 0;
+    if (threadIdx.x < nl)
+        for (int w = 0; w < NW; w++) t += bs.hist[w][threadIdx.x];
+    unsigned run = block_exclusive<BT>(t, bs.wt);
+    if (threadIdx.x < nl) {
+        bs.tot[threadIdx.x] = t;
+        bs.lbase[threadIdx.x] = run;
         for (int w = 0; w < NW; w++) {
-            unsigned h = hist[w][lane];
-            hist[w][lane] = run;
+            unsigned h = bs.hist[w][threadIdx.x];
+            bs.hist[w][threadIdx.x] = run;
             run += h;
         }
     }
     __syncthreads();
-    warp_move(A, B, a, wa, we, level, g, S, sample, hist[warp]);
+    warp_move(lab, A, B, a, wa, we, level, g, S, sample, bs.hist[warp]);
     __syncthreads();
     for (uint32_t p = a + threadIdx.x; p < e; p += BT) A[p] = B[p];
     __syncthreads();
-    if (threadIdx.x < 32) finish_part(A, S, a + lbase[threadIdx.x], tot[threadIdx.x], level + 1, g, sample, L);
+    if (threadIdx.x < nl) finish_part(A, S, a + bs.lbase[threadIdx.x], bs.tot[threadIdx.x], level + 1, g, sample, L);
     __syncthreads();
 }
 
-/* One block a (permutation, bucket). */
+/* One block a segment [starts[b], ends[b]) of src, shuffled into the same
+ * positions of data; its splits start at depth `depth0`. */
 template <typename T>
 __global__ void __launch_bounds__(BT)
-    shuffle_buckets(T *data, T *scratch, const uint32_t *starts, const uint32_t *ends, grs_args g, uint32_t *ls0,
-                    uint32_t *le0, uint32_t *ls1, uint32_t *le1)
+    shuffle_segments(const T *src, T *data, T *scratch, const uint32_t *starts, const uint32_t *ends, grs_args g,
+                     uint32_t depth0, uint32_t *ls0, uint32_t *le0, uint32_t *ls1, uint32_t *le1)
 {
-    extern __shared__ unsigned char smem[];
-    __shared__ unsigned hist[NW][32], tot[32], lbase[32], ncur, nnext;
-    const uint64_t bid = blockIdx.x, j = bid / g.nb;
-    const uint32_t S = starts[bid], m = ends[bid] - S;
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ block_shared bs;
+    __shared__ unsigned ncur, nnext;
+    const uint64_t start = starts[blockIdx.x];
+    const uint32_t m = ends[blockIdx.x] - (uint32_t)start;
     if (m == 0) return;
-    const uint64_t sample = g.first + j, off = j * g.n + S;
-    T *arr = data + off;
+    const uint64_t j = start / g.n, S = start - j * g.n, sample = g.first + j;
+    const T *in = src + start;
+    T *arr = data + start;
     const bool sh = m <= g.cap;
     T *A = sh ? (T *)smem : arr;
-    T *B = sh ? (T *)smem + g.cap : scratch + off;
-    if (sh) {
-        for (uint32_t p = threadIdx.x; p < m; p += BT) A[p] = arr[p];
+    T *B = sh ? (T *)smem + g.cap : scratch + start;
+    uint8_t *lab = sh ? (uint8_t *)((T *)smem + 2 * (size_t)g.cap) : nullptr;
+    if (sh || in != arr) {
+        for (uint32_t p = threadIdx.x; p < m; p += BT) A[p] = in[p];
         __syncthreads();
     }
     if (m <= g.small) {
         if (threadIdx.x == 0) fisher_yates(A, S, 0, m, g, sample);
     } else {
-        uint32_t *cs = ls0 + off, *ce = le0 + off, *xs = ls1 + off, *xe = le1 + off;
+        uint32_t *cs = ls0 + start, *ce = le0 + start, *xs = ls1 + start, *xe = le1 + start;
         if (threadIdx.x == 0) {
             cs[0] = 0;
             ce[0] = m;
             ncur = 1;
         }
         __syncthreads();
-        for (uint32_t level = 0;; level++) {
+        for (uint32_t level = depth0;; level++) {
             const unsigned nc = ncur;
             if (nc == 0) break;
             __syncthreads(); /* every thread has read ncur */
@@ -257,10 +519,10 @@ __global__ void __launch_bounds__(BT)
             }
             lists L = {xs, xe, &nnext};
             for (unsigned i = 0; i < nc; i++)
-                if (ce[i] - cs[i] >= BIG) block_split(A, B, cs[i], ce[i], level, g, S, sample, hist, tot, lbase, L);
+                if (ce[i] - cs[i] >= BIG) block_split(A, B, lab, cs[i], ce[i], level, g, S, sample, bs, L);
             const unsigned warp = threadIdx.x >> 5;
             for (unsigned i = warp; i < nc; i += NW)
-                if (ce[i] - cs[i] < BIG) warp_split(A, B, cs[i], ce[i], level, g, S, sample, hist[warp], L);
+                if (ce[i] - cs[i] < BIG) warp_split(A, B, lab, cs[i], ce[i], level, g, S, sample, bs.hist[warp], L);
             __syncthreads();
             if (threadIdx.x == 0) ncur = nnext;
             uint32_t *t = cs;
@@ -273,12 +535,35 @@ __global__ void __launch_bounds__(BT)
         for (uint32_t p = threadIdx.x; p < m; p += BT) arr[p] = A[p];
 }
 
+/* vals[P] = P mod n: a batch's identity permutations. */
+__global__ void batch_identity(uint32_t *vals, uint64_t n, uint64_t total)
+{
+    for (uint64_t P = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; P < total;
+         P += (uint64_t)gridDim.x * blockDim.x)
+        vals[P] = (uint32_t)(P % n);
+}
+
 /* ---- the module ---- */
 
-/* Shared capacity in items: `cap`, or (0) as many as 2 x 48 KiB hold. */
+/* Shared capacity in items: `cap`, or (0) what two item buffers and a
+ * label byte an item take in 180 KiB (10240 u64, 20480 u32). */
 uint32_t cap_of(const pb_params *p, unsigned ib)
 {
-    return p->v[P_CAP] > 0 ? (uint32_t)p->v[P_CAP] : (uint32_t)(49152 / ib);
+    return p->v[P_CAP] > 0 ? (uint32_t)p->v[P_CAP] : (ib == 4 ? 20480u : 10240u);
+}
+
+/* The plan for n: the first sort's bits, then levels over the whole array
+ * while a segment holds more than max(target, small) items on average. */
+struct plan {
+    unsigned kb, levels;
+};
+
+plan plan_of(const pb_grs_shape &sh, uint64_t n, uint64_t target)
+{
+    plan pl = {sh.key_bits, 0};
+    const uint64_t stop = target > sh.small ? target : sh.small;
+    while (pl.kb + pl.levels * sh.level_bits < 40 && (n >> (pl.kb + pl.levels * sh.level_bits)) > stop) pl.levels++;
+    return pl;
 }
 
 /* Buffers for `total` items in `count` permutations of n. */
@@ -286,98 +571,134 @@ struct work {
     uint64_t total, count, n;
     unsigned ib;
     grs_args g;
-    uint32_t *keys, *keys_out, *vals, *starts, *ends, *ls0, *le0, *ls1, *le1;
-    int *seg; /* batch: permutation offsets (count + 1) */
+    plan pl;
+    uint64_t nseg_max; /* segments after the last pass */
+    uint32_t *ss, *se, *ns, *ne, *tc, *tstart, *H, *Hs, *vals, *ls0, *le0, *ls1, *le1;
     void *scratch, *temp;
     size_t temp_bytes;
 };
 
 void work_free(work *w)
 {
-    void *p[] = {w->keys, w->keys_out, w->vals, w->starts, w->ends, w->ls0, w->le0, w->ls1, w->le1, w->seg,
-                 w->scratch, w->temp};
+    void *p[] = {w->ss, w->se, w->ns, w->ne, w->tc, w->tstart, w->H, w->Hs, w->vals,
+                 w->ls0, w->le0, w->ls1, w->le1, w->scratch, w->temp};
     for (void *q : p) cudaFree(q);
     memset(w, 0, sizeof *w);
 }
 
-int work_alloc(work *w, const pb_params *p, uint64_t n, uint64_t count, unsigned ib, uint64_t seed, pb_err *err)
+int work_alloc(work *w, const pb_params *p, uint64_t n, uint64_t count, unsigned ib, uint64_t seed, bool identity,
+               pb_err *err)
 {
     pb_grs_shape sh = pb_grs_shape_of(p->v, n);
     w->n = n, w->count = count, w->total = n * count, w->ib = ib;
     w->g.k = pb_grs_key(seed);
     w->g.n = n;
-    w->g.kb = sh.key_bits;
     w->g.lb = sh.level_bits;
-    w->g.nb = UINT64_C(1) << sh.key_bits;
     w->g.small = sh.small;
     w->g.cap = cap_of(p, ib);
-    if (w->g.lb > 5) return pb_err_set(err, "gpu-rao-sandelius: level_bits %u: at most 5 (a warp's 32 parts)", w->g.lb);
-    size_t t = (size_t)(w->total ? w->total : 1), cells = (size_t)(count * w->g.nb);
-    PB_CUDA_TRY(cudaMalloc(&w->keys, t * 4), err);
-    PB_CUDA_TRY(cudaMalloc(&w->keys_out, t * 4), err);
-    PB_CUDA_TRY(cudaMalloc(&w->starts, cells * 4), err);
-    PB_CUDA_TRY(cudaMalloc(&w->ends, cells * 4), err);
+    if (sh.key_bits > 8)
+        return pb_err_set(err, "gpu-rao-sandelius: key_bits %u: at most 8 (one pass of the first sort)", sh.key_bits);
+    if (w->g.lb > 8) return pb_err_set(err, "gpu-rao-sandelius: level_bits %u: at most 8 (256 parts)", w->g.lb);
+    w->pl = plan_of(sh, n, (uint64_t)p->v[P_TARGET]);
+    const unsigned shift = w->pl.kb + w->pl.levels * w->g.lb;
+    if (shift > 30 || (count << shift) > (UINT64_C(1) << 31))
+        return pb_err_set(err, "gpu-rao-sandelius: the shape makes %llu x 2^%u segments; raise target or small",
+                          (unsigned long long)count, shift);
+    w->nseg_max = count << shift;
+    /* The largest pass's count cells: (tiles + its segments) << its bits. */
+    const uint64_t tiles = (w->total + TILE - 1) / TILE;
+    uint64_t nseg_in = count, cells = 1;
+    for (unsigned l = 0; l <= w->pl.levels; l++) {
+        unsigned bits = l == 0 ? w->pl.kb : w->g.lb;
+        if (!bits) continue;
+        uint64_t c = (tiles + nseg_in) << bits;
+        if (c > cells) cells = c;
+        nseg_in <<= bits;
+    }
+    const size_t t = (size_t)(w->total ? w->total : 1), segs = (size_t)w->nseg_max;
+    PB_CUDA_TRY(cudaMalloc(&w->ss, segs * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&w->se, segs * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&w->ns, segs * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&w->ne, segs * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&w->tc, (segs + 1) * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&w->tstart, (segs + 1) * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&w->H, cells * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&w->Hs, cells * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->ls0, t * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->le0, t * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->ls1, t * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->le1, t * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->scratch, t * ib), err);
-    size_t bytes = 0;
-    if (count == 1) {
-        if (ib == 4)
-            PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, w->keys, w->keys_out, (const uint32_t *)nullptr,
-                                                        (uint32_t *)nullptr, w->total, 0, (int)w->g.kb),
-                        err);
-        else
-            PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, w->keys, w->keys_out, (const uint64_t *)nullptr,
-                                                        (uint64_t *)nullptr, w->total, 0, (int)w->g.kb),
-                        err);
-    } else {
-        PB_CUDA_TRY(cudaMalloc(&w->vals, t * 4), err);
-        PB_CUDA_TRY(cudaMalloc(&w->seg, (count + 1) * sizeof(int)), err);
-        PB_CUDA_TRY(cub::DeviceSegmentedRadixSort::SortPairs(nullptr, bytes, w->keys, w->keys_out, w->vals,
-                                                             (uint32_t *)nullptr, (int64_t)w->total, (int64_t)count,
-                                                             w->seg, w->seg + 1, 0, (int)w->g.kb),
-                    err);
-    }
-    w->temp_bytes = bytes;
-    PB_CUDA_TRY(cudaMalloc(&w->temp, bytes ? bytes : 16), err);
+    if (identity) PB_CUDA_TRY(cudaMalloc(&w->vals, t * 4), err);
+    size_t b1 = 0, b2 = 0;
+    PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, b1, w->tc, w->tstart, segs + 1), err);
+    PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, b2, w->H, w->Hs, cells), err);
+    w->temp_bytes = b1 > b2 ? b1 : b2;
+    PB_CUDA_TRY(cudaMalloc(&w->temp, w->temp_bytes ? w->temp_bytes : 16), err);
     return 0;
 }
 
-/* Steps 1-3 for `first`: in -> out (count == 1), or the identity
- * permutations into out (u32, count of them). */
+/* One multisplit pass over the current segments (w->ss, w->se; nseg of
+ * them): src -> dst, then the segments become (s, label) pairs. */
+template <typename T>
+int run_pass(work *w, uint32_t w1, uint32_t tag, uint32_t bits, uint32_t small, uint64_t nseg, const T *src, T *dst,
+             pb_err *err)
+{
+    pass_args a = {w->g.k, w->g.first, w->n, w1, tag, bits, small, (uint32_t)nseg};
+    const uint64_t upper = (w->total + TILE - 1) / TILE + nseg;
+    const size_t cells = (size_t)upper << bits;
+    tile_counts<<<pb_grid_for(nseg + 1, 256), 256>>>((uint32_t)nseg, w->ss, w->se, w->tc);
+    PB_CUDA_LAUNCHED(err);
+    size_t tb = w->temp_bytes;
+    PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(w->temp, tb, w->tc, w->tstart, nseg + 1), err);
+    PB_CUDA_TRY(cudaMemsetAsync(w->H, 0, cells * 4), err);
+    pass_count<<<(unsigned)upper, PT>>>(a, w->ss, w->se, w->tstart, w->H);
+    PB_CUDA_LAUNCHED(err);
+    tb = w->temp_bytes;
+    PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(w->temp, tb, w->H, w->Hs, cells), err);
+    pass_move<T><<<(unsigned)upper, PT>>>(a, w->ss, w->se, w->tstart, w->Hs, src, dst);
+    PB_CUDA_LAUNCHED(err);
+    next_segments<<<pb_grid_for(nseg << bits, 256), 256>>>((uint32_t)nseg, bits, w->ss, w->se, w->tstart, w->Hs,
+                                                           w->ns, w->ne);
+    PB_CUDA_LAUNCHED(err);
+    uint32_t *x = w->ss;
+    w->ss = w->ns, w->ns = x, x = w->se, w->se = w->ne, w->ne = x;
+    return 0;
+}
+
+/* The whole shuffle for `first`: in -> out (count == 1; in may be NULL
+ * for the identity), or the identity permutations into out. */
 template <typename T> int shuffle_typed(work *w, const T *in, T *out, uint64_t first, pb_err *err)
 {
     if (w->total == 0) return 0;
     w->g.first = first;
-    first_labels<<<pb_grid_for(w->total, BT), BT>>>(w->g, w->total, w->keys, w->vals);
-    PB_CUDA_LAUNCHED(err);
-    if (w->g.kb == 0) { /* one bucket a permutation: no sort */
-        const void *src = w->count == 1 ? (const void *)in : (const void *)w->vals;
-        PB_CUDA_TRY(cudaMemcpyAsync(out, src, w->total * sizeof(T), cudaMemcpyDeviceToDevice), err);
-        PB_CUDA_TRY(cudaMemsetAsync(w->keys_out, 0, w->total * 4), err);
-    } else if (w->count == 1) {
-        {
-            PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(w->temp, w->temp_bytes, w->keys, w->keys_out, in, out,
-                                                        w->total, 0, (int)w->g.kb),
-                        err);
-        }
-    } else {
-        PB_CUDA_TRY(cub::DeviceSegmentedRadixSort::SortPairs(w->temp, w->temp_bytes, w->keys, w->keys_out, w->vals,
-                                                             (uint32_t *)out, (int64_t)w->total, (int64_t)w->count,
-                                                             w->seg, w->seg + 1, 0, (int)w->g.kb),
-                    err);
+    if (!in) {
+        batch_identity<<<pb_grid_for(w->total, 256), 256>>>(w->vals, w->n, w->total);
+        PB_CUDA_LAUNCHED(err);
+        in = (const T *)w->vals;
     }
-    size_t cells = (size_t)(w->count * w->g.nb);
-    PB_CUDA_TRY(cudaMemsetAsync(w->starts, 0, cells * 4), err);
-    PB_CUDA_TRY(cudaMemsetAsync(w->ends, 0, cells * 4), err);
-    bucket_bounds<<<pb_grid_for(w->total, BT), BT>>>(w->g, w->total, w->keys_out, w->starts, w->ends);
+    first_segments<<<pb_grid_for(w->count, 256), 256>>>(w->n, (uint32_t)w->count, w->ss, w->se);
     PB_CUDA_LAUNCHED(err);
-    size_t smem = (size_t)2 * w->g.cap * sizeof(T);
-    PB_CUDA_TRY(cudaFuncSetAttribute(shuffle_buckets<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
-    shuffle_buckets<T><<<(unsigned)cells, BT, smem>>>(out, (T *)w->scratch, w->starts, w->ends, w->g, w->ls0,
-                                                       w->le0, w->ls1, w->le1);
+    /* Passes alternate between out and scratch; the segment kernel reads
+     * the last one's output (or the input) and writes out. */
+    T *buf[2] = {out, (T *)w->scratch};
+    const T *cur = in;
+    uint64_t nseg = w->count;
+    int k = 0;
+    if (w->pl.kb) {
+        if (run_pass<T>(w, 0, PB_GRS_TAG_KEY, w->pl.kb, 0, nseg, cur, buf[k & 1], err)) return -1;
+        cur = buf[k++ & 1];
+        nseg <<= w->pl.kb;
+    }
+    for (unsigned l = 0; l < w->pl.levels; l++) {
+        if (run_pass<T>(w, l, PB_GRS_TAG_LEVEL, w->g.lb, w->g.small, nseg, cur, buf[k & 1], err)) return -1;
+        cur = buf[k++ & 1];
+        nseg <<= w->g.lb;
+    }
+    size_t smem = (size_t)2 * w->g.cap * sizeof(T) + ((w->g.cap + 15) & ~15u);
+    PB_CUDA_TRY(cudaFuncSetAttribute(shuffle_segments<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
+    shuffle_segments<T><<<(unsigned)nseg, BT, smem>>>(cur, out, (T *)w->scratch, w->ss, w->se, w->g,
+                                                      w->pl.levels, w->ls0, w->le0, w->ls1, w->le1);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
@@ -385,6 +706,7 @@ template <typename T> int shuffle_typed(work *w, const T *in, T *out, uint64_t f
 struct state {
     void *bufs; /* first: the _via helpers */
     work w;
+    uint32_t *perm; /* records: the permutation of indices */
 };
 
 int prepare(const pb_point *pt, void **out_state, pb_err *err)
@@ -392,10 +714,12 @@ int prepare(const pb_point *pt, void **out_state, pb_err *err)
     state *s = (state *)calloc(1, sizeof *s);
     if (!s) return pb_err_set(err, "out of memory");
     *out_state = s;
-    if (pt->n >= (UINT64_C(1) << 32)) return pb_err_set(err, "gpu-rao-sandelius: %llu items, beyond 2^32 - 1", (unsigned long long)pt->n);
+    if (pt->n >= (UINT64_C(1) << 32))
+        return pb_err_set(err, "gpu-rao-sandelius: %llu items, beyond 2^32 - 1", (unsigned long long)pt->n);
     if (pb_gpu_shuffle_prepare(pt, &s->bufs, err)) return -1;
-    if (pt->item_bytes != 4 && pt->item_bytes != 8) return pb_err_set(err, "gpu-rao-sandelius: u32 and u64 items only");
-    return work_alloc(&s->w, pt->params, pt->n, 1, pt->item_bytes, pt->seed, err);
+    const bool rec = pt->item_bytes != 4 && pt->item_bytes != 8;
+    if (rec) PB_CUDA_TRY(cudaMalloc(&s->perm, (pt->n ? pt->n : 1) * 4), err);
+    return work_alloc(&s->w, pt->params, pt->n, 1, rec ? 4 : pt->item_bytes, pt->seed, rec, err);
 }
 
 int run(void *st, uint64_t sample, pb_err *err)
@@ -403,6 +727,10 @@ int run(void *st, uint64_t sample, pb_err *err)
     state *s = (state *)st;
     auto *b = (pb_gpu_shuffle_buffers *)s->bufs;
     if (sample >= PB_GRS_MAX_SAMPLE) return pb_err_set(err, "gpu-rao-sandelius: sample beyond 2^62");
+    if (s->perm) {
+        if (shuffle_typed<uint32_t>(&s->w, nullptr, s->perm, sample, err)) return -1;
+        return pb_gpu_gather_records_u32(b->d_in, b->d_out, s->perm, s->w.n, b->pt.item_bytes, nullptr, err);
+    }
     if (s->w.ib == 4) return shuffle_typed<uint32_t>(&s->w, (const uint32_t *)b->d_in, (uint32_t *)b->d_out, sample, err);
     return shuffle_typed<uint64_t>(&s->w, (const uint64_t *)b->d_in, (uint64_t *)b->d_out, sample, err);
 }
@@ -412,15 +740,18 @@ void release(void *st)
     state *s = (state *)st;
     if (!s) return;
     work_free(&s->w);
+    cudaFree(s->perm);
     pb_gpu_shuffle_release(s->bufs);
     free(s);
 }
 
 uint64_t footprint(const pb_point *pt)
 {
-    /* scratch, two key arrays, four list arrays, CUB's sort (about another
-     * copy of keys and items) */
-    return pb_gpu_shuffle_footprint(pt) + pt->n * (2ull * pt->item_bytes + 28) + (64u << 20);
+    /* scratch (or, records, the permutation, its scratch and the
+     * identity), four list arrays, the pass counts (a word a label a tile)
+     * and the segment tables */
+    const uint64_t ib = pt->item_bytes == 4 || pt->item_bytes == 8 ? pt->item_bytes : 12;
+    return pb_gpu_shuffle_footprint(pt) + pt->n * (ib + 16) + (pt->n / TILE + 2) * 2048 + (64u << 20);
 }
 
 int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first, uint64_t count, uint32_t *out,
@@ -430,28 +761,18 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
     if (first + count > PB_GRS_MAX_SAMPLE) return pb_err_set(err, "gpu-rao-sandelius: samples beyond 2^62");
     /* Batches of at most 2^22 items, and one permutation at least. */
     uint64_t per = (UINT64_C(1) << 22) / n;
-    if (per < 2) per = 2; /* count 1 takes the single-permutation path */
+    if (per < 1) per = 1;
     int rc = 0;
     for (uint64_t done = 0; !rc && done < count; done += per) {
         uint64_t c = count - done < per ? count - done : per;
-        if (c == 1) c = 2; /* a batch of two, the second dropped: the same kernels */
         work w;
         memset(&w, 0, sizeof w);
         uint32_t *d = nullptr;
-        rc = work_alloc(&w, params, n, c, 4, seed, err);
-        if (!rc) {
-            int *off = (int *)malloc((c + 1) * sizeof(int));
-            if (!off) rc = pb_err_set(err, "out of memory");
-            for (uint64_t j = 0; !rc && j <= c; j++) off[j] = (int)(j * n);
-            cudaError_t e = rc ? cudaSuccess : cudaMemcpy(w.seg, off, (c + 1) * sizeof(int), cudaMemcpyHostToDevice);
-            free(off);
-            if (!rc && e != cudaSuccess) rc = pb_err_set(err, "sample_perms: %s", cudaGetErrorString(e));
-        }
+        rc = work_alloc(&w, params, n, c, 4, seed, true, err);
         if (!rc && cudaMalloc(&d, (size_t)c * n * 4) != cudaSuccess) rc = pb_err_set(err, "sample_perms: no device memory");
         if (!rc) rc = shuffle_typed<uint32_t>(&w, nullptr, d, first + done, err);
-        uint64_t keep = count - done < c ? count - done : c;
         if (!rc) {
-            cudaError_t e = cudaMemcpy(out + done * n, d, (size_t)keep * n * 4, cudaMemcpyDeviceToHost);
+            cudaError_t e = cudaMemcpy(out + done * n, d, (size_t)c * n * 4, cudaMemcpyDeviceToHost);
             if (e != cudaSuccess) rc = pb_err_set(err, "sample_perms: %s", cudaGetErrorString(e));
         }
         cudaFree(d);
@@ -461,10 +782,10 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 }
 
 const pb_param_spec params[] = {
-    PB_GRS_SHAPE_PARAMS(5), /* a warp's 32 parts at most */
+    PB_GRS_SHAPE_PARAMS(8), /* 256 parts at most: a pass's and a block's label counts */
     {"cap", PB_PARAM_INT, 0, 0, 1LL << 20, NULL,
-     "items a bucket may hold to be worked on in shared memory; larger ones go through global memory "
-     "(0: 48 KiB of items; small values force the global path, for tests)"},
+     "items a segment may hold to be worked on in shared memory; larger ones go through global memory "
+     "(0: 10240 u64 or 20480 u32 items; small values force the global path, for tests)"},
 };
 
 } // namespace
@@ -474,8 +795,8 @@ extern "C" const pb_module pb_module_gpu_rao_sandelius = {
     .family = &pb_family_shuffle,
     .device = PB_DEVICE_GPU,
     .flags = PB_MOD_SEEDED,
-    .summary = "GPU Rao-Sandelius: CUB radix sort by random labels, then each bucket split by random labels in "
-               "shared memory and finished by Fisher-Yates; exactly uniform, equal to grs-twin",
+    .summary = "GPU Rao-Sandelius: coalesced multisplit passes by drawn random labels, then each segment split by "
+               "random labels in shared memory and finished by Fisher-Yates; exactly uniform, equal to grs-twin",
     .params = params,
     .nparams = 5,
     .max_n = (UINT64_C(1) << 32) - 1,

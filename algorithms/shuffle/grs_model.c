@@ -7,7 +7,7 @@ unsigned pb_grs_key_bits_for(uint64_t n, uint64_t target)
 {
     unsigned b = 0;
     if (target < 1) target = 1;
-    while (b < PB_GRS_MAX_KEY_BITS && (n >> b) > target) b++;
+    while (b < PB_GRS_AUTO_KEY_BITS && (n >> b) > target) b++;
     return b;
 }
 

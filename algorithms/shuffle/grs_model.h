@@ -48,6 +48,10 @@ extern "C" {
 #define PB_GRS_MAX_ITEMS (UINT64_C(1) << 34)
 #define PB_GRS_MAX_SAMPLE (UINT64_C(1) << 62)
 #define PB_GRS_MAX_KEY_BITS 20   /* the model's histogram: 2^20 buckets at most */
+/* The automatic first sort takes at most 8 bits: one pass of 256 labels on
+ * the GPU (which draws labels by item index, so it cannot split the first
+ * sort into passes); later levels by position labels do the rest. */
+#define PB_GRS_AUTO_KEY_BITS 8
 #define PB_GRS_MAX_LEVEL_BITS 12 /* sub-buckets a split: 4096 at most */
 /* Depth at which a segment is shuffled by Fisher-Yates whatever its size
  * (a segment reaches it only if 64 splits in a row sent it whole to one
@@ -103,7 +107,7 @@ PB_HDI uint32_t pb_grs_fy_pick(philox4x32_key_t k, uint64_t pos, uint32_t range,
 }
 
 /* key_bits for n items so that a bucket holds about `target` on average
- * (0 for n <= target; at most PB_GRS_MAX_KEY_BITS). */
+ * (0 for n <= target; at most PB_GRS_AUTO_KEY_BITS). */
 unsigned pb_grs_key_bits_for(uint64_t n, uint64_t target);
 
 /* The shape parameters of every module that runs this algorithm (grs-twin,
@@ -111,12 +115,13 @@ unsigned pb_grs_key_bits_for(uint64_t n, uint64_t target);
  * level_max: the largest level_bits the module takes. */
 #define PB_GRS_SHAPE_PARAMS(level_max)                                                                             \
     {"key_bits", PB_PARAM_INT, -1, -1, PB_GRS_MAX_KEY_BITS, NULL,                                                \
-     "label bits of the first sort: 2^key_bits buckets (-1: as many as put about `target` items in a bucket)"}, \
-        {"target", PB_PARAM_INT, 4096, 1, 1LL << 30, NULL,                                                       \
-         "items a bucket holds on average when key_bits is -1 (about half a block's shared memory on the GPU)"}, \
-        {"level_bits", PB_PARAM_INT, 5, 1, (level_max), NULL,                                                    \
+     "label bits of the first sort: 2^key_bits buckets (-1: up to 8, as many as put about `target` items in a bucket)"}, \
+        {"target", PB_PARAM_INT, 8192, 1, 1LL << 30, NULL,                                                       \
+         "items a bucket holds on average when key_bits is -1; on the GPU, levels run over the whole array "    \
+         "until segments hold about this many (what a block's shared memory takes)"},                             \
+        {"level_bits", PB_PARAM_INT, 8, 1, (level_max), NULL,                                                    \
          "label bits of each split inside a bucket: 2^level_bits parts"},                                        \
-        {"small", PB_PARAM_INT, 32, 1, 1LL << 30, NULL, "segments of at most this many items are shuffled by Fisher-Yates"}
+        {"small", PB_PARAM_INT, 64, 1, 1LL << 30, NULL, "segments of at most this many items are shuffled by Fisher-Yates"}
 
 /* The shape for n items from those four parameters' resolved values
  * (v[0] key_bits, v[1] target, v[2] level_bits, v[3] small). */
