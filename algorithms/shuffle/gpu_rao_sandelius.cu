@@ -576,10 +576,41 @@ struct work {
     uint32_t *ss, *se, *ns, *ne, *tc, *tstart, *H, *Hs, *vals, *ls0, *le0, *ls1, *le1;
     void *scratch, *temp;
     size_t temp_bytes;
+    /* PB_GRS_PHASES=1: events after the start and each pass and the
+     * segment kernel, printed after each run (the print waits for the run,
+     * so traced samples are not timings). */
+    bool trace;
+    int nev;
+    cudaEvent_t ev[42];
 };
+
+int mark(work *w, pb_err *err)
+{
+    if (!w->trace || w->nev >= 42) return 0;
+    if (!w->ev[w->nev]) PB_CUDA_TRY(cudaEventCreate(&w->ev[w->nev]), err);
+    PB_CUDA_TRY(cudaEventRecord(w->ev[w->nev++]), err);
+    return 0;
+}
+
+int print_phases(work *w, pb_err *err)
+{
+    if (!w->trace || w->nev < 2) return 0;
+    PB_CUDA_TRY(cudaEventSynchronize(w->ev[w->nev - 1]), err);
+    fprintf(stderr, "grs phases n=%llu item=%u key_bits=%u levels=%u:", (unsigned long long)w->n, w->ib, w->pl.kb,
+            w->pl.levels);
+    for (int i = 1; i < w->nev; i++) {
+        float ms = 0;
+        PB_CUDA_TRY(cudaEventElapsedTime(&ms, w->ev[i - 1], w->ev[i]), err);
+        const char *what = i == w->nev - 1 ? "segments" : (i == 1 && w->pl.kb) ? "first sort" : "level";
+        fprintf(stderr, " %s %.3f ms%s", what, ms, i == w->nev - 1 ? "\n" : ",");
+    }
+    return 0;
+}
 
 void work_free(work *w)
 {
+    for (int i = 0; i < 42; i++)
+        if (w->ev[i]) cudaEventDestroy(w->ev[i]);
     void *p[] = {w->ss, w->se, w->ns, w->ne, w->tc, w->tstart, w->H, w->Hs, w->vals,
                  w->ls0, w->le0, w->ls1, w->le1, w->scratch, w->temp};
     for (void *q : p) cudaFree(q);
@@ -596,6 +627,8 @@ int work_alloc(work *w, const pb_params *p, uint64_t n, uint64_t count, unsigned
     w->g.lb = sh.level_bits;
     w->g.small = sh.small;
     w->g.cap = cap_of(p, ib);
+    const char *tr = getenv("PB_GRS_PHASES");
+    w->trace = tr && *tr && strcmp(tr, "0") != 0;
     if (sh.key_bits > 8)
         return pb_err_set(err, "gpu-rao-sandelius: key_bits %u: at most 8 (one pass of the first sort)", sh.key_bits);
     if (w->g.lb > 8) return pb_err_set(err, "gpu-rao-sandelius: level_bits %u: at most 8 (256 parts)", w->g.lb);
@@ -672,6 +705,8 @@ template <typename T> int shuffle_typed(work *w, const T *in, T *out, uint64_t f
 {
     if (w->total == 0) return 0;
     w->g.first = first;
+    w->nev = 0;
+    if (mark(w, err)) return -1;
     if (!in) {
         batch_identity<<<pb_grid_for(w->total, 256), 256>>>(w->vals, w->n, w->total);
         PB_CUDA_LAUNCHED(err);
@@ -689,18 +724,21 @@ template <typename T> int shuffle_typed(work *w, const T *in, T *out, uint64_t f
         if (run_pass<T>(w, 0, PB_GRS_TAG_KEY, w->pl.kb, 0, nseg, cur, buf[k & 1], err)) return -1;
         cur = buf[k++ & 1];
         nseg <<= w->pl.kb;
+        if (mark(w, err)) return -1;
     }
     for (unsigned l = 0; l < w->pl.levels; l++) {
         if (run_pass<T>(w, l, PB_GRS_TAG_LEVEL, w->g.lb, w->g.small, nseg, cur, buf[k & 1], err)) return -1;
         cur = buf[k++ & 1];
         nseg <<= w->g.lb;
+        if (mark(w, err)) return -1;
     }
     size_t smem = (size_t)2 * w->g.cap * sizeof(T) + ((w->g.cap + 15) & ~15u);
     PB_CUDA_TRY(cudaFuncSetAttribute(shuffle_segments<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
     shuffle_segments<T><<<(unsigned)nseg, BT, smem>>>(cur, out, (T *)w->scratch, w->ss, w->se, w->g,
                                                       w->pl.levels, w->ls0, w->le0, w->ls1, w->le1);
     PB_CUDA_LAUNCHED(err);
-    return 0;
+    if (mark(w, err)) return -1;
+    return print_phases(w, err);
 }
 
 struct state {
