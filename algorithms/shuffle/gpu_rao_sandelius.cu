@@ -13,7 +13,7 @@
  *      CUB's scan turns the counts, laid out segment-major, label-major,
  *      tile-minor, into every (tile, label)'s place in the output, and a
  *      move kernel reads the tile, draws its labels again, orders it by
- *      label in shared memory (stable: warp ranks with __match_any_sync)
+ *      label in shared memory (stable: warp ranks by ballots, as CUB's)
  *      and writes each label's run to its place (coalesced runs);
  *   2. one block a segment: the segment is loaded into shared memory (or,
  *      past `cap` items, worked on in global memory with a scratch buffer:
@@ -95,6 +95,21 @@ __device__ void draw_labels(uint8_t *lab, uint64_t lo, uint64_t hi, philox4x32_k
             if (p >= lo && p < hi) lab[p - lo] = (uint8_t)(word_of(r, w) >> (32 - bits));
         }
     }
+}
+
+/* The lanes of a warp whose label equals this lane's (labels of `bits`
+ * bits; lanes with valid false take part in no set): a ballot a bit, as
+ * CUB's radix ranking does; __match_any_sync was the first version's, and
+ * the slowest step of every split (its cost grows with the distinct
+ * labels in the warp). */
+__device__ __forceinline__ unsigned match_label(uint32_t L, bool valid, uint32_t bits)
+{
+    unsigned m = __ballot_sync(0xffffffffu, valid);
+    for (uint32_t b = 0; b < bits; b++) {
+        const unsigned x = __ballot_sync(0xffffffffu, (L >> b) & 1u);
+        m &= (L >> b) & 1u ? x : ~x;
+    }
+    return m;
 }
 
 /* An exclusive scan of one value a thread over a block of NT threads;
@@ -239,7 +254,7 @@ __global__ void __launch_bounds__(PT)
     for (int q = 0; q < IPL; q++) {
         uint32_t p = warp * CH + q * 32 + lane;
         uint32_t L = p < ta.m ? lab[p] : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, L);
+        unsigned peers = match_label(L, L != NONE, a.bits);
         if (L != NONE && lane == (unsigned)(__ffs(peers) - 1)) wh[warp][L] += (unsigned short)__popc(peers);
         __syncwarp();
     }
@@ -260,7 +275,7 @@ __global__ void __launch_bounds__(PT)
     for (int q = 0; q < IPL; q++) {
         uint32_t p = warp * CH + q * 32 + lane;
         uint32_t L = p < ta.m ? lab[p] : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, L);
+        unsigned peers = match_label(L, L != NONE, a.bits);
         if (L != NONE) {
             unsigned slot = wh[warp][L] + __popc(peers & lower);
             item[slot] = v[q];
@@ -360,7 +375,7 @@ __device__ void warp_count(const uint8_t *lab, uint32_t wa, uint32_t we, uint32_
     for (uint32_t c = wa; c < we; c += 32) {
         uint32_t p = c + lane;
         uint32_t L = p < we ? label_at(lab, p, g, S, level, sample) : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, L);
+        unsigned peers = match_label(L, L != NONE, g.lb);
         if (L != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[L] += (unsigned)__popc(peers);
         __syncwarp();
     }
@@ -376,7 +391,7 @@ __device__ void warp_move(const uint8_t *lab, const T *A, T *B, uint32_t a, uint
     for (uint32_t c = wa; c < we; c += 32) {
         uint32_t p = c + lane;
         uint32_t L = p < we ? label_at(lab, p, g, S, level, sample) : NONE;
-        unsigned peers = __match_any_sync(0xffffffffu, L);
+        unsigned peers = match_label(L, L != NONE, g.lb);
         if (L != NONE) B[a + hist[L] + __popc(peers & lower)] = A[p];
         __syncwarp();
         if (L != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[L] += (unsigned)__popc(peers);
@@ -493,7 +508,17 @@ __global__ void __launch_bounds__(BT)
     T *B = sh ? (T *)smem + g.cap : scratch + start;
     uint8_t *lab = sh ? (uint8_t *)((T *)smem + 2 * (size_t)g.cap) : nullptr;
     if (sh || in != arr) {
-        for (uint32_t p = threadIdx.x; p < m; p += BT) A[p] = in[p];
+        /* Eight loads in flight a thread before their stores (the stores
+         * to A could alias `in` as far as the compiler knows, which
+         * serialised a load at a time). */
+        for (uint32_t p0 = threadIdx.x; p0 < m; p0 += 8 * BT) {
+            T r[8];
+#pragma unroll
+            for (int q = 0; q < 8; q++) r[q] = p0 + q * BT < m ? __ldg(in + p0 + q * BT) : T(0);
+#pragma unroll
+            for (int q = 0; q < 8; q++)
+                if (p0 + q * BT < m) A[p0 + q * BT] = r[q];
+        }
         __syncthreads();
     }
     if (m <= g.small) {
