@@ -228,8 +228,9 @@ __global__ void __launch_bounds__(PT)
     for (uint32_t L = threadIdx.x; L < (1u << a.bits); L += PT) H[cell(a, tstart, ta, L)] = cnt[L];
 }
 
+/* Three blocks an SM (85 registers at most; 47 KiB of shared memory each). */
 template <typename T>
-__global__ void __launch_bounds__(PT)
+__global__ void __launch_bounds__(PT, 3)
     pass_move(pass_args a, const uint32_t *ss, const uint32_t *se, const uint32_t *tstart, const uint32_t *H,
               const T *__restrict__ src, T *__restrict__ dst)
 {
@@ -250,11 +251,13 @@ __global__ void __launch_bounds__(PT)
     }
     tile_labels(a, ta, lab);
     __syncthreads();
+    unsigned pm[IPL]; /* each item's peers, kept for the placing loop */
 #pragma unroll
     for (int q = 0; q < IPL; q++) {
         uint32_t p = warp * CH + q * 32 + lane;
         uint32_t L = p < ta.m ? lab[p] : NONE;
         unsigned peers = match_label(L, L != NONE, a.bits);
+        pm[q] = peers;
         if (L != NONE && lane == (unsigned)(__ffs(peers) - 1)) wh[warp][L] += (unsigned short)__popc(peers);
         __syncwarp();
     }
@@ -275,7 +278,7 @@ __global__ void __launch_bounds__(PT)
     for (int q = 0; q < IPL; q++) {
         uint32_t p = warp * CH + q * 32 + lane;
         uint32_t L = p < ta.m ? lab[p] : NONE;
-        unsigned peers = match_label(L, L != NONE, a.bits);
+        const unsigned peers = pm[q];
         if (L != NONE) {
             unsigned slot = wh[warp][L] + __popc(peers & lower);
             item[slot] = v[q];
@@ -487,15 +490,106 @@ __device__ void block_split(T *A, T *B, uint8_t *lab, uint32_t a, uint32_t e, ui
     __syncthreads();
 }
 
-/* One block a segment [starts[b], ends[b]) of src, shuffled into the same
- * positions of data; its splits start at depth `depth0`. */
+/* The common case in shared memory: the segment's items loaded once, its
+ * labels drawn, one stable split at `depth` computed on 16-bit indices
+ * (idx[slot] = the position whose item goes there), each part shuffled by
+ * Fisher-Yates on the indices, the items written once through them. An
+ * index costs 2 bytes where a second item buffer cost 8, which lets two
+ * blocks share an SM. False, with nothing written, when a part is larger
+ * than `small` (it would split again: rare, the general path redoes the
+ * segment). */
+struct fast_shared {
+    unsigned short hist[NW][MAXL]; /* a warp's count, then its next slot, of each label */
+    unsigned tot[MAXL], lbase[MAXL], wt[NW];
+    int spill;
+};
+
 template <typename T>
-__global__ void __launch_bounds__(BT)
+__device__ bool fast_segment(const T *in, T *arr, uint32_t m, uint64_t S, uint32_t depth, const grs_args &g,
+                             uint64_t sample, unsigned char *smem, fast_shared &fs)
+{
+    T *A = (T *)smem;
+    uint16_t *idx = (uint16_t *)(A + g.cap);
+    uint8_t *lab = (uint8_t *)(idx + g.cap);
+    const unsigned tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lower = (1u << lane) - 1, nl = 1u << g.lb;
+    /* Eight loads in flight a thread before their stores (stores to A
+     * could alias `in` as far as the compiler knows: one at a time). */
+    for (uint32_t p0 = tid; p0 < m; p0 += 8 * BT) {
+        T r[8];
+#pragma unroll
+        for (int q = 0; q < 8; q++) r[q] = p0 + q * BT < m ? __ldg(in + p0 + q * BT) : T(0);
+#pragma unroll
+        for (int q = 0; q < 8; q++)
+            if (p0 + q * BT < m) A[p0 + q * BT] = r[q];
+    }
+    if (m <= g.small) {
+        __syncthreads();
+        if (tid == 0) fisher_yates(A, S, 0, m, g, sample);
+        __syncthreads();
+        for (uint32_t q = tid; q < m; q += BT) arr[q] = A[q];
+        return true;
+    }
+    for (unsigned i = tid; i < NW * MAXL; i += BT) (&fs.hist[0][0])[i] = 0;
+    if (tid == 0) fs.spill = 0;
+    draw_labels(lab, S, S + m, g.k, depth, PB_GRS_TAG_LEVEL, sample, g.lb, tid, BT);
+    __syncthreads();
+    const uint32_t cw = ((m + NW - 1) / NW + 31) & ~31u;
+    const uint32_t wa = min(m, warp * cw), we = min(m, (warp + 1) * cw);
+    for (uint32_t c = wa; c < we; c += 32) {
+        const uint32_t p = c + lane;
+        const bool v = p < we;
+        const uint32_t L = v ? lab[p] : 0;
+        const unsigned peers = match_label(L, v, g.lb);
+        if (v && lane == (unsigned)(__ffs(peers) - 1)) fs.hist[warp][L] += (unsigned short)__popc(peers);
+        __syncwarp();
+    }
+    __syncthreads();
+    unsigned t = 0;
+    if (tid < nl)
+        for (int w = 0; w < NW; w++) t += fs.hist[w][tid];
+    unsigned run = block_exclusive<BT>(t, fs.wt);
+    if (tid < nl) {
+        fs.tot[tid] = t;
+        fs.lbase[tid] = run;
+        for (int w = 0; w < NW; w++) {
+            unsigned h = fs.hist[w][tid];
+            fs.hist[w][tid] = (unsigned short)run;
+            run += h;
+        }
+        if (t > g.small) fs.spill = 1;
+    }
+    __syncthreads();
+    if (fs.spill) return false;
+    for (uint32_t c = wa; c < we; c += 32) {
+        const uint32_t p = c + lane;
+        const bool v = p < we;
+        const uint32_t L = v ? lab[p] : 0;
+        const unsigned peers = match_label(L, v, g.lb);
+        if (v) idx[fs.hist[warp][L] + __popc(peers & lower)] = (uint16_t)p;
+        __syncwarp();
+        if (v && lane == (unsigned)(__ffs(peers) - 1)) fs.hist[warp][L] += (unsigned short)__popc(peers);
+        __syncwarp();
+    }
+    __syncthreads();
+    if (tid < nl) fisher_yates(idx, S, fs.lbase[tid], fs.tot[tid], g, sample);
+    __syncthreads();
+    for (uint32_t q = tid; q < m; q += BT) arr[q] = A[idx[q]];
+    return true;
+}
+
+/* One block a segment [starts[b], ends[b]) of src, shuffled into the same
+ * positions of data; its splits start at depth `depth0`. A segment of at
+ * most `cap` items takes fast_segment; a larger one, or one whose split
+ * made a part to split again, the general path: every level in global
+ * memory (the segment copied to data first, scratch as the second buffer,
+ * the segments still to split in lists), the same output. */
+template <typename T>
+__global__ void __launch_bounds__(BT, 2)
     shuffle_segments(const T *src, T *data, T *scratch, const uint32_t *starts, const uint32_t *ends, grs_args g,
                      uint32_t depth0, uint32_t *ls0, uint32_t *le0, uint32_t *ls1, uint32_t *le1)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    __shared__ block_shared bs;
+    __shared__ fast_shared fs;
     __shared__ unsigned ncur, nnext;
     const uint64_t start = starts[blockIdx.x];
     const uint32_t m = ends[blockIdx.x] - (uint32_t)start;
@@ -503,61 +597,50 @@ __global__ void __launch_bounds__(BT)
     const uint64_t j = start / g.n, S = start - j * g.n, sample = g.first + j;
     const T *in = src + start;
     T *arr = data + start;
-    const bool sh = m <= g.cap;
-    T *A = sh ? (T *)smem : arr;
-    T *B = sh ? (T *)smem + g.cap : scratch + start;
-    uint8_t *lab = sh ? (uint8_t *)((T *)smem + 2 * (size_t)g.cap) : nullptr;
-    if (sh || in != arr) {
-        /* Eight loads in flight a thread before their stores (the stores
-         * to A could alias `in` as far as the compiler knows, which
-         * serialised a load at a time). */
-        for (uint32_t p0 = threadIdx.x; p0 < m; p0 += 8 * BT) {
-            T r[8];
-#pragma unroll
-            for (int q = 0; q < 8; q++) r[q] = p0 + q * BT < m ? __ldg(in + p0 + q * BT) : T(0);
-#pragma unroll
-            for (int q = 0; q < 8; q++)
-                if (p0 + q * BT < m) A[p0 + q * BT] = r[q];
-        }
+    if (m <= g.cap && depth0 < PB_GRS_MAX_LEVELS && fast_segment(in, arr, m, S, depth0, g, sample, smem, fs)) return;
+    __syncthreads();
+    /* The general path; its counts live where the fast path's arrays were. */
+    block_shared &bs = *(block_shared *)smem;
+    T *A = arr, *B = scratch + start;
+    if (in != arr) {
+        for (uint32_t p = threadIdx.x; p < m; p += BT) A[p] = in[p];
         __syncthreads();
     }
     if (m <= g.small) {
         if (threadIdx.x == 0) fisher_yates(A, S, 0, m, g, sample);
-    } else {
-        uint32_t *cs = ls0 + start, *ce = le0 + start, *xs = ls1 + start, *xe = le1 + start;
-        if (threadIdx.x == 0) {
-            cs[0] = 0;
-            ce[0] = m;
-            ncur = 1;
-        }
-        __syncthreads();
-        for (uint32_t level = depth0;; level++) {
-            const unsigned nc = ncur;
-            if (nc == 0) break;
-            __syncthreads(); /* every thread has read ncur */
-            if (threadIdx.x == 0) nnext = 0;
-            __syncthreads();
-            if (level >= PB_GRS_MAX_LEVELS) { /* never: 64 splits sent a segment whole */
-                for (unsigned i = threadIdx.x; i < nc; i += BT) fisher_yates(A, S, cs[i], ce[i] - cs[i], g, sample);
-                __syncthreads();
-                break;
-            }
-            lists L = {xs, xe, &nnext};
-            for (unsigned i = 0; i < nc; i++)
-                if (ce[i] - cs[i] >= BIG) block_split(A, B, lab, cs[i], ce[i], level, g, S, sample, bs, L);
-            const unsigned warp = threadIdx.x >> 5;
-            for (unsigned i = warp; i < nc; i += NW)
-                if (ce[i] - cs[i] < BIG) warp_split(A, B, lab, cs[i], ce[i], level, g, S, sample, bs.hist[warp], L);
-            __syncthreads();
-            if (threadIdx.x == 0) ncur = nnext;
-            uint32_t *t = cs;
-            cs = xs, xs = t, t = ce, ce = xe, xe = t;
-            __syncthreads();
-        }
+        return;
+    }
+    uint32_t *cs = ls0 + start, *ce = le0 + start, *xs = ls1 + start, *xe = le1 + start;
+    if (threadIdx.x == 0) {
+        cs[0] = 0;
+        ce[0] = m;
+        ncur = 1;
     }
     __syncthreads();
-    if (sh)
-        for (uint32_t p = threadIdx.x; p < m; p += BT) arr[p] = A[p];
+    for (uint32_t level = depth0;; level++) {
+        const unsigned nc = ncur;
+        if (nc == 0) break;
+        __syncthreads(); /* every thread has read ncur */
+        if (threadIdx.x == 0) nnext = 0;
+        __syncthreads();
+        if (level >= PB_GRS_MAX_LEVELS) { /* never: 64 splits sent a segment whole */
+            for (unsigned i = threadIdx.x; i < nc; i += BT) fisher_yates(A, S, cs[i], ce[i] - cs[i], g, sample);
+            __syncthreads();
+            break;
+        }
+        lists L = {xs, xe, &nnext};
+        for (unsigned i = 0; i < nc; i++)
+            if (ce[i] - cs[i] >= BIG) block_split(A, B, (uint8_t *)nullptr, cs[i], ce[i], level, g, S, sample, bs, L);
+        const unsigned warp = threadIdx.x >> 5;
+        for (unsigned i = warp; i < nc; i += NW)
+            if (ce[i] - cs[i] < BIG)
+                warp_split(A, B, (uint8_t *)nullptr, cs[i], ce[i], level, g, S, sample, bs.hist[warp], L);
+        __syncthreads();
+        if (threadIdx.x == 0) ncur = nnext;
+        uint32_t *t = cs;
+        cs = xs, xs = t, t = ce, ce = xe, xe = t;
+        __syncthreads();
+    }
 }
 
 /* vals[P] = P mod n: a batch's identity permutations. */
@@ -570,11 +653,14 @@ __global__ void batch_identity(uint32_t *vals, uint64_t n, uint64_t total)
 
 /* ---- the module ---- */
 
-/* Shared capacity in items: `cap`, or (0) what two item buffers and a
- * label byte an item take in 180 KiB (10240 u64, 20480 u32). */
+/* Shared capacity in items: `cap`, or (0) 9216: 8192 (the default
+ * target) and 12 standard deviations of a segment's size at 2^29, in 99
+ * KiB for u64 (an item, an index and a label an item), so that two blocks
+ * share an SM. At most 65535 (16-bit indices). */
 uint32_t cap_of(const pb_params *p, unsigned ib)
 {
-    return p->v[P_CAP] > 0 ? (uint32_t)p->v[P_CAP] : (ib == 4 ? 20480u : 10240u);
+    (void)ib;
+    return p->v[P_CAP] > 0 ? (uint32_t)p->v[P_CAP] : 9216u;
 }
 
 /* The plan for n: the first sort's bits, then levels over the whole array
@@ -757,7 +843,10 @@ template <typename T> int shuffle_typed(work *w, const T *in, T *out, uint64_t f
         nseg <<= w->g.lb;
         if (mark(w, err)) return -1;
     }
-    size_t smem = (size_t)2 * w->g.cap * sizeof(T) + ((w->g.cap + 15) & ~15u);
+    /* The fast path's items, indices and labels, or the general path's
+     * counts, whichever is larger. */
+    size_t smem = ((size_t)w->g.cap * (sizeof(T) + 3) + 15) & ~(size_t)15;
+    if (smem < sizeof(block_shared)) smem = sizeof(block_shared);
     PB_CUDA_TRY(cudaFuncSetAttribute(shuffle_segments<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
     shuffle_segments<T><<<(unsigned)nseg, BT, smem>>>(cur, out, (T *)w->scratch, w->ss, w->se, w->g,
                                                       w->pl.levels, w->ls0, w->le0, w->ls1, w->le1);
@@ -846,9 +935,9 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 
 const pb_param_spec params[] = {
     PB_GRS_SHAPE_PARAMS(8), /* 256 parts at most: a pass's and a block's label counts */
-    {"cap", PB_PARAM_INT, 0, 0, 1LL << 20, NULL,
+    {"cap", PB_PARAM_INT, 0, 0, 16384, NULL,
      "items a segment may hold to be worked on in shared memory; larger ones go through global memory "
-     "(0: 10240 u64 or 20480 u32 items; small values force the global path, for tests)"},
+     "(0: 9216; small values force the global path, for tests)"},
 };
 
 } // namespace
