@@ -962,4 +962,5 @@ extern "C" const pb_module pb_module_gpu_rao_sandelius = {
     .refresh = pb_gpu_shuffle_refresh_via,
     .fingerprint = pb_gpu_shuffle_fingerprint_via,
     .bound = PB_BOUND_NONE,
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };
