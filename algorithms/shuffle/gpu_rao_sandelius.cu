@@ -78,21 +78,29 @@ __device__ __forceinline__ uint32_t word_of(const philox4x32_ctr_t &r, uint32_t 
 }
 
 /* lab[p - lo] for positions lo <= p < hi of a permutation's stream (w1,
- * tag) at `sample`: the top `bits` of word p & 3 of block p >> 2, as
- * pb_grs_word; one Philox block gives four labels. Threads tid, tid +
- * nt, ... share the blocks. */
+ * tag) at `sample`, as pb_grs_label: the top `bits` of byte p & 3 of word
+ * (p >> 2) & 3 of block p >> 4, sixteen labels a Philox block (a word's
+ * four at once: a shift and a mask keep each byte's top bits). Threads
+ * tid, tid + nt, ... share the blocks. */
 __device__ void draw_labels(uint8_t *lab, uint64_t lo, uint64_t hi, philox4x32_key_t k, uint32_t w1, uint32_t tag,
                             uint64_t sample, uint32_t bits, unsigned tid, unsigned nt)
 {
     if (hi <= lo) return;
-    const uint64_t g0 = lo >> 2, g1 = (hi - 1) >> 2;
+    const uint32_t mask = 0x01010101u * ((1u << bits) - 1);
+    const uint64_t g0 = lo >> 4, g1 = (hi - 1) >> 4;
     for (uint64_t q = g0 + tid; q <= g1; q += nt) {
         philox4x32_ctr_t c = {{(uint32_t)q, w1, (uint32_t)sample, (uint32_t)(sample >> 32) | tag << 30}};
         philox4x32_ctr_t r = philox4x32(c, k);
+        const uint64_t p0 = 16 * q;
+        const bool whole = p0 >= lo && p0 + 16 <= hi;
 #pragma unroll
         for (uint32_t w = 0; w < 4; w++) {
-            uint64_t p = 4 * q + w;
-            if (p >= lo && p < hi) lab[p - lo] = (uint8_t)(word_of(r, w) >> (32 - bits));
+            const uint32_t x = (word_of(r, w) >> (8 - bits)) & mask;
+#pragma unroll
+            for (uint32_t b = 0; b < 4; b++) {
+                const uint64_t p = p0 + 4 * w + b;
+                if (whole || (p >= lo && p < hi)) lab[p - lo] = (uint8_t)(x >> (8 * b));
+            }
         }
     }
 }

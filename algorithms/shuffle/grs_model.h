@@ -1,10 +1,9 @@
 /* The GPU Rao-Sandelius shuffle (issue 20, item 1; docs/gpu-rao-sandelius.md)
  * as a C model: the algorithm and every random word it draws, so that a GPU
- * module can be held to it bit for bit. Only the model exists so far; the
- * kernels that implement it are the next step.
+ * module (gpu-rao-sandelius) can be held to it bit for bit.
  *
  *   1. key: item i (its index in the input) draws a key_bits-bit label from
- *      its own Philox word; the items are stably sorted by it (on a GPU, a
+ *      its own Philox byte; the items are stably sorted by it (on a GPU, a
  *      radix sort of key_bits bits, coalesced passes). Each run of equal
  *      labels is a bucket, in label order.
  *   2. each bucket is shuffled exactly, recursively: a segment of at most
@@ -15,14 +14,17 @@
  *      split there; one that does not (rare: its size is random) is split
  *      the same way in global memory, so the result never depends on where.
  *
- * Every word is word p & 3 of the Philox4x32-10 block at counter
- * (p >> 2, w1, sample, sample >> 32 | tag << 30) under a key made from the
- * seed, where p is an item index (key), a position (levels, Fisher-Yates),
- * w1 the level or a Fisher-Yates retry, and tag which of the three: no word
- * is ever drawn twice (segments of one level are disjoint in positions), so
- * every draw is independent of every other. Labels of 2^b values take the
- * top b bits of a word (exactly uniform); Fisher-Yates's bounded draws use
- * Lemire's method, a rejected word giving way to the next retry's.
+ * Labels (tags key and level) are bytes: the label at p is the top bits of
+ * byte p & 3 of word (p >> 2) & 3 of the Philox4x32-10 block at counter
+ * (p >> 4, w1, sample, sample >> 32 | tag << 30), sixteen labels a block;
+ * Fisher-Yates's draws (tag fy) are words: word p & 3 of the block at
+ * (p >> 2, retry, sample, ...). The key is made from the seed; p is an
+ * item index (key), a position (levels, Fisher-Yates), w1 the level or a
+ * Fisher-Yates retry: no byte or word is ever drawn twice (segments of one
+ * level are disjoint in positions), so every draw is independent of every
+ * other. Labels of 2^b values (b <= 8) are a byte's top b bits (exactly
+ * uniform); Fisher-Yates's bounded draws use Lemire's method, a rejected
+ * word giving way to the next retry's.
  *
  * Exactly uniform (docs/gpu-rao-sandelius.md): labels are independent and
  * uniform, a stable split by them followed by independent uniform shuffles
@@ -47,12 +49,12 @@ extern "C" {
  * fills word 0), samples below 2^62 (the tag takes word 3's top 2 bits). */
 #define PB_GRS_MAX_ITEMS (UINT64_C(1) << 34)
 #define PB_GRS_MAX_SAMPLE (UINT64_C(1) << 62)
-#define PB_GRS_MAX_KEY_BITS 20   /* the model's histogram: 2^20 buckets at most */
+#define PB_GRS_MAX_KEY_BITS 8    /* labels are bytes: 256 buckets at most */
 /* The automatic first sort takes at most 8 bits: one pass of 256 labels on
  * the GPU (which draws labels by item index, so it cannot split the first
  * sort into passes); later levels by position labels do the rest. */
 #define PB_GRS_AUTO_KEY_BITS 8
-#define PB_GRS_MAX_LEVEL_BITS 12 /* sub-buckets a split: 4096 at most */
+#define PB_GRS_MAX_LEVEL_BITS 8  /* labels are bytes: 256 parts a split at most */
 /* Depth at which a segment is shuffled by Fisher-Yates whatever its size
  * (a segment reaches it only if 64 splits in a row sent it whole to one
  * part: never, but the GPU's loop is bounded). */
@@ -83,17 +85,27 @@ PB_HDI uint32_t pb_grs_word(philox4x32_key_t k, uint64_t p, uint32_t w1, uint64_
     return philox4x32(c, k).v[p & 3];
 }
 
+/* The label byte at p of stream (w1, tag), its top `bits` (1 .. 8). */
+PB_HDI uint32_t pb_grs_label(philox4x32_key_t k, uint64_t p, uint32_t w1, uint64_t sample, uint32_t tag,
+                             unsigned bits)
+{
+    philox4x32_ctr_t c = {{(uint32_t)(p >> 4), w1, (uint32_t)sample,
+                           (uint32_t)(sample >> 32) | tag << 30}};
+    uint32_t w = philox4x32(c, k).v[(p >> 2) & 3];
+    return ((w >> (8 * (p & 3))) & 0xffu) >> (8 - bits);
+}
+
 /* Item i's first label (key_bits of them; 0 when key_bits is 0). */
 PB_HDI uint32_t pb_grs_item_key(philox4x32_key_t k, uint64_t i, uint64_t sample, unsigned bits)
 {
-    return bits ? pb_grs_word(k, i, 0, sample, PB_GRS_TAG_KEY) >> (32 - bits) : 0;
+    return bits ? pb_grs_label(k, i, 0, sample, PB_GRS_TAG_KEY, bits) : 0;
 }
 
 /* The label position p draws when its segment splits at depth `level`. */
 PB_HDI uint32_t pb_grs_level_label(philox4x32_key_t k, uint64_t p, uint32_t level,
                                    uint64_t sample, unsigned bits)
 {
-    return pb_grs_word(k, p, level, sample, PB_GRS_TAG_LEVEL) >> (32 - bits);
+    return pb_grs_label(k, p, level, sample, PB_GRS_TAG_LEVEL, bits);
 }
 
 /* Fisher-Yates's draw in [0, range) for step t of the segment at s: the
