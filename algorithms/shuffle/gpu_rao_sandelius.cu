@@ -498,39 +498,50 @@ __device__ void block_split(T *A, T *B, uint8_t *lab, uint32_t a, uint32_t e, ui
     __syncthreads();
 }
 
-/* The common case in shared memory: the segment's items loaded once, its
- * labels drawn, one stable split at `depth` computed on 16-bit indices
- * (idx[slot] = the position whose item goes there), each part shuffled by
- * Fisher-Yates on the indices, the items written once through them. An
- * index costs 2 bytes where a second item buffer cost 8, which lets two
- * blocks share an SM. False, with nothing written, when a part is larger
- * than `small` (it would split again: rare, the general path redoes the
- * segment). */
+/* The common case in shared memory: the segment's labels drawn, one stable
+ * split at `depth` computed on 16-bit indices (idx[slot] = the position
+ * whose item goes there), each part shuffled by Fisher-Yates on the
+ * indices, the items written once through them. The counting loop keeps
+ * each position's rank among its warp's equal labels (rank[p]), so placing
+ * needs no second round of ballots; rank lives where the items go next,
+ * and the upper half of the block loads the items while the lower half
+ * runs Fisher-Yates. An index costs 2 bytes where a second item buffer
+ * cost 8, which lets two blocks share an SM. False, with nothing written,
+ * when a part is larger than `small` (it would split again: rare, the
+ * general path redoes the segment). */
 struct fast_shared {
-    unsigned short hist[NW][MAXL]; /* a warp's count, then its next slot, of each label */
+    unsigned short hist[NW][MAXL]; /* a warp's count, then its first slot, of each label */
     unsigned tot[MAXL], lbase[MAXL], wt[NW];
     int spill;
 };
+
+/* from[0, m) -> to[0, m) by threads [t0, t0 + nt), eight loads in flight a
+ * thread before their stores (stores to shared memory could alias `from`
+ * as far as the compiler knows: one at a time otherwise). */
+template <typename T>
+__device__ void load_items(const T *from, T *to, uint32_t m, unsigned t0, unsigned nt)
+{
+    for (uint32_t p0 = threadIdx.x - t0; p0 < m; p0 += 8 * nt) {
+        T r[8];
+#pragma unroll
+        for (int q = 0; q < 8; q++) r[q] = p0 + q * nt < m ? __ldg(from + p0 + q * nt) : T(0);
+#pragma unroll
+        for (int q = 0; q < 8; q++)
+            if (p0 + q * nt < m) to[p0 + q * nt] = r[q];
+    }
+}
 
 template <typename T>
 __device__ bool fast_segment(const T *in, T *arr, uint32_t m, uint64_t S, uint32_t depth, const grs_args &g,
                              uint64_t sample, unsigned char *smem, fast_shared &fs)
 {
     T *A = (T *)smem;
+    uint16_t *rank = (uint16_t *)smem; /* until the items come */
     uint16_t *idx = (uint16_t *)(A + g.cap);
     uint8_t *lab = (uint8_t *)(idx + g.cap);
     const unsigned tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lower = (1u << lane) - 1, nl = 1u << g.lb;
-    /* Eight loads in flight a thread before their stores (stores to A
-     * could alias `in` as far as the compiler knows: one at a time). */
-    for (uint32_t p0 = tid; p0 < m; p0 += 8 * BT) {
-        T r[8];
-#pragma unroll
-        for (int q = 0; q < 8; q++) r[q] = p0 + q * BT < m ? __ldg(in + p0 + q * BT) : T(0);
-#pragma unroll
-        for (int q = 0; q < 8; q++)
-            if (p0 + q * BT < m) A[p0 + q * BT] = r[q];
-    }
     if (m <= g.small) {
+        load_items(in, A, m, 0, BT);
         __syncthreads();
         if (tid == 0) fisher_yates(A, S, 0, m, g, sample);
         __syncthreads();
@@ -548,7 +559,12 @@ __device__ bool fast_segment(const T *in, T *arr, uint32_t m, uint64_t S, uint32
         const bool v = p < we;
         const uint32_t L = v ? lab[p] : 0;
         const unsigned peers = match_label(L, v, g.lb);
-        if (v && lane == (unsigned)(__ffs(peers) - 1)) fs.hist[warp][L] += (unsigned short)__popc(peers);
+        const unsigned h = v ? fs.hist[warp][L] : 0;
+        __syncwarp();
+        if (v) {
+            rank[p] = (uint16_t)(h + __popc(peers & lower));
+            if (lane == (unsigned)(__ffs(peers) - 1)) fs.hist[warp][L] = (unsigned short)(h + __popc(peers));
+        }
         __syncwarp();
     }
     __syncthreads();
@@ -568,18 +584,11 @@ __device__ bool fast_segment(const T *in, T *arr, uint32_t m, uint64_t S, uint32
     }
     __syncthreads();
     if (fs.spill) return false;
-    for (uint32_t c = wa; c < we; c += 32) {
-        const uint32_t p = c + lane;
-        const bool v = p < we;
-        const uint32_t L = v ? lab[p] : 0;
-        const unsigned peers = match_label(L, v, g.lb);
-        if (v) idx[fs.hist[warp][L] + __popc(peers & lower)] = (uint16_t)p;
-        __syncwarp();
-        if (v && lane == (unsigned)(__ffs(peers) - 1)) fs.hist[warp][L] += (unsigned short)__popc(peers);
-        __syncwarp();
-    }
+    for (uint32_t p = wa + lane; p < we; p += 32) idx[fs.hist[warp][lab[p]] + rank[p]] = (uint16_t)p;
     __syncthreads();
+    static_assert(MAXL <= BT / 2, "Fisher-Yates takes at most the lower half of the block");
     if (tid < nl) fisher_yates(idx, S, fs.lbase[tid], fs.tot[tid], g, sample);
+    else if (tid >= BT / 2) load_items(in, A, m, BT / 2, BT / 2);
     __syncthreads();
     for (uint32_t q = tid; q < m; q += BT) arr[q] = A[idx[q]];
     return true;
