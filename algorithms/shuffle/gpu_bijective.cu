@@ -34,6 +34,8 @@ struct state {
 uint64_t domain_of(uint64_t m) { return m ? UINT64_C(1) << pb_bij_bits(m) : 0; }
 int tiles_of(uint64_t domain) { return (int)((domain + TILE - 1) / TILE); }
 size_t offset_bytes(uint64_t domain) { return domain > (UINT64_C(1) << 32) ? 8 : 4; }
+/* bijective0's compaction runs in chunks of this many positions. */
+uint64_t select_chunk(uint64_t domain) { return domain < (UINT64_C(1) << 30) ? domain : UINT64_C(1) << 30; }
 
 template <typename Offset> int prepare_typed(state *s, pb_err *err)
 {
@@ -52,7 +54,7 @@ template <typename Offset> int prepare_typed(state *s, pb_err *err)
         PB_CUDA_TRY(cudaMalloc(&s->num_selected, sizeof(Offset)), err);
         PB_CUDA_TRY(cub::DeviceSelect::If(nullptr, s->temp_bytes, (Offset *)s->values,
                                           (Offset *)s->selected, (Offset *)s->num_selected,
-                                          (int64_t)s->domain, below<Offset>{s->m}),
+                                          (int64_t)select_chunk(s->domain), below<Offset>{s->m}),
                     err);
     }
     if (s->temp_bytes) PB_CUDA_TRY(cudaMalloc(&s->temp, s->temp_bytes), err);
@@ -96,10 +98,23 @@ int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
     } else {
         evaluate_all<KIND, Offset><<<pb_grid_for(s->domain, BLOCK), BLOCK>>>(s->domain, f, (Offset *)s->values);
         PB_CUDA_LAUNCHED(err);
-        PB_CUDA_TRY(cub::DeviceSelect::If(s->temp, s->temp_bytes, (Offset *)s->values,
-                                          (Offset *)s->selected, (Offset *)s->num_selected,
-                                          (int64_t)s->domain, below<Offset>{s->m}),
-                    err);
+        /* CUB's select in chunks of at most 2^30: its streaming path for
+         * more than INT_MAX items faulted (an illegal address at a domain
+         * of 2^31, H200, CUDA 13.0); each further chunk needs the count so
+         * far on the host (a wait; two at 2^31, none below 2^30). */
+        uint64_t kept = 0;
+        for (uint64_t c0 = 0; c0 < s->domain; c0 += select_chunk(s->domain)) {
+            const uint64_t len = s->domain - c0 < select_chunk(s->domain) ? s->domain - c0 : select_chunk(s->domain);
+            PB_CUDA_TRY(cub::DeviceSelect::If(s->temp, s->temp_bytes, (Offset *)s->values + c0,
+                                              (Offset *)s->selected + kept, (Offset *)s->num_selected,
+                                              (int64_t)len, below<Offset>{s->m}),
+                        err);
+            if (c0 + len < s->domain) {
+                Offset got = 0;
+                PB_CUDA_TRY(cudaMemcpy(&got, s->num_selected, sizeof got, cudaMemcpyDeviceToHost), err);
+                kept += got;
+            }
+        }
         if constexpr (std::is_same<T, record_words>::value) {
             /* Records: gathered whole by the kept positions. */
             const Offset *sel = (const Offset *)s->selected;
