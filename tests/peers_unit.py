@@ -35,6 +35,14 @@ class Sizes(unittest.TestCase):
             with self.assertRaises(peers.Bad, msg=bad):
                 peers.parse_sizes(bad)
 
+    def test_topk_dists(self):
+        # Issue 21's distributions, as permbench's configs name them.
+        for ok in ("relu", "int8", "sorted", "reversed", "few:2", "few:256", "masked:0.5", "masked:0"):
+            self.assertEqual(peers._topk_value("dist", ok, "t"), ok)
+        for bad in ("few", "few:0", "few:x", "masked", "masked:1.5", "relu:3", "nope"):
+            with self.assertRaises(peers.Bad, msg=bad):
+                peers._topk_value("dist", bad, "t")
+
     def test_names(self):
         self.assertEqual(peers.size_name(1 << 29), "2^29")
         self.assertEqual(peers.size_name((1 << 29) + 1), "2^29+1")

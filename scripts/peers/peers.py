@@ -287,7 +287,10 @@ SHUFFLE_MODULES = {
 }
 TOPK_MODULES = {"omp-topk", "radik", "sort-and-choose"}
 ITEMS = {"shuffle": {"u64": 8, "u32": 4}, "topk": {"u32": 4}}
-TOPK_DISTS = ["uniform", "narrow", "narrow128", "zipf", "normal", "equal", "inf", "nan"]
+TOPK_DISTS = ["uniform", "narrow", "narrow128", "zipf", "normal", "equal", "inf", "nan", "relu", "int8",
+              "sorted", "reversed"]
+# Distributions that take an argument (few:L levels, masked:F a fraction).
+TOPK_DISTS_ARG = ["few", "masked"]
 # The top-k problem's parameters (families/topk/topk_problem.h), defaults.
 TOPK_PARAMS = [("k", 32), ("rows", 1), ("ragged", False), ("misalign", False), ("largest", True),
                ("dist", "uniform"), ("dtype", "f32")]
@@ -301,8 +304,17 @@ def _topk_value(key, raw, where):
     if key in ("ragged", "misalign", "largest"):
         return parse_bool(raw, where)
     if key == "dist":
+        name, _, arg = raw.partition(":")
+        if name in TOPK_DISTS_ARG:
+            try:
+                v = float(arg) if name == "masked" else int(arg)
+            except ValueError:
+                v = -1
+            if (name == "few" and not 1 <= v <= 1 << 24) or (name == "masked" and not 0 <= v <= 1):
+                raise Bad("%s: '%s' needs an argument (few:L, L in 1..2^24; masked:F, F in 0..1)" % (where, raw))
+            return raw
         if raw not in TOPK_DISTS:
-            raise Bad("%s: '%s' is not one of %s" % (where, raw, "|".join(TOPK_DISTS)))
+            raise Bad("%s: '%s' is not one of %s" % (where, raw, "|".join(TOPK_DISTS + [d + ":ARG" for d in TOPK_DISTS_ARG])))
         return raw
     if raw not in ("f32", "u32"):
         raise Bad("%s: '%s' is not one of f32|u32" % (where, raw))
@@ -1005,7 +1017,32 @@ def topk_dist(torch, dist, total, gen, dev):
         v = 2 * torch.rand(total, generator=gen, device=dev, dtype=f32) - 1
         v = torch.where(u < 0.25, torch.full_like(v, float("inf")), v)
         return torch.where((u >= 0.25) & (u < 0.5), torch.full_like(v, float("-inf")), v)
+    if dist == "relu":
+        u = torch.rand(total, generator=gen, device=dev, dtype=f32)
+        v = torch.randn(total, generator=gen, device=dev, dtype=f32).abs_()
+        return torch.where(u < 0.5, torch.zeros_like(v), v)
+    if dist == "int8":
+        return (torch.randint(0, 256, (total,), generator=gen, device=dev) - 128).to(f32)
+    if dist.startswith("few:"):
+        levels = int(dist[4:])
+        r = torch.randint(0, levels, (total,), generator=gen, device=dev)
+        return (r.to(torch.float64) / levels).to(f32)
+    if dist.startswith("masked:"):
+        frac = float(dist[7:])
+        u = torch.rand(total, generator=gen, device=dev, dtype=f32)
+        v = torch.rand(total, generator=gen, device=dev, dtype=f32)
+        return torch.where(u < frac, torch.full_like(v, float("-inf")), v)
     raise ValueError("dist %s has no generator here" % dist)
+
+
+def topk_ordered(torch, dist, rows, n, dev):
+    """sorted and reversed, as permbench's fill_ordered: position j of a row
+    of n holds the float whose bits are j * 0x3f800000 / n (0 up to 1)."""
+    j = torch.arange(n, device=dev, dtype=torch.int64)
+    if dist == "reversed":
+        j = n - 1 - j
+    row = (j * 0x3f800000 // n).to(torch.int32).view(torch.float32)
+    return row.repeat(rows)
 
 
 class TopkData(object):
@@ -1016,7 +1053,10 @@ class TopkData(object):
     def __init__(self, torch, dev, gen, n, p, kmax):
         rows = int(p["rows"])
         total = rows * n
-        vals = topk_dist(torch, p["dist"], total, gen, dev)
+        if p["dist"] in ("sorted", "reversed"):
+            vals = topk_ordered(torch, p["dist"], rows, n, dev)
+        else:
+            vals = topk_dist(torch, p["dist"], total, gen, dev)
         if p["misalign"]:
             # Rows back to back, the first 4 bytes past a 16-byte boundary:
             # every row starts misaligned when n is a multiple of 4.
