@@ -9,20 +9,21 @@
  *      over the whole array while the segments are larger than `target`
  *      items on average: each is one multisplit pass over tiles of 4096
  *      positions (a tile lies in one segment): a count kernel draws the
- *      tile's labels (four a Philox block, nothing read) and counts them,
- *      CUB's scan turns the counts, laid out segment-major, label-major,
- *      tile-minor, into every (tile, label)'s place in the output, and a
- *      move kernel reads the tile, draws its labels again, orders it by
- *      label in shared memory (stable: warp ranks by ballots, as CUB's)
- *      and writes each label's run to its place (coalesced runs);
- *   2. one block a segment: the segment is loaded into shared memory (or,
- *      past `cap` items, worked on in global memory with a scratch buffer:
- *      the same code, so the output never depends on where), its labels
- *      drawn into shared memory, split level by level (a segment of at
- *      least BIG items by the whole block, smaller ones a warp each), each
- *      part of at most `small` items shuffled by Fisher-Yates by one
- *      thread as soon as it is formed (four steps a Philox block); the
- *      segments still to split wait in a list in global memory.
+ *      tile's labels (sixteen a Philox block, nothing read) and counts
+ *      them, CUB's scan turns the counts, laid out segment-major,
+ *      label-major, tile-minor, into every (tile, label)'s place in the
+ *      output, and a move kernel reads the tile, draws its labels again,
+ *      orders it by label in shared memory (stable: warp ranks by ballots,
+ *      as CUB's) and writes each label's run to its place (coalesced runs);
+ *   2. one block a segment (fast_segment): at most `cap` items, split once
+ *      in shared memory on 16-bit indices and its parts shuffled by
+ *      Fisher-Yates on the indices (four steps a Philox block), the items
+ *      written once through them. A larger segment, or one whose split
+ *      made a part to split again, takes the general path: every level in
+ *      global memory with a scratch buffer (a segment of at least BIG items
+ *      split by the whole block, smaller ones a warp each, parts of at most
+ *      `small` finished by one thread, the segments still to split in a
+ *      list in global memory); the output never depends on the path.
  *
  * A segment of at most `small` items is not split at any level (the
  * model's rule): a pass moves it whole to its first sub-segment.
@@ -369,23 +370,23 @@ __device__ void finish_part(T *A, uint64_t S, uint32_t ps, uint32_t cnt, uint32_
     }
 }
 
-/* Position p's level label: from the segment's label array (drawn once
- * for the split), or drawn now (the global-memory path keeps none). */
-__device__ __forceinline__ uint32_t label_at(const uint8_t *lab, uint32_t p, const grs_args &g, uint64_t S,
-                                             uint32_t level, uint64_t sample)
+/* Position p's level label, drawn where it is needed (the general path
+ * keeps no label array: its segments may be larger than shared memory). */
+__device__ __forceinline__ uint32_t label_at(uint32_t p, const grs_args &g, uint64_t S, uint32_t level,
+                                             uint64_t sample)
 {
-    return lab ? lab[p] : pb_grs_level_label(g.k, S + p, level, sample, g.lb);
+    return pb_grs_level_label(g.k, S + p, level, sample, g.lb);
 }
 
 /* A warp counts the level labels of positions [wa, we) into hist (one
  * word a label, the warp's own, added to). */
-__device__ void warp_count(const uint8_t *lab, uint32_t wa, uint32_t we, uint32_t level, const grs_args &g,
+__device__ void warp_count(uint32_t wa, uint32_t we, uint32_t level, const grs_args &g,
                            uint64_t S, uint64_t sample, unsigned *hist)
 {
     const unsigned lane = threadIdx.x & 31;
     for (uint32_t c = wa; c < we; c += 32) {
         uint32_t p = c + lane;
-        uint32_t L = p < we ? label_at(lab, p, g, S, level, sample) : NONE;
+        uint32_t L = p < we ? label_at(p, g, S, level, sample) : NONE;
         unsigned peers = match_label(L, L != NONE, g.lb);
         if (L != NONE && lane == (unsigned)(__ffs(peers) - 1)) hist[L] += (unsigned)__popc(peers);
         __syncwarp();
@@ -395,13 +396,13 @@ __device__ void warp_count(const uint8_t *lab, uint32_t wa, uint32_t we, uint32_
 /* A warp moves positions [wa, we) of A to B[a + place], place = hist[label]
  * (the next free place of each label, advanced as it goes): stable. */
 template <typename T>
-__device__ void warp_move(const uint8_t *lab, const T *A, T *B, uint32_t a, uint32_t wa, uint32_t we, uint32_t level,
+__device__ void warp_move(const T *A, T *B, uint32_t a, uint32_t wa, uint32_t we, uint32_t level,
                           const grs_args &g, uint64_t S, uint64_t sample, unsigned *hist)
 {
     const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
     for (uint32_t c = wa; c < we; c += 32) {
         uint32_t p = c + lane;
-        uint32_t L = p < we ? label_at(lab, p, g, S, level, sample) : NONE;
+        uint32_t L = p < we ? label_at(p, g, S, level, sample) : NONE;
         unsigned peers = match_label(L, L != NONE, g.lb);
         if (L != NONE) B[a + hist[L] + __popc(peers & lower)] = A[p];
         __syncwarp();
@@ -416,14 +417,13 @@ constexpr int PER = MAXL / 32;
 /* One warp splits [a, e) stably by its level labels (A -> B -> A), then
  * finishes its parts. hist: MAXL words of the warp's own. */
 template <typename T>
-__device__ void warp_split(T *A, T *B, uint8_t *lab, uint32_t a, uint32_t e, uint32_t level, const grs_args &g,
+__device__ void warp_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, const grs_args &g,
                            uint64_t S, uint64_t sample, unsigned *hist, const lists &L)
 {
     const unsigned lane = threadIdx.x & 31, nl = 1u << g.lb, per = (nl + 31) / 32;
     for (unsigned q = lane; q < nl; q += 32) hist[q] = 0;
-    if (lab) draw_labels(lab + a, S + a, S + e, g.k, level, PB_GRS_TAG_LEVEL, sample, g.lb, lane, 32);
     __syncwarp();
-    warp_count(lab, a, e, level, g, S, sample, hist);
+    warp_count(a, e, level, g, S, sample, hist);
     __syncwarp();
     unsigned cnt[PER], base[PER], sum = 0;
 #pragma unroll
@@ -447,7 +447,7 @@ __device__ void warp_split(T *A, T *B, uint8_t *lab, uint32_t a, uint32_t e, uin
         run += cnt[i];
     }
     __syncwarp();
-    warp_move(lab, A, B, a, a, e, level, g, S, sample, hist);
+    warp_move(A, B, a, a, e, level, g, S, sample, hist);
     __syncwarp();
     for (uint32_t p = a + lane; p < e; p += 32) A[p] = B[p];
     __syncwarp();
@@ -465,16 +465,15 @@ struct block_shared {
 /* The whole block splits [a, e): warp w counts and moves its contiguous
  * chunk; the places are label-major, warp-minor (the stable order). */
 template <typename T>
-__device__ void block_split(T *A, T *B, uint8_t *lab, uint32_t a, uint32_t e, uint32_t level, const grs_args &g,
+__device__ void block_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, const grs_args &g,
                             uint64_t S, uint64_t sample, block_shared &bs, const lists &L)
 {
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nl = 1u << g.lb;
     const uint32_t len = e - a, cw = ((len + NW - 1) / NW + 31) & ~31u;
     const uint32_t wa = a + min(len, warp * cw), we = a + min(len, (warp + 1) * cw);
     for (unsigned q = lane; q < nl; q += 32) bs.hist[warp][q] = 0;
-    if (lab) draw_labels(lab + a, S + a, S + e, g.k, level, PB_GRS_TAG_LEVEL, sample, g.lb, threadIdx.x, BT);
     __syncthreads();
-    warp_count(lab, wa, we, level, g, S, sample, bs.hist[warp]);
+    warp_count(wa, we, level, g, S, sample, bs.hist[warp]);
     __syncthreads();
     unsigned t = 0;
     if (threadIdx.x < nl)
@@ -490,7 +489,7 @@ __device__ void block_split(T *A, T *B, uint8_t *lab, uint32_t a, uint32_t e, ui
         }
     }
     __syncthreads();
-    warp_move(lab, A, B, a, wa, we, level, g, S, sample, bs.hist[warp]);
+    warp_move(A, B, a, wa, we, level, g, S, sample, bs.hist[warp]);
     __syncthreads();
     for (uint32_t p = a + threadIdx.x; p < e; p += BT) A[p] = B[p];
     __syncthreads();
@@ -647,11 +646,11 @@ __global__ void __launch_bounds__(BT, 2)
         }
         lists L = {xs, xe, &nnext};
         for (unsigned i = 0; i < nc; i++)
-            if (ce[i] - cs[i] >= BIG) block_split(A, B, (uint8_t *)nullptr, cs[i], ce[i], level, g, S, sample, bs, L);
+            if (ce[i] - cs[i] >= BIG) block_split(A, B, cs[i], ce[i], level, g, S, sample, bs, L);
         const unsigned warp = threadIdx.x >> 5;
         for (unsigned i = warp; i < nc; i += NW)
             if (ce[i] - cs[i] < BIG)
-                warp_split(A, B, (uint8_t *)nullptr, cs[i], ce[i], level, g, S, sample, bs.hist[warp], L);
+                warp_split(A, B, cs[i], ce[i], level, g, S, sample, bs.hist[warp], L);
         __syncthreads();
         if (threadIdx.x == 0) ncur = nnext;
         uint32_t *t = cs;
