@@ -239,6 +239,19 @@ class Plan(unittest.TestCase):
         self.assertEqual(len(points), 5)
         self.assertEqual(notes, [])
 
+    def test_key_orders_do_not_clash(self):
+        # dist = sorted beside uniform: torch-topk's "sorted" series must not
+        # be torch-topk-sorted's (the peer that returns its k in order).
+        ins = [self.inst("r/k=32", "k", "32", k=32), self.inst("r-s/k=32", "k", "32", k=32, dist="sorted"),
+               self.inst("r-r/k=32", "k", "32", k=32, dist="reversed")]
+        spec = {"sweep": {"family": "topk", "sizes": [1 << 20], "item_bytes": [4]}, "instances": ins}
+        insts, points, notes = peers.plan(spec, ["torch-topk", "torch-topk-sorted"])
+        labels = [i["label"] for i in insts]
+        self.assertEqual(len(labels), len(set(labels)))
+        self.assertIn("torch-topk-keys-sorted/k=32", labels)
+        self.assertIn("torch-topk-sorted/k=32", labels)
+        self.assertIn("torch-topk-sorted-keys-reversed/k=32", labels)
+
     def test_axis_over_problem(self):
         ins = [self.inst("r/dist=%s" % d, "dist", d, dist=d, rows=16, k=1024)
                for d in ("zipf", "nan", "uniform")]

@@ -510,7 +510,9 @@ def _suffix(params, varying):
             continue
         v = params[key]
         if key == "dist":
-            parts.append(str(v))
+            # "sorted" alone would read as torch-topk-sorted, the peer that
+            # returns its k in order: the key orders get a prefix.
+            parts.append("keys-" + v if v in ("sorted", "reversed") else str(v))
         elif key == "largest":
             parts.append("smallest")
         elif isinstance(v, bool):
@@ -603,6 +605,11 @@ def plan(spec, only):
                     instances.append(_peer_instance(p, series, g["axis"], value, params, label))
     if not instances:
         raise Skip("no point of the sweep is one a peer can run (%s); nothing to do" % "; ".join(notes))
+    seen = set()
+    for inst in instances:
+        if inst["label"] in seen:
+            raise Bad("two peer rows would both be named %s (a series name clash); nothing run" % inst["label"])
+        seen.add(inst["label"])
     points = []
     for inst in instances:
         for ib in sweep["item_bytes"]:
