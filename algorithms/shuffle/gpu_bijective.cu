@@ -102,9 +102,10 @@ int run_typed(state *s, const bijection<KIND> &f, pb_err *err)
          * more than INT_MAX items faulted (an illegal address at a domain
          * of 2^31, H200, CUDA 13.0); each further chunk needs the count so
          * far on the host (a wait; two at 2^31, none below 2^30). */
+        const uint64_t chunk = select_chunk(s->domain);
         uint64_t kept = 0;
-        for (uint64_t c0 = 0; c0 < s->domain; c0 += select_chunk(s->domain)) {
-            const uint64_t len = s->domain - c0 < select_chunk(s->domain) ? s->domain - c0 : select_chunk(s->domain);
+        for (uint64_t c0 = 0; c0 < s->domain; c0 += chunk) {
+            const uint64_t len = s->domain - c0 < chunk ? s->domain - c0 : chunk;
             PB_CUDA_TRY(cub::DeviceSelect::If(s->temp, s->temp_bytes, (Offset *)s->values + c0,
                                               (Offset *)s->selected + kept, (Offset *)s->num_selected,
                                               (int64_t)len, below<Offset>{s->m}),

@@ -121,31 +121,8 @@ __device__ __forceinline__ unsigned match_label(uint32_t L, bool valid, uint32_t
     return m;
 }
 
-/* An exclusive scan of one value a thread over a block of NT threads;
- * wt: NT / 32 words of shared memory. Every thread must call it. */
-template <int NT> __device__ unsigned block_exclusive(unsigned v, unsigned *wt)
-{
-    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    unsigned incl = v;
-    for (int o = 1; o < 32; o <<= 1) {
-        unsigned x = __shfl_up_sync(0xffffffffu, incl, o);
-        if ((int)lane >= o) incl += x;
-    }
-    if (lane == 31) wt[warp] = incl;
-    __syncthreads();
-    if (warp == 0) {
-        unsigned t = lane < NT / 32 ? wt[lane] : 0, ti = t;
-        for (int o = 1; o < 32; o <<= 1) {
-            unsigned x = __shfl_up_sync(0xffffffffu, ti, o);
-            if ((int)lane >= o) ti += x;
-        }
-        if (lane < NT / 32) wt[lane] = ti - t;
-    }
-    __syncthreads();
-    unsigned r = wt[warp] + incl - v;
-    __syncthreads(); /* wt may be reused at once */
-    return r;
-}
+/* A block's exclusive sum of one value a thread: CUB's, by warp scans. */
+template <int NT> using block_scan = cub::BlockScan<unsigned, NT, cub::BLOCK_SCAN_WARP_SCANS>;
 
 /* ---- the multisplit passes ---- */
 
@@ -246,7 +223,8 @@ __global__ void __launch_bounds__(PT, 3)
     __shared__ uint8_t lab[TILE], slab[TILE];
     __shared__ T item[TILE];
     __shared__ unsigned short wh[PNW][MAXL]; /* a warp's count, then its next place, of each label */
-    __shared__ unsigned lstart[MAXL], goff[MAXL], wt[PNW];
+    __shared__ unsigned lstart[MAXL], goff[MAXL];
+    __shared__ typename block_scan<PT>::TempStorage scan;
     tile_at ta;
     if (!find_tile(a, ss, se, tstart, &ta)) return;
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, lower = (1u << lane) - 1;
@@ -274,7 +252,8 @@ __global__ void __launch_bounds__(PT, 3)
     /* Thread L (PT == MAXL): label L's places, warp by warp. */
     unsigned tot = 0;
     for (int w = 0; w < PNW; w++) tot += wh[w][threadIdx.x];
-    unsigned run = block_exclusive<PT>(tot, wt);
+    unsigned run;
+    block_scan<PT>(scan).ExclusiveSum(tot, run);
     lstart[threadIdx.x] = run;
     for (int w = 0; w < PNW; w++) {
         unsigned h = wh[w][threadIdx.x];
@@ -459,7 +438,8 @@ __device__ void warp_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, c
 
 struct block_shared {
     unsigned hist[NW][MAXL];
-    unsigned tot[MAXL], lbase[MAXL], wt[NW];
+    unsigned tot[MAXL], lbase[MAXL];
+    block_scan<BT>::TempStorage scan;
 };
 
 /* The whole block splits [a, e): warp w counts and moves its contiguous
@@ -478,7 +458,8 @@ __device__ void block_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, 
     unsigned t = 0;
     if (threadIdx.x < nl)
         for (int w = 0; w < NW; w++) t += bs.hist[w][threadIdx.x];
-    unsigned run = block_exclusive<BT>(t, bs.wt);
+    unsigned run;
+    block_scan<BT>(bs.scan).ExclusiveSum(t, run);
     if (threadIdx.x < nl) {
         bs.tot[threadIdx.x] = t;
         bs.lbase[threadIdx.x] = run;
@@ -510,7 +491,8 @@ __device__ void block_split(T *A, T *B, uint32_t a, uint32_t e, uint32_t level, 
  * general path redoes the segment). */
 struct fast_shared {
     unsigned short hist[NW][MAXL]; /* a warp's count, then its first slot, of each label */
-    unsigned tot[MAXL], lbase[MAXL], wt[NW];
+    unsigned tot[MAXL], lbase[MAXL];
+    block_scan<BT>::TempStorage scan;
     int spill;
 };
 
@@ -570,7 +552,8 @@ __device__ bool fast_segment(const T *in, T *arr, uint32_t m, uint64_t S, uint32
     unsigned t = 0;
     if (tid < nl)
         for (int w = 0; w < NW; w++) t += fs.hist[w][tid];
-    unsigned run = block_exclusive<BT>(t, fs.wt);
+    unsigned run;
+    block_scan<BT>(fs.scan).ExclusiveSum(t, run);
     if (tid < nl) {
         fs.tot[tid] = t;
         fs.lbase[tid] = run;
@@ -673,9 +656,8 @@ __global__ void batch_identity(uint32_t *vals, uint64_t n, uint64_t total)
  * target) and 12 standard deviations of a segment's size at 2^29, in 99
  * KiB for u64 (an item, an index and a label an item), so that two blocks
  * share an SM. At most 65535 (16-bit indices). */
-uint32_t cap_of(const pb_params *p, unsigned ib)
+uint32_t cap_of(const pb_params *p)
 {
-    (void)ib;
     return p->v[P_CAP] > 0 ? (uint32_t)p->v[P_CAP] : 9216u;
 }
 
@@ -693,6 +675,9 @@ plan plan_of(const pb_grs_shape &sh, uint64_t n, uint64_t target)
     return pl;
 }
 
+/* Events a traced run records at most: the start, a pass each, the end. */
+constexpr int NEV = 42;
+
 /* Buffers for `total` items in `count` permutations of n. */
 struct work {
     uint64_t total, count, n;
@@ -700,7 +685,7 @@ struct work {
     grs_args g;
     plan pl;
     uint64_t nseg_max; /* segments after the last pass */
-    uint32_t *ss, *se, *ns, *ne, *tc, *tstart, *H, *Hs, *vals, *ls0, *le0, *ls1, *le1;
+    uint32_t *ss, *se, *ns, *ne, *tc, *tstart, *H, *vals, *ls0, *le0, *ls1, *le1;
     void *scratch, *temp;
     size_t temp_bytes;
     /* PB_GRS_PHASES=1: events after the start and each pass and the
@@ -708,12 +693,13 @@ struct work {
      * so traced samples are not timings). */
     bool trace;
     int nev;
-    cudaEvent_t ev[42];
+    cudaEvent_t ev[NEV];
+    size_t smem; /* the segment kernel's dynamic shared memory */
 };
 
 int mark(work *w, pb_err *err)
 {
-    if (!w->trace || w->nev >= 42) return 0;
+    if (!w->trace || w->nev >= NEV) return 0;
     if (!w->ev[w->nev]) PB_CUDA_TRY(cudaEventCreate(&w->ev[w->nev]), err);
     PB_CUDA_TRY(cudaEventRecord(w->ev[w->nev++]), err);
     return 0;
@@ -736,9 +722,9 @@ int print_phases(work *w, pb_err *err)
 
 void work_free(work *w)
 {
-    for (int i = 0; i < 42; i++)
+    for (int i = 0; i < NEV; i++)
         if (w->ev[i]) cudaEventDestroy(w->ev[i]);
-    void *p[] = {w->ss, w->se, w->ns, w->ne, w->tc, w->tstart, w->H, w->Hs, w->vals,
+    void *p[] = {w->ss, w->se, w->ns, w->ne, w->tc, w->tstart, w->H, w->vals,
                  w->ls0, w->le0, w->ls1, w->le1, w->scratch, w->temp};
     for (void *q : p) cudaFree(q);
     memset(w, 0, sizeof *w);
@@ -753,7 +739,7 @@ int work_alloc(work *w, const pb_params *p, uint64_t n, uint64_t count, unsigned
     w->g.n = n;
     w->g.lb = sh.level_bits;
     w->g.small = sh.small;
-    w->g.cap = cap_of(p, ib);
+    w->g.cap = cap_of(p);
     const char *tr = getenv("PB_GRS_PHASES");
     w->trace = tr && *tr && strcmp(tr, "0") != 0;
     if (sh.key_bits > 8)
@@ -783,16 +769,33 @@ int work_alloc(work *w, const pb_params *p, uint64_t n, uint64_t count, unsigned
     PB_CUDA_TRY(cudaMalloc(&w->tc, (segs + 1) * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->tstart, (segs + 1) * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->H, cells * 4), err);
-    PB_CUDA_TRY(cudaMalloc(&w->Hs, cells * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->ls0, t * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->le0, t * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->ls1, t * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->le1, t * 4), err);
     PB_CUDA_TRY(cudaMalloc(&w->scratch, t * ib), err);
-    if (identity) PB_CUDA_TRY(cudaMalloc(&w->vals, t * 4), err);
+    if (identity) {
+        /* The identity the batch (or the records' permutation) starts
+         * from, once: the passes never write it. */
+        PB_CUDA_TRY(cudaMalloc(&w->vals, t * 4), err);
+        batch_identity<<<pb_grid_for(w->total, 256), 256>>>(w->vals, w->n, w->total);
+        PB_CUDA_LAUNCHED(err);
+    }
+    /* The segment kernel's shared memory: the fast path's items, indices
+     * and labels, or the general path's counts, whichever is larger. */
+    w->smem = ((size_t)w->g.cap * (ib + 3) + 15) & ~(size_t)15;
+    if (w->smem < sizeof(block_shared)) w->smem = sizeof(block_shared);
+    if (ib == 4)
+        PB_CUDA_TRY(cudaFuncSetAttribute(shuffle_segments<uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)w->smem),
+                    err);
+    else
+        PB_CUDA_TRY(cudaFuncSetAttribute(shuffle_segments<uint64_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)w->smem),
+                    err);
     size_t b1 = 0, b2 = 0;
     PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, b1, w->tc, w->tstart, segs + 1), err);
-    PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, b2, w->H, w->Hs, cells), err);
+    PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, b2, w->H, w->H, cells), err);
     w->temp_bytes = b1 > b2 ? b1 : b2;
     PB_CUDA_TRY(cudaMalloc(&w->temp, w->temp_bytes ? w->temp_bytes : 16), err);
     return 0;
@@ -815,10 +818,12 @@ int run_pass(work *w, uint32_t w1, uint32_t tag, uint32_t bits, uint32_t small, 
     pass_count<<<(unsigned)upper, PT>>>(a, w->ss, w->se, w->tstart, w->H);
     PB_CUDA_LAUNCHED(err);
     tb = w->temp_bytes;
-    PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(w->temp, tb, w->H, w->Hs, cells), err);
-    pass_move<T><<<(unsigned)upper, PT>>>(a, w->ss, w->se, w->tstart, w->Hs, src, dst);
+    /* In place (CUB scans in place when input and output are one): the
+     * counts become each (tile, label)'s place. */
+    PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(w->temp, tb, w->H, w->H, cells), err);
+    pass_move<T><<<(unsigned)upper, PT>>>(a, w->ss, w->se, w->tstart, w->H, src, dst);
     PB_CUDA_LAUNCHED(err);
-    next_segments<<<pb_grid_for(nseg << bits, 256), 256>>>((uint32_t)nseg, bits, w->ss, w->se, w->tstart, w->Hs,
+    next_segments<<<pb_grid_for(nseg << bits, 256), 256>>>((uint32_t)nseg, bits, w->ss, w->se, w->tstart, w->H,
                                                            w->ns, w->ne);
     PB_CUDA_LAUNCHED(err);
     uint32_t *x = w->ss;
@@ -834,11 +839,7 @@ template <typename T> int shuffle_typed(work *w, const T *in, T *out, uint64_t f
     w->g.first = first;
     w->nev = 0;
     if (mark(w, err)) return -1;
-    if (!in) {
-        batch_identity<<<pb_grid_for(w->total, 256), 256>>>(w->vals, w->n, w->total);
-        PB_CUDA_LAUNCHED(err);
-        in = (const T *)w->vals;
-    }
+    if (!in) in = (const T *)w->vals;
     first_segments<<<pb_grid_for(w->count, 256), 256>>>(w->n, (uint32_t)w->count, w->ss, w->se);
     PB_CUDA_LAUNCHED(err);
     /* Passes alternate between out and scratch; the segment kernel reads
@@ -859,12 +860,7 @@ template <typename T> int shuffle_typed(work *w, const T *in, T *out, uint64_t f
         nseg <<= w->g.lb;
         if (mark(w, err)) return -1;
     }
-    /* The fast path's items, indices and labels, or the general path's
-     * counts, whichever is larger. */
-    size_t smem = ((size_t)w->g.cap * (sizeof(T) + 3) + 15) & ~(size_t)15;
-    if (smem < sizeof(block_shared)) smem = sizeof(block_shared);
-    PB_CUDA_TRY(cudaFuncSetAttribute(shuffle_segments<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
-    shuffle_segments<T><<<(unsigned)nseg, BT, smem>>>(cur, out, (T *)w->scratch, w->ss, w->se, w->g,
+    shuffle_segments<T><<<(unsigned)nseg, BT, w->smem>>>(cur, out, (T *)w->scratch, w->ss, w->se, w->g,
                                                       w->pl.levels, w->ls0, w->le0, w->ls1, w->le1);
     PB_CUDA_LAUNCHED(err);
     if (mark(w, err)) return -1;
