@@ -778,8 +778,10 @@ int work_alloc(work *w, const pb_params *p, uint64_t n, uint64_t count, unsigned
         /* The identity the batch (or the records' permutation) starts
          * from, once: the passes never write it. */
         PB_CUDA_TRY(cudaMalloc(&w->vals, t * 4), err);
-        batch_identity<<<pb_grid_for(w->total, 256), 256>>>(w->vals, w->n, w->total);
-        PB_CUDA_LAUNCHED(err);
+        if (w->total) { /* no grid of zero blocks: n = 0 has nothing to name */
+            batch_identity<<<pb_grid_for(w->total, 256), 256>>>(w->vals, w->n, w->total);
+            PB_CUDA_LAUNCHED(err);
+        }
     }
     /* The segment kernel's shared memory: the fast path's items, indices
      * and labels, or the general path's counts, whichever is larger. */
