@@ -214,6 +214,8 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
     row->status = PB_ROW_ERROR;
     row->pct_copy = NAN;
     row->speedup_vs_ref = NAN;
+    row->link_bytes = row->link_gbps = NAN;
+    row->topology[0] = '\0';
     row->failed_sample = -1;
     row->held = m->device == PB_DEVICE_GPU && cfg->hold;
 
@@ -270,6 +272,9 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
                         cfg->max_noise};
     pb_noise noise = {0};
     size_t cap = 0, wcap = 0;
+    /* Each sample's bytes between devices (pb_module.links), for the median. */
+    double *link_bytes = NULL;
+    size_t nlinks = 0, lcap = 0;
     double start = now_s();
     pb_stop why_stop = PB_GO_ON;
     for (size_t k = 0; why_stop == PB_GO_ON; k++, sample++) {
@@ -319,11 +324,32 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
                 have_last = true;
             }
         }
+        /* What the sample sent between devices, asked after the check like
+         * the check itself: outside the timed region. */
+        int link_rc = 0;
+        if (!bad && m->links) {
+            pb_link_report rep = {0};
+            link_rc = m->links(state, &rep, &err);
+            rep.topology[sizeof rep.topology - 1] = '\0';
+            if (!link_rc && !(isfinite(rep.bytes) && rep.bytes >= 0))
+                link_rc = pb_err_set(&err, "%g bytes between devices is not a byte count",
+                                     rep.bytes);
+            if (!link_rc && grow(&link_bytes, nlinks, &lcap))
+                link_rc = pb_err_set(&err, "out of memory for samples");
+            if (!link_rc) {
+                link_bytes[nlinks++] = rep.bytes;
+                snprintf(row->topology, sizeof row->topology, "%s", rep.topology);
+            }
+        }
         row->check_s += now_s() - c0;
         if (bad) {
             row->failed_sample = (long)k;
             fail_row(row, PB_ROW_FAILED, "verification, sample %zu (stream %llu): %s", k,
                      (unsigned long long)stream, err.msg);
+            break;
+        }
+        if (link_rc) {
+            fail_row(row, PB_ROW_ERROR, "links, sample %zu: %s", k, err.msg);
             break;
         }
         why_stop = pb_stopping_check(&stop, &noise, now_s() - start);
@@ -338,10 +364,19 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
     row->noisy = row->nsamples > 1 && row->noise > cfg->max_noise;
     pb_noise_free(&noise);
     m->release(state);
-    if (row->nsamples == 0) return;
+    if (row->nsamples == 0) {
+        free(link_bytes);
+        return;
+    }
 
     row->ms = pb_summarise(row->samples_ms, row->nsamples);
     row->wall = pb_summarise(row->wall_ms, row->nsamples);
+    if (nlinks) {
+        /* GB/s of payload over the links at the median time. */
+        row->link_bytes = pb_summarise(link_bytes, nlinks).median;
+        if (row->ms.median > 0) row->link_gbps = row->link_bytes / (row->ms.median * 1e6);
+    }
+    free(link_bytes);
     double s = row->ms.median * 1e-3;
     double items, bytes;
     pb_row_work(in, row->n, row->item_bytes, &items, &bytes);

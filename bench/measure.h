@@ -1,5 +1,7 @@
 /* One point of one instance: prepare, warm up, then samples until the
- * stopping rule (bench/stopping.h) says enough, every one of them checked.
+ * stopping rule (bench/stopping.h) says enough, every one of them checked;
+ * a module spread over several devices is asked after each what it sent
+ * between them (pb_module.links), untimed, and the row keeps the median.
  *
  * A sample is: refresh (untimed: the input put back where the module works
  * in place, every output poisoned), the cache flush (untimed), the timed

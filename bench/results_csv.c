@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,9 @@ const char *const pb_csv_columns[] = {
     "samples",     "median_ms",      "min_ms",         "max_ms",      "mean_ms",
     "stddev_ms",   "wall_median_ms", "noise_pct",      "noisy",       "items_per_s",
     "effective_gbps", "pct_of_copy", "speedup_vs_ref", "verified",    "status",
+    /* Appended: a reader that knows only the columns before still reads
+     * every one of them where it was. */
+    "link_bytes",  "link_gbps",
 };
 const size_t pb_csv_ncolumns = sizeof pb_csv_columns / sizeof pb_csv_columns[0];
 
@@ -53,7 +57,13 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
             if (!isnan(row->speedup_vs_ref)) fprintf(f, "%.4f", row->speedup_vs_ref);
             fputc(',', f);
         }
-        fprintf(f, "%s,%s\n", row->verified ? "yes" : "no", pb_row_status_name(row->status));
+        fprintf(f, "%s,%s,", row->verified ? "yes" : "no", pb_row_status_name(row->status));
+        /* Modules spread over several devices only: empty cells otherwise. */
+        bool links = row->status != PB_ROW_ERROR;
+        if (links && !isnan(row->link_bytes)) fprintf(f, "%.6g", row->link_bytes);
+        fputc(',', f);
+        if (links && !isnan(row->link_gbps)) fprintf(f, "%.6g", row->link_gbps);
+        fputc('\n', f);
     }
     return pb_afile_commit(&a, err);
 }

@@ -179,6 +179,11 @@ int pb_results_read_rows(const char *json_path, const pb_config *cfg, pb_run *ru
             row->ms = pb_summarise(row->samples_ms, row->nsamples);
             row->wall = pb_summarise(row->wall_ms, row->nsamples);
         }
+        /* Absent (a file of an older permbench) or null: NaN and "". */
+        row->link_bytes = num(o, "link_bytes");
+        row->link_gbps = num(o, "link_gbps");
+        const char *topo = json_string_value(json_object_get(o, "topology"));
+        snprintf(row->topology, sizeof row->topology, "%s", topo ? topo : "");
         row->pct_copy = NAN; /* the runner fills the ratios again */
         row->speedup_vs_ref = NAN;
     }

@@ -41,6 +41,13 @@ typedef struct pb_row {
     double gbps;        /* effective: the bytes the algorithm must move at least */
     double pct_copy;    /* of the copy ceiling on the same device, n and item; NaN if none */
     double speedup_vs_ref; /* the sweep's reference median / this median; NaN if none */
+    /* Modules spread over several devices (pb_module.links): the median
+     * over samples of the payload bytes sent between devices, that over the
+     * median time in GB/s, and the devices and links as the last report
+     * named them. NaN, NaN and "" for every other module. */
+    double link_bytes;
+    double link_gbps;
+    char topology[256];
     bool verified;
 } pb_row;
 

@@ -37,6 +37,15 @@ void pb_table_row(const pb_row *row)
                row->nsamples, row->ms.median, row->wall.median, noise, row->items_per_s / 1e9,
                row->gbps, pct, row->status == PB_ROW_OK ? "yes" : "FAILED",
                row->noisy ? " (noisy)" : "", row->timed_out ? " (timeout)" : "");
+        /* A module spread over several devices: what it sent between
+         * them, on a line of its own so the columns stay as they are. */
+        if (!isnan(row->link_bytes)) {
+            char rate[48] = "";
+            if (!isnan(row->link_gbps))
+                snprintf(rate, sizeof rate, ", %.1f GB/s at the median", row->link_gbps);
+            printf("  links: %.2f GB sent between devices%s%s%s\n", row->link_bytes / 1e9, rate,
+                   row->topology[0] ? "; " : "", row->topology);
+        }
     }
     fflush(stdout);
 }

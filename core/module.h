@@ -75,6 +75,13 @@ typedef struct pb_point {
     int threads;           /* CPU modules: threads to use (the 'threads' parameter, resolved) */
 } pb_point;
 
+/* A multi-device run's traffic (pb_module.links). */
+typedef struct pb_link_report {
+    double bytes;       /* payload bytes the last run sent between devices (a device's own block excluded) */
+    char topology[256]; /* the devices and their links as the transport reports them, e.g.
+                           "2 GPUs; 0-1 NVLink (NCCL 2.28.9: P2P/CUMEM, graph type NVL)" */
+} pb_link_report;
+
 typedef struct pb_module {
     const char *name;
     const pb_family *family;
@@ -156,6 +163,12 @@ typedef struct pb_module {
      * params: the instance's resolved values, or NULL (then: at its
      * defaults). */
     bool (*available)(const pb_params *params, char *why, size_t whylen);
+
+    /* Optional, modules spread over several devices: what the last run
+     * sent from one device to another, and over what. Untimed, after each
+     * sample; the harness reports the bytes (their median over samples,
+     * and that over the median time) and the topology with the row. */
+    int (*links)(void *state, pb_link_report *report, pb_err *err);
 } pb_module;
 
 #define PB_PARAMS(specs) (specs), (sizeof(specs) / sizeof((specs)[0]))

@@ -56,12 +56,14 @@ static int max_devices(const pb_module *m, int have)
     return g;
 }
 
-static int run_twin_split(const pb_module *m, uint32_t G, uint64_t n, unsigned bytes, int samples, int split)
+static int run_twin_split(const pb_module *m, uint32_t G, uint64_t n, unsigned bytes, int samples, int split,
+                          int chunks)
 {
     pb_params params;
     pb_params_defaults(m, &params);
     params.v[pb_module_param_index(m, "devices")] = G;
     params.v[pb_module_param_index(m, "split")] = split;
+    params.v[pb_module_param_index(m, "chunks")] = chunks;
     pb_point pt = {n, bytes, 77, &params, 0};
     void *state = NULL, *in = malloc(n * bytes + 8), *twin = malloc(n * bytes + 8);
     const void *out;
@@ -83,19 +85,23 @@ static int run_twin_split(const pb_module *m, uint32_t G, uint64_t n, unsigned b
             rc = pb_err_set(&err, "sample %llu differs from the C model", (unsigned long long)(5 + sample));
     }
     if (rc)
-        fprintf(stderr, "dist-shuffle devices=%u split=%s n=%llu item=%u: %s\n", G, split ? "cub" : "fused",
-                (unsigned long long)n, bytes, err.msg);
+        fprintf(stderr, "dist-shuffle devices=%u split=%s chunks=%d n=%llu item=%u: %s\n", G, split ? "cub" : "fused",
+                chunks, (unsigned long long)n, bytes, err.msg);
     if (state) m->release(state);
     free(in), free(twin);
     return rc != 0;
 }
 
-/* Both splits (fused, CUB's sort) for scalars up to 2^20 + 1; the default
- * (fused) beyond. */
+/* The fused split (records: CUB's) at every size; CUB's in one piece for
+ * scalars up to 2^20 + 1; and, on several devices, CUB's in pieces whose
+ * exchanges overlap the ordering: 3 (uneven pieces) or 7 (empty pieces
+ * below 7 items a slice), one sample. */
 static int run_twin(const pb_module *m, uint32_t G, uint64_t n, unsigned bytes, int samples)
 {
-    if (run_twin_split(m, G, n, bytes, samples, 0)) return 1;
-    return n <= (1u << 20) + 1 && !pb_shuffle_is_record(bytes) && run_twin_split(m, G, n, bytes, samples, 1);
+    if (run_twin_split(m, G, n, bytes, samples, 0, 0)) return 1;
+    if (n <= (1u << 20) + 1 && !pb_shuffle_is_record(bytes) && run_twin_split(m, G, n, bytes, samples, 1, 1))
+        return 1;
+    return G > 1 && run_twin_split(m, G, n, bytes, 1, 1, n % 2 ? 3 : 7);
 }
 
 TEST_IMPL(gpu_dist_twin)

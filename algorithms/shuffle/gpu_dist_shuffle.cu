@@ -25,8 +25,10 @@
  * other devices' parts are copied back after the run for the check. Both
  * copies are untimed. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cub/cub.cuh>
 #ifdef PB_HAVE_NCCL
@@ -53,9 +55,12 @@
 
 namespace {
 
-enum { P_DEVICES, P_BIJECTION, P_ROUNDS, P_SPLIT };
+enum { P_DEVICES, P_BIJECTION, P_ROUNDS, P_SPLIT, P_CHUNKS };
 enum { SPLIT_FUSED, SPLIT_CUB };
 constexpr int G_MAX = PB_DIST_MAX_DEVICES;
+/* Pieces a slice is split and sent in (split = cub): piece c's exchange
+ * runs while piece c + 1 is being split. */
+constexpr int K_MAX = 64;
 constexpr int THREADS = 256;
 
 unsigned bits_for(uint64_t v) /* ceil(log2(v)), 0 for v <= 1 */
@@ -307,22 +312,52 @@ struct comms {
 #ifdef PB_HAVE_NCCL
     ncclComm_t c[G_MAX];
 #endif
-    cudaStream_t st[G_MAX];
+    cudaStream_t st[G_MAX]; /* each device's work */
+    cudaStream_t xs[G_MAX]; /* its exchange, at the highest priority: NCCL's blocks go first onto the SMs a split frees */
     bool ready;
 };
+
+/* NCCL's own account of the links (its graph search's path type and each
+ * connection's transport), from its INFO log: NCCL_DEBUG=INFO into a file
+ * of ours, set before the process's first NCCL call unless the caller set
+ * NCCL_DEBUG (then: not captured). */
+char nccl_log[256];
+
+void nccl_log_remove(void)
+{
+    if (nccl_log[0]) unlink(nccl_log);
+}
+
+void nccl_log_capture(void)
+{
+    static bool once;
+    if (once) return;
+    once = true;
+    if (getenv("NCCL_DEBUG")) return;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(nccl_log, sizeof nccl_log, "%s/permbench-nccl-%ld.log", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    setenv("NCCL_DEBUG", "INFO", 1);
+    setenv("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,P2P", 1);
+    setenv("NCCL_DEBUG_FILE", nccl_log, 1);
+    atexit(nccl_log_remove);
+}
 
 int comms_init(comms *c, uint32_t G, pb_err *err)
 {
     c->G = G;
     for (uint32_t d = 0; d < G; d++) {
         PB_CUDA_TRY(cudaSetDevice((int)d), err);
+        int lowest = 0, highest = 0;
+        PB_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&lowest, &highest), err);
         PB_CUDA_TRY(cudaStreamCreateWithFlags(&c->st[d], cudaStreamNonBlocking), err);
+        PB_CUDA_TRY(cudaStreamCreateWithPriority(&c->xs[d], cudaStreamNonBlocking, highest), err);
     }
 #ifdef PB_HAVE_NCCL
     if (G > 1) {
         /* NVLink multicast stays off unless the caller says otherwise
          * (the lent nodes require it: their KINDS.md). */
         setenv("NCCL_NVLS_ENABLE", "0", 0);
+        nccl_log_capture();
         int devs[G_MAX];
         for (uint32_t d = 0; d < G; d++) devs[d] = (int)d;
         PB_NCCL_TRY(ncclCommInitAll(c->c, (int)G, devs), err);
@@ -343,6 +378,7 @@ void comms_free(comms *c)
     for (uint32_t d = 0; d < c->G; d++) {
         cudaSetDevice((int)d);
         cudaStreamDestroy(c->st[d]);
+        cudaStreamDestroy(c->xs[d]);
     }
     cudaSetDevice(0);
     c->ready = false;
@@ -367,7 +403,8 @@ int plan_from_counts(const comms *c, const unsigned long long *h, plan *p, pb_er
 /* Step 3: every block of p from send[s] to recv[d], item_bytes each, on
  * the devices' streams; a device's own block is a copy. Queued, not
  * waited for. */
-int exchange(comms *c, const plan *p, void *const *send, void *const *recv, unsigned ib, pb_err *err)
+int exchange(comms *c, const plan *p, void *const *send, void *const *recv, unsigned ib, const cudaStream_t *st,
+             pb_err *err)
 {
     uint32_t G = p->G;
     for (uint32_t s = 0; s < G; s++) {
@@ -376,7 +413,7 @@ int exchange(comms *c, const plan *p, void *const *send, void *const *recv, unsi
         PB_CUDA_TRY(cudaSetDevice((int)s), err);
         PB_CUDA_TRY(cudaMemcpyAsync((char *)recv[s] + p->recv_off[s * G + s] * ib,
                                     (const char *)send[s] + p->send_off[s * G + s] * ib, k * ib,
-                                    cudaMemcpyDeviceToDevice, c->st[s]),
+                                    cudaMemcpyDeviceToDevice, st[s]),
                     err);
     }
     if (G > 1) {
@@ -389,11 +426,11 @@ int exchange(comms *c, const plan *p, void *const *send, void *const *recv, unsi
                 uint64_t out = p->cnt[s * G + d], in = p->cnt[d * G + s];
                 if (out)
                     PB_NCCL_TRY(ncclSend((const char *)send[s] + p->send_off[s * G + d] * ib, out * ib, ncclUint8,
-                                         (int)d, c->c[s], c->st[s]),
+                                         (int)d, c->c[s], st[s]),
                                 err);
                 if (in)
                     PB_NCCL_TRY(ncclRecv((char *)recv[s] + p->recv_off[d * G + s] * ib, in * ib, ncclUint8, (int)d,
-                                         c->c[s], c->st[s]),
+                                         c->c[s], st[s]),
                                 err);
             }
         PB_NCCL_TRY(ncclGroupEnd(), err);
@@ -421,6 +458,9 @@ struct dev_state {
     size_t temp_bytes, bij_bytes;
     cudaEvent_t done;
     cudaEvent_t phase[4]; /* PB_DIST_PHASES: start, split, exchange, shuffle done */
+    cudaEvent_t counted;  /* the counts are on the host (G > 1) */
+    cudaEvent_t xdone;    /* the exchange stream's last piece sent and received */
+    cudaEvent_t piece[K_MAX]; /* piece c of the slice is ordered (G > 1) */
 };
 
 struct state {
@@ -430,18 +470,27 @@ struct state {
     pb_bij_kind kind;
     int rounds;
     bool fused; /* split = fused (scalars) */
+    uint32_t K; /* pieces a slice is split and sent in (0 or 1: one) */
     uint64_t n, seed, cap;
     unsigned ib;
     comms c;
     plan p;
     uint64_t start[G_MAX + 1]; /* the parts' places in the output, last run */
     bool gathered;
-    unsigned long long *h_counts; /* pinned, G x G */
+    unsigned long long *h_counts; /* pinned, G x K x G: device s's piece c's count for d at (s K + c) G + d */
+    plan pc;                      /* one piece's blocks */
+    char topology[256];           /* pb_link_report's */
+    bool topology_done;           /* NCCL's connections are in it (or cannot be) */
     cudaEvent_t begin;            /* device 0 */
     bool trace;                   /* PB_DIST_PHASES set: each run's phases to stderr */
     bool traced;                  /* the last run recorded them */
     dev_state d[G_MAX];
 };
+
+uint32_t pieces(const state *s) { return s->K > 1 ? s->K : 1; }
+
+/* Piece c of a slice of len items: [piece_lo(len, K, c), piece_lo(len, K, c + 1)). */
+uint64_t piece_lo(uint64_t len, uint32_t K, uint32_t c) { return pb_dist_slice(len, K, c); }
 
 /* PB_DIST_PHASES=1: every device's phases timed by its own events (the
  * where-does-the-time-go view of a sample; events on one device only, as
@@ -535,7 +584,7 @@ int alloc_split(state *s, dev_state *d, pb_err *err)
     const unsigned ib = s->ib;
     size_t slice = (d->len ? d->len : 1) * ib;
     PB_CUDA_TRY(cudaMalloc(&d->sorted, slice), err);
-    PB_CUDA_TRY(cudaMalloc(&d->counts, G_MAX * sizeof(unsigned long long)), err);
+    PB_CUDA_TRY(cudaMalloc(&d->counts, (size_t)pieces(s) * G_MAX * sizeof(unsigned long long)), err);
     if (s->fused) {
         d->tiles = (d->len + (d->lo & 3) + SPLIT_TILE - 1) / SPLIT_TILE;
         size_t cells = (size_t)s->G * (d->tiles ? d->tiles : 1);
@@ -571,6 +620,11 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
         s->kind = (pb_bij_kind)pt->params->v[P_BIJECTION];
         s->rounds = (int)pt->params->v[P_ROUNDS];
         s->fused = pt->params->v[P_SPLIT] == SPLIT_FUSED && !pb_shuffle_is_record(pt->item_bytes);
+        /* auto: pieces of about 2^25 items (on an H200 a piece's sort then
+         * takes about 0.4 ms and its exchange 0.9 ms for u64), at most 16 */
+        uint64_t k = pt->params->v[P_CHUNKS], per = pb_dist_slice(pt->n, devices_of(pt->params), 1);
+        if (k == 0) k = per >> 25 < 1 ? 1 : per >> 25 > 16 ? 16 : per >> 25;
+        s->K = s->fused || devices_of(pt->params) < 2 ? 1 : (uint32_t)k;
     }
     s->n = pt->n;
     s->seed = pt->seed;
@@ -600,6 +654,12 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
             }
         }
         PB_CUDA_TRY(cudaEventCreateWithFlags(&d->done, cudaEventDisableTiming), err);
+        if (s->G > 1 && !exchange_only) {
+            PB_CUDA_TRY(cudaEventCreateWithFlags(&d->counted, cudaEventDisableTiming), err);
+            PB_CUDA_TRY(cudaEventCreateWithFlags(&d->xdone, cudaEventDisableTiming), err);
+            for (uint32_t c = 0; c < pieces(s); c++)
+                PB_CUDA_TRY(cudaEventCreateWithFlags(&d->piece[c], cudaEventDisableTiming), err);
+        }
         if (s->trace)
             for (int k = 0; k < 4; k++) PB_CUDA_TRY(cudaEventCreate(&d->phase[k]), err);
         d->lo = pb_dist_slice(s->n, s->G, g);
@@ -623,7 +683,7 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
     }
     PB_CUDA_TRY(cudaSetDevice(0), err);
     PB_CUDA_TRY(cudaEventCreateWithFlags(&s->begin, cudaEventDisableTiming), err);
-    PB_CUDA_TRY(cudaMallocHost(&s->h_counts, (size_t)G_MAX * G_MAX * sizeof(unsigned long long)), err);
+    PB_CUDA_TRY(cudaMallocHost(&s->h_counts, (size_t)s->G * pieces(s) * s->G * sizeof(unsigned long long)), err);
     return refresh(s, err);
 }
 
@@ -649,56 +709,133 @@ int refresh(void *st, pb_err *err)
     return 0;
 }
 
-/* Steps 1-2 on device g: destinations, counts, the slice ordered by them. */
+/* Device g's K x G counts to the host, on its stream; `counted` marks them there. */
+int counts_to_host(state *s, uint32_t g, pb_err *err)
+{
+    const size_t cells = (size_t)pieces(s) * s->G;
+    PB_CUDA_TRY(cudaMemcpyAsync(s->h_counts + (size_t)g * cells, s->d[g].counts, cells * sizeof(unsigned long long),
+                                cudaMemcpyDeviceToHost, s->c.st[g]),
+                err);
+    if (s->d[g].counted) PB_CUDA_TRY(cudaEventRecord(s->d[g].counted, s->c.st[g]), err);
+    return 0;
+}
+
+/* Steps 1-2 on device g: destinations, counts, the slice ordered by them,
+ * piece by piece (each piece ordered in place, so the pieces' blocks for
+ * d, in piece order, are the slice's items for d in global order). The
+ * counts go to the host as soon as every destination is drawn, before
+ * the pieces are ordered, so the host's wait for them hides behind the
+ * ordering; `piece[c]` marks piece c ordered. */
 int split(state *s, uint32_t g, uint64_t sample, pb_err *err)
 {
     dev_state *d = &s->d[g];
     cudaStream_t st = s->c.st[g];
     const unsigned ib = s->ib;
-    int end = (int)bits_for(s->G);
-    PB_CUDA_TRY(cudaMemsetAsync(d->counts, 0, s->G * sizeof(unsigned long long), st), err);
-    if (d->len && s->fused) {
+    const uint32_t K = pieces(s), G = s->G;
+    int end = (int)bits_for(G);
+    PB_CUDA_TRY(cudaMemsetAsync(d->counts, 0, (size_t)K * G * sizeof(unsigned long long), st), err);
+    if (d->len && s->fused) { /* one piece */
         unsigned tiles = (unsigned)d->tiles;
-        split_count<<<tiles, THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, s->G, d->tiles, d->tile_counts,
+        split_count<<<tiles, THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, G, d->tiles, d->tile_counts,
                                                 d->counts);
         PB_CUDA_LAUNCHED(err);
+        if (counts_to_host(s, g, err)) return -1;
         PB_CUDA_TRY(cub::DeviceScan::ExclusiveSum(d->temp, d->temp_bytes, d->tile_counts, d->tile_offsets,
-                                                  (size_t)s->G * d->tiles, st),
+                                                  (size_t)G * d->tiles, st),
                     err);
         if (ib == 4)
             split_scatter<uint32_t><<<tiles, THREADS, 0, st>>>((const uint32_t *)d->in, (uint32_t *)d->sorted, s->seed,
-                                                               sample, d->lo, d->len, s->G, d->tiles, d->tile_offsets);
+                                                               sample, d->lo, d->len, G, d->tiles, d->tile_offsets);
         else
             split_scatter<uint64_t><<<tiles, THREADS, 0, st>>>((const uint64_t *)d->in, (uint64_t *)d->sorted, s->seed,
-                                                               sample, d->lo, d->len, s->G, d->tiles, d->tile_offsets);
+                                                               sample, d->lo, d->len, G, d->tiles, d->tile_offsets);
         PB_CUDA_LAUNCHED(err);
     } else if (d->len) {
-        draw_dests<<<pb_grid_for(d->len / 4 + 1, THREADS), THREADS, 0, st>>>(s->seed, sample, d->lo, d->len, s->G,
-                                                                            d->keys, d->counts);
-        PB_CUDA_LAUNCHED(err);
-        if (ib == 4)
-            PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys, d->keys_out,
-                                                        (const uint32_t *)d->in, (uint32_t *)d->sorted, d->len, 0,
-                                                        end, st),
-                        err);
-        else if (ib == 8)
-            PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys, d->keys_out,
-                                                        (const uint64_t *)d->in, (uint64_t *)d->sorted, d->len, 0,
-                                                        end, st),
-                        err);
-        else {
+        for (uint32_t c = 0; c < K; c++) {
+            uint64_t a = piece_lo(d->len, K, c), len = piece_lo(d->len, K, c + 1) - a;
+            if (!len) continue;
+            draw_dests<<<pb_grid_for(len / 4 + 1, THREADS), THREADS, 0, st>>>(s->seed, sample, d->lo + a, len, G,
+                                                                             d->keys + a, d->counts + (size_t)c * G);
+            PB_CUDA_LAUNCHED(err);
+        }
+        if (pb_shuffle_is_record(ib)) {
             pb_iota<<<pb_grid_for(d->len, THREADS), THREADS, 0, st>>>(d->idx, d->len);
             PB_CUDA_LAUNCHED(err);
-            PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys, d->keys_out, d->idx,
-                                                        d->idx_out, d->len, 0, end, st),
-                        err);
-            if (pb_gpu_gather_records_u32(d->in, d->sorted, d->idx_out, d->len, ib, st, err)) return -1;
         }
-    }
-    PB_CUDA_TRY(cudaMemcpyAsync(s->h_counts + (size_t)g * s->G, d->counts, s->G * sizeof(unsigned long long),
-                                cudaMemcpyDeviceToHost, st),
-                err);
+        if (counts_to_host(s, g, err)) return -1;
+        for (uint32_t c = 0; c < K; c++) {
+            uint64_t a = piece_lo(d->len, K, c), len = piece_lo(d->len, K, c + 1) - a;
+            if (len && ib == 4)
+                PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys + a, d->keys_out + a,
+                                                            (const uint32_t *)d->in + a, (uint32_t *)d->sorted + a,
+                                                            len, 0, end, st),
+                            err);
+            else if (len && ib == 8)
+                PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys + a, d->keys_out + a,
+                                                            (const uint64_t *)d->in + a, (uint64_t *)d->sorted + a,
+                                                            len, 0, end, st),
+                            err);
+            else if (len) {
+                PB_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d->temp, d->temp_bytes, d->keys + a, d->keys_out + a,
+                                                            d->idx + a, d->idx_out + a, len, 0, end, st),
+                            err);
+                if (pb_gpu_gather_records_u32(d->in, (char *)d->sorted + a * ib, d->idx_out + a, len, ib, st, err))
+                    return -1;
+            }
+            if (d->piece[c]) PB_CUDA_TRY(cudaEventRecord(d->piece[c], st), err);
+        }
+        return 0;
+    } else if (counts_to_host(s, g, err))
+        return -1;
+    for (uint32_t c = 0; c < K; c++)
+        if (d->piece[c]) PB_CUDA_TRY(cudaEventRecord(d->piece[c], st), err);
     return 0;
+}
+
+/* The whole run's plan (the pieces' counts summed) once every device's
+ * counts are on the host: the host waits for the draws only. */
+int plan_of_run(state *s, pb_err *err)
+{
+    const uint32_t G = s->G, K = pieces(s);
+    for (uint32_t g = 0; g < G; g++) {
+        PB_CUDA_TRY(cudaSetDevice((int)g), err);
+        PB_CUDA_TRY(cudaEventSynchronize(s->d[g].counted), err);
+    }
+    s->p.G = G;
+    for (uint32_t a = 0; a < G; a++)
+        for (uint32_t b = 0; b < G; b++) {
+            uint64_t k = 0;
+            for (uint32_t c = 0; c < K; c++) k += s->h_counts[((size_t)a * K + c) * G + b];
+            s->p.cnt[a * G + b] = k;
+        }
+    plan_offsets(&s->p);
+    return 0;
+}
+
+/* Piece c's blocks over the exchange streams, each device's stream first
+ * waiting for its piece to be ordered: source a's piece-c block for b
+ * lands after a's earlier pieces' blocks for b, so every receive buffer
+ * ends as one exchange of the whole slices would leave it. */
+int exchange_piece(state *s, uint32_t c, void *const *send, void *const *recv, pb_err *err)
+{
+    const uint32_t G = s->G, K = pieces(s);
+    plan *q = &s->pc;
+    q->G = G;
+    for (uint32_t a = 0; a < G; a++) {
+        uint64_t o = piece_lo(s->d[a].len, K, c);
+        for (uint32_t b = 0; b < G; b++) {
+            uint64_t before = 0;
+            for (uint32_t e = 0; e < c; e++) before += s->h_counts[((size_t)a * K + e) * G + b];
+            uint64_t k = s->h_counts[((size_t)a * K + c) * G + b];
+            q->cnt[a * G + b] = k;
+            q->send_off[a * G + b] = o;
+            q->recv_off[a * G + b] = s->p.recv_off[a * G + b] + before;
+            o += k;
+        }
+        PB_CUDA_TRY(cudaSetDevice((int)a), err);
+        PB_CUDA_TRY(cudaStreamWaitEvent(s->c.xs[a], s->d[a].piece[c], 0), err);
+    }
+    return exchange(&s->c, q, send, recv, s->ib, s->c.xs, err);
 }
 
 /* Device 0's stream (the harness's timer) waits for every device. */
@@ -750,7 +887,7 @@ int run(void *st, uint64_t sample, pb_err *err)
             PB_CUDA_TRY(cudaSetDevice((int)g), err);
             if (split(s, g, sample, err) || mark(s, g, 1, err)) return -1;
         }
-        if (plan_from_counts(&s->c, s->h_counts, &s->p, err)) return -1;
+        if (plan_of_run(s, err)) return -1;
         for (uint32_t g = 0; g < G; g++) {
             if (s->p.part[g] > s->cap)
                 return pb_err_set(err, "distributed shuffle: device %u draws %llu items, beyond its receive buffer of %llu",
@@ -758,7 +895,14 @@ int run(void *st, uint64_t sample, pb_err *err)
             send[g] = s->d[g].sorted;
             recv[g] = s->d[g].recv;
         }
-        if (exchange(&s->c, &s->p, send, recv, s->ib, err)) return -1;
+        for (uint32_t c = 0; c < pieces(s); c++)
+            if (exchange_piece(s, c, send, recv, err)) return -1;
+        /* Each device's work stream takes up after its exchange. */
+        for (uint32_t g = 0; g < G; g++) {
+            PB_CUDA_TRY(cudaSetDevice((int)g), err);
+            PB_CUDA_TRY(cudaEventRecord(s->d[g].xdone, s->c.xs[g]), err);
+            PB_CUDA_TRY(cudaStreamWaitEvent(s->c.st[g], s->d[g].xdone, 0), err);
+        }
     }
     for (uint32_t g = 0; g < G; g++) {
         PB_CUDA_TRY(cudaSetDevice((int)g), err);
@@ -791,7 +935,7 @@ int run_exchange(void *st, uint64_t sample, pb_err *err)
         recv[g] = s->d[g].out;
     }
     plan_offsets(&s->p);
-    if (exchange(&s->c, &s->p, send, recv, s->ib, err)) return -1;
+    if (exchange(&s->c, &s->p, send, recv, s->ib, s->c.st, err)) return -1;
     return join(s, err);
 }
 
@@ -852,6 +996,10 @@ void release(void *st)
         if (d->done) cudaEventDestroy(d->done);
         for (cudaEvent_t e : d->phase)
             if (e) cudaEventDestroy(e);
+        for (cudaEvent_t e : d->piece)
+            if (e) cudaEventDestroy(e);
+        if (d->counted) cudaEventDestroy(d->counted);
+        if (d->xdone) cudaEventDestroy(d->xdone);
     }
     comms_free(&s->c);
     cudaSetDevice(0);
@@ -860,6 +1008,92 @@ void release(void *st)
     pb_gpu_shuffle_release(s->bufs);
     cudaGetLastError();
     free(s);
+}
+
+/* A path type of NCCL's topology search, in words. */
+const char *path_words(const char *type)
+{
+    static const struct { const char *code, *words; } w[] = {
+        {"NVL", "NVLink"}, {"NVB", "NVLink through another GPU"}, {"C2C", "C2C"}, {"PIX", "PCIe, one switch"},
+        {"PXB", "PCIe, several switches"}, {"PXN", "PCIe through another GPU"}, {"PHB", "PCIe through the CPU"},
+        {"SYS", "PCIe across CPU sockets"}, {"LOC", "local"}, {"NET", "network"}};
+    for (const auto &x : w)
+        if (strncmp(type, x.code, 3) == 0) return x.words;
+    return "unknown";
+}
+
+/* NCCL's path type (the last topology search's "type X/Y": X between the
+ * GPUs) and the first connection's transport ("via P2P/..."), from the
+ * captured log; false when neither is there yet. */
+bool nccl_report(char *type, size_t tl, char *via, size_t vl)
+{
+    type[0] = via[0] = 0;
+    FILE *f = nccl_log[0] ? fopen(nccl_log, "r") : NULL;
+    if (!f) return false;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        const char *q;
+        if (strstr(line, "Pattern") && (q = strstr(line, "type ")))
+            sscanf(q + 5, "%63[^, \n]", type), type[tl - 1] = 0;
+        if (!via[0] && (q = strstr(line, " via "))) sscanf(q + 5, "%63[^ \n]", via), via[vl - 1] = 0;
+    }
+    fclose(f);
+    return type[0] || via[0];
+}
+
+/* The devices, CUDA's peer access among them and NCCL's account of the
+ * links, e.g. "2 GPUs; NCCL 2.28.9: type NVL/PIX (NVLink), via P2P/CUMEM;
+ * CUDA peer access 1 of 1 pairs". */
+void topology_of(state *s)
+{
+    char *t = s->topology;
+    const size_t n = sizeof s->topology;
+    int k = snprintf(t, n, "%u GPU%s", s->G, s->G == 1 ? "" : "s");
+    s->topology_done = true;
+    if (s->G < 2) {
+        snprintf(t + k, n - k, ", no exchange");
+        return;
+    }
+#ifdef PB_HAVE_NCCL
+    int v = 0;
+    if (ncclGetVersion(&v) == ncclSuccess) k += snprintf(t + k, n - k, "; NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+#endif
+    char type[64], via[64];
+    if (nccl_report(type, sizeof type, via, sizeof via))
+        k += snprintf(t + k, n - k, ": type %s (%s), via %s", type[0] ? type : "?", type[0] ? path_words(type) : "?",
+                      via[0] ? via : "?");
+    else if (getenv("NCCL_DEBUG") && !nccl_log[0])
+        k += snprintf(t + k, n - k, ": links not captured (NCCL_DEBUG set by the caller)");
+    else {
+        k += snprintf(t + k, n - k, ": links not reported yet");
+        s->topology_done = false;
+    }
+    unsigned pairs = 0, peer = 0;
+    for (uint32_t a = 0; a < s->G; a++)
+        for (uint32_t b = a + 1; b < s->G; b++) {
+            int x = 0;
+            pairs++;
+            if (cudaDeviceGetP2PAttribute(&x, cudaDevP2PAttrAccessSupported, (int)a, (int)b) == cudaSuccess && x) peer++;
+        }
+    cudaGetLastError();
+    if (k > 0 && (size_t)k < n) snprintf(t + k, n - k, "; CUDA peer access %u of %u pairs", peer, pairs);
+}
+
+/* pb_module.links: the last run's bytes between devices (every block but
+ * a device's own) and the topology. */
+int links(void *st, pb_link_report *r, pb_err *err)
+{
+    (void)err;
+    state *s = (state *)st;
+    double bytes = 0;
+    if (s->G > 1 && s->n)
+        for (uint32_t a = 0; a < s->G; a++)
+            for (uint32_t b = 0; b < s->G; b++)
+                if (a != b) bytes += (double)s->p.cnt[a * s->G + b] * s->ib;
+    r->bytes = bytes;
+    if (!s->topology_done) topology_of(s);
+    snprintf(r->topology, sizeof r->topology, "%s", s->topology);
+    return 0;
 }
 
 int prepare(const pb_point *pt, void **state, pb_err *err) { return prepare_common(false, pt, state, err); }
@@ -988,7 +1222,7 @@ int batch_chunk(batch_ctx *b, uint32_t n, pb_bij_kind kind, int rounds, uint64_t
         send[g] = b->d[g].sorted;
         recv[g] = b->d[g].recv;
     }
-    if (exchange(&b->c, &p, send, recv, 8, err)) return -1;
+    if (exchange(&b->c, &p, send, recv, 8, b->c.st, err)) return -1;
     /* Device g: regroup by permutation (stable: within one, sources in
      * order, so the indices stay in global order), count, shuffle. */
     for (uint32_t g = 0; g < G; g++) {
@@ -1094,7 +1328,10 @@ const pb_param_spec dist_params[] = {
     PB_BIJ_PARAMS,
     {"split", PB_PARAM_ENUM, SPLIT_CUB, 0, 1, "fused|cub",
      "ordering a slice by destination: CUB's radix sort of stored keys (the default: faster, measured) or "
-     "two fused passes (draw and count; draw again and scatter); records always take CUB's"}};
+     "two fused passes (draw and count; draw again and scatter); records always take CUB's"},
+    {"chunks", PB_PARAM_INT, 0, 0, K_MAX, NULL,
+     "pieces a slice is ordered and sent in (split = cub), piece c's exchange overlapping piece c+1's ordering "
+     "(0: auto, about 2^25 items a piece, at most 16; 1: no overlap)"}};
 
 /* The ceiling draws nothing: only the device count. */
 const pb_param_spec exchange_params[] = {
@@ -1163,7 +1400,7 @@ extern "C" const pb_module pb_module_dist_shuffle = {
     .flags = PB_MOD_SEEDED,
     .summary = "uniform shuffle over G GPUs: Philox destinations, NCCL exchange, bijective2 on each",
     .params = dist_params,
-    .nparams = 4,
+    .nparams = 5,
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
@@ -1176,6 +1413,7 @@ extern "C" const pb_module pb_module_dist_shuffle = {
     .bound = PB_BOUND_NONE,
     .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
     .available = available,
+    .links = links,
 };
 
 extern "C" const pb_module pb_module_dist_exchange = {
@@ -1197,4 +1435,5 @@ extern "C" const pb_module pb_module_dist_exchange = {
     .bound = PB_BOUND_NONE,
     .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
     .available = available,
+    .links = links,
 };

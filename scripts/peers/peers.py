@@ -45,8 +45,11 @@ CSV_COLUMNS = [
     "label", "series", "axis", "axis_value", "module", "family", "device", "n", "item_bytes",
     "threads", "samples", "median_ms", "min_ms", "max_ms", "mean_ms", "stddev_ms",
     "wall_median_ms", "noise_pct", "noisy", "items_per_s", "effective_gbps", "pct_of_copy",
-    "speedup_vs_ref", "verified", "status",
+    "speedup_vs_ref", "verified", "status", "link_bytes", "link_gbps",
 ]
+# Before link_bytes and link_gbps were appended: a base run of an older
+# permbench, which merge still takes.
+CSV_COLUMNS_OLD = CSV_COLUMNS[:CSV_COLUMNS.index("status") + 1]
 
 
 class Bad(Exception):
@@ -1474,6 +1477,8 @@ def row_json(row):
     j["effective_gbps"] = _num(row.get("effective_gbps")) if ok else None
     j["pct_of_copy"] = _num(row.get("pct_of_copy")) if ok else None
     j["speedup_vs_ref"] = _num(row.get("speedup_vs_ref")) if ok else None
+    # Bytes sent between devices: a peer runs on one GPU.
+    j["link_bytes"], j["link_gbps"], j["topology"] = None, None, None
     j["series"], j["axis"], j["axis_value"] = row["series"], row["axis"], row["axis_value"]
     j["verified"] = row["status"] == "ok"
     j["status"] = row["status"]
@@ -1504,6 +1509,9 @@ def csv_line(j):
         f.append("%.4f" % j["speedup_vs_ref"] if j.get("speedup_vs_ref") is not None else "")
     f.append("yes" if j["verified"] else "no")
     f.append(j["status"])
+    ok = j["status"] != "ERROR"
+    f.append(_g(j["link_bytes"]) if ok and j.get("link_bytes") is not None else "")
+    f.append(_g(j["link_gbps"]) if ok and j.get("link_gbps") is not None else "")
     return ",".join(f)
 
 
@@ -1786,7 +1794,8 @@ def cmd_merge(args):
             blines = f.read().split("\n")
     except OSError as e:
         raise Bad("PERMBENCH_DIR: %s: %s" % (bcsv, e.strerror or e))
-    if blines[0].split(",") != CSV_COLUMNS:
+    bhead = blines[0].split(",")
+    if bhead != CSV_COLUMNS and bhead != CSV_COLUMNS_OLD:
         raise Bad("PERMBENCH_DIR: %s: its header is not results.csv's columns of this permbench" % bcsv)
     claim_out(args.out_dir)
 
@@ -1832,7 +1841,9 @@ def cmd_merge(args):
     s["points_planned"] = (s.get("points_planned") or len(base["results"])) + (ps.get("points_planned") or len(prows))
     merged["summary"] = s
     os.makedirs(args.out_dir, exist_ok=True)
-    blines = [line for line in blines[1:] if line]
+    # An older base's lines get empty cells in the columns appended since.
+    pad = "," * (len(CSV_COLUMNS) - len(bhead))
+    blines = [line + pad for line in blines[1:] if line]
     write_atomic(os.path.join(args.out_dir, "results.json"), dump_json(merged))
     write_atomic(os.path.join(args.out_dir, "results.csv"), ",".join(CSV_COLUMNS) + "\n" +
                  "".join(line + "\n" for line in blines + [csv_line(r) for r in prows]))
