@@ -461,6 +461,7 @@ struct dev_state {
     cudaEvent_t counted;  /* the counts are on the host (G > 1) */
     cudaEvent_t xdone;    /* the exchange stream's last piece sent and received */
     cudaEvent_t piece[K_MAX]; /* piece c of the slice is ordered (G > 1) */
+    cudaEvent_t tp[K_MAX][3]; /* PB_DIST_PHASES, pieces: ordered, exchange started, exchange done */
 };
 
 struct state {
@@ -514,6 +515,18 @@ int print_phases(state *s, pb_err *err)
         fprintf(stderr, "dist phases n=%llu devices=%u device %u: split %.3f ms, exchange %.3f ms, shuffle %.3f ms "
                         "(part %llu items)\n",
                 (unsigned long long)s->n, s->G, g, ms[0], ms[1], ms[2], (unsigned long long)s->p.part[g]);
+        /* The pieces' timeline from the sample's start (ms): ordered, and
+         * the exchange's start and end on the exchange stream. */
+        if (s->G > 1 && s->d[g].tp[0][0]) {
+            fprintf(stderr, "dist pieces device %u:", g);
+            for (uint32_t c = 0; c < pieces(s); c++) {
+                float t[3];
+                for (int k = 0; k < 3; k++)
+                    PB_CUDA_TRY(cudaEventElapsedTime(&t[k], s->d[g].phase[0], s->d[g].tp[c][k]), err);
+                fprintf(stderr, " [%u] %.2f %.2f-%.2f", c, t[0], t[1], t[2]);
+            }
+            fputc('\n', stderr);
+        }
     }
     PB_CUDA_TRY(cudaSetDevice(0), err);
     return 0;
@@ -657,8 +670,11 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
         if (s->G > 1 && !exchange_only) {
             PB_CUDA_TRY(cudaEventCreateWithFlags(&d->counted, cudaEventDisableTiming), err);
             PB_CUDA_TRY(cudaEventCreateWithFlags(&d->xdone, cudaEventDisableTiming), err);
-            for (uint32_t c = 0; c < pieces(s); c++)
+            for (uint32_t c = 0; c < pieces(s); c++) {
                 PB_CUDA_TRY(cudaEventCreateWithFlags(&d->piece[c], cudaEventDisableTiming), err);
+                if (s->trace)
+                    for (int k = 0; k < 3; k++) PB_CUDA_TRY(cudaEventCreate(&d->tp[c][k]), err);
+            }
         }
         if (s->trace)
             for (int k = 0; k < 4; k++) PB_CUDA_TRY(cudaEventCreate(&d->phase[k]), err);
@@ -783,12 +799,15 @@ int split(state *s, uint32_t g, uint64_t sample, pb_err *err)
                     return -1;
             }
             if (d->piece[c]) PB_CUDA_TRY(cudaEventRecord(d->piece[c], st), err);
+            if (d->tp[c][0]) PB_CUDA_TRY(cudaEventRecord(d->tp[c][0], st), err);
         }
         return 0;
     } else if (counts_to_host(s, g, err))
         return -1;
-    for (uint32_t c = 0; c < K; c++)
+    for (uint32_t c = 0; c < K; c++) {
         if (d->piece[c]) PB_CUDA_TRY(cudaEventRecord(d->piece[c], st), err);
+        if (d->tp[c][0]) PB_CUDA_TRY(cudaEventRecord(d->tp[c][0], st), err);
+    }
     return 0;
 }
 
@@ -834,8 +853,15 @@ int exchange_piece(state *s, uint32_t c, void *const *send, void *const *recv, p
         }
         PB_CUDA_TRY(cudaSetDevice((int)a), err);
         PB_CUDA_TRY(cudaStreamWaitEvent(s->c.xs[a], s->d[a].piece[c], 0), err);
+        if (s->d[a].tp[c][1]) PB_CUDA_TRY(cudaEventRecord(s->d[a].tp[c][1], s->c.xs[a]), err);
     }
-    return exchange(&s->c, q, send, recv, s->ib, s->c.xs, err);
+    if (exchange(&s->c, q, send, recv, s->ib, s->c.xs, err)) return -1;
+    for (uint32_t a = 0; a < G; a++)
+        if (s->d[a].tp[c][2]) {
+            PB_CUDA_TRY(cudaSetDevice((int)a), err);
+            PB_CUDA_TRY(cudaEventRecord(s->d[a].tp[c][2], s->c.xs[a]), err);
+        }
+    return 0;
 }
 
 /* Device 0's stream (the harness's timer) waits for every device. */
@@ -998,6 +1024,9 @@ void release(void *st)
             if (e) cudaEventDestroy(e);
         for (cudaEvent_t e : d->piece)
             if (e) cudaEventDestroy(e);
+        for (auto &t : d->tp)
+            for (cudaEvent_t e : t)
+                if (e) cudaEventDestroy(e);
         if (d->counted) cudaEventDestroy(d->counted);
         if (d->xdone) cudaEventDestroy(d->xdone);
     }
