@@ -633,10 +633,16 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
         s->kind = (pb_bij_kind)pt->params->v[P_BIJECTION];
         s->rounds = (int)pt->params->v[P_ROUNDS];
         s->fused = pt->params->v[P_SPLIT] == SPLIT_FUSED && !pb_shuffle_is_record(pt->item_bytes);
-        /* auto: pieces of about 2^25 items (on an H200 a piece's sort then
-         * takes about 0.4 ms and its exchange 0.9 ms for u64), at most 16 */
-        uint64_t k = pt->params->v[P_CHUNKS], per = pb_dist_slice(pt->n, devices_of(pt->params), 1);
-        if (k == 0) k = per >> 25 < 1 ? 1 : per >> 25 > 16 ? 16 : per >> 25;
+        /* auto: pieces of about 2 GiB of items, at most 16. Measured on two
+         * H200 at 2 x 2^30 u64 (PB_DIST_PHASES' piece timelines): 16
+         * pieces of 512 MiB each took 1.2-2.5 ms to exchange against
+         * 0.86 ms for a 16th of one whole exchange (a piece's exchange
+         * has a fixed cost, and NCCL's kernels share the SMs with the
+         * ordering); 4 pieces gave the fastest sample (57.3 ms against
+         * 60.7 for 16 and 63.2 for one). */
+        uint64_t k = pt->params->v[P_CHUNKS];
+        uint64_t per = pb_dist_slice(pt->n, devices_of(pt->params), 1) * pt->item_bytes >> 31;
+        if (k == 0) k = per < 1 ? 1 : per > 16 ? 16 : per;
         s->K = s->fused || devices_of(pt->params) < 2 ? 1 : (uint32_t)k;
     }
     s->n = pt->n;
@@ -1360,7 +1366,7 @@ const pb_param_spec dist_params[] = {
      "two fused passes (draw and count; draw again and scatter); records always take CUB's"},
     {"chunks", PB_PARAM_INT, 0, 0, K_MAX, NULL,
      "pieces a slice is ordered and sent in (split = cub), piece c's exchange overlapping piece c+1's ordering "
-     "(0: auto, about 2^25 items a piece, at most 16; 1: no overlap)"}};
+     "(0: auto, about 2 GiB of items a piece, at most 16; 1: no overlap)"}};
 
 /* The ceiling draws nothing: only the device count. */
 const pb_param_spec exchange_params[] = {
