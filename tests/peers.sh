@@ -107,6 +107,17 @@ assert all(j['axis'] == 'k' for j in r['results'])
         torch-topk-narrow128=radik-narrow128 torch-sort-narrow128=sort-and-choose-narrow128
     expect_rc 0 relabel
     compare "$work/rel" "$work/ref" "56 rows compared"
+    # the same pairs found by parameters (the distribution's series too)
+    p relabel "$work/peers" "$work/rel2" torch-topk=radik --against "$work/ref" \
+        --by-params torch-topk=radik --by-params torch-sort=sort-and-choose
+    expect_rc 0 relabel-by-params
+    "$py" -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+series = sorted(set(j['series'] for j in r['results']))
+assert series == ['radik', 'radik-narrow128', 'sort-and-choose', 'sort-and-choose-narrow128'], series
+" "$work/rel2/results.json" || fail "relabel --by-params paired the wrong series"
+    compare "$work/rel2" "$work/ref" "56 rows compared"
     # synthetic rows are not merged unless asked
     p merge "$work/ref" "$work/peers" "$work/merged"
     expect_rc 2 merge

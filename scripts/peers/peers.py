@@ -1851,6 +1851,52 @@ def cmd_merge(args):
     return EXIT_OK
 
 
+# The parameters that make a peer row and one of ours the same problem
+# (topk: the distribution, key type, batch shape and direction; sorted
+# output is read off the peer's call).
+PAIR_KEYS = ("dist", "dtype", "rows", "ragged", "misalign", "largest")
+
+
+def pairs_by_params(peers, against, mods):
+    """PEER_SERIES=OUR_SERIES pairs found by parameters: for each peer
+    series of a module in mods (PEER_MODULE, OUR_MODULE), our series of the
+    partner module whose every instance has the same PAIR_KEYS (and sorted
+    output as the peer's call has it) at the peer's points. Where several of
+    ours qualify (radik-equal and radik-equal-paper-ties), the shortest name
+    (then the first in order); a peer series whose points match different
+    series of ours is left out, as is a second peer series for the same one
+    of ours."""
+    partner = dict(mods)
+
+    def sig(params, sorted_out):
+        return tuple(params.get(k) for k in PAIR_KEYS) + (bool(sorted_out),)
+
+    ours = {}
+    for i in against["instances"]:
+        if not isinstance(i, dict):
+            continue
+        par = i.get("params") or {}
+        key = (i.get("module"), sig(par, par.get("sorted", False)), str(i.get("axis_value")))
+        ours.setdefault(key, set()).add(i.get("series") or i.get("label"))
+    found = {}
+    for i in peers["instances"]:
+        mod = partner.get(i.get("module"))
+        if not mod:
+            continue
+        par = i.get("params") or {}
+        cands = ours.get((mod, sig(par, "sorted=True" in str(par.get("call", ""))), str(i.get("axis_value"))))
+        if cands:
+            found.setdefault(i["series"], set()).add(min(cands, key=lambda x: (len(x), x)))
+    pairs, taken = [], set()
+    for p in sorted(found):
+        if len(found[p]) == 1:
+            o = next(iter(found[p]))
+            if o not in taken:
+                taken.add(o)
+                pairs.append((p, o))
+    return pairs
+
+
 def cmd_relabel(args):
     peers, pfile = load_results(args.peers_dir, "PEERS_DIR")
     if not _is_peers(peers):
@@ -1862,10 +1908,21 @@ def cmd_relabel(args):
             raise Bad("relabel: %s is not PEER_SERIES=OUR_SERIES" % m)
         maps.append(tuple(m.split("=")))
     against = None
+    if args.by_params and not args.against:
+        raise Bad("relabel: --by-params needs --against RESULT_DIR")
     if args.against:
         against, _ = load_results(args.against, "--against")
         ours = set((i.get("series") or i.get("label")) for i in against["instances"] if isinstance(i, dict))
         maps = [(p, o) for p, o in maps if p in pseries and o in ours]
+        if args.by_params:
+            mods = []
+            for m in args.by_params:
+                if m.count("=") != 1 or not all(m.split("=")):
+                    raise Bad("relabel: --by-params %s is not PEER_MODULE=OUR_MODULE" % m)
+                mods.append(tuple(m.split("=")))
+            for pair in pairs_by_params(peers, against, mods):
+                if pair[0] not in set(p for p, _ in maps) and pair[1] not in set(o for _, o in maps):
+                    maps.append(pair)
         if not maps:
             raise Skip("no PEER_SERIES=OUR_SERIES pair has both series in these runs; nothing to compare")
     for p, o in maps:
@@ -1932,6 +1989,9 @@ def main(argv):
     lb.add_argument("peers_dir")
     lb.add_argument("out_dir")
     lb.add_argument("map", nargs="+", metavar="PEER_SERIES=OUR_SERIES")
+    lb.add_argument("--by-params", metavar="PEER_MODULE=OUR_MODULE", action="append",
+                    help="with --against: also pair each peer series of PEER_MODULE with the series of "
+                         "OUR_MODULE run on the same problem (dist, dtype, rows, largest, sorted output)")
     lb.add_argument("--against", metavar="RESULT_DIR",
                     help="keep the pairs whose series both runs have (exit 77 if none)")
     args = ap.parse_args(argv)

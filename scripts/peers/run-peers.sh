@@ -38,7 +38,9 @@ synthetic=() allow=()
 [ "${PEERS_SYNTHETIC:-}" = 1 ] && synthetic=(--synthetic) allow=(--allow-synthetic)
 
 # PEER_SERIES=OUR_SERIES pairs for compare; peers.py relabel --against keeps
-# those whose series are in both runs.
+# those whose series are in both runs, and --by-params adds, for top-k, each
+# distribution's peer series paired with ours on the same problem (dist,
+# dtype, rows, largest, sorted output), whatever the sections are called.
 pairs_topk="torch-topk=radik torch-topk-narrow128=radik-narrow128 torch-sort=sort-and-choose
             torch-sort-narrow128=sort-and-choose-narrow128"
 pairs_shuffle="torch-randperm-index=bijective2-varphilox torch-sort-shuffle=sort-shuffle
@@ -73,10 +75,16 @@ for dir in "$@"; do
         worse 1
     fi
     family=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["sweep"]["family"])' "$peers/results.json")
-    case $family in topk) pairs=$pairs_topk ;; shuffle) pairs=$pairs_shuffle ;; *) pairs="" ;; esac
+    by=()
+    case $family in
+    topk) pairs=$pairs_topk by=(--by-params torch-topk=radik --by-params torch-topk-sorted=radik
+                                --by-params torch-sort=sort-and-choose) ;;
+    shuffle) pairs=$pairs_shuffle ;;
+    *) pairs="" ;;
+    esac
     [ -n "$pairs" ] || continue
     # shellcheck disable=SC2086 # one pair a word
-    "$py" "$here/peers.py" relabel "$peers" "$out/.$name-relabelled" $pairs --against "$dir"
+    "$py" "$here/peers.py" relabel "$peers" "$out/.$name-relabelled" $pairs --against "$dir" "${by[@]}"
     rc=$?
     if [ $rc -eq 0 ]; then
         echo "== $name: permbench compare, BASE the peers (as our series), NEW the run"
