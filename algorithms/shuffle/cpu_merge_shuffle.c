@@ -15,7 +15,9 @@
  * Merges of one level run in parallel as tasks. Merges of at least
  * `wide_merge` items (the top levels, where there are fewer merges than
  * threads) are wide merges instead, each run by the whole team, out of
- * place into a second buffer (the levels alternate between the two): the
+ * place into a second buffer (the levels alternate between the two, the
+ * blocks and in-place levels working in the second buffer when the wide
+ * levels are odd in number, so the last writes the array): the
  * same random bits, bit p choosing whether output p is A's next item or
  * B's, stopping at the first bit that asks an exhausted run; the other
  * run's rest follows in order, and each remaining position i gets the same
@@ -36,9 +38,14 @@
  * s << 14), its bits one at a time from 32-bit words (the unused rest of the
  * last word is dropped, never handed on). Blocks, and merges of one level,
  * are disjoint, so no bit is drawn twice; the tree depends on n and `block`
- * only, so the output is the same for any thread count. */
+ * only, so the output is the same for any thread count.
+ *
+ * PB_MERGE_PHASES=1 prints each run's phase times to stderr (blocks, each
+ * level; docs/cpu-shuffles.md has a profile); PB_MERGE_NT=0 turns off the
+ * wide writes' non-temporal stores. Neither changes the output. */
 #include <omp.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,13 +66,18 @@ static const pb_param_spec params[] = {
 
 #define MS_TASK_MIN (UINT64_C(1) << 14) /* merge subtrees this large become tasks */
 
+/* PB_MERGE_PHASES=1: run() prints each phase's wall time to stderr. */
+enum { MS_P_COUNT, MS_P_PREFIX, MS_P_WRITE, MS_P_REST, MS_P_N };
+
 typedef struct ms_ctx {
     uint64_t seed, sample, n;
     unsigned k; /* 2^k blocks */
     unsigned item_bytes;
-    void *a;
-    void *tmp; /* n items: the wide merges' other buffer (NULL without them) */
+    void *a;        /* where the blocks and the in-place merges work: the array, or tmp */
+    const void *in; /* the items to shuffle (the array); a block is copied from it when a != in */
     int threads;
+    double *prof;   /* PB_MERGE_PHASES: the wide merges' phase times (summed over merges), else NULL */
+    bool nt;        /* the wide merges' stores bypass the cache (PB_MERGE_NT, default on) */
 } ms_ctx;
 
 /* A wide merge's bits come in chunks of this many (256 Philox blocks). */
@@ -83,31 +95,50 @@ static inline philox4x32_ctr_t ms_bits_block(const ms_ctx *c, uint64_t pos, uint
     return pb_cs_block_quiet(c->seed, c->sample, pos + b);
 }
 
+/* The in-place merge, without a branch on the bits. The paper's loop
+ * swaps T[i] with T[j] on a 1 (j++), keeps T[i] on a 0; here B's next
+ * item T[j] is held in y, T[i] is written to T[j] on every bit (a 0 leaves
+ * it there only until the next 1 overwrites it, or the stop puts y back;
+ * with B used up, j = n, it goes to T[i] itself) and the bit
+ * selects T[i]'s new value. So no load waits on the store just before it,
+ * and the swaps, hence the output, are the paper's. A word of bits whose
+ * ones and zeros cannot reach the stop (a bit that asks a run used up)
+ * runs without checks; the others check each bit. */
 #define MS_ITEM_FUNCS(T)                                                                           \
     static void ms_merge_##T(T *a, uint64_t n1, uint64_t n, pb_rng *r)                             \
     {                                                                                              \
         uint64_t i = 0, j = n1;                                                                    \
-        uint32_t bits = 0;                                                                         \
-        int left = 0;                                                                              \
+        T y = a[j];                                                                                \
         for (;;) {                                                                                 \
-            if (left == 0) {                                                                       \
-                bits = pb_rng_u32(r);                                                              \
-                left = 32;                                                                         \
+            uint32_t bits = pb_rng_u32(r);                                                         \
+            unsigned ones = (unsigned)__builtin_popcount(bits);                                    \
+            if (ones < n - j && 32 - ones < j - i) {                                               \
+                /* No stop in this word, j < n throughout: no checks. */                           \
+                for (unsigned t = 0; t < 32; t++, bits >>= 1) {                                    \
+                    uint64_t bit = bits & 1;                                                       \
+                    T x = a[i], mask = (T)0 - (T)bit;                                              \
+                    a[j] = x;                                                                      \
+                    a[i] = (y & mask) | (x & ~mask);                                               \
+                    j += bit;                                                                      \
+                    y = (a[j] & mask) | (y & ~mask);                                               \
+                    i++;                                                                           \
+                }                                                                                  \
+                continue;                                                                          \
             }                                                                                      \
-            uint32_t bit = bits & 1;                                                               \
-            bits >>= 1;                                                                            \
-            left--;                                                                                \
-            if (bit) {                                                                             \
-                if (j == n) break;                                                                 \
-                T t = a[i];                                                                        \
-                a[i] = a[j];                                                                       \
-                a[j] = t;                                                                          \
-                j++;                                                                               \
-            } else if (i == j) {                                                                   \
-                break;                                                                             \
+            for (unsigned t = 0; t < 32; t++, bits >>= 1) {                                        \
+                uint64_t bit = bits & 1;                                                           \
+                if ((bit & (j == n)) | ((bit ^ 1) & (i == j))) goto insert;                        \
+                T x = a[i], mask = (T)0 - (T)bit;                                                  \
+                a[j - ((j - i) & (0 - (uint64_t)(j == n)))] = x; /* T[i] itself once j = n */       \
+                a[i] = (y & mask) | (x & ~mask);                                                   \
+                j += bit;                                                                          \
+                T next = a[j - (j == n)];                                                          \
+                y = (next & mask) | (y & ~mask);                                                   \
+                i++;                                                                               \
             }                                                                                      \
-            i++;                                                                                   \
         }                                                                                          \
+    insert:                                                                                        \
+        if (j < n) a[j] = y;                                                                       \
         for (; i < n; i++) {                                                                       \
             uint64_t m = pb_rng_below64(r, i + 1);                                                 \
             T t = a[i];                                                                            \
@@ -147,6 +178,7 @@ static void ms_plan_make(const ms_ctx *c, uint64_t pos, uint64_t n1, uint64_t le
 {
     uint64_t nbits = len + 1; /* the stop comes at bit len at the latest */
     pl->chunks = (nbits + MS_CHUNK_BITS - 1) / MS_CHUNK_BITS;
+    double t0 = c->prof ? omp_get_wtime() : 0;
     /* The ones of each chunk, in parallel (bits past nbits not counted). */
     MS_FOR(c->threads, ch, pl->chunks, {
         uint64_t ones = 0, first = ch * MS_CHUNK_BITS;
@@ -163,6 +195,11 @@ static void ms_plan_make(const ms_ctx *c, uint64_t pos, uint64_t n1, uint64_t le
         pl->ones[ch] = ones; /* this chunk's count for now; the prefix below */
         pl->zeros[ch] = bits - ones;
     });
+    double t1 = c->prof ? omp_get_wtime() : 0;
+    if (c->prof) {
+#pragma omp atomic
+        c->prof[MS_P_COUNT] += t1 - t0;
+    }
     /* Prefix over the chunks; the stop's chunk, then its bit. */
     uint64_t z = 0, o = 0, n2 = len - n1;
     pl->stop = len, pl->stop_z = n1, pl->stop_o = n2;
@@ -181,26 +218,91 @@ static void ms_plan_make(const ms_ctx *c, uint64_t pos, uint64_t n1, uint64_t le
             }
             pl->stop = p, pl->stop_z = z, pl->stop_o = o;
             pl->chunks = ch + 1;
+            if (c->prof) {
+#pragma omp atomic
+                c->prof[MS_P_PREFIX] += omp_get_wtime() - t1;
+            }
             return;
         }
         z += zc, o += oc;
     }
 }
 
+/* The wide merges' stores may bypass the cache where the target allows
+ * (x86's movnti; PB_MERGE_NT=0 turns it off, for comparison): dst is
+ * written once and read only by the next level, so this saves reading
+ * each line of it before writing (a third of a level's memory traffic,
+ * where the level is bound by memory: all cores on one socket). The
+ * chunk's sfence orders them before the level ends. The output is the
+ * same either way. */
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#define MS_STREAM_uint64_t(p, v) _mm_stream_si64((long long *)(p), (long long)(v))
+#define MS_STREAM_uint32_t(p, v) _mm_stream_si32((int *)(p), (int)(v))
+#define MS_SFENCE() _mm_sfence()
+#else
+#define MS_STREAM_uint64_t(p, v) (*(p) = (v))
+#define MS_STREAM_uint32_t(p, v) (*(p) = (v))
+#define MS_SFENCE() ((void)0)
+#endif
+
+/* Outputs [p, end) of a wide merge (p on a block), A's next or B's next
+ * by each bit, without a branch: both are read (B's clamped to its last
+ * item once used up; A's next at n1 is B's first, in the array) and the
+ * bit selects. */
+#define MS_WRITE_FUNCS(T, NAME, STORE)                                                             \
+    static void NAME(const ms_ctx *c, uint64_t pos, const T *A, const T *B, uint64_t n2,   \
+                             T *dst, uint64_t z, uint64_t o, uint64_t p, uint64_t end)             \
+    {                                                                                              \
+        while (p < end) {                                                                          \
+            philox4x32_ctr_t w = ms_bits_block(c, pos, p / 128);                                   \
+            for (unsigned q = 0; q < 4 && p < end; q++) {                                          \
+                uint32_t word = w.v[q];                                                            \
+                unsigned m = end - p < 32 ? (unsigned)(end - p) : 32;                              \
+                T *out = dst + p;                                                                  \
+                if (m == 32 && n2 - o > 32) { /* B not used up in this word: no clamp */            \
+                    for (unsigned t = 0; t < 32; t++, word >>= 1) {                                \
+                        uint64_t bit = word & 1;                                                   \
+                        T mask = (T)0 - (T)bit;                                                    \
+                        STORE(out + t, (B[o] & mask) | (A[z] & ~mask));                            \
+                        o += bit;                                                                  \
+                        z += bit ^ 1;                                                              \
+                    }                                                                              \
+                    p += 32;                                                                       \
+                    continue;                                                                      \
+                }                                                                                  \
+                for (unsigned t = 0; t < m; t++, word >>= 1) {                                     \
+                    uint64_t bit = word & 1;                                                       \
+                    T mask = (T)0 - (T)bit;                                                        \
+                    T av = A[z], bv = B[o - (o == n2)];                                            \
+                    out[t] = (bv & mask) | (av & ~mask);                                           \
+                    o += bit;                                                                      \
+                    z += bit ^ 1;                                                                  \
+                }                                                                                  \
+                p += m;                                                                            \
+            }                                                                                      \
+        }                                                                                          \
+        MS_SFENCE();                                                                               \
+    }
+#define MS_STORE(p, v) (*(p) = (v))
+MS_WRITE_FUNCS(uint32_t, ms_write_uint32_t, MS_STORE)
+MS_WRITE_FUNCS(uint64_t, ms_write_uint64_t, MS_STORE)
+MS_WRITE_FUNCS(uint32_t, ms_write_nt_uint32_t, MS_STREAM_uint32_t)
+MS_WRITE_FUNCS(uint64_t, ms_write_nt_uint64_t, MS_STREAM_uint64_t)
+
 #define MS_WIDE_FUNCS(T)                                                                           \
     static void ms_wide_##T(const ms_ctx *c, const ms_plan *pl, uint64_t pos, const T *src, T *dst, \
                             uint64_t n1, uint64_t len)                                            \
     {                                                                                              \
         const T *A = src, *B = src + n1;                                                           \
+        double t0 = c->prof ? omp_get_wtime() : 0;                                                 \
         MS_FOR(c->threads, ch, pl->chunks, {                                                       \
-            uint64_t z = pl->zeros[ch], o = pl->ones[ch], p = ch * MS_CHUNK_BITS;                  \
+            uint64_t p = ch * MS_CHUNK_BITS; /* chunks start on a block */                         \
             uint64_t end = p + MS_CHUNK_BITS < pl->stop ? p + MS_CHUNK_BITS : pl->stop;             \
-            philox4x32_ctr_t w = {{0, 0, 0, 0}};                                                   \
-            for (; p < end; p++) {                                                                 \
-                if (p % 128 == 0) w = ms_bits_block(c, pos, p / 128); /* chunks start on a block */  \
-                dst[p] = ms_bit(&w, (unsigned)(p % 128)) ? B[o++] : A[z++];                        \
-            }                                                                                      \
+            (c->nt ? ms_write_nt_##T : ms_write_##T)(c, pos, A, B, len - n1, dst, pl->zeros[ch],   \
+                                                     pl->ones[ch], p, end);                        \
         });                                                                                        \
+        double t1 = c->prof ? omp_get_wtime() : 0;                                                 \
         /* The rest of the run not used up, in order: it follows the stop. */                      \
         const T *rest = pl->stop_z == n1 ? B + pl->stop_o : A + pl->stop_z;                        \
         uint64_t nrest = len - pl->stop;                                                           \
@@ -220,6 +322,11 @@ static void ms_plan_make(const ms_ctx *c, uint64_t pos, uint64_t n1, uint64_t le
             dst[m] = t;                                                                            \
         }                                                                                          \
         pb_cs_close(&r, c->sample, ipos);                                                          \
+        if (c->prof) {                                                                             \
+            double t2 = omp_get_wtime();                                                           \
+            _Pragma("omp atomic") c->prof[MS_P_WRITE] += t1 - t0;                                  \
+            _Pragma("omp atomic") c->prof[MS_P_REST] += t2 - t1;                                   \
+        }                                                                                          \
     }
 MS_WIDE_FUNCS(uint32_t)
 MS_WIDE_FUNCS(uint64_t)
@@ -231,12 +338,24 @@ static uint64_t ms_bound(const ms_ctx *c, uint64_t j)
     return (uint64_t)(((u128)j * c->n) >> c->k);
 }
 
+/* Block [lo, hi): first brought into the cache by a sequential pass (the
+ * copy from the array when the blocks work in tmp, else a read of a word a
+ * cache line), so that Fisher-Yates's random reads hit the cache instead
+ * of missing to memory for each line first touched. */
 static void ms_block(const ms_ctx *c, uint64_t lo, uint64_t hi)
 {
     uint64_t pos = pb_cs_pos(PB_CS_BLOCK, 0, lo << PB_CS_SPAN_BITS);
+    size_t ib = c->item_bytes;
+    char *blk = (char *)c->a + lo * ib;
+    if (c->in != c->a) {
+        memcpy(blk, (const char *)c->in + lo * ib, (hi - lo) * ib);
+    } else {
+        const volatile char *v = blk;
+        for (size_t o = 0; o < (hi - lo) * ib; o += 64) (void)v[o];
+    }
     pb_rng r;
     pb_cs_open(&r, c->seed, c->sample, pos);
-    pb_fisher_yates((char *)c->a + lo * c->item_bytes, hi - lo, c->item_bytes, &r);
+    pb_fisher_yates(blk, hi - lo, c->item_bytes, &r);
     pb_cs_close(&r, c->sample, pos);
 }
 
@@ -338,12 +457,14 @@ static int ms_wide_level(const ms_ctx *c, unsigned level, const void *src, void 
 /* tmp: n items when ms_has_wide (else unused). -1: out of memory for a
  * wide merge's plan. */
 static int ms_shuffle(void *a, void *tmp, uint64_t n, unsigned item_bytes, const pb_params *p, int threads,
-                      uint64_t seed, uint64_t sample)
+                      uint64_t seed, uint64_t sample, bool phases, bool nt)
 {
     if (n <= 1) return 0;
     threads = pb_cs_team(threads, n);
+    double prof[MS_P_N] = {0}, t0 = phases ? omp_get_wtime() : 0;
     ms_ctx c = {.seed = seed, .sample = sample, .n = n, .k = ms_levels(n, (uint64_t)p->v[P_BLOCK]),
-                .item_bytes = item_bytes, .a = a, .tmp = tmp, .threads = threads};
+                .item_bytes = item_bytes, .a = a, .in = a, .threads = threads, .prof = phases ? prof : NULL,
+                .nt = nt};
     /* The first wide level (k + 1: none); a level's merges are all within
      * an item of merge 0's size, and sizes grow up the tree. */
     unsigned lw = c.k + 1;
@@ -353,9 +474,32 @@ static int ms_shuffle(void *a, void *tmp, uint64_t n, unsigned item_bytes, const
                 lw = L;
                 break;
             }
-    /* The subtrees below the wide levels, in place, as tasks. */
+    /* An odd number of wide levels: the blocks and in-place merges work in
+     * tmp (each block copied there as it is shuffled, while it is in the
+     * cache anyway), so that the last wide level writes the array; no copy
+     * back. */
+    if (lw <= c.k && (c.k + 1 - lw) % 2 == 1) c.a = tmp;
+    /* The subtrees below the wide levels, in place, as tasks; with
+     * PB_MERGE_PHASES, all the blocks, then each level (the same output). */
     uint64_t trees = UINT64_C(1) << (c.k + 1 - lw);
-    if (threads > 1 && (c.k > 0 || trees > 1)) {
+    if (phases) {
+        uint64_t blocks = UINT64_C(1) << c.k;
+        double t = omp_get_wtime();
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (uint64_t j = 0; j < blocks; j++) ms_block(&c, ms_bound(&c, j), ms_bound(&c, j + 1));
+        double u = omp_get_wtime();
+        fprintf(stderr, "merge-shuffle phases: n=%llu threads=%d blocks=%llu %.1f ms", (unsigned long long)n,
+                threads, (unsigned long long)blocks, (u - t) * 1e3);
+        for (unsigned L = 1; L < lw; L++) {
+            uint64_t merges = UINT64_C(1) << (c.k - L);
+            t = u;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+            for (uint64_t m = 0; m < merges; m++)
+                ms_merge(&c, L, ms_bound(&c, m << L), ms_bound(&c, (2 * m + 1) << (L - 1)), ms_bound(&c, (m + 1) << L));
+            u = omp_get_wtime();
+            fprintf(stderr, " | L%u in place %.1f", L, (u - t) * 1e3);
+        }
+    } else if (threads > 1 && (c.k > 0 || trees > 1)) {
 #pragma omp parallel num_threads(threads)
 #pragma omp single
         for (uint64_t m = 0; m < trees; m++) {
@@ -365,25 +509,30 @@ static int ms_shuffle(void *a, void *tmp, uint64_t n, unsigned item_bytes, const
     } else {
         for (uint64_t m = 0; m < trees; m++) ms_tree(&c, lw - 1, m);
     }
-    if (lw > c.k) return 0;
-    /* The wide levels, alternating between a and tmp. */
-    uint64_t most = (n + 1 + MS_CHUNK_BITS - 1) / MS_CHUNK_BITS + 1;
-    ms_plan pl = {.zeros = malloc(most * sizeof(uint64_t)), .ones = malloc(most * sizeof(uint64_t))};
-    int rc = pl.zeros && pl.ones ? 0 : -1;
-    void *src = a, *dst = tmp;
-    for (unsigned L = lw; L <= c.k && !rc; L++) {
-        rc = ms_wide_level(&c, L, src, dst, &pl, most);
-        void *t = src;
-        src = dst, dst = t;
+    int rc = 0;
+    if (lw <= c.k) {
+        /* The wide levels, alternating between the two buffers, the last
+         * into the array. */
+        uint64_t most = (n + 1 + MS_CHUNK_BITS - 1) / MS_CHUNK_BITS + 1;
+        ms_plan pl = {.zeros = malloc(most * sizeof(uint64_t)), .ones = malloc(most * sizeof(uint64_t))};
+        rc = pl.zeros && pl.ones ? 0 : -1;
+        void *src = c.a, *dst = c.a == a ? tmp : a;
+        for (unsigned L = lw; L <= c.k && !rc; L++) {
+            double t = phases ? omp_get_wtime() : 0;
+            for (int i = 0; i < MS_P_N; i++) prof[i] = 0;
+            rc = ms_wide_level(&c, L, src, dst, &pl, most);
+            if (phases)
+                fprintf(stderr, " | L%u wide %.1f (count %.1f, prefix %.1f, write %.1f, rest %.1f)", L,
+                        (omp_get_wtime() - t) * 1e3, prof[MS_P_COUNT] * 1e3, prof[MS_P_PREFIX] * 1e3,
+                        prof[MS_P_WRITE] * 1e3, prof[MS_P_REST] * 1e3);
+            void *x = src;
+            src = dst, dst = x;
+        }
+        free(pl.zeros), free(pl.ones);
     }
-    if (!rc && src != a) {
-        size_t ib = item_bytes, per = (n + (uint64_t)threads - 1) / (uint64_t)threads;
-        MS_FOR(threads, t, (uint64_t)threads, {
-            uint64_t lo = t * per, hi = lo + per < n ? lo + per : n;
-            if (lo < hi) memcpy((char *)a + lo * ib, (const char *)src + lo * ib, (hi - lo) * ib);
-        });
-    }
-    free(pl.zeros), free(pl.ones);
+    if (phases)
+        fprintf(stderr, " | total %.1f ms%s\n", (omp_get_wtime() - t0) * 1e3,
+                lw <= c.k && threads > 1 ? " (wide phases: summed over merges run at once)" : "");
     return rc;
 }
 
@@ -396,8 +545,14 @@ static uint64_t footprint(const pb_point *pt)
 
 /* The wide merges' second buffer, touched once here so its pages are
  * mapped before the timed samples. */
+static bool ms_phases, ms_nt = true; /* PB_MERGE_PHASES, PB_MERGE_NT (read by prepare) */
+
 static int prepare(const pb_point *pt, void **state, pb_err *err)
 {
+    const char *ph = getenv("PB_MERGE_PHASES");
+    ms_phases = ph && *ph && *ph != '0';
+    const char *nt = getenv("PB_MERGE_NT");
+    ms_nt = !(nt && *nt == '0');
     if (pb_shuffle_prepare_inplace(pt, state, err)) return -1;
     pb_shuffle_buffers *b = *state;
     if (ms_has_wide(pt->n, &b->params)) {
@@ -417,7 +572,8 @@ static int prepare(const pb_point *pt, void **state, pb_err *err)
 static int run(void *state, uint64_t sample, pb_err *err)
 {
     pb_shuffle_buffers *b = state;
-    if (ms_shuffle(b->out, b->extra, b->pt.n, b->pt.item_bytes, &b->params, b->pt.threads, b->pt.seed, sample))
+    if (ms_shuffle(b->out, b->extra, b->pt.n, b->pt.item_bytes, &b->params, b->pt.threads, b->pt.seed, sample,
+                   ms_phases, ms_nt))
         return pb_err_set(err, "merge-shuffle: out of memory for a wide merge's plan");
     return 0;
 }
@@ -439,7 +595,7 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
             if (failed) continue;
             uint32_t *a = out + j * n;
             for (uint32_t i = 0; i < n; i++) a[i] = i;
-            failed = ms_shuffle(a, tmp, n, 4, p, 1, seed, first + j) != 0;
+            failed = ms_shuffle(a, tmp, n, 4, p, 1, seed, first + j, false, false) != 0;
         }
         free(tmp);
     }
