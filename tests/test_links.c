@@ -145,6 +145,30 @@ static json_t *json_row(json_t *root, const char *label)
     return NULL;
 }
 
+/* The run's results.csv and results.json in a new temporary folder dir,
+ * the JSON read back into *root. */
+static int write_files(const pb_config *cfg, const pb_run *run, char *dir, size_t len, json_t **root)
+{
+    char path[512];
+    pb_err err;
+    json_error_t je;
+    snprintf(dir, len, "%s/pblinks-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(dir)) return -1;
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    if (pb_results_write_csv(path, run, &err)) return -1;
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    if (pb_results_write_json(path, cfg, run, json_object(), &err)) return -1;
+    *root = json_load_file(path, 0, &je);
+    return *root ? 0 : -1;
+}
+
+static int remove_dir(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
 /* What pb_table_row prints for `row`. */
 static int table_text(const pb_row *row, char *out, size_t len)
 {
@@ -191,11 +215,10 @@ TEST_IMPL(links_row)
     ASSERT(!strstr(text, "links:"));
 
     char dir[256], path[512], bytes[64], gbps[64];
-    snprintf(dir, sizeof dir, "%s/pblinks-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ASSERT(mkdtemp(dir));
+    json_t *root;
     pb_err err;
+    ASSERT(write_files(&cfg, &run, dir, sizeof dir, &root) == 0);
     snprintf(path, sizeof path, "%s/results.csv", dir);
-    ASSERT(pb_results_write_csv(path, &run, &err) == 0);
     ASSERT(csv_cells(path, "linked", bytes, gbps, sizeof bytes) == 0);
     ASSERT(strcmp(bytes, "3e+09") == 0);
     ASSERT(near(strtod(gbps, NULL), l->link_gbps));
@@ -203,10 +226,6 @@ TEST_IMPL(links_row)
     ASSERT(bytes[0] == '\0' && gbps[0] == '\0');
 
     snprintf(path, sizeof path, "%s/results.json", dir);
-    ASSERT(pb_results_write_json(path, &cfg, &run, json_object(), &err) == 0);
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    ASSERT(root);
     json_t *jl = json_row(root, "linked"), *jp = json_row(root, "plain");
     ASSERT(jl && jp);
     ASSERT(json_number_value(json_object_get(jl, "link_bytes")) == 3e9);
@@ -238,9 +257,7 @@ TEST_IMPL(links_row)
     ASSERT(l && isnan(l->link_bytes) && isnan(l->link_gbps) && l->topology[0] == '\0');
     pb_run_free(&back);
 
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ASSERT(system(cmd) == 0);
+    ASSERT(remove_dir(dir) == 0);
     pb_run_free(&run);
     pb_config_free(&cfg);
     return 0;
@@ -262,26 +279,17 @@ TEST_IMPL(links_error)
     ASSERT(p->status == PB_ROW_OK);
 
     char dir[256], path[512], bytes[64] = "x", gbps[64] = "x";
-    snprintf(dir, sizeof dir, "%s/pblinks-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ASSERT(mkdtemp(dir));
-    pb_err err;
+    json_t *root;
+    ASSERT(write_files(&cfg, &run, dir, sizeof dir, &root) == 0);
     snprintf(path, sizeof path, "%s/results.csv", dir);
-    ASSERT(pb_results_write_csv(path, &run, &err) == 0);
     ASSERT(csv_cells(path, "linked", bytes, gbps, sizeof bytes) == 0);
     ASSERT(bytes[0] == '\0' && gbps[0] == '\0');
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    ASSERT(pb_results_write_json(path, &cfg, &run, json_object(), &err) == 0);
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    ASSERT(root);
     json_t *jl = json_row(root, "linked");
     ASSERT(jl && json_is_null(json_object_get(jl, "link_bytes")) &&
            json_is_null(json_object_get(jl, "link_gbps")));
     ASSERT(strcmp(json_string_value(json_object_get(jl, "status")), "ERROR") == 0);
     json_decref(root);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ASSERT(system(cmd) == 0);
+    ASSERT(remove_dir(dir) == 0);
     pb_run_free(&run);
     pb_config_free(&cfg);
     return 0;
