@@ -108,7 +108,7 @@ static inline philox4x32_ctr_t ms_bits_block(const ms_ctx *c, uint64_t pos, uint
     static void ms_merge_##T(T *a, uint64_t n1, uint64_t n, pb_rng *r)                             \
     {                                                                                              \
         uint64_t i = 0, j = n1;                                                                    \
-        T y = j < n ? a[j] : (T)0; /* B may be empty: no read past it */                          \
+        T y = j < n ? a[j] : (T)0; /* B may be empty: no read past it */                           \
         for (;;) {                                                                                 \
             uint32_t bits = pb_rng_u32(r);                                                         \
             unsigned ones = (unsigned)__builtin_popcount(bits);                                    \
