@@ -22,6 +22,7 @@
 
 #include "algorithms/shuffle/bijective_twin.h"
 #include "algorithms/shuffle/cpu_streams.h"
+#include "core/fnv1a.h"
 #include "config/params.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
@@ -549,7 +550,9 @@ TEST_IMPL(cpu_shuffles_tbb_gather_equals_cpu_gather)
     return 0;
 }
 
-/* rao-sandelius's write-combining scatter (wc = 1, the default) gives the
+/* rao-sandelius's write-combining scatter (wc = 1, the default: lines
+ * stored non-temporally on x86, first and last lines of a digit's range
+ * by plain stores) gives the
  * permutation of the straight scatter (wc = 0), for every radix_bits, both
  * widths, 1 and 3 threads, at sizes whose nodes split sequentially and with
  * every thread, and where digits' lines stay partly filled. */
@@ -575,5 +578,59 @@ TEST_IMPL(cpu_shuffles_rs_write_combining)
                     }
                     free(pa), free(pb);
                 }
+    return 0;
+}
+
+/* rao-sandelius's permutations, known answers: the FNV-1a hash of the
+ * input indices at each position of run() for fixed (seed, sample, n,
+ * item width, parameters), taken from the module before its scatter went
+ * through non-temporal lines and its digits and leaves were reworked
+ * (issue 20), so any later optimisation must keep them. Each shape is run
+ * with 3 threads, through the straight scatter (wc = 0) and the lines
+ * (wc = 1), these with non-temporal stores and without (PB_RS_NT = 0).
+ * PB_RS_KAT_PRINT=1 prints the hashes instead of checking them. */
+TEST_IMPL(cpu_shuffles_rs_known_answers)
+{
+    static const struct {
+        const char *params;
+        uint64_t n;
+        unsigned bytes;
+        uint64_t hash;
+    } kat[] = {
+        {"", 1000, 8, UINT64_C(0xcebb7095b1ae5409)},
+        {"", 65537, 4, UINT64_C(0xcad0d2e39d89db08)},
+        {"", 131073, 8, UINT64_C(0xe42158e9a027fab7)},
+        {"", 1048579, 8, UINT64_C(0x98c658802f70b082)},
+        {"", 2097157, 4, UINT64_C(0xa70e2b07c0fbee9d)},
+        {"radix_bits=3,cutoff=5", 131073, 8, UINT64_C(0xbcabcac5532a1277)},
+        {"radix_bits=7,cutoff=300", 1048579, 4, UINT64_C(0x9494e540f12c6b56)},
+        {"radix_bits=8,cutoff=64", 2097157, 8, UINT64_C(0xa70e2b07c0fbee9d)},
+        {"radix_bits=5,cutoff=1", 65537, 8, UINT64_C(0x19bd7ab71fe48318)},
+        {"radix_bits=1,cutoff=1000", 262151, 8, UINT64_C(0x3c1508c9837ebdb6)},
+    };
+    const char *pr = getenv("PB_RS_KAT_PRINT");
+    bool print = pr && *pr == '1';
+    for (size_t k = 0; k < sizeof kat / sizeof kat[0]; k++)
+        for (int mode = 0; mode < 3; mode++) {
+            char params[96];
+            snprintf(params, sizeof params, "%s%swc=%d", kat[k].params, *kat[k].params ? "," : "", mode != 0);
+            setenv("PB_RS_NT", mode == 2 ? "0" : "1", 1);
+            variant v = {"rao-sandelius", params};
+            uint32_t *perm;
+            int rc = drive(&v, kat[k].n, kat[k].bytes, 20, 3, 3, &perm);
+            unsetenv("PB_RS_NT");
+            ASSERT(rc == 0);
+            uint64_t h = pb_fnv1a64(perm, kat[k].n * sizeof *perm);
+            free(perm);
+            if (print) {
+                printf("        {\"%s\", %llu, %u, UINT64_C(0x%016llx)}, /* mode %d */\n", kat[k].params,
+                       (unsigned long long)kat[k].n, kat[k].bytes, (unsigned long long)h, mode);
+            } else if (h != kat[k].hash) {
+                fprintf(stderr, "rao-sandelius (%s) n=%llu item=%u wc=%d nt=%d: hash %016llx, known %016llx\n",
+                        kat[k].params, (unsigned long long)kat[k].n, kat[k].bytes, mode != 0, mode != 2,
+                        (unsigned long long)h, (unsigned long long)kat[k].hash);
+                return 1;
+            }
+        }
     return 0;
 }
