@@ -79,7 +79,7 @@ typedef struct pb_point {
 typedef struct pb_link_report {
     double bytes;       /* payload bytes the last run sent between devices (a device's own block excluded) */
     char topology[256]; /* the devices and their links as the transport reports them, e.g.
-                           "2 GPUs; 0-1 NVLink (NCCL 2.28.9: P2P/CUMEM, graph type NVL)" */
+                           "2 GPUs; NCCL 2.28.3: type NVL/PIX (NVLink), via P2P/direct; ..." */
 } pb_link_report;
 
 typedef struct pb_module {

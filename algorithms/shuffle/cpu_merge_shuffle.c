@@ -543,10 +543,10 @@ static uint64_t footprint(const pb_point *pt)
     return pb_shuffle_footprint_inplace(pt) + (ms_has_wide(pt->n, pt->params) ? pt->n * pt->item_bytes : 0);
 }
 
-/* The wide merges' second buffer, touched once here so its pages are
- * mapped before the timed samples. */
 static bool ms_phases, ms_nt = true; /* PB_MERGE_PHASES, PB_MERGE_NT (read by prepare) */
 
+/* The wide merges' second buffer, touched once here so its pages are
+ * mapped before the timed samples. */
 static int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     const char *ph = getenv("PB_MERGE_PHASES");

@@ -215,8 +215,6 @@ static void *at(const rs_ctx *c, void *base, uint64_t i)
     return (char *)base + i * c->item_bytes;
 }
 
-/* Digits of elements [t0, t1) of node [lo, hi) of `level` (t0 a multiple of
- * the digits per block), into dig[lo + t], counted into count[]. */
 /* Eight-bit digits (the default): the bytes of a block in memory order
  * are its digits in draw order (word k's digit j is its byte j, little
  * endian), so a block is copied whole; four histograms take turns so that
@@ -258,6 +256,8 @@ static void rs_digits8(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t t0
     pb_cs_note(c->sample, pos0, pos);
 }
 
+/* Digits of elements [t0, t1) of node [lo, hi) of `level` (t0 a multiple of
+ * the digits per block), into dig[lo + t], counted into count[]. */
 static void rs_digits(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t t0, uint64_t t1,
                       uint64_t *restrict count)
 {
@@ -348,19 +348,16 @@ static void rs_leaf_fetch(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t
 
 static void rs_leaf(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi)
 {
-    if (!c->prof) {
-        rs_leaf_fetch(c, level, lo, hi);
-        rs_leaf_run(c, level, lo, hi);
-        return;
-    }
-    double t0 = omp_get_wtime();
+    double t0 = c->prof ? omp_get_wtime() : 0;
     rs_leaf_fetch(c, level, lo, hi);
     rs_leaf_run(c, level, lo, hi);
-    double t = omp_get_wtime() - t0;
+    if (c->prof) {
+        double t = omp_get_wtime() - t0;
 #pragma omp atomic
-    c->prof[RS_PROF_LEAF] += t;
+        c->prof[RS_PROF_LEAF] += t;
 #pragma omp atomic
-    c->prof[RS_PROF_LEAF + 1] += 1;
+        c->prof[RS_PROF_LEAF + 1] += 1;
+    }
 }
 
 /* Splits [lo, hi) of `level` from src into dst with every thread: start[k]

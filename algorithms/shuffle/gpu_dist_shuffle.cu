@@ -742,6 +742,14 @@ int counts_to_host(state *s, uint32_t g, pb_err *err)
     return 0;
 }
 
+/* Piece c of device g's slice is ordered: the exchange stream may take it. */
+int piece_ordered(dev_state *d, uint32_t c, cudaStream_t st, pb_err *err)
+{
+    if (d->piece[c]) PB_CUDA_TRY(cudaEventRecord(d->piece[c], st), err);
+    if (d->tp[c][0]) PB_CUDA_TRY(cudaEventRecord(d->tp[c][0], st), err);
+    return 0;
+}
+
 /* Steps 1-2 on device g: destinations, counts, the slice ordered by them,
  * piece by piece (each piece ordered in place, so the pieces' blocks for
  * d, in piece order, are the slice's items for d in global order). The
@@ -804,16 +812,13 @@ int split(state *s, uint32_t g, uint64_t sample, pb_err *err)
                 if (pb_gpu_gather_records_u32(d->in, (char *)d->sorted + a * ib, d->idx_out + a, len, ib, st, err))
                     return -1;
             }
-            if (d->piece[c]) PB_CUDA_TRY(cudaEventRecord(d->piece[c], st), err);
-            if (d->tp[c][0]) PB_CUDA_TRY(cudaEventRecord(d->tp[c][0], st), err);
+            if (piece_ordered(d, c, st, err)) return -1;
         }
         return 0;
     } else if (counts_to_host(s, g, err))
         return -1;
-    for (uint32_t c = 0; c < K; c++) {
-        if (d->piece[c]) PB_CUDA_TRY(cudaEventRecord(d->piece[c], st), err);
-        if (d->tp[c][0]) PB_CUDA_TRY(cudaEventRecord(d->tp[c][0], st), err);
-    }
+    for (uint32_t c = 0; c < K; c++)
+        if (piece_ordered(d, c, st, err)) return -1;
     return 0;
 }
 
@@ -1435,7 +1440,7 @@ extern "C" const pb_module pb_module_dist_shuffle = {
     .flags = PB_MOD_SEEDED,
     .summary = "uniform shuffle over G GPUs: Philox destinations, NCCL exchange, bijective2 on each",
     .params = dist_params,
-    .nparams = 5,
+    .nparams = sizeof dist_params / sizeof dist_params[0],
     .footprint = footprint,
     .prepare = prepare,
     .run = run,
@@ -1458,7 +1463,7 @@ extern "C" const pb_module pb_module_dist_exchange = {
     .flags = PB_MOD_CEILING,
     .summary = "the distributed shuffle's all-to-all alone (equal blocks): its ceiling",
     .params = exchange_params,
-    .nparams = 1,
+    .nparams = sizeof exchange_params / sizeof exchange_params[0],
     .footprint = footprint_exchange,
     .prepare = prepare_exchange,
     .run = run_exchange,
