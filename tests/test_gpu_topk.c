@@ -13,7 +13,7 @@
  *    n/2, n-1, n} (k beyond a row included) x n in {1, 2, 2^j - 1, 2^j,
  *    2^j + 1 (j = 10, 16, 20), 2^24} x a single row (aligned or not) and
  *    batches (5 ragged misaligned rows, 16 misaligned rows) x largest and
- *    smallest, fp32 and (a quarter of the points each) u32 and i32. Below 2^16 the
+ *    smallest, fp32 and (an eighth of the points each) u32, i32, fp16 and bf16. Below 2^16 the
  *    product is complete; above, a fixed hash of the point picks the shape,
  *    direction and type, so every value of every dimension is still met
  *    many times without the host's twin and check dominating the run (see
@@ -35,6 +35,8 @@
  *    k in {1, 2, n - 1, n, past n, 3, 17, 257, 1000, n / 2} (past the
  *    distinct values of few:2, few:16, int8), shapes and direction by
  *    hash; and at 2^24, equal and few:16, k = 32 and 2^18.
+ *  - gpu_topk_half: fp16 and bf16 keys on both modules and both tie
+ *    policies, at awkward n and k (see the test).
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
  *    65537 batch, which radik filters at k = 32 and 1000) for
  *    compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */
@@ -150,13 +152,16 @@ typedef struct tk_point {
     int dist, largest, dtype;
 } tk_point;
 
-/* The value type a hashed point takes from two bits: u32 and i32 a quarter
- * of the points each, fp32 the rest. */
+/* The value type a hashed point takes from three bits: u32, i32, fp16 and
+ * bf16 an eighth of the points each, fp32 the rest. */
 static int tk_dtype(uint32_t bits)
 {
-    bits &= 3;
-    return bits == 0 ? PB_TOPK_U32 : bits == 1 ? PB_TOPK_I32 : PB_TOPK_F32;
+    static const int pick[8] = {PB_TOPK_U32, PB_TOPK_I32, PB_TOPK_F16, PB_TOPK_BF16,
+                                PB_TOPK_F32, PB_TOPK_F32, PB_TOPK_F32, PB_TOPK_F32};
+    return pick[bits & 7];
 }
+
+static const char *const dtype_names[] = {"f32", "u32", "i32", "f16", "bf16"};
 
 /* A fixed scramble of a point's coordinates (lowbias32), for the tiers that
  * pick some dimensions instead of running the full product. */
@@ -199,7 +204,7 @@ static void describe(const pb_module *mod, const tk_case *c, const tk_point *q, 
             mod->name, c->param ? " " : "", c->param ? c->param : "", c->param ? "=" : "",
             c->param ? c->value : "", (unsigned long long)q->n, (unsigned long long)q->k,
             (unsigned long long)q->shape.rows, q->shape.ragged, q->shape.misalign, q->largest,
-            dist_names[q->dist], q->dtype == PB_TOPK_I32 ? "i32" : q->dtype ? "u32" : "f32", what, msg);
+            dist_names[q->dist], dtype_names[q->dtype], what, msg);
 }
 
 static int set_params(const pb_module *mod, const tk_case *c, const tk_point *q, pb_params *p,
@@ -441,6 +446,61 @@ TEST_IMPL(gpu_topk_small)
             }
         }
     printf("%ld module runs, %d failures\n", t.runs, t.failures);
+    return t.failures != 0;
+}
+
+/* fp16 and bf16 keys (issue 21, item 3) on both modules: radik as it
+ * runs by default, with the filter off (the two-read passes on 16-bit
+ * digits), with scale=off and with ties = lowest-index, sort-and-choose
+ * with either tie policy; every distribution, both directions, n in {1, 2,
+ * 3, 1023, 1025, 65537, 2^20 + 1} (rows radik filters from 2^16), k in
+ * {1, 2, 3, 17, 257, 1000, n - 1, n, n + 1} (past few:2's and int8's
+ * distinct values) and 2^18 on the longest rows, a single row (aligned or
+ * not) and batches (5 ragged misaligned rows, 16 misaligned rows) picked
+ * by hash. Each run's verify() checks it against the C twin (with
+ * lowest-index: the exact index set). */
+TEST_IMPL(gpu_topk_half)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+    static const tk_case half_cases[] = {
+        {"radik", NULL, NULL},         {"radik", "filter", "off"},
+        {"radik", "scale", "off"},     {"radik", "ties", "lowest-index"},
+        {"sort-and-choose", NULL, NULL}, {"sort-and-choose", "ties", "lowest-index"},
+    };
+    enum { NHC = sizeof half_cases / sizeof half_cases[0] };
+    const pb_module *mods[NHC];
+    for (int ci = 0; ci < NHC; ci++)
+        if (!(mods[ci] = pb_module_find(half_cases[ci].module))) {
+            fprintf(stderr, "no module '%s' in this build\n", half_cases[ci].module);
+            return 1;
+        }
+    static const uint64_t sizes[] = {1, 2, 3, 1023, 1025, 65537, (1u << 20) + 1};
+    enum { NS = sizeof sizes / sizeof sizes[0] };
+    tk_tally t = {0, 0};
+    bool go = true;
+    double t0 = now_s();
+    for (int ci = 0; ci < NHC && go; ci++)
+        for (int si = 0; si < NS && go; si++)
+            for (int dist = 0; dist < NDISTS && go; dist++)
+                for (int dt = PB_TOPK_F16; dt <= PB_TOPK_BF16 && go; dt++) {
+                    uint64_t n = sizes[si];
+                    const uint64_t want[] = {1, 2, 3, 17, 257, 1000, n - 1, n, n + 1, 1u << 18};
+                    uint32_t h = tk_coords(0x16 + (uint32_t)dt, ci, dist, 0, si);
+                    /* Short rows: every k; long ones (the host's twin is the
+                     * cost there): three k by hash. */
+                    for (int ki = 0; ki < 10 && go; ki++) {
+                        uint64_t k = want[ki];
+                        if (k < 1 || (k == (1u << 18) && n < (1u << 20))) continue;
+                        if (n > 4096 && (tk_hash(h + (uint32_t)ki) % 10) >= 3) continue;
+                        uint32_t hk = tk_hash(h ^ (uint32_t)ki);
+                        /* Batches of long rows only at 2^16 + 1. */
+                        int sh = (int)(hk % (n > 65537 ? 2 : NSHAPES));
+                        tk_point q = {n, k, shapes[sh], dist, (int)(hk >> 4 & 1), dt};
+                        go = tally(&t, mods[ci], &half_cases[ci], &q);
+                    }
+                }
+    printf("%ld module runs in %.1f s, %d failures\n", t.runs, now_s() - t0, t.failures);
     return t.failures != 0;
 }
 

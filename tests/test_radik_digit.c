@@ -103,6 +103,10 @@ static long rd_strict_pivot;
  * lowest-index) the final pass leaves the ties alone and radik_ties.cuh's
  * pass follows, on the row state the GPU has then (no select after the last
  * pass): the tied keys' indices go to tie_idx, and it returns how many. */
+/* The largest order key of the dtype under test (radik_digit.h's kmax):
+ * 2^32 - 1, or 2^16 - 1 for fp16 and bf16 keys. */
+static uint32_t rd_kmax = UINT32_MAX;
+
 static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, uint32_t ref,
                     int filter, int strict, uint32_t thr, uint32_t fref, uint32_t *out_keys,
                     uint32_t *nout_total, int *fell_back, uint32_t *tie_idx)
@@ -111,7 +115,7 @@ static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, 
     uint32_t *cand = malloc((len ? len : 1) * sizeof *cand);
     uint32_t *next = malloc((len ? len : 1) * sizeof *next);
     pb_radik_row r;
-    pb_radik_row_init(&r, len, k, scaled, ref);
+    pb_radik_row_init(&r, len, k, scaled, ref, rd_kmax);
     uint32_t st = !strict  ? PB_RADIK_STRICT_OFF
                   : tie_idx ? PB_RADIK_STRICT_COUNT
                             : PB_RADIK_STRICT_KEEP;
@@ -293,10 +297,16 @@ TEST_IMPL(radik_host_model)
     const pb_module *mod = pb_module_find("omp-topk");
     ASSERT(mod);
     long cases = 0, falls = 0;
+    /* fp32 keys, and the 16-bit keys of fp16 and bf16 (kmax 2^16 - 1). */
+    static const int dtypes[] = {PB_TOPK_F32, PB_TOPK_F16, PB_TOPK_BF16};
+    for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++)
     for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
         for (int dist = 0; dist < PB_TOPK_NDIST; dist++)
             for (int largest = 0; largest < 2; largest++) {
                 uint64_t n = ns[ni];
+                int dtype = dtypes[di];
+                rd_kmax = pb_topk_key_bits_of(dtype) == 32 ? UINT32_MAX
+                                                           : (1u << pb_topk_key_bits_of(dtype)) - 1;
                 pb_params params;
                 pb_params_defaults(mod, &params);
                 /* A distribution written `name:X` (few:L, masked:F) with an
@@ -307,6 +317,7 @@ TEST_IMPL(radik_host_model)
                         ? PB_PARAM_ARG_VALUE(dist, fraction ? 500000 : 16)
                         : dist;
                 params.v[PB_TOPK_P_LARGEST] = largest;
+                params.v[PB_TOPK_P_DTYPE] = dtype;
                 params.v[PB_TOPK_P_K] = 1;
                 pb_point pt = {n, 4, 1234 + n, &params, 0};
                 pb_topk_problem p;
@@ -333,7 +344,7 @@ TEST_IMPL(radik_host_model)
                         uint32_t piv = sorted[take - 1], thr = piv;
                         if (filt == 2) thr = sorted[take - 1 + (n - take) / 3];
                         if (filt == 3) thr = sorted[0];
-                        if (filt == 4) thr = piv == UINT32_MAX ? piv : piv + 1;
+                        if (filt == 4) thr = piv == rd_kmax ? piv : piv + 1;
                         /* The filter's digit centres on an estimate of the
                          * pivot: some key near it. */
                         uint32_t fref = sorted[(take - 1 + rd_next() % 7) % n];
@@ -351,12 +362,12 @@ TEST_IMPL(radik_host_model)
                             return 1;
                         }
                         /* Above the pivot, fewer than take keys pass. */
-                        bool must_fall = take < n && (filt == 4 ? piv != UINT32_MAX : false);
+                        bool must_fall = take < n && (filt == 4 ? piv != rd_kmax : false);
                         if (rc < 0 || got != take || (must_fall && !fell)) {
                             fprintf(stderr,
-                                    "n=%llu dist=%d k=%llu scale=%d filter=%d strict=%d: rc %d, "
+                                    "dtype=%d n=%llu dist=%d k=%llu scale=%d filter=%d strict=%d: rc %d, "
                                     "%u of %u, fell back %d\n",
-                                    (unsigned long long)n, dist, (unsigned long long)k, scale,
+                                    dtype, (unsigned long long)n, dist, (unsigned long long)k, scale,
                                     filt, strict, rc, got, take, fell);
                             return 1;
                         }

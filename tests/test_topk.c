@@ -51,6 +51,7 @@ static const char *const dist_values[] = {
     "relu",    "few:2",  "few:16",    "few:256", "int8", "masked:0.5", "sorted", "reversed",
     "masked:0", "masked:1", "few:1", "masked:0.001"};
 enum { NDV = sizeof dist_values / sizeof dist_values[0], NDV_SWEEP = 16 };
+static const char *const dtype_names[] = {"f32", "u32", "i32", "f16", "bf16"};
 
 static void tk_params(const tk_cfg *c, pb_params *params)
 {
@@ -90,12 +91,32 @@ static void tk_describe(const tk_cfg *c)
     fprintf(stderr,
             "  at n=%llu k=%llu rows=%llu ragged=%d misalign=%d largest=%d dist=%s dtype=%s\n",
             (unsigned long long)c->n, (unsigned long long)c->k, (unsigned long long)c->rows,
-            c->ragged, c->misalign, c->largest, dist_values[c->dist], c->dtype == PB_TOPK_I32 ? "i32" : c->dtype ? "u32" : "f32");
+            c->ragged, c->misalign, c->largest, dist_values[c->dist], dtype_names[c->dtype]);
 }
 
 static uint32_t fbits(float f)
 {
     return pb_topk_float_bits(f);
+}
+
+static float as_f32(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+/* The value of a 16-bit float's bits (fp16 or bf16), exactly, as a double. */
+static double half_value(uint32_t b, int dtype)
+{
+    int bf = dtype == PB_TOPK_BF16;
+    unsigned mbits = bf ? 7 : 10, ebits = bf ? 8 : 5;
+    unsigned e = (b >> mbits) & ((1u << ebits) - 1), m = b & ((1u << mbits) - 1);
+    int bias = (1 << (ebits - 1)) - 1;
+    double s = (b & 0x8000u) ? -1.0 : 1.0;
+    if (e == (1u << ebits) - 1) return m ? NAN : s * INFINITY;
+    if (e == 0) return s * ldexp((double)m, 1 - bias - (int)mbits);
+    return s * ldexp((double)(m | (1u << mbits)), (int)e - bias - (int)mbits);
 }
 
 static int cmp_u32_desc(const void *x, const void *y)
@@ -240,6 +261,114 @@ TEST_IMPL(topk_key_order)
     return 0;
 }
 
+/* fp16 and bf16 keys: over every 16-bit pattern, the key orders like the
+ * value (NaNs all one key, above +inf; -0 just below +0) and inverts back
+ * (NaNs to the canonical one); smallest's order keys reverse the order and
+ * stay below 2^16. Known answers for 1.0, -inf and the NaNs. */
+TEST_IMPL(topk_key16_order)
+{
+    for (int dtype = PB_TOPK_F16; dtype <= PB_TOPK_BF16; dtype++) {
+        uint32_t nan = dtype == PB_TOPK_F16 ? PB_TOPK_F16_NAN_BITS : PB_TOPK_BF16_NAN_BITS;
+        uint32_t nan_key = pb_topk_key_of(nan, dtype);
+        ASSERT(nan_key == (nan | 0x8000u));
+        for (uint32_t a = 0; a < 65536; a++) {
+            double va = half_value(a, dtype);
+            uint32_t ka = pb_topk_key_of(a, dtype);
+            ASSERT(ka < 65536);
+            ASSERT(pb_topk_okey_of(a, dtype, 0) == (ka ^ 0xffffu));
+            if (isnan(va)) {
+                ASSERT_EQ_U64(ka, nan_key);
+                ASSERT_EQ_U64(pb_topk_raw_of(ka, dtype, 1), nan);
+                continue;
+            }
+            ASSERT(ka < nan_key);
+            ASSERT_EQ_U64(pb_topk_raw_of(ka, dtype, 1), a);
+            ASSERT_EQ_U64(pb_topk_raw_of(pb_topk_okey_of(a, dtype, 0), dtype, 0), a);
+            /* Against a neighbour in value order: the next pattern up. */
+            uint32_t b = (a + 0x1234u) & 0xffffu;
+            double vb = half_value(b, dtype);
+            if (isnan(vb)) continue;
+            uint32_t kb = pb_topk_key_of(b, dtype);
+            if (va < vb) ASSERT(ka < kb);
+            if (va > vb) ASSERT(ka > kb);
+            if (va == vb && a != b) ASSERT((a == 0x8000u) == (ka < kb)); /* -0 below +0 */
+        }
+    }
+    ASSERT_EQ_U64(pb_topk_key_of(0x3c00u, PB_TOPK_F16), 0xbc00u); /* fp16 1.0 */
+    ASSERT_EQ_U64(pb_topk_key_of(0x3f80u, PB_TOPK_BF16), 0xbf80u); /* bf16 1.0 */
+    ASSERT_EQ_U64(pb_topk_key_of(0xfc00u, PB_TOPK_F16), 0x03ffu);  /* fp16 -inf */
+    ASSERT_EQ_U64(pb_topk_key_of(0xfc01u, PB_TOPK_F16), 0xfe00u);  /* a negative NaN */
+    ASSERT_EQ_U64(pb_topk_key_of(0x7f81u, PB_TOPK_BF16), 0xffc0u); /* a signalling NaN */
+    ASSERT_EQ_U64(pb_topk_dtype_bytes(PB_TOPK_F16), 2);
+    ASSERT_EQ_U64(pb_topk_dtype_bytes(PB_TOPK_BF16), 2);
+    ASSERT_EQ_U64(pb_topk_dtype_bytes(PB_TOPK_I32), 4);
+    return 0;
+}
+
+/* The nearest 16-bit float to fp32 bits x, ties to the even pattern, found
+ * by bisection over the magnitudes (a reference for the bit-twiddling
+ * conversion): inf counts as the next step past the largest finite value,
+ * so values from the midpoint up round to it, as IEEE rounding does. */
+static uint32_t nearest_half(uint32_t x, int dtype)
+{
+    float f;
+    memcpy(&f, &x, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, inf = dtype == PB_TOPK_F16 ? 0x7c00u : 0x7f80u;
+    double a = fabs((double)f), ulp_top = half_value(inf - 1, dtype) - half_value(inf - 2, dtype);
+    uint32_t lo = 0, hi = inf; /* value(lo) <= a, search the largest such */
+    double top = half_value(inf - 1, dtype) + ulp_top;
+    if (a >= top) return sign | inf;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi + 1) / 2;
+        double v = mid == inf ? top : half_value(mid, dtype);
+        if (v <= a) lo = mid;
+        else hi = mid - 1;
+    }
+    if (lo == inf) return sign | inf;
+    double vlo = half_value(lo, dtype), vhi = lo + 1 == inf ? top : half_value(lo + 1, dtype);
+    uint32_t q = lo;
+    if (a - vlo > vhi - a || (a - vlo == vhi - a && (lo & 1))) q = lo + 1;
+    return sign | q;
+}
+
+/* The 16-bit draws' rounding (pb_topk_f32_to_f16 / _bf16) against the
+ * bisection reference, on special values and a million random fp32
+ * patterns each: to nearest, ties to even, overflow to inf, subnormals,
+ * signed zeros; NaNs stay NaNs. */
+TEST_IMPL(topk_half_rounding)
+{
+    const uint32_t special[] = {0,           0x80000000u, fbits(1.0f),  fbits(-1.0f), fbits(65504.0f),
+                                fbits(65519.99f), fbits(65520.0f), fbits(65536.0f), 0x477ff000u,
+                                0x477fefffu, 0x33000000u, 0x33000001u, 0x38800000u, 0x387fffffu,
+                                0x7f7fffffu, 0x7f800000u, 0xff800000u, 0x00000001u, 0x3f808000u,
+                                0x3f818000u, 0x3f808001u, fbits(0.1f), fbits(1.0f / 3.0f)};
+    enum { NS = sizeof special / sizeof special[0] };
+    uint64_t s = 99;
+    for (int dtype = PB_TOPK_F16; dtype <= PB_TOPK_BF16; dtype++)
+        for (long i = 0; i < NS + 1000000; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t x = i < NS ? special[i] : (uint32_t)(s >> 32);
+            uint32_t got = dtype == PB_TOPK_F16 ? pb_topk_f32_to_f16(x) : pb_topk_f32_to_bf16(x);
+            ASSERT(got < 65536);
+            if (isnan(as_f32(x))) {
+                ASSERT(isnan(half_value(got, dtype)));
+                ASSERT((got & 0x8000u) == ((x >> 16) & 0x8000u));
+                continue;
+            }
+            uint32_t want = nearest_half(x, dtype);
+            if (got != want) {
+                fprintf(stderr, "%s of %08x (%g): %04x, want %04x\n", dtype_names[dtype], x,
+                        (double)as_f32(x), got, want);
+                return 1;
+            }
+        }
+    ASSERT_EQ_U64(pb_topk_f32_to_f16(fbits(1.0f)), 0x3c00u);
+    ASSERT_EQ_U64(pb_topk_f32_to_f16(fbits(65504.0f)), 0x7bffu);
+    ASSERT_EQ_U64(pb_topk_f32_to_f16(fbits(65520.0f)), 0x7c00u);
+    ASSERT_EQ_U64(pb_topk_f32_to_bf16(fbits(1.0f)), 0x3f80u);
+    return 0;
+}
+
 /* The raw pre-test (pb_topk_raw_may_reach, radik's `quick` filter) never
  * drops a value whose order key reaches the threshold: over special values
  * (NaNs of both signs, +-0, +-inf, subnormals, extremes) and random bit
@@ -255,16 +384,19 @@ TEST_IMPL(topk_raw_may_reach)
     enum { NS = sizeof special / sizeof special[0] };
     uint64_t x = 7;
     long dropped = 0;
-    for (int dtype = 0; dtype < 3; dtype++)
+    for (int dtype = 0; dtype < PB_TOPK_NDTYPES; dtype++)
         for (int largest = 0; largest < 2; largest++)
             for (int i = 0; i < NS + 20000; i++) {
+                /* 16-bit types: their values and order keys are 16 bits
+                 * (the specials' low halves stand in for 16-bit ones). */
+                uint32_t mask = pb_topk_dtype_is16(dtype) ? 0xffffu : 0xffffffffu;
                 x = x * 6364136223846793005ull + 1442695040888963407ull;
-                uint32_t v = i < NS ? special[i] : (uint32_t)(x >> 32);
+                uint32_t v = (i < NS ? special[i] : (uint32_t)(x >> 32)) & mask;
                 for (int j = 0; j < NS + 8; j++) {
                     x = x * 6364136223846793005ull + 1442695040888963407ull;
                     /* Thresholds are order keys (radik's are keys of values). */
-                    uint32_t thr = j < NS ? pb_topk_okey_of(special[j], dtype, largest)
-                                          : (uint32_t)(x >> 32);
+                    uint32_t thr = j < NS ? pb_topk_okey_of(special[j] & mask, dtype, largest)
+                                          : (uint32_t)(x >> 32) & mask;
                     uint32_t tq = pb_topk_raw_of(thr, dtype, largest);
                     int reach = pb_topk_okey_of(v, dtype, largest) >= thr;
                     int may = pb_topk_raw_may_reach(v, tq, dtype, largest);
@@ -298,7 +430,7 @@ static int twin_sweep(const uint64_t *sizes, size_t nsizes, uint64_t rows, int b
 {
     int tried = 0;
     for (size_t s = 0; s < nsizes; s++)
-        for (int dtype = 0; dtype < 3; dtype++)
+        for (int dtype = 0; dtype < PB_TOPK_NDTYPES; dtype++)
             for (int dist = 0; dist < NDV_SWEEP; dist++)
                 for (int largest = 0; largest < 2; largest++) {
                     uint64_t ks[16];
@@ -382,7 +514,7 @@ TEST_IMPL(topk_twin_threads)
 TEST_IMPL(topk_generation)
 {
     int saved = omp_get_max_threads();
-    for (int dtype = 0; dtype < 3; dtype++)
+    for (int dtype = 0; dtype < PB_TOPK_NDTYPES; dtype++)
         for (int dist = 0; dist < NDV; dist++) {
             tk_cfg c = {100003, 32, 7, 1, 1, 1, dist, dtype, 77, 0};
             pb_topk_problem a, b, d;
@@ -549,12 +681,6 @@ static bool binomial_ok(uint64_t count, uint64_t n, double pr)
     return fabs((double)count - (double)n * pr) <= 5 * sd;
 }
 
-static float as_f32(uint32_t b)
-{
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
 
 /* Known answers of each new distribution's shape, fp32 and u32: relu's
  * exact zeros in about half (and the u32 values the fp32 bits), few:L's
@@ -673,6 +799,49 @@ TEST_IMPL(topk_dist_shapes)
     return 0;
 }
 
+/* fp16 and bf16 inputs: every drawn distribution is its fp32 draw rounded
+ * (the same seed's f32 problem, value by value), in 16-bit patterns; sorted
+ * and reversed strictly monotone below 1.0 in rows short enough to be
+ * distinct; padding a NaN (largest) or -inf (smallest). */
+TEST_IMPL(topk_dist_shapes_16)
+{
+    for (int dtype = PB_TOPK_F16; dtype <= PB_TOPK_BF16; dtype++)
+        for (int dist = 0; dist < NDV; dist++) {
+            const char *dv = dist_values[dist];
+            int ordered = strcmp(dv, "sorted") == 0 || strcmp(dv, "reversed") == 0;
+            tk_cfg c = {ordered ? 1001 : 4099, 1, 3, 0, 1, dist & 1, dist, dtype, 31, 0};
+            pb_topk_problem p, q;
+            ASSERT(tk_init(&p, &c) == 0);
+            for (uint64_t i = 0; i < p.total; i++) ASSERT(p.data[i] < 65536);
+            if (ordered) {
+                for (uint64_t r = 0; r < p.rows; r++)
+                    for (uint64_t i = p.begin[r] + 1; i < p.end[r]; i++) {
+                        double a = half_value(p.data[i - 1], dtype), b = half_value(p.data[i], dtype);
+                        ASSERT(a >= 0 && a < 1 && b >= 0 && b < 1);
+                        ASSERT(dv[0] == 's' ? a < b : a > b);
+                    }
+            } else {
+                c.dtype = PB_TOPK_F32;
+                ASSERT(tk_init(&q, &c) == 0);
+                for (uint64_t r = 0; r < p.rows; r++)
+                    for (uint64_t i = p.begin[r]; i < p.end[r]; i++) {
+                        uint32_t want = dtype == PB_TOPK_F16 ? pb_topk_f32_to_f16(q.data[i])
+                                                             : pb_topk_f32_to_bf16(q.data[i]);
+                        ASSERT_EQ_U64(p.data[i], want);
+                    }
+                pb_topk_problem_free(&q);
+            }
+            /* Padding (misaligned rows): what a module reading outside its
+             * row would most like to select. */
+            for (uint64_t i = 0; i < p.begin[0]; i++) {
+                double v = half_value(p.data[i], dtype);
+                ASSERT(c.largest ? isnan(v) : v == -INFINITY);
+            }
+            pb_topk_problem_free(&p);
+        }
+    return 0;
+}
+
 static int run_module(const tk_cfg *c, int threads);
 
 /* omp-topk (2 threads) passes the family check on every new distribution
@@ -688,7 +857,7 @@ TEST_IMPL(topk_new_dists_omp)
     int runs = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
         for (int dist = PB_TOPK_NAN + 1; dist < NDV; dist++)
-            for (int dtype = 0; dtype < 3; dtype++)
+            for (int dtype = 0; dtype < PB_TOPK_NDTYPES; dtype++)
                 for (int batch = 0; batch < 2; batch++) {
                     uint64_t n = sizes[si];
                     if (batch && n > 4097) continue;
@@ -865,7 +1034,10 @@ TEST_IMPL(topk_module_descriptor)
     ASSERT(params.v[PB_TOPK_P_DIST] == PB_TOPK_NARROW128);
     ASSERT(pb_params_set(m, &params, "k", "2^31", &err) == 0);
     ASSERT(pb_params_set(m, &params, "k", "0", &err) != 0);
-    ASSERT(pb_params_set(m, &params, "dtype", "f16", &err) != 0);
+    ASSERT(pb_params_set(m, &params, "dtype", "f16", &err) == 0 && params.v[PB_TOPK_P_DTYPE] == PB_TOPK_F16);
+    ASSERT(pb_params_set(m, &params, "dtype", "bf16", &err) == 0 && params.v[PB_TOPK_P_DTYPE] == PB_TOPK_BF16);
+    ASSERT(pb_params_set(m, &params, "dtype", "f64", &err) != 0);
+    ASSERT(pb_params_set(m, &params, "dtype", "f32", &err) == 0);
     ASSERT(params.v[PB_TOPK_P_TIES] == PB_TOPK_TIES_ANY);
     ASSERT(pb_params_set(m, &params, "ties", "lowest-index", &err) == 0);
     ASSERT(params.v[PB_TOPK_P_TIES] == PB_TOPK_TIES_LOWEST);
@@ -882,6 +1054,11 @@ TEST_IMPL(topk_module_descriptor)
     m->work(&pt, &items, &bytes);
     ASSERT(items == 16.0 * (1 << 20) && bytes == 4 * items);
     ASSERT(m->footprint(&pt) >= 4 * (uint64_t)items);
+    /* fp16: 2 bytes a value read. */
+    params.v[PB_TOPK_P_DTYPE] = PB_TOPK_F16;
+    m->work(&pt, &items, &bytes);
+    ASSERT(items == 16.0 * (1 << 20) && bytes == 2 * items);
+    params.v[PB_TOPK_P_DTYPE] = PB_TOPK_F32;
     /* 8-byte items are refused with a reason. */
     pt.item_bytes = 8;
     void *state = NULL;
@@ -1099,7 +1276,7 @@ TEST_IMPL(topk_ties_twin_brute)
     omp_set_num_threads(3);
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
         for (int d = 0; d < NTIE; d++)
-            for (int dtype = 0; dtype < 3; dtype++)
+            for (int dtype = 0; dtype < PB_TOPK_NDTYPES; dtype++)
                 for (int largest = 0; largest < 2; largest++)
                     for (int batch = 0; batch < 2; batch++) {
                         uint64_t n = sizes[si];

@@ -63,6 +63,7 @@ struct sc {
     uint32_t *okey, *pos, *okey_alt, *pos_alt;
     void *temp;
     size_t temp_bytes;
+    int bits; /* the order keys' bits: 32, or 16 for fp16 / bf16 (half the passes) */
 };
 
 void sc_free(void *p)
@@ -77,17 +78,31 @@ void sc_free(void *p)
     free(c);
 }
 
+/* Four values from element 4q: one 16-byte load, or an 8-byte one of
+ * 16-bit values. */
+__device__ __forceinline__ uint4 quad_at(const uint32_t *data, uint64_t q)
+{
+    return reinterpret_cast<const uint4 *>(data)[q];
+}
+__device__ __forceinline__ uint4 quad_at(const uint16_t *data, uint64_t q)
+{
+    uint2 h = reinterpret_cast<const uint2 *>(data)[q];
+    return make_uint4(h.x & 0xffffu, h.x >> 16, h.y & 0xffffu, h.y >> 16);
+}
+
 /* Step 1 over the whole buffer (padding too: never sorted, and cheaper to
  * include than to skip). Four values a thread at a time: every buffer
- * starts where cudaMalloc put it, 256-byte aligned. */
-__global__ void key_kernel(const uint32_t *__restrict__ data, uint32_t *__restrict__ okey,
+ * starts where cudaMalloc put it, 256-byte aligned. T: the values' width
+ * (uint16_t for fp16 and bf16). */
+template <typename T>
+__global__ void key_kernel(const T *__restrict__ data, uint32_t *__restrict__ okey,
                            uint32_t *__restrict__ pos, uint64_t total, int dtype, int largest)
 {
     uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     uint64_t first = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     uint64_t quads = total / 4;
     for (uint64_t q = first; q < quads; q += stride) {
-        uint4 v = reinterpret_cast<const uint4 *>(data)[q];
+        uint4 v = quad_at(data, q);
         uint32_t i = (uint32_t)(4 * q);
         reinterpret_cast<uint4 *>(okey)[q] =
             make_uint4(pb_topk_okey_of(v.x, dtype, largest), pb_topk_okey_of(v.y, dtype, largest),
@@ -95,7 +110,7 @@ __global__ void key_kernel(const uint32_t *__restrict__ data, uint32_t *__restri
         reinterpret_cast<uint4 *>(pos)[q] = make_uint4(i, i + 1, i + 2, i + 3);
     }
     for (uint64_t i = 4 * quads + first; i < total; i += stride) {
-        okey[i] = pb_topk_okey_of(data[i], dtype, largest);
+        okey[i] = pb_topk_okey_of((uint32_t)data[i], dtype, largest);
         pos[i] = (uint32_t)i;
     }
 }
@@ -131,12 +146,12 @@ __global__ void choose_kernel(const uint32_t *__restrict__ skey, const uint32_t 
  * bookkeeping); the double-buffer form needs no temporary copy of the
  * input, and says on return, on the host, which buffer holds the result. */
 cudaError_t sort_one(void *temp, size_t &bytes, cub::DoubleBuffer<uint32_t> &keys,
-                     cub::DoubleBuffer<uint32_t> &vals, uint64_t n)
+                     cub::DoubleBuffer<uint32_t> &vals, uint64_t n, int bits)
 {
     if (n <= UINT32_MAX)
         return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, vals, (uint32_t)n, 0,
-                                                         32, 0);
-    return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, vals, n, 0, 32, 0);
+                                                         bits, 0);
+    return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, vals, n, 0, bits, 0);
 }
 
 /* One row of the loop: into the output arrays, so every row's result is in
@@ -144,7 +159,7 @@ cudaError_t sort_one(void *temp, size_t &bytes, cub::DoubleBuffer<uint32_t> &key
 cudaError_t sort_row(void *temp, size_t &bytes, const sc *c, uint64_t b, uint32_t n)
 {
     return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, c->okey + b, c->okey_alt + b,
-                                                     c->pos + b, c->pos_alt + b, n, 0, 32, 0);
+                                                     c->pos + b, c->pos_alt + b, n, 0, c->bits, 0);
 }
 
 /* ties = lowest-index asks for the stable sort, and so does sorted = yes
@@ -184,6 +199,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     PB_CUDA_TRY(cudaGetDevice(&dev), err);
     PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
     c->path = choose_path(p, sms);
+    c->bits = (int)pb_topk_key_bits_of(p->dtype);
 
     size_t total = (size_t)(p->total ? p->total : 1);
     PB_CUDA_TRY(cudaMalloc(&c->okey, total * 4), err);
@@ -195,7 +211,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     cudaError_t e = cudaSuccess;
     if (c->path == SC_ONE_ROW) {
         cub::DoubleBuffer<uint32_t> keys(c->okey, c->okey_alt), vals(c->pos, c->pos_alt);
-        e = sort_one(nullptr, c->temp_bytes, keys, vals, pb_topk_row_len(p, 0));
+        e = sort_one(nullptr, c->temp_bytes, keys, vals, pb_topk_row_len(p, 0), c->bits);
     } else if (c->path == SC_ROW_LOOP) {
         for (uint64_t r = 0; r < p->rows && e == cudaSuccess; r++) {
             size_t bytes = 0;
@@ -227,8 +243,12 @@ int run(void *state, uint64_t sample, pb_err *err)
     const int block = 256;
     int dtype = (int)p->dtype, largest = p->largest ? 1 : 0;
 
-    key_kernel<<<pb_grid_for((p->total + 3) / 4, block), block>>>(g->d_data, c->okey, c->pos,
-                                                                  p->total, dtype, largest);
+    if (pb_topk_dtype_is16(dtype))
+        key_kernel<<<pb_grid_for((p->total + 3) / 4, block), block>>>(
+            reinterpret_cast<const uint16_t *>(g->d_data), c->okey, c->pos, p->total, dtype, largest);
+    else
+        key_kernel<<<pb_grid_for((p->total + 3) / 4, block), block>>>(g->d_data, c->okey, c->pos,
+                                                                      p->total, dtype, largest);
     PB_CUDA_LAUNCHED(err);
 
     const uint32_t *skey = c->okey_alt, *spos = c->pos_alt;
@@ -238,7 +258,7 @@ int run(void *state, uint64_t sample, pb_err *err)
         uint64_t b = p->begin[0];
         cub::DoubleBuffer<uint32_t> keys(c->okey + b, c->okey_alt + b);
         cub::DoubleBuffer<uint32_t> vals(c->pos + b, c->pos_alt + b);
-        e = sort_one(c->temp, bytes, keys, vals, pb_topk_row_len(p, 0));
+        e = sort_one(c->temp, bytes, keys, vals, pb_topk_row_len(p, 0), c->bits);
         /* Keys and values take the same passes, so one selector says it. */
         if (keys.selector == 0) skey = c->okey, spos = c->pos;
     } else if (c->path == SC_ROW_LOOP) {

@@ -40,7 +40,8 @@ const pb_param_spec params[] = {
      "task rescheduling: one grid over the live partitions of all rows (no: a fold of blocks a "
      "row)"},
     {"pad", PB_PARAM_BOOL, 1, 0, 1, NULL,
-     "offset padding: misaligned rows read as aligned 16-byte packs (no: element by element)"},
+     "offset padding: misaligned rows read as aligned packs of four values (16 bytes, 8 for "
+     "fp16 / bf16; no: element by element)"},
     {"scale", PB_PARAM_ENUM, PB_RADIK_SCALE_PIVOT, 0, 0, "off|random|pivot",
      "adaptive scaling of the first digit around a reference key: off; always, around a random "
      "element (the paper); or around the sample's pivot estimate when the sample shows the "
@@ -113,6 +114,8 @@ pb_radik_args args_of(const pb_gpu_topk *g, const radik *r)
 {
     pb_radik_args a;
     a.data = g->d_data;
+    a.data16 = pb_topk_dtype_is16(g->prob.dtype) ? reinterpret_cast<const uint16_t *>(g->d_data)
+                                                 : nullptr;
     a.begin = g->d_begin;
     a.end = g->d_end;
     a.out_off = g->d_out_off;
@@ -155,6 +158,10 @@ filter_fn filter_kernel(const pb_topk_problem &p)
 {
     if (p.dtype == PB_TOPK_I32)
         return p.largest ? pb_radik_filter<PB_TOPK_I32, 1> : pb_radik_filter<PB_TOPK_I32, 0>;
+    if (p.dtype == PB_TOPK_F16)
+        return p.largest ? pb_radik_filter<PB_TOPK_F16, 1> : pb_radik_filter<PB_TOPK_F16, 0>;
+    if (p.dtype == PB_TOPK_BF16)
+        return p.largest ? pb_radik_filter<PB_TOPK_BF16, 1> : pb_radik_filter<PB_TOPK_BF16, 0>;
     bool f32 = p.dtype == PB_TOPK_F32;
     if (p.largest)
         return f32 ? pb_radik_filter<PB_TOPK_F32, 1> : pb_radik_filter<PB_TOPK_U32, 1>;

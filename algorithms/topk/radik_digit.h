@@ -134,6 +134,7 @@ typedef struct pb_radik_row {
     uint32_t eq;       /* strict filter: keys equal to the threshold seen (saturates past take) */
     uint32_t src;     /* pb_radik_src of the next pass */
     uint32_t cscaled, cref; /* the counting pass's scaling, should a filter fall back */
+    uint32_t kmax;    /* the largest order key the dtype has (2^16 - 1 for 16-bit types) */
 } pb_radik_row;
 
 PB_RADIK_HD uint32_t pb_radik_bitlen(uint32_t x)
@@ -213,13 +214,16 @@ PB_RADIK_HD uint32_t pb_radik_shift_for(uint32_t lo, uint32_t hi)
     return b > PB_RADIK_BITS ? b - PB_RADIK_BITS : 0;
 }
 
-/* A row before its first pass: the whole key range, `take` results. */
+/* A row before its first pass: the whole key range [0, kmax] (kmax: the
+ * dtype's largest order key, 2^bits - 1), `take` results. 16-bit keys
+ * thus take two plain passes (shifts 3, 0), not three. */
 PB_RADIK_HD void pb_radik_row_init(pb_radik_row *r, uint32_t len, uint64_t k, int scaled,
-                                   uint32_t ref)
+                                   uint32_t ref, uint32_t kmax)
 {
+    r->kmax = kmax;
     r->lo = 0;
-    r->hi = UINT32_MAX;
-    r->shift = 32 - PB_RADIK_BITS;
+    r->hi = kmax;
+    r->shift = pb_radik_shift_for(0, kmax);
     r->scaled = scaled ? 1u : 0u;
     r->ref = ref;
     r->take = k < len ? (uint32_t)k : len;
@@ -268,7 +272,7 @@ PB_RADIK_HD void pb_radik_row_filter(pb_radik_row *r, uint32_t thr, uint32_t ref
     r->strict = strict;
     r->eq = 0;
     r->lo = thr;
-    r->hi = UINT32_MAX;
+    r->hi = r->kmax;
     r->scaled = 1;
     r->ref = ref;
 }
@@ -299,8 +303,8 @@ PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t ab
         r->tie_key = r->lo;
         r->tie_need = r->need - written;
         r->need = written;
-        r->lo = r->lo == UINT32_MAX ? UINT32_MAX : r->lo + 1; /* none above MAX: nothing kept */
-        r->hi = UINT32_MAX;
+        r->lo = r->lo == r->kmax ? r->kmax : r->lo + 1; /* none above kmax: nothing kept */
+        r->hi = r->kmax;
         r->scaled = 0;
         r->len_in = written;
         r->src = PB_RADIK_SRC_CAND;
@@ -311,7 +315,7 @@ PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t ab
     if (r->mode == PB_RADIK_FILTER && written < r->need) {
         /* Fewer keys passed the threshold than the row needs (it wrote no
          * results): the two-read passes from the start. */
-        pb_radik_row_init(r, r->len_in, r->take, (int)r->cscaled, r->cref);
+        pb_radik_row_init(r, r->len_in, r->take, (int)r->cscaled, r->cref, r->kmax);
         return;
     }
     if (r->mode == PB_RADIK_SPLIT || r->mode == PB_RADIK_FILTER) {
@@ -320,9 +324,10 @@ PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t ab
     }
     uint32_t lo = 0, hi = 0;
     if (r->scaled) {
-        /* A filter's candidates lie in [r->lo, MAX]: the bin's keys there. */
+        /* A filter's candidates lie in [r->lo, kmax]: the bin's keys there. */
         pb_radik_scaled_interval(bin, r->ref, &lo, &hi);
         if (lo < r->lo) lo = r->lo;
+        if (hi > r->kmax) hi = r->kmax;
         r->scaled = 0;
     } else {
         lo = r->lo + (bin << r->shift);

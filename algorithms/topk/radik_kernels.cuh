@@ -67,7 +67,8 @@ enum pb_radik_scale { PB_RADIK_SCALE_OFF, PB_RADIK_SCALE_RANDOM, PB_RADIK_SCALE_
 enum pb_radik_filter_mode { PB_RADIK_FILTER_OFF, PB_RADIK_FILTER_ON, PB_RADIK_FILTER_OVERSHOOT };
 
 struct pb_radik_args {
-    const uint32_t *data;
+    const uint32_t *data;   /* 32-bit dtypes' values */
+    const uint16_t *data16; /* fp16 / bf16 values (the same buffer), else NULL */
     const uint64_t *begin, *end, *out_off;
     uint32_t *vals, *idx;
     pb_radik_row *rows;
@@ -94,6 +95,21 @@ __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args &a, uint32
 __device__ __forceinline__ uint32_t pb_radik_raw(const pb_radik_args &a, uint32_t okey)
 {
     return pb_topk_raw_of(okey, a.dtype, a.largest);
+}
+
+/* Raw value i of the batch (zero-extended for 16-bit types), streamed. */
+__device__ __forceinline__ uint32_t pb_radik_at(const pb_radik_args &a, bool is16, uint64_t i)
+{
+    return is16 ? (uint32_t)__ldcs(a.data16 + i) : __ldcs(a.data + i);
+}
+
+/* The pack of four values from element e (a multiple of 4): one 16-byte
+ * load, or an 8-byte one of 16-bit values. */
+__device__ __forceinline__ uint4 pb_radik_pack(const pb_radik_args &a, bool is16, uint64_t e)
+{
+    if (!is16) return __ldcs(reinterpret_cast<const uint4 *>(a.data + e));
+    uint2 h = __ldcs(reinterpret_cast<const uint2 *>(a.data16 + e));
+    return make_uint4(h.x & 0xffffu, h.x >> 16, h.y & 0xffffu, h.y >> 16);
 }
 
 /* Whether row r is read as aligned packs from (begin & ~3). */
@@ -216,7 +232,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                 pb_radik_filterable(len, take, filter == PB_RADIK_FILTER_OVERSHOOT);
     if (scaled && scale == PB_RADIK_SCALE_RANDOM) {
         uint32_t i = pb_radik_hash(row * 0x9e3779b9U + salt) % len;
-        ref = pb_radik_okey(a, a.data[b + i]);
+        ref = pb_radik_okey(a, pb_radik_at(a, a.data16 != nullptr, b + i));
     }
     if ((scaled && scale == PB_RADIK_SCALE_PIVOT) || filt) {
         /* The sample, drawn at hashed positions, sorted descending; its
@@ -225,7 +241,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) {
             uint32_t s = threadIdx.x * PB_RADIK_SAMPLE_ITEMS + j;
             uint32_t i = pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
-            keys[j] = pb_radik_okey(a, a.data[b + i]);
+            keys[j] = pb_radik_okey(a, pb_radik_at(a, a.data16 != nullptr, b + i));
         }
         sort_t(tmp).SortDescendingBlockedToStriped(keys);
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
@@ -271,7 +287,8 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     }
     if (threadIdx.x == 0) {
         pb_radik_row r;
-        pb_radik_row_init(&r, len, k, scaled, ref);
+        uint32_t kbits = pb_topk_key_bits_of(a.dtype);
+        pb_radik_row_init(&r, len, k, scaled, ref, kbits == 32 ? UINT32_MAX : (1u << kbits) - 1);
         if (filt) pb_radik_row_filter(&r, thr, est, strict);
         a.rows[row] = r;
         if (pl.parts)
@@ -455,8 +472,8 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
          * row (offset padding): only the first and last pack see other
          * rows' elements, which the masks drop. */
         uint32_t head = (uint32_t)(c.begin & 3);
-        const uint4 *v = reinterpret_cast<const uint4 *>(a.data + (c.begin - head)) +
-                         (uint64_t)p * (PB_RADIK_PART / 4);
+        const bool is16 = a.data16 != nullptr;
+        const uint64_t e0 = c.begin - head + (uint64_t)p * PB_RADIK_PART;
         uint32_t rel0 = p * PB_RADIK_PART - head; /* wraps below 0: masked */
         uint4 x[PB_RADIK_ITEMS / 4];
 #pragma unroll
@@ -465,7 +482,8 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
             uint32_t r0 = rel0 + 4 * q;
             /* Some element of the pack is in the row (the first pack's r0
              * has wrapped to -head). */
-            x[j] = r0 + 3 < len + 3 ? __ldcs(v + q) : make_uint4(0, 0, 0, 0);
+            x[j] = r0 + 3 < len + 3 ? pb_radik_pack(a, is16, e0 + 4 * (uint64_t)q)
+                                    : make_uint4(0, 0, 0, 0);
         }
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS / 4; j++) {
@@ -480,12 +498,12 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
             }
         }
     } else if (INPUT) {
-        const uint32_t *d = a.data + c.begin;
+        const bool is16 = a.data16 != nullptr;
         uint32_t raw[PB_RADIK_ITEMS];
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS; j++) {
             uint32_t rel = p * PB_RADIK_PART + threadIdx.x + j * PB_RADIK_BLOCK;
-            raw[j] = rel < len ? __ldcs(d + rel) : 0;
+            raw[j] = rel < len ? pb_radik_at(a, is16, c.begin + rel) : 0;
             idx[j] = rel;
             valid |= (uint32_t)(rel < len) << j;
         }
@@ -796,25 +814,28 @@ __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args &a, const
 }
 
 /* Loads the raw values of partition p of filtering row c: 16 a thread,
- * as aligned 16-byte packs when the row is read packed (slot s at
- * rel0 + (s / 4) * 4 * BLOCK + s % 4), else one value a slot (rel0 + s *
- * BLOCK); slots outside the row read 0. */
+ * as aligned packs of four (16 bytes, or 8 of 16-bit values) when the row
+ * is read packed (slot s at rel0 + (s / 4) * 4 * BLOCK + s % 4), else one
+ * value a slot (rel0 + s * BLOCK); slots outside the row read 0. DT: the
+ * dtype (16-bit values are loaded as such). */
+template <int DT>
 __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args &a, const pb_radik_ctx &c,
                                                      uint32_t p,
                                                      uint32_t (&raw)[PB_RADIK_FITEMS])
 {
     const uint32_t len = (uint32_t)(c.end - c.begin);
+    const bool is16 = pb_topk_dtype_is16(DT);
     if (pb_radik_packed(a, c.begin)) {
         uint32_t head = (uint32_t)(c.begin & 3);
-        const uint4 *v = reinterpret_cast<const uint4 *>(a.data + (c.begin - head)) +
-                         (uint64_t)p * (PB_RADIK_FPART / 4);
+        const uint64_t e0 = c.begin - head + (uint64_t)p * PB_RADIK_FPART;
         uint32_t rel0 = p * PB_RADIK_FPART - head + 4 * threadIdx.x;
         uint4 x[PB_RADIK_FITEMS / 4];
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS / 4; j++) {
             uint32_t r0 = rel0 + 4 * j * PB_RADIK_BLOCK;
-            x[j] = r0 + 3 < len + 3 ? __ldcs(v + threadIdx.x + j * PB_RADIK_BLOCK)
-                                    : make_uint4(0, 0, 0, 0);
+            x[j] = r0 + 3 < len + 3
+                       ? pb_radik_pack(a, is16, e0 + 4 * (uint64_t)(threadIdx.x + j * PB_RADIK_BLOCK))
+                       : make_uint4(0, 0, 0, 0);
         }
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS / 4; j++) {
@@ -822,12 +843,11 @@ __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args &a, con
             raw[4 * j + 2] = x[j].z, raw[4 * j + 3] = x[j].w;
         }
     } else {
-        const uint32_t *d = a.data + c.begin;
         uint32_t rel0 = p * PB_RADIK_FPART + threadIdx.x;
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS; j++) {
             uint32_t rel = rel0 + j * PB_RADIK_BLOCK;
-            raw[j] = rel < len ? __ldcs(d + rel) : 0;
+            raw[j] = rel < len ? pb_radik_at(a, is16, c.begin + rel) : 0;
         }
     }
 }
@@ -978,11 +998,11 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args 
         uint32_t parts = pb_radik_filter_parts(a, 0, c.r);
         if (blockIdx.x >= parts) return;
         uint32_t cur[PB_RADIK_FITEMS];
-        pb_radik_filter_load(a, c, blockIdx.x, cur);
+        pb_radik_filter_load<DT>(a, c, blockIdx.x, cur);
         for (uint32_t p = blockIdx.x; p < parts; p += gridDim.x) {
             uint32_t next[PB_RADIK_FITEMS];
             bool more = p + gridDim.x < parts;
-            if (more) pb_radik_filter_load(a, c, p + gridDim.x, next);
+            if (more) pb_radik_filter_load<DT>(a, c, p + gridDim.x, next);
             pb_radik_filter_body<DT, LG>(a, c, p, cur, sm);
             if (more) {
 #pragma unroll
@@ -996,7 +1016,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args 
         a, [&](uint32_t row) { return pb_radik_filter_parts(a, row, a.rows[row]); },
         [&](const pb_radik_ctx &c, uint32_t p) {
             uint32_t raw[PB_RADIK_FITEMS];
-            pb_radik_filter_load(a, c, p, raw);
+            pb_radik_filter_load<DT>(a, c, p, raw);
             pb_radik_filter_body<DT, LG>(a, c, p, raw, sm);
         },
         finish);

@@ -61,7 +61,7 @@ __device__ __forceinline__ uint32_t pb_radik_tie_load(const pb_radik_args &a, ui
 #pragma unroll
     for (int j = 0; j < PB_RADIK_ITEMS; j++) {
         uint32_t rel = p * PB_RADIK_PART + j * PB_RADIK_BLOCK + threadIdx.x;
-        raw[j] = rel < len ? a.data[b + rel] : 0;
+        raw[j] = rel < len ? pb_radik_at(a, a.data16 != nullptr, b + rel) : 0;
     }
 #pragma unroll
     for (int j = 0; j < PB_RADIK_ITEMS; j++) {

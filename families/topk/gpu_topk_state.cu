@@ -13,6 +13,19 @@ uint64_t pb_gpu_topk_footprint_io(const pb_point *pt)
            4096;
 }
 
+/* 16-bit values (held zero-extended on the host) go to the device at
+ * their own width, through a host buffer of that width. */
+static int upload16(void *d_data, const uint32_t *data, size_t total, pb_err *err)
+{
+    uint16_t *h = (uint16_t *)malloc(total * sizeof *h);
+    if (!h) return pb_err_set(err, "out of host memory for %zu 16-bit values", total);
+    for (size_t i = 0; i < total; i++) h[i] = (uint16_t)data[i];
+    cudaError_t e = cudaMemcpy(d_data, h, total * sizeof *h, cudaMemcpyHostToDevice);
+    free(h);
+    PB_CUDA_TRY(e, err);
+    return 0;
+}
+
 static int upload(pb_gpu_topk *g, pb_err *err)
 {
     pb_topk_problem *p = &g->prob;
@@ -20,16 +33,17 @@ static int upload(pb_gpu_topk *g, pb_err *err)
     size_t total = (size_t)p->total, rows = (size_t)p->rows, outs = (size_t)p->out_total;
     /* Rounded up to whole 16-byte packs: a module reading a row's last
      * pack (offset padding) stays inside the allocation. */
-    size_t alloc = (total + 3) / 4 * 4 + 4;
-    PB_CUDA_TRY(cudaMalloc(&g->d_data, alloc * 4), err);
-    PB_CUDA_TRY(cudaMemset(g->d_data, 0, alloc * 4), err);
+    size_t alloc = (total + 3) / 4 * 4 + 4, w = pb_topk_dtype_bytes(p->dtype);
+    PB_CUDA_TRY(cudaMalloc(&g->d_data, alloc * w), err);
+    PB_CUDA_TRY(cudaMemset(g->d_data, 0, alloc * w), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_begin, (rows + 1) * 8), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_end, (rows ? rows : 1) * 8), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_out_off, (rows + 1) * 8), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_vals, (outs ? outs : 1) * 4), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_idx, (outs ? outs : 1) * 4), err);
-    if (total)
+    if (total && w == 4)
         PB_CUDA_TRY(cudaMemcpy(g->d_data, p->data, total * 4, cudaMemcpyHostToDevice), err);
+    if (total && w == 2 && upload16(g->d_data, p->data, total, err)) return -1;
     PB_CUDA_TRY(cudaMemcpy(g->d_begin, p->begin, (rows + 1) * 8, cudaMemcpyHostToDevice), err);
     if (rows) PB_CUDA_TRY(cudaMemcpy(g->d_end, p->end, rows * 8, cudaMemcpyHostToDevice), err);
     PB_CUDA_TRY(cudaMemcpy(g->d_out_off, p->out_off, (rows + 1) * 8, cudaMemcpyHostToDevice),

@@ -15,7 +15,8 @@ struct pb_gpu_topk {
     pb_params params;
     pb_point pt; /* pt.params points at `params` */
     pb_topk_problem prob;
-    uint32_t *d_data;               /* prob.total raw values (rows and padding) */
+    uint32_t *d_data;               /* prob.total raw values (rows and padding) at the dtype's
+                                       width: 16-bit types are uint16_t values here */
     uint64_t *d_begin, *d_end;      /* rows + 1 and rows: CUB's segment form */
     uint64_t *d_out_off;            /* rows + 1 */
     uint32_t *d_vals, *d_idx;       /* out_total results */

@@ -70,6 +70,8 @@ static const char *value_text(const pb_topk_problem *p, uint32_t raw, char *buf,
         snprintf(buf, len, "%u", raw);
     } else if (p->dtype == PB_TOPK_I32) {
         snprintf(buf, len, "%d", (int32_t)raw);
+    } else if (p->dtype == PB_TOPK_F16 || p->dtype == PB_TOPK_BF16) {
+        snprintf(buf, len, "%s 0x%04x", p->dtype == PB_TOPK_F16 ? "fp16" : "bf16", raw);
     } else {
         float f;
         memcpy(&f, &raw, sizeof f);

@@ -19,6 +19,14 @@
  * u32: the key is the value itself. i32: the value with its sign bit
  * flipped, so that unsigned key order is signed value order.
  *
+ * fp16 and bf16 (16-bit values, held zero-extended in a 32-bit word on the
+ * host and read as 16 bits on the device): the fp32 rule on 16 bits, NaNs
+ * canonicalised to 0x7e00 (fp16) and 0x7fc0 (bf16), so the key is a 16-bit
+ * number (zero-extended): a radix select needs 16 bits of digits, not 32.
+ * Their order key for smallest is the key's 16-bit complement, so order
+ * keys stay below 2^16 too (pb_topk_key_bits_of says how many bits a
+ * dtype's order keys have).
+ *
  * Selecting the smallest is selecting the largest of the order key ~key. */
 #ifndef PB_TOPK_KEY_H
 #define PB_TOPK_KEY_H
@@ -33,8 +41,31 @@
 #endif
 
 /* Value types; the `dtype` parameter's choices in this order. */
-typedef enum pb_topk_dtype { PB_TOPK_F32, PB_TOPK_U32, PB_TOPK_I32 } pb_topk_dtype;
-#define PB_TOPK_DTYPE_CHOICES "f32|u32|i32"
+typedef enum pb_topk_dtype {
+    PB_TOPK_F32,
+    PB_TOPK_U32,
+    PB_TOPK_I32,
+    PB_TOPK_F16,
+    PB_TOPK_BF16,
+    PB_TOPK_NDTYPES
+} pb_topk_dtype;
+#define PB_TOPK_DTYPE_CHOICES "f32|u32|i32|f16|bf16"
+
+/* Whether a dtype's values are 16 bits wide, and their width in bytes (the
+ * bytes one read of the input moves for each value). */
+PB_TOPK_HD int pb_topk_dtype_is16(int dtype)
+{
+    return dtype == PB_TOPK_F16 || dtype == PB_TOPK_BF16;
+}
+PB_TOPK_HD unsigned pb_topk_dtype_bytes(int dtype)
+{
+    return pb_topk_dtype_is16(dtype) ? 2u : 4u;
+}
+/* The bits a dtype's order keys have: every order key is below 2^bits. */
+PB_TOPK_HD unsigned pb_topk_key_bits_of(int dtype)
+{
+    return pb_topk_dtype_is16(dtype) ? 16u : 32u;
+}
 
 #define PB_TOPK_NAN_BITS 0x7fc00000u /* the canonical NaN */
 #define PB_TOPK_NAN_KEY 0xffc00000u  /* its key: the largest key any fp32 value has */
@@ -65,12 +96,33 @@ PB_TOPK_HD uint32_t pb_topk_key(float x)
     return pb_topk_key_bits(pb_topk_float_bits(x));
 }
 
-/* The key of a raw 32-bit value of type `dtype` (a pb_topk_dtype). */
+/* The canonical NaNs of the 16-bit types, and the largest keys they have. */
+#define PB_TOPK_F16_NAN_BITS 0x7e00u
+#define PB_TOPK_BF16_NAN_BITS 0x7fc0u
+
+/* The key of a 16-bit float with bit pattern b (the low 16 bits of raw):
+ * fp16 (exponent 5 bits) or bf16 (8 bits); inf is 0x7c00 or 0x7f80. */
+PB_TOPK_HD uint32_t pb_topk_key16(uint32_t raw, uint32_t inf, uint32_t nan)
+{
+    uint32_t b = raw & 0xffffu;
+    b = (b & 0x7fffu) > inf ? nan : b;
+    return b ^ ((b & 0x8000u) ? 0xffffu : 0x8000u);
+}
+
+/* The key of a raw value of type `dtype` (a pb_topk_dtype), held in 32 bits. */
 PB_TOPK_HD uint32_t pb_topk_key_of(uint32_t raw, int dtype)
 {
-    return dtype == PB_TOPK_U32   ? raw
-           : dtype == PB_TOPK_I32 ? raw ^ 0x80000000u
-                                  : pb_topk_key_bits(raw);
+    return dtype == PB_TOPK_U32    ? raw
+           : dtype == PB_TOPK_I32  ? raw ^ 0x80000000u
+           : dtype == PB_TOPK_F16  ? pb_topk_key16(raw, 0x7c00u, PB_TOPK_F16_NAN_BITS)
+           : dtype == PB_TOPK_BF16 ? pb_topk_key16(raw, 0x7f80u, PB_TOPK_BF16_NAN_BITS)
+                                   : pb_topk_key_bits(raw);
+}
+
+/* The 16-bit float whose key is `key` (below 2^16). */
+PB_TOPK_HD uint32_t pb_topk_key16_to_bits(uint32_t key)
+{
+    return (key & 0x8000u) ? (key ^ 0x8000u) : (~key & 0xffffu);
 }
 
 /* The bit pattern of the fp32 value whose key is `key` (a NaN key gives the
@@ -87,14 +139,18 @@ PB_TOPK_HD uint32_t pb_topk_order_key(uint32_t key, int largest)
 }
 
 /* A raw value's order key, and back: what every selection compares and what
- * it returns (a NaN's order key gives the canonical NaN). */
+ * it returns (a NaN's order key gives the canonical NaN). 16-bit types
+ * complement within 16 bits, so their order keys stay below 2^16. */
 PB_TOPK_HD uint32_t pb_topk_okey_of(uint32_t raw, int dtype, int largest)
 {
-    return pb_topk_order_key(pb_topk_key_of(raw, dtype), largest);
+    uint32_t key = pb_topk_key_of(raw, dtype);
+    if (pb_topk_dtype_is16(dtype)) return largest ? key : key ^ 0xffffu;
+    return pb_topk_order_key(key, largest);
 }
 
 PB_TOPK_HD uint32_t pb_topk_raw_of(uint32_t okey, int dtype, int largest)
 {
+    if (pb_topk_dtype_is16(dtype)) return pb_topk_key16_to_bits(largest ? okey : okey ^ 0xffffu);
     uint32_t key = pb_topk_order_key(okey, largest);
     return dtype == PB_TOPK_U32   ? key
            : dtype == PB_TOPK_I32 ? key ^ 0x80000000u
@@ -107,8 +163,10 @@ PB_TOPK_HD uint32_t pb_topk_raw_of(uint32_t okey, int dtype, int largest)
  * what cannot pass before converting what might. fp32 values compare as
  * floats: a NaN passes (!(x < t) holds for it), every value passes when t
  * is itself a NaN, and -0.0 and +0.0 compare equal (both pass); u32 values
- * compare as unsigned integers, i32 values as signed ones. For smallest,
- * the order keys at or above the threshold are the values at or below tq. */
+ * compare as unsigned integers, i32 values as signed ones; 16-bit floats
+ * compare by their order keys (a key costs a few integer operations
+ * there), every value passing a NaN threshold as for fp32. For smallest, the order keys at or above the
+ * threshold are the values at or below tq. */
 PB_TOPK_HD float pb_topk_bits_float(uint32_t b)
 {
 #if defined(__CUDA_ARCH__)
@@ -127,6 +185,13 @@ PB_TOPK_HD int pb_topk_raw_may_reach(uint32_t x, uint32_t tq, int dtype, int lar
         return largest ? !(v < t) : !(v > t);
     }
     if (dtype == PB_TOPK_I32) return largest ? (int32_t)x >= (int32_t)tq : (int32_t)x <= (int32_t)tq;
+    if (pb_topk_dtype_is16(dtype)) {
+        /* A threshold key no value has (that of a negative NaN) comes back
+         * as a NaN pattern: everything passes, as for fp32. */
+        uint32_t inf = dtype == PB_TOPK_F16 ? 0x7c00u : 0x7f80u;
+        if ((tq & 0x7fffu) > inf) return 1;
+        return pb_topk_okey_of(x, dtype, largest) >= pb_topk_okey_of(tq, dtype, largest);
+    }
     return largest ? x >= tq : x <= tq;
 }
 

@@ -46,8 +46,8 @@ int pb_topk_point_check(const pb_point *pt, pb_err *err)
     const long long *v = pt->params->v;
     if (pt->item_bytes != 4)
         return pb_err_set(err,
-                          "top-k values are 32-bit: item must be u32 (the dtype parameter "
-                          "picks fp32 or u32), not %u-byte items",
+                          "top-k values are held in 32-bit words: item must be u32 (the dtype "
+                          "parameter picks f32, u32, i32, f16 or bf16), not %u-byte items",
                           pt->item_bytes);
     if (v[PB_TOPK_P_K] < 1 || v[PB_TOPK_P_K] > PB_TOPK_MAX_K)
         return pb_err_set(err, "k=%lld is outside 1..2^31", v[PB_TOPK_P_K]);
@@ -67,7 +67,7 @@ int pb_topk_point_check(const pb_point *pt, pb_err *err)
         if (dist == PB_TOPK_MASKED && arg > 1000000)
             return pb_err_set(err, "dist=masked: the fraction is above 1");
     }
-    if (v[PB_TOPK_P_DTYPE] < PB_TOPK_F32 || v[PB_TOPK_P_DTYPE] > PB_TOPK_I32)
+    if (v[PB_TOPK_P_DTYPE] < PB_TOPK_F32 || v[PB_TOPK_P_DTYPE] >= PB_TOPK_NDTYPES)
         return pb_err_set(err, "dtype=%lld is not one of %s", v[PB_TOPK_P_DTYPE],
                           PB_TOPK_DTYPE_CHOICES);
     if (v[PB_TOPK_P_TIES] < PB_TOPK_TIES_ANY || v[PB_TOPK_P_TIES] > PB_TOPK_TIES_LOWEST)
@@ -93,7 +93,8 @@ int pb_topk_check_point(const pb_module *m, const pb_point *pt, pb_err *err)
     if (!f) return 0;
     if (pb_topk_point_check(pt, err)) return -1;
     uint64_t have, rows = rows_of(pt);
-    if (pb_data_file_check(f, 4, 0, &have, err)) return -1;
+    if (pb_data_file_check(f, pb_topk_dtype_bytes((int)pt->params->v[PB_TOPK_P_DTYPE]), 0, &have, err))
+        return -1;
     /* rows * n cannot overflow once n <= have / rows. */
     if (pt->n > have / rows) {
         if (pt->n > UINT64_MAX / rows)
@@ -132,7 +133,7 @@ uint64_t pb_topk_problem_host_bytes(const pb_point *pt)
 void pb_topk_work(const pb_point *pt, double *items, double *bytes)
 {
     *items = (double)pt->n * (double)rows_of(pt);
-    *bytes = 4.0 * *items;
+    *bytes = (double)pb_topk_dtype_bytes((int)pt->params->v[PB_TOPK_P_DTYPE]) * *items;
 }
 
 /* ---- values ---- */
@@ -194,6 +195,44 @@ static uint32_t signed_unit(uint32_t w)
 
 #define F32_PINF 0x7f800000u
 #define F32_NINF 0xff800000u
+
+uint32_t pb_topk_f32_to_f16(uint32_t x)
+{
+    uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+    if (ax > F32_PINF) {
+        /* A NaN stays one, quiet or signalling as it was: the top mantissa
+         * bits, or 1 where they are all zero. */
+        uint32_t m = (ax >> 13) & 0x3ffu;
+        return sign | 0x7c00u | (m ? m : 1u);
+    }
+    if (ax >= 0x477ff000u) return sign | 0x7c00u; /* 65520 and up round to inf */
+    if (ax <= 0x33000000u) return sign;           /* 2^-25 and below round to 0 */
+    uint32_t q, rem, half;
+    if (ax < 0x38800000u) {
+        /* Below 2^-14: a subnormal, round(x * 2^24) units of 2^-24. */
+        uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, shift = 126 - e;
+        q = m >> shift;
+        rem = m & ((1u << shift) - 1);
+        half = 1u << (shift - 1);
+    } else {
+        /* Normal: the exponent rebiased (127 -> 15), 13 mantissa bits cut. */
+        uint32_t r = ax - 0x38000000u;
+        q = r >> 13;
+        rem = r & 0x1fffu;
+        half = 0x1000u;
+    }
+    q += rem > half || (rem == half && (q & 1u)); /* to nearest, ties to even */
+    return sign | q;
+}
+
+uint32_t pb_topk_f32_to_bf16(uint32_t x)
+{
+    if ((x & 0x7fffffffu) > F32_PINF) {
+        uint32_t h = x >> 16;
+        return (h & 0x7fu) ? h : h | 1u; /* a NaN stays one */
+    }
+    return (x + 0x7fffu + ((x >> 16) & 1u)) >> 16; /* to nearest, ties to even */
+}
 
 /* N(0, 1) from 53 bits of the block. */
 static double normal_of(philox4x32_ctr_t w)
@@ -306,8 +345,15 @@ static uint32_t draw_i32(pb_topk_dist dist, uint64_t arg, philox4x32_ctr_t w)
     }
 }
 
+/* fp16 and bf16: the fp32 draw rounded to the type (to nearest, ties to
+ * even, as a cast does): the same distributions with the type's
+ * resolution, so U[0, 1) has 2^10-ish levels an octave and ties are common
+ * (as in real fp16 scores), and values beyond fp16's 65504 (zipf's top
+ * ranks) are +inf. */
 static uint32_t draw(pb_topk_dist dist, uint64_t arg, pb_topk_dtype dtype, philox4x32_ctr_t w)
 {
+    if (dtype == PB_TOPK_F16) return pb_topk_f32_to_f16(draw_f32(dist, arg, w));
+    if (dtype == PB_TOPK_BF16) return pb_topk_f32_to_bf16(draw_f32(dist, arg, w));
     if (dtype == PB_TOPK_F32) return draw_f32(dist, arg, w);
     return dtype == PB_TOPK_I32 ? draw_i32(dist, arg, w) : draw_u32(dist, arg, w);
 }
@@ -317,6 +363,8 @@ static uint32_t ordered_value(pb_topk_dtype dtype, uint64_t j, uint64_t m)
 {
     if (dtype == PB_TOPK_U32) return (uint32_t)((j << 32) / m); /* j < m <= 2^32 */
     if (dtype == PB_TOPK_I32) return (uint32_t)((j << 32) / m) ^ 0x80000000u;
+    if (dtype == PB_TOPK_F16) return (uint32_t)(j * UINT64_C(0x3c00) / m); /* 1.0 is 0x3c00 */
+    if (dtype == PB_TOPK_BF16) return (uint32_t)(j * UINT64_C(0x3f80) / m);
     return (uint32_t)(j * UINT64_C(0x3f800000) / m);
 }
 
@@ -358,6 +406,8 @@ static uint32_t padding_value(const pb_topk_problem *p)
 {
     if (p->dtype == PB_TOPK_U32) return p->largest ? UINT32_MAX : 0;
     if (p->dtype == PB_TOPK_I32) return p->largest ? 0x7fffffffu : 0x80000000u;
+    if (p->dtype == PB_TOPK_F16) return p->largest ? 0x7deau : 0xfc00u;
+    if (p->dtype == PB_TOPK_BF16) return p->largest ? 0x7fdeu : 0xff80u;
     return p->largest ? 0x7fc0dead : F32_NINF;
 }
 
@@ -405,11 +455,26 @@ static void lay_out_results(pb_topk_problem *p)
  * misaligned rows is filled after). */
 static int read_rows(pb_topk_problem *p, pb_err *err)
 {
+    unsigned w = pb_topk_dtype_bytes(p->dtype);
     pb_data_reader r;
-    if (pb_data_reader_open(&r, p->file, 4, p->elems, err)) return -1;
+    if (pb_data_reader_open(&r, p->file, w, p->elems, err)) return -1;
     int rc = 0;
-    for (uint64_t row = 0; row < p->rows && !rc; row++)
-        rc = pb_data_reader_next(&r, p->data + p->begin[row], pb_topk_row_len(p, row), err);
+    for (uint64_t row = 0; row < p->rows && !rc; row++) {
+        uint32_t *d = p->data + p->begin[row];
+        uint64_t len = pb_topk_row_len(p, row);
+        rc = pb_data_reader_next(&r, d, len, err);
+        if (rc || w == 4) continue;
+        /* 16-bit values were read into the row's first half: widened in
+         * place from the end. Word i covers 16-bit slots 2i and 2i + 1,
+         * values already widened for i >= 1; for i = 0, value 0 itself,
+         * read before the word is written. */
+        const uint16_t *h = (const uint16_t *)(void *)d;
+        for (uint64_t i = len; i-- > 0;) {
+            uint16_t x;
+            memcpy(&x, h + i, sizeof x);
+            d[i] = x;
+        }
+    }
     pb_data_reader_close(&r);
     return rc;
 }

@@ -4,8 +4,10 @@
  *
  * Every topk-family module declares PB_TOPK_COMMON_PARAMS first, so the
  * shared code finds them at fixed indices (enum pb_topk_param). The point's
- * n is the nominal row length; its item width must be 4 (the `dtype`
- * parameter says whether the 32 bits are fp32 or u32).
+ * n is the nominal row length; its item must be u32: values are held in
+ * 32-bit words on the host (the `dtype` parameter says what they are:
+ * fp32, u32, i32, or fp16 / bf16 zero-extended), and a GPU module's input
+ * is the values at their own width (2 bytes for fp16 and bf16).
  *
  * Layout. Row r is data[begin[r], end[r]). Without `misalign` the rows are
  * back to back from 0, so begin[] (rows + 1 entries, begin[rows] = total) is
@@ -99,7 +101,12 @@ enum pb_topk_param {
  * Or `dist = file:PATH`, the user's own values (config/data_file.h): raw
  * little-endian 32-bit values, fp32 bit patterns, u32 or i32 by `dtype`, the
  * first rows * n of them filling the rows in order (padding is still the
- * problem's own); the file must hold that many. */
+ * problem's own); the file must hold that many. 16-bit dtypes read
+ * little-endian 16-bit values.
+ *
+ * f16 and bf16: the fp32 draw rounded to the type (to nearest, ties to
+ * even, as a cast does; NaNs stay NaNs); sorted and reversed spread over
+ * the bit patterns below 1.0 (0x3c00, 0x3f80). */
 typedef enum pb_topk_dist {
     PB_TOPK_UNIFORM,
     PB_TOPK_NARROW,
@@ -150,10 +157,11 @@ typedef enum pb_topk_ties { PB_TOPK_TIES_ANY, PB_TOPK_TIES_LOWEST } pb_topk_ties
     {"dist", PB_PARAM_ENUM, PB_TOPK_UNIFORM, 0, 0, PB_TOPK_DIST_CHOICES,                           \
      "values: U[0,1], U[0.6,0.7], U[128.6,128.7], Zipf(1.1), N(0,1), all equal, many +-inf, "      \
      "some NaNs, half zeros (relu), L levels (few:L), 256 integer levels (int8), a fraction F "    \
-     "of -inf (masked:F), sorted, reversed; or a file of raw little-endian 32-bit values "         \
-     "(fp32, u32 or i32 by dtype)"},                                                                    \
+     "of -inf (masked:F), sorted, reversed; or a file of raw little-endian values of the "         \
+     "dtype's width"},                                                                             \
     {"dtype", PB_PARAM_ENUM, PB_TOPK_F32, 0, 0, PB_TOPK_DTYPE_CHOICES,                             \
-     "value type: fp32, u32 or i32 (item must be u32: 4 bytes)"},                                      \
+     "value type: fp32, u32, i32, fp16 or bf16 (item stays u32; the GPU reads 16-bit types at "    \
+     "2 bytes a value)"},                                                                          \
     {"ties", PB_PARAM_ENUM, PB_TOPK_TIES_ANY, 0, 0, PB_TOPK_TIES_CHOICES,                          \
      "keys equal to the k-th: any of them fill the k, or those with the smallest indices "        \
      "(a unique answer)"},                                                                          \
@@ -178,7 +186,7 @@ typedef struct pb_topk_problem {
     uint64_t elems;   /* values in rows: rows * n, ragged or not */
     uint64_t total;   /* data's length: the rows and their padding */
     uint64_t max_len; /* the longest row */
-    uint32_t *data;   /* raw 32-bit values: fp32 bit patterns or u32 */
+    uint32_t *data;   /* raw values in 32-bit words: fp32 bits, u32, i32, 16-bit bits zero-extended */
     uint64_t *begin;  /* rows + 1; begin[rows] = total */
     uint64_t *end;    /* rows */
 
@@ -201,6 +209,11 @@ static inline uint32_t pb_topk_problem_okey(const pb_topk_problem *p, uint32_t r
 {
     return pb_topk_okey_of(raw, p->dtype, p->largest);
 }
+
+/* fp32 bits rounded to fp16 / bf16 bits (to nearest, ties to even; a NaN
+ * stays a NaN, its sign and top payload bits kept): the 16-bit draws. */
+uint32_t pb_topk_f32_to_f16(uint32_t f32_bits);
+uint32_t pb_topk_f32_to_bf16(uint32_t f32_bits);
 
 /* Validates the point (item width 4, row lengths that fit a u32 index,
  * buffers that fit in size_t), lays out the rows and generates the values
@@ -230,7 +243,7 @@ uint64_t pb_topk_problem_host_bytes(const pb_point *pt);
 uint64_t pb_topk_out_bound(const pb_point *pt);
 
 /* The module descriptor's `work` hook for every top-k module: rows * n items
- * (exact, ragged too), each read once: 4 bytes an item. */
+ * (exact, ragged too), each read once: the dtype's width an item. */
 void pb_topk_work(const pb_point *pt, double *items, double *bytes);
 
 #ifdef __cplusplus

@@ -139,11 +139,17 @@ TOPK_SCAN(scan_u32_largest, b)
 TOPK_SCAN(scan_u32_smallest, ~b)
 TOPK_SCAN(scan_i32_largest, b ^ 0x80000000u)
 TOPK_SCAN(scan_i32_smallest, ~(b ^ 0x80000000u))
+TOPK_SCAN(scan_f16_largest, pb_topk_okey_of(b, PB_TOPK_F16, 1))
+TOPK_SCAN(scan_f16_smallest, pb_topk_okey_of(b, PB_TOPK_F16, 0))
+TOPK_SCAN(scan_bf16_largest, pb_topk_okey_of(b, PB_TOPK_BF16, 1))
+TOPK_SCAN(scan_bf16_smallest, pb_topk_okey_of(b, PB_TOPK_BF16, 0))
 
 static scan_fn pick_scan(const pb_topk_problem *p)
 {
     if (p->dtype == PB_TOPK_U32) return p->largest ? scan_u32_largest : scan_u32_smallest;
     if (p->dtype == PB_TOPK_I32) return p->largest ? scan_i32_largest : scan_i32_smallest;
+    if (p->dtype == PB_TOPK_F16) return p->largest ? scan_f16_largest : scan_f16_smallest;
+    if (p->dtype == PB_TOPK_BF16) return p->largest ? scan_bf16_largest : scan_bf16_smallest;
     return p->largest ? scan_f32_largest : scan_f32_smallest;
 }
 

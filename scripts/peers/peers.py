@@ -292,6 +292,11 @@ TOPK_MODULES = {"omp-topk", "radik", "sort-and-choose"}
 ITEMS = {"shuffle": {"u64": 8, "u32": 4}, "topk": {"u32": 4}}
 TOPK_DISTS = ["uniform", "narrow", "narrow128", "zipf", "normal", "equal", "inf", "nan", "relu", "int8",
               "sorted", "reversed"]
+# Value types (topk_key.h's dtype choices), the bytes one value is read as,
+# and torch's type for those torch.topk takes.
+TOPK_DTYPES = ["f32", "u32", "i32", "f16", "bf16"]
+TOPK_DTYPE_BYTES = {"f32": 4, "u32": 4, "i32": 4, "f16": 2, "bf16": 2}
+TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 # Distributions that take an argument (few:L levels, masked:F a fraction).
 TOPK_DISTS_ARG = ["few", "masked"]
 # The top-k problem's parameters (families/topk/topk_problem.h), defaults.
@@ -319,8 +324,8 @@ def _topk_value(key, raw, where):
         if raw not in TOPK_DISTS:
             raise Bad("%s: '%s' is not one of %s" % (where, raw, "|".join(TOPK_DISTS + [d + ":ARG" for d in TOPK_DISTS_ARG])))
         return raw
-    if raw not in ("f32", "u32"):
-        raise Bad("%s: '%s' is not one of f32|u32" % (where, raw))
+    if raw not in TOPK_DTYPES:
+        raise Bad("%s: '%s' is not one of %s" % (where, raw, "|".join(TOPK_DTYPES)))
     return raw
 
 
@@ -567,8 +572,8 @@ def topk_problems(sweep, instances):
             why = None
             if p["ragged"]:
                 why = "ragged rows (torch.topk takes a dense tensor)"
-            elif p["dtype"] != "f32":
-                why = "dtype u32 (torch has no topk for uint32)"
+            elif p["dtype"] not in TORCH_DTYPES:
+                why = "dtype %s (the torch peers take f32, f16 and bf16)" % p["dtype"]
             elif p["dist"] == "nan":
                 why = "dist nan (torch orders NaN above +inf; permbench's check does not)"
             if why:
@@ -633,7 +638,7 @@ def work(inst, n, item_bytes):
     shuffles read and write every item; top-k reads its rows once."""
     if inst["family"] == "topk":
         items = float(n) * float(inst["params"].get("rows", 1))
-        return items, 4.0 * items
+        return items, TOPK_DTYPE_BYTES[inst["params"].get("dtype", "f32")] * items
     return float(n), 2.0 * n * item_bytes
 
 
@@ -1045,14 +1050,18 @@ def topk_dist(torch, dist, total, gen, dev):
     raise ValueError("dist %s has no generator here" % dist)
 
 
-def topk_ordered(torch, dist, rows, n, dev):
+def topk_ordered(torch, dist, rows, n, dev, dtype="f32"):
     """sorted and reversed, as permbench's fill_ordered: position j of a row
-    of n holds the float whose bits are j * 0x3f800000 / n (0 up to 1)."""
+    of n holds the float whose bits are j * one / n (0 up to 1; one is 1.0's
+    bit pattern in the type: 0x3f800000, 0x3c00 for fp16, 0x3f80 for bf16)."""
     j = torch.arange(n, device=dev, dtype=torch.int64)
     if dist == "reversed":
         j = n - 1 - j
-    row = (j * 0x3f800000 // n).to(torch.int32).view(torch.float32)
-    return row.repeat(rows)
+    if dtype == "f32":
+        return (j * 0x3f800000 // n).to(torch.int32).view(torch.float32).repeat(rows)
+    one = 0x3c00 if dtype == "f16" else 0x3f80
+    bits = (j * one // n).to(torch.int16)
+    return bits.view(getattr(torch, TORCH_DTYPES[dtype])).repeat(rows)
 
 
 class TopkData(object):
@@ -1063,14 +1072,17 @@ class TopkData(object):
     def __init__(self, torch, dev, gen, n, p, kmax):
         rows = int(p["rows"])
         total = rows * n
+        dt = getattr(torch, TORCH_DTYPES[p.get("dtype", "f32")])
         if p["dist"] in ("sorted", "reversed"):
-            vals = topk_ordered(torch, p["dist"], rows, n, dev)
+            vals = topk_ordered(torch, p["dist"], rows, n, dev, p.get("dtype", "f32"))
         else:
-            vals = topk_dist(torch, p["dist"], total, gen, dev)
+            # fp16 / bf16: the fp32 draw rounded (to nearest even), as
+            # permbench's 16-bit distributions are.
+            vals = topk_dist(torch, p["dist"], total, gen, dev).to(dt)
         if p["misalign"]:
-            # Rows back to back, the first 4 bytes past a 16-byte boundary:
+            # Rows back to back, the first value past a 16-byte boundary:
             # every row starts misaligned when n is a multiple of 4.
-            self.buf = torch.empty(total + 4, dtype=torch.float32, device=dev)
+            self.buf = torch.empty(total + 4, dtype=dt, device=dev)
             flat = self.buf[1:1 + total]
             flat.copy_(vals)
         else:
