@@ -47,6 +47,8 @@
 
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include "algorithms/topk/radik_digit.h"
 #include "families/topk/topk_key.h"
@@ -871,6 +873,50 @@ __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args &a, con
  * With `hier` a warp stages its candidates with one shared reservation (or,
  * should the buffer be full, one of the row's counter); without, every
  * candidate reserves alone. */
+/* Two 16-bit lanes of w against those of t: 0xffff in each lane where the
+ * value may reach the threshold, as one packed compare (HSETP2) instead of
+ * two key conversions. The compares are unordered, so a NaN value, or a
+ * NaN threshold (a key no value has), passes, as pb_topk_raw_may_reach's
+ * fp32 compare does; -0.0 and +0.0 compare equal. `strict` (the row's ties
+ * at the threshold need no more keys): only values beyond it. */
+template <int DT, int LG>
+__device__ __forceinline__ uint32_t pb_radik_cmp16(uint32_t w, uint32_t t, bool strict)
+{
+    if (DT == PB_TOPK_F16) {
+        __half2 v = *reinterpret_cast<const __half2 *>(&w), q = *reinterpret_cast<const __half2 *>(&t);
+        if (LG) return strict ? __hgtu2_mask(v, q) : __hgeu2_mask(v, q);
+        return strict ? __hltu2_mask(v, q) : __hleu2_mask(v, q);
+    }
+    __nv_bfloat162 v = *reinterpret_cast<const __nv_bfloat162 *>(&w);
+    __nv_bfloat162 q = *reinterpret_cast<const __nv_bfloat162 *>(&t);
+    if (LG) return strict ? __hgtu2_mask(v, q) : __hgeu2_mask(v, q);
+    return strict ? __hltu2_mask(v, q) : __hleu2_mask(v, q);
+}
+
+/* The quick pre-test of a partition of 16-bit values: bit s set where slot
+ * s may hold a key at or above the threshold (whose raw value is tq), two
+ * slots a compare. Slots 2j and 2j + 1 are repacked into one word. Once
+ * the block has seen the row's ties fill its `take` (a strict row's
+ * eq_full), the keys equal to the threshold are of no more use (filter_eq
+ * turns them away), so the compare becomes strict: the values equal to the
+ * threshold stop costing a key conversion each. Not for a threshold of
+ * +-0.0, which compares equal to the other zero, a different key. */
+template <int DT, int LG, int STRICT>
+__device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&raw)[PB_RADIK_FITEMS],
+                                                     uint32_t tq, const pb_radik_filter_smem &sm)
+{
+    bool strict = STRICT && (tq & 0x7fffu) != 0 &&
+                  *reinterpret_cast<const volatile uint32_t *>(&sm.eq_full);
+    uint32_t t2 = tq | tq << 16, maybe = 0;
+#pragma unroll
+    for (int j = 0; j < PB_RADIK_FITEMS / 2; j++) {
+        uint32_t m = pb_radik_cmp16<DT, LG>(__byte_perm(raw[2 * j], raw[2 * j + 1], 0x5410), t2,
+                                            strict);
+        maybe |= ((m & 1u) | ((m >> 15) & 2u)) << (2 * j);
+    }
+    return maybe;
+}
+
 template <int DT, int LG, int STRICT>
 __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
                                                      const pb_radik_ctx &c, uint32_t p,
@@ -887,9 +933,13 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
     if (a.quick) {
         const uint32_t tq = pb_topk_raw_of(thr, DT, LG);
         uint32_t maybe = 0;
+        if (pb_topk_dtype_is16(DT)) {
+            maybe = pb_radik_maybe16<DT, LG, STRICT>(raw, tq, sm);
+        } else {
 #pragma unroll
-        for (int s = 0; s < PB_RADIK_FITEMS; s++)
-            maybe |= (uint32_t)pb_topk_raw_may_reach(raw[s], tq, DT, LG) << s;
+            for (int s = 0; s < PB_RADIK_FITEMS; s++)
+                maybe |= (uint32_t)pb_topk_raw_may_reach(raw[s], tq, DT, LG) << s;
+        }
         wm = __reduce_or_sync(0xffffffffu, maybe);
         if (!wm) return;
     }
