@@ -16,12 +16,18 @@
  *    720 of 6, and the joint orders of four disjoint pairs of 8 items
  *    (where merges or levels that shared bits would make correlated
  *    decisions);
- *  - tbb-bijective equals the C twin bit for bit, tbb-gather cpu-gather. */
+ *  - tbb-bijective equals the C twin bit for bit, tbb-gather cpu-gather;
+ *  - rao-sandelius's leaves (rs_leaf.h: Philox made 8 blocks at a time,
+ *    plain C, AVX2 or AVX-512) give the permutation shuffle_leaf.h's
+ *    Fisher-Yates makes of the same stream, rejections of Lemire's draw
+ *    included, and make at most 7 blocks more than it draws; and its known
+ *    answers. */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "algorithms/shuffle/bijective_twin.h"
 #include "algorithms/shuffle/cpu_streams.h"
+#include "algorithms/shuffle/rs_leaf.h"
 #include "core/fnv1a.h"
 #include "config/params.h"
 #include "families/shuffle/shuffle_items.h"
@@ -581,11 +587,82 @@ TEST_IMPL(cpu_shuffles_rs_write_combining)
     return 0;
 }
 
+/* rao-sandelius's leaves (rs_leaf.h) against families/shuffle/shuffle_leaf.h:
+ * for every fill this CPU runs (plain C, AVX2, AVX-512F), both forms (in
+ * place, inside-out), both widths and sizes around the buffer (128 words)
+ * and a batch (32), the same permutation from the same stream, at a
+ * position whose counter's low word carries into the high one. The
+ * leaves of 2^20 + 7 items draw from ranges near 2^20, where Lemire's draw
+ * rejects about 2^7 times a leaf, so the rejection path is compared too
+ * (and must have been taken). The blocks made cover the blocks the
+ * reference drew, with at most 7 more (the rest of a batch of 8). */
+TEST_IMPL(cpu_shuffles_rs_leaf_draws)
+{
+    static const uint64_t ms[] = {0,   1,   2,   3,   5,    31,   32,           33,
+                                  34,  127, 128, 129, 130, 1000, 4097, (1 << 20) + 7};
+    enum { MMAX = (1 << 20) + 7 };
+    void *src = malloc(MMAX * 8), *x = malloc(MMAX * 8), *y = malloc(MMAX * 8);
+    ASSERT(src && x && y);
+    unsigned rejecting = 0, fills = 0;
+    for (int isa = 0; isa <= 2; isa++) {
+        rs_philox_fill_fn fill = rs_philox_isa(isa);
+        if (!fill) {
+            fprintf(stderr, "(rs_leaf.h fill %d: not on this CPU, skipped)\n", isa);
+            continue;
+        }
+        fills++;
+        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
+            for (unsigned bytes = 4; bytes <= 8; bytes += 4)
+                for (int inside_out = 0; inside_out < 2; inside_out++) {
+                    uint64_t m = ms[k], seed = 0x9e3779b97f4a7c15u ^ k, sample = 7 + k;
+                    uint64_t pos = pb_cs_pos(PB_CS_LEAF, 1 + inside_out, (UINT64_C(1) << 32) - 9);
+                    for (uint64_t i = 0; i < m; i++) {
+                        if (bytes == 4) ((uint32_t *)src)[i] = (uint32_t)pb_mix64(i + 1);
+                        else ((uint64_t *)src)[i] = pb_mix64(i + 1);
+                    }
+                    memcpy(x, src, m * bytes);
+                    memcpy(y, src, m * bytes);
+                    pb_rng r;
+                    rs_draws d;
+                    pb_cs_open(&r, seed, sample, pos);
+                    rs_draws_open(&d, fill, seed, sample, pos);
+                    if (bytes == 4 && inside_out) {
+                        pb_fisher_yates_inside_out_u32((const uint32_t *)src, (uint32_t *)x, m, &r);
+                        rs_fisher_yates_inside_out_u32((const uint32_t *)src, (uint32_t *)y, m, &d);
+                    } else if (bytes == 4) {
+                        pb_fisher_yates_u32((uint32_t *)x, m, &r);
+                        rs_fisher_yates_u32((uint32_t *)y, m, &d);
+                    } else if (inside_out) {
+                        pb_fisher_yates_inside_out_u64((const uint64_t *)src, (uint64_t *)x, m, &r);
+                        rs_fisher_yates_inside_out_u64((const uint64_t *)src, (uint64_t *)y, m, &d);
+                    } else {
+                        pb_fisher_yates_u64((uint64_t *)x, m, &r);
+                        rs_fisher_yates_u64((uint64_t *)y, m, &d);
+                    }
+                    uint64_t used = pb_cs_tell(&r) - pos, made = d.next - d.first;
+                    if (memcmp(x, y, m * bytes) != 0 || made < used || made > used + 7) {
+                        fprintf(stderr,
+                                "rs_leaf.h fill %d, m=%llu item=%u %s: %s (blocks drawn %llu, made %llu)\n",
+                                isa, (unsigned long long)m, bytes, inside_out ? "inside-out" : "in place",
+                                memcmp(x, y, m * bytes) ? "another permutation" : "blocks made out of range",
+                                (unsigned long long)used, (unsigned long long)made);
+                        return 1;
+                    }
+                    /* Without a rejection, m - 1 draws take (m - 1) / 4 blocks, rounded up. */
+                    if (m > 1 && used > (m + 2) / 4) rejecting++;
+                }
+    }
+    free(src), free(x), free(y);
+    ASSERT(fills >= 1 && rejecting >= 4 * fills); /* the leaves of 2^20 + 7, at least */
+    return 0;
+}
+
 /* rao-sandelius's permutations, known answers: the FNV-1a hash of the
  * input indices at each position of run() for fixed (seed, sample, n,
  * item width, parameters), taken from the module before its scatter went
  * through non-temporal lines and its digits and leaves were reworked
- * (issue 20), so any later optimisation must keep them. Each shape is run
+ * (issue 20), so any later optimisation must keep them (the leaves' Philox
+ * made 8 blocks at a time, rs_leaf.h, kept them). Each shape is run
  * with 3 threads, through the straight scatter (wc = 0) and the lines
  * (wc = 1), these with non-temporal stores and without (PB_RS_NT = 0).
  * PB_RS_KAT_PRINT=1 prints the hashes instead of checking them. */

@@ -21,17 +21,28 @@
  *
  * Randomness (algorithms/shuffle/cpu_streams.h): the digit of the t-th
  * element of node [lo, hi) of level L is digit t of blocks lo, lo + 1, ...
- * of (DIGITS, L); a leaf [lo, hi) of level L draws from (LEAF, L, lo << 14).
- * Nodes of one level are disjoint, so no bit is drawn twice; and since a
- * stable scatter has one result however it is split into chunks, the output
- * depends on (seed, sample) only, never on the thread count or schedule.
+ * of (DIGITS, L); a leaf [lo, hi) of level L draws from (LEAF, L, lo << 14)
+ * on (it makes its blocks 8 at a time, so up to 7 past the last it uses,
+ * far inside the 2^14 blocks an item its range holds). Nodes of one level
+ * are disjoint, so no bit is drawn twice; and since a stable scatter has
+ * one result however it is split into chunks, the output depends on
+ * (seed, sample) only, never on the thread count or schedule.
  *
  * Speed (issue 20): eight-bit digits are a Philox block's bytes copied
  * whole, counted into four histograms; the scatter goes through 64-byte
  * lines a digit stored non-temporally (wc = 1); a leaf is read through
- * before its Fisher-Yates. PB_RS_PHASES=1 prints the phases' times to
- * stderr, PB_RS_NT=0 stores the lines by plain stores (to compare); the
- * output is the same either way. */
+ * before its Fisher-Yates, which draws from its stream's words made 8
+ * Philox blocks at a time with AVX-512 or AVX2 where the CPU has them
+ * (algorithms/shuffle/rs_leaf.h: the words, the draws and so the
+ * permutation are shuffle_leaf.h's, bit for bit), and prefetches the
+ * items of the leaf after it as it goes. On the 16-core host of the H100
+ * node at 2^26 + 1 u64 that took the leaves from 666 to 213 thread-ms and
+ * the run's median from 98-100 to 68-72 ms (tbb-gather 78-84 ms in the
+ * same runs).
+ * PB_RS_PHASES=1 prints the phases' times to stderr; PB_RS_NT=0 stores the
+ * lines by plain stores, PB_RS_PF=0 leaves out the next leaf's prefetch,
+ * PB_RS_ISA=avx2 or generic caps the leaves' Philox (to compare); the
+ * output is the same every way. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +52,7 @@
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
 #include "families/shuffle/shuffle_leaf.h"
+#include "algorithms/shuffle/rs_leaf.h"
 
 enum { P_THREADS, P_RADIX_BITS, P_CUTOFF, P_WC };
 
@@ -71,6 +83,8 @@ typedef struct rs_ctx {
     bool wc;      /* write-combining scatter */
     bool nt;      /* its lines stored non-temporally (PB_RS_NT, default on where the target has them) */
     double *prof; /* PB_RS_PHASES: phase times (rs_prof), else NULL */
+    rs_philox_fill_fn fill; /* the leaves' Philox (rs_leaf.h: AVX-512, AVX2 or plain C) */
+    bool prefetch; /* a leaf prefetches the next (PB_RS_PF, default on) */
 } rs_ctx;
 
 /* PB_RS_PHASES=1: run() prints each phase's time to stderr. The splits
@@ -83,9 +97,10 @@ enum { RS_P_DIGITS, RS_P_PREFIX, RS_P_SCATTER, RS_P_N };
 /* prof[2 * level * RS_P_N + phase]: the parallel splits' wall time at
  * level; prof[(2 * level + 1) * RS_P_N + phase]: the sequential splits'
  * summed thread time; prof[RS_PROF_LEAF]: the leaves' summed thread time,
- * prof[RS_PROF_LEAF + 1] their count, prof[RS_PROF_LEAF + 2] the nodes split. */
+ * prof[RS_PROF_LEAF + 1] their count, prof[RS_PROF_LEAF + 2] the nodes split,
+ * prof[RS_PROF_LEAF + 3] the part of the leaves' time in rs_leaf_fetch. */
 #define RS_PROF_LEAF (2 * RS_PROF_LEVELS * RS_P_N)
-#define RS_PROF_SIZE (RS_PROF_LEAF + 3)
+#define RS_PROF_SIZE (RS_PROF_LEAF + 4)
 
 static void rs_prof_add(const rs_ctx *c, unsigned level, bool par, unsigned phase, double t)
 {
@@ -95,7 +110,7 @@ static void rs_prof_add(const rs_ctx *c, unsigned level, bool par, unsigned phas
     *x += t;
 }
 
-/* ---- per item width: the scatter (the leaves are families/shuffle/shuffle_leaf.h) ---- */
+/* ---- per item width: the scatter (the leaves are algorithms/shuffle/rs_leaf.h) ---- */
 
 /* The scatter, straight (wc = 0: an item a store, 2^bits store streams
  * at once) or through write-combining lines (wc = 1, the default): each
@@ -204,11 +219,14 @@ static inline void rs_stream_line(void *dst, const void *src) { memcpy(dst, src,
 RS_NT_FUNCS(uint32_t)
 RS_NT_FUNCS(uint64_t)
 
-static int rs_nt_on(void)
+/* An environment switch that is on unless set to 0. */
+static bool rs_env_on(const char *name)
 {
-    const char *e = getenv("PB_RS_NT");
-    return RS_HAVE_NT && !(e && *e == '0');
+    const char *e = getenv(name);
+    return !(e && *e == '0');
 }
+
+static int rs_nt_on(void) { return RS_HAVE_NT && rs_env_on("PB_RS_NT"); }
 
 static void *at(const rs_ctx *c, void *base, uint64_t i)
 {
@@ -314,19 +332,41 @@ static void rs_scatter(const rs_ctx *c, const void *src, void *dst, uint64_t lo,
 }
 
 /* A leaf [lo, hi) of `level`: Fisher-Yates in the array, or from the
- * scratch into the array (odd levels). */
-static void rs_leaf_run(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi)
+ * scratch into the array (odd levels), drawing the words of its stream a
+ * buffer at a time (rs_leaf.h: the permutation shuffle_leaf.h makes of the
+ * same stream), and prefetching as it goes the items of the leaf [nlo, nhi)
+ * of the same level that runs next on this thread (none where nlo = nhi). */
+static void rs_leaf_run(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi, uint64_t nlo,
+                        uint64_t nhi)
 {
     uint64_t m = hi - lo, pos = pb_cs_pos(PB_CS_LEAF, level, lo << PB_CS_SPAN_BITS);
-    pb_rng r;
-    pb_cs_open(&r, c->seed, c->sample, pos);
-    if (level & 1) {
-        if (c->item_bytes == 4) pb_fisher_yates_inside_out_u32(at(c, c->b, lo), at(c, c->a, lo), m, &r);
-        else pb_fisher_yates_inside_out_u64(at(c, c->b, lo), at(c, c->a, lo), m, &r);
-    } else {
-        pb_fisher_yates(at(c, c->a, lo), m, c->item_bytes, &r);
+    if (m > UINT32_MAX) { /* ranges past 32 bits: shuffle_leaf.h's own draws */
+        pb_rng r;
+        pb_cs_open(&r, c->seed, c->sample, pos);
+        if (level & 1) {
+            if (c->item_bytes == 4) pb_fisher_yates_inside_out_u32(at(c, c->b, lo), at(c, c->a, lo), m, &r);
+            else pb_fisher_yates_inside_out_u64(at(c, c->b, lo), at(c, c->a, lo), m, &r);
+        } else {
+            pb_fisher_yates(at(c, c->a, lo), m, c->item_bytes, &r);
+        }
+        pb_cs_close(&r, c->sample, pos);
+        return;
     }
-    pb_cs_close(&r, c->sample, pos);
+    rs_draws d;
+    rs_draws_open(&d, c->fill, c->seed, c->sample, pos);
+    if (nhi > nlo && c->prefetch) {
+        const char *next = (const char *)(level & 1 ? c->b : c->a);
+        rs_draws_prefetch_next(&d, next + nlo * c->item_bytes, next + nhi * c->item_bytes,
+                               c->item_bytes);
+    }
+    if (level & 1) {
+        if (c->item_bytes == 4) rs_fisher_yates_inside_out_u32(at(c, c->b, lo), at(c, c->a, lo), m, &d);
+        else rs_fisher_yates_inside_out_u64(at(c, c->b, lo), at(c, c->a, lo), m, &d);
+    } else {
+        if (c->item_bytes == 4) rs_fisher_yates_u32(at(c, c->a, lo), m, &d);
+        else rs_fisher_yates_u64(at(c, c->a, lo), m, &d);
+    }
+    rs_draws_close(&d);
 }
 
 /* A leaf's items were just written by its parent's scatter, which sent
@@ -335,7 +375,11 @@ static void rs_leaf_run(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t h
  * touch of a line: a sequential pass over the leaf first brings it in
  * with the prefetchers' help (on the 2-core development host, the leaves
  * of 2^26 + 1 u64 take 0.6x the time so; software prefetches of the next
- * leaf instead, or as well, did worse). */
+ * leaf instead, or as well, did worse while the draws were slow). Since
+ * the leaves draw faster (rs_leaf.h), the leaf before prefetches a leaf's
+ * lines while it draws, a few at each refill of its words (rs_leaf_run;
+ * on the 16-core host at 2^26 + 1 u64, leaves 250 -> 213 thread-ms), and
+ * this pass, then cheap, still brings in the first leaf of each parent. */
 static void rs_leaf_fetch(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi)
 {
     const char *base = level & 1 ? c->b : c->a;
@@ -346,13 +390,17 @@ static void rs_leaf_fetch(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t
     __asm__ volatile("" : : "r"(x));
 }
 
-static void rs_leaf(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi)
+static void rs_leaf(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi, uint64_t nlo,
+                    uint64_t nhi)
 {
-    double t0 = c->prof ? omp_get_wtime() : 0;
+    double t0 = c->prof ? omp_get_wtime() : 0, t1 = 0;
     rs_leaf_fetch(c, level, lo, hi);
-    rs_leaf_run(c, level, lo, hi);
+    if (c->prof) t1 = omp_get_wtime();
+    rs_leaf_run(c, level, lo, hi, nlo, nhi);
     if (c->prof) {
         double t = omp_get_wtime() - t0;
+#pragma omp atomic
+        c->prof[RS_PROF_LEAF + 3] += t1 - t0;
 #pragma omp atomic
         c->prof[RS_PROF_LEAF] += t;
 #pragma omp atomic
@@ -413,11 +461,17 @@ static int rs_split_parallel(const rs_ctx *c, unsigned level, uint64_t lo, uint6
     return 0;
 }
 
+/* Whether a node of `size` items at `level` is a leaf (Fisher-Yates). */
+static bool rs_is_leaf(const rs_ctx *c, unsigned level, uint64_t size)
+{
+    return size <= c->cutoff || level >= PB_CS_MAX_LEVEL;
+}
+
 static void rs_node(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi)
 {
     uint64_t size = hi - lo, radix = UINT64_C(1) << c->bits;
-    if (size <= c->cutoff || level >= PB_CS_MAX_LEVEL) {
-        rs_leaf(c, level, lo, hi);
+    if (rs_is_leaf(c, level, size)) {
+        rs_leaf(c, level, lo, hi, hi, hi);
         return;
     }
     const void *src = level & 1 ? c->b : c->a;
@@ -455,6 +509,15 @@ static void rs_node(const rs_ctx *c, unsigned level, uint64_t lo, uint64_t hi)
         if (c->threads > 1 && chi - clo >= RS_TASK_MIN) {
 #pragma omp task firstprivate(clo, chi)
             rs_node(c, level + 1, clo, chi);
+        } else if (rs_is_leaf(c, level + 1, chi - clo)) {
+            /* A leaf run here prefetches the next child's items when that
+             * is a leaf run here too (not a node, not a task). */
+            uint64_t e = d + 1;
+            while (e < radix && start[e + 1] == start[e]) e++; /* the next child that has items */
+            uint64_t nlo = lo + start[e], nhi = e < radix ? lo + start[e + 1] : nlo;
+            if (!rs_is_leaf(c, level + 1, nhi - nlo) || (c->threads > 1 && nhi - nlo >= RS_TASK_MIN))
+                nhi = nlo;
+            rs_leaf(c, level + 1, clo, chi, nlo, nhi);
         } else {
             rs_node(c, level + 1, clo, chi);
         }
@@ -478,6 +541,8 @@ static void rs_shuffle(void *a, void *b, uint8_t *dig, uint64_t n, unsigned item
         .wc = p->v[P_WC] != 0,
         .prof = prof,
         .nt = rs_nt_on(),
+        .fill = rs_philox_pick(),
+        .prefetch = rs_env_on("PB_RS_PF"),
     };
     threads = c.threads;
     c.dpw = 32 / c.bits;
@@ -516,8 +581,9 @@ static void rs_prof_print(const double *prof, double wall, uint64_t n, int threa
                 if (!par || k != RS_P_PREFIX) fprintf(stderr, " %s %.1f", name[k], 1e3 * x[k]);
             fprintf(stderr, "\n");
         }
-    fprintf(stderr, "  leaves (thread ms): %.1f in %.0f leaves; %.0f nodes split\n", 1e3 * prof[RS_PROF_LEAF],
-            prof[RS_PROF_LEAF + 1], prof[RS_PROF_LEAF + 2]);
+    fprintf(stderr, "  leaves (thread ms): %.1f (fetch %.1f) in %.0f leaves; %.0f nodes split\n",
+            1e3 * prof[RS_PROF_LEAF], 1e3 * prof[RS_PROF_LEAF + 3], prof[RS_PROF_LEAF + 1],
+            prof[RS_PROF_LEAF + 2]);
 }
 
 static uint64_t footprint(const pb_point *pt) { return pt->n * (2 * (uint64_t)pt->item_bytes + 1); }
