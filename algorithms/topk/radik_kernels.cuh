@@ -62,6 +62,9 @@
 /* The filter pass reads more keys a thread: its work per key is a compare. */
 #define PB_RADIK_FITEMS 16
 #define PB_RADIK_FPART (PB_RADIK_BLOCK * PB_RADIK_FITEMS)
+/* A sampled threshold shared by more than 1/PB_RADIK_TIE_STRICT of the
+ * sample filters strictly (tie_aware) even when it is selective. */
+#define PB_RADIK_TIE_STRICT 64
 
 enum pb_radik_scale { PB_RADIK_SCALE_OFF, PB_RADIK_SCALE_RANDOM, PB_RADIK_SCALE_PIVOT };
 /* overshoot: the threshold is the sample's largest key, used whatever it
@@ -277,11 +280,21 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                  * sample keys above it number at most j, selective by
                  * pb_radik_filterable. */
                 thr = sorted[j];
-                int kept = 0;
-                for (int i = 0; i < PB_RADIK_SAMPLE_ITEMS; i++)
-                    kept += __syncthreads_count(sorted[i * PB_RADIK_BLOCK + threadIdx.x] >= thr);
+                int kept = 0, tied = 0;
+                for (int i = 0; i < PB_RADIK_SAMPLE_ITEMS; i++) {
+                    uint32_t x = sorted[i * PB_RADIK_BLOCK + threadIdx.x];
+                    kept += __syncthreads_count(x >= thr);
+                    tied += __syncthreads_count(x == thr);
+                }
                 bool selective = kept * PB_RADIK_FILTER_KEEP <= PB_RADIK_SAMPLE;
-                if (!selective && a.tie_aware)
+                /* Strict also where the threshold is selective but shared
+                 * by many keys (more than 1/64 of the sample: few:16 keeps
+                 * exactly 1/16, its top level, at k = 32): the keys equal
+                 * to it would all become candidates for a few of them to
+                 * be chosen (fp16 few:16 at 2^24 took 1.54x its uniform
+                 * time on an H100 so). */
+                bool many_tied = tied * PB_RADIK_TIE_STRICT > PB_RADIK_SAMPLE;
+                if ((!selective || many_tied) && a.tie_aware)
                     strict = a.lowest ? PB_RADIK_STRICT_COUNT : PB_RADIK_STRICT_KEEP;
                 filt = filter == PB_RADIK_FILTER_OVERSHOOT || selective || strict;
             }
