@@ -284,6 +284,82 @@ TEST_IMPL(own_data_topk)
     return rc;
 }
 
+/* fp16 / bf16 files: 2 bytes a key. Key i is the low half of key_at(i)
+ * (NaNs, infinities, zeros and ties among them); the rows hold them
+ * zero-extended, the twin's answer is a plain sort of them, omp-topk
+ * passes the check, and the file's size is counted in 2-byte keys. */
+TEST_IMPL(own_data_topk_16)
+{
+    char dir[512], path[600];
+    ASSERT(make_dir(dir, sizeof dir) == 0);
+    join(path, sizeof path, dir, "keys.f16");
+    FILE *f = fopen(path, "wb");
+    ASSERT(f);
+    for (uint32_t i = 0; i < NKEYS; i++) {
+        uint32_t k = key_at(i) >> 16;
+        unsigned char b[2] = {(unsigned char)k, (unsigned char)(k >> 8)};
+        fwrite(b, 1, 2, f);
+    }
+    ASSERT(fclose(f) == 0);
+    const pb_module *m = pb_module_find("omp-topk");
+    pb_params par;
+    pb_params_defaults(m, &par);
+    ASSERT(set_file(m, &par, path) == 0);
+    par.v[PB_TOPK_P_ROWS] = 4;
+    par.v[PB_TOPK_P_K] = 100;
+    par.v[PB_TOPK_P_RAGGED] = 1;
+    par.v[PB_TOPK_P_MISALIGN] = 1;
+    par.v[pb_module_param_index(m, "threads")] = 2;
+    pb_point pt = {NKEYS / 4, 4, 5, &par, 2};
+    pb_err err;
+    int rc = 0;
+    for (int dtype = PB_TOPK_F16; dtype <= PB_TOPK_BF16 && !rc; dtype++)
+        for (int largest = 0; largest <= 1 && !rc; largest++) {
+            par.v[PB_TOPK_P_DTYPE] = dtype;
+            par.v[PB_TOPK_P_LARGEST] = largest;
+            if (m->family->check_point(m, &pt, &err)) {
+                rc = fail("%s", err.msg);
+                break;
+            }
+            pb_topk_problem p;
+            if (pb_topk_problem_init(&p, &pt, &err)) {
+                rc = fail("%s", err.msg);
+                break;
+            }
+            uint64_t j = 0;
+            for (uint64_t r = 0; r < p.rows && !rc; r++)
+                for (uint64_t i = p.begin[r]; i < p.end[r] && !rc; i++, j++)
+                    if (p.data[i] != key_at((uint32_t)j) >> 16)
+                        rc = fail("dtype %d: row %llu value %llu is %08x, the file's %04x", dtype,
+                                  (unsigned long long)r, (unsigned long long)(i - p.begin[r]),
+                                  p.data[i], key_at((uint32_t)j) >> 16);
+            if (!rc && pb_topk_twin_answer(&p, &err)) rc = fail("%s", err.msg);
+            for (uint64_t r = 0, at = 0; r < p.rows && !rc; r++) {
+                uint64_t len = pb_topk_row_len(&p, r), outs = p.out_off[r + 1] - p.out_off[r];
+                uint32_t *keys = malloc(len * sizeof *keys);
+                ASSERT(keys);
+                for (uint64_t i = 0; i < len; i++)
+                    keys[i] = pb_topk_problem_okey(&p, key_at((uint32_t)at++) >> 16);
+                qsort(keys, len, sizeof *keys, cmp_okey_desc);
+                for (uint64_t i = 0; i < outs && !rc; i++)
+                    if (pb_topk_problem_okey(&p, p.twin_vals[p.out_off[r] + i]) != keys[i])
+                        rc = fail("dtype %d row %llu: the twin is not the file's best", dtype,
+                                  (unsigned long long)r);
+                free(keys);
+            }
+            pb_topk_problem_free(&p);
+            if (!rc) rc = drive(m, &pt, &err) ? 1 : 0;
+        }
+    /* The file holds NKEYS 2-byte keys: one more value is refused. */
+    pb_point beyond = pt;
+    beyond.n = NKEYS / 4 + 1;
+    if (!rc && m->family->check_point(m, &beyond, &err) == 0) rc = fail("beyond passed");
+    if (!rc && !strstr(err.msg, "65536")) rc = fail("message: %s", err.msg);
+    unlink(path);
+    rmdir(dir);
+    return rc;
+}
+
 /* ---- multisplit ---- */
 
 TEST_IMPL(own_data_multisplit)
