@@ -96,7 +96,8 @@ PB_TOPK_HD uint32_t pb_topk_key(float x)
     return pb_topk_key_bits(pb_topk_float_bits(x));
 }
 
-/* The canonical NaNs of the 16-bit types, and the largest keys they have. */
+/* The canonical NaNs of the 16-bit types (their keys, the bits | 0x8000,
+ * are the largest keys of the types). */
 #define PB_TOPK_F16_NAN_BITS 0x7e00u
 #define PB_TOPK_BF16_NAN_BITS 0x7fc0u
 
@@ -164,9 +165,10 @@ PB_TOPK_HD uint32_t pb_topk_raw_of(uint32_t okey, int dtype, int largest)
  * floats: a NaN passes (!(x < t) holds for it), every value passes when t
  * is itself a NaN, and -0.0 and +0.0 compare equal (both pass); u32 values
  * compare as unsigned integers, i32 values as signed ones; 16-bit floats
- * compare by their order keys (a key costs a few integer operations
- * there), every value passing a NaN threshold as for fp32. For smallest, the order keys at or above the
- * threshold are the values at or below tq. */
+ * compare by their order keys, every value passing a NaN threshold as for
+ * fp32 (radik's filter compares them two at a time as half2 / bfloat162
+ * instead: radik_kernels.cuh). For smallest, the order keys at or above
+ * the threshold are the values at or below tq. */
 PB_TOPK_HD float pb_topk_bits_float(uint32_t b)
 {
 #if defined(__CUDA_ARCH__)
