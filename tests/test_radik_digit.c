@@ -305,6 +305,8 @@ TEST_IMPL(radik_host_model)
             for (int largest = 0; largest < 2; largest++) {
                 uint64_t n = ns[ni];
                 int dtype = dtypes[di];
+                /* 16-bit keys: every other distribution (CI's time). */
+                if (dtype != PB_TOPK_F32 && dist % 2) continue;
                 rd_kmax = pb_topk_key_bits_of(dtype) == 32 ? UINT32_MAX
                                                            : (1u << pb_topk_key_bits_of(dtype)) - 1;
                 pb_params params;
