@@ -199,15 +199,22 @@ TEST_IMPL(own_data_params)
 
 /* ---- top-k ---- */
 
-static int topk_rows_are_file(const pb_topk_problem *p)
+/* Key j of a top-k test file: key_at(j), or its top half for a file of
+ * 16-bit keys (shift 16). */
+static uint32_t file_key(uint32_t j, unsigned shift)
+{
+    return key_at(j) >> shift;
+}
+
+static int topk_rows_are_file(const pb_topk_problem *p, unsigned shift)
 {
     uint64_t j = 0;
     for (uint64_t r = 0; r < p->rows; r++)
         for (uint64_t i = p->begin[r]; i < p->end[r]; i++, j++)
-            if (p->data[i] != key_at((uint32_t)j)) {
+            if (p->data[i] != file_key((uint32_t)j, shift)) {
                 fprintf(stderr, "row %llu element %llu is %08x, key %llu of the file is %08x\n",
                         (unsigned long long)r, (unsigned long long)(i - p->begin[r]), p->data[i],
-                        (unsigned long long)j, key_at((uint32_t)j));
+                        (unsigned long long)j, file_key((uint32_t)j, shift));
                 return -1;
             }
     return j == p->elems ? 0 : -1;
@@ -215,7 +222,7 @@ static int topk_rows_are_file(const pb_topk_problem *p)
 
 /* Each row's twin answer (best first) against a plain sort of the row's
  * order keys, taken from the file, not from the problem's buffer. */
-static int topk_twin_is_sorted_file(pb_topk_problem *p)
+static int topk_twin_is_sorted_file(pb_topk_problem *p, unsigned shift)
 {
     pb_err err;
     if (pb_topk_twin_answer(p, &err)) return -fail("%s", err.msg);
@@ -224,7 +231,8 @@ static int topk_twin_is_sorted_file(pb_topk_problem *p)
         uint64_t len = pb_topk_row_len(p, r), outs = p->out_off[r + 1] - p->out_off[r];
         uint32_t *keys = malloc(len * sizeof *keys);
         if (!keys) return -1;
-        for (uint64_t i = 0; i < len; i++) keys[i] = pb_topk_problem_okey(p, key_at((uint32_t)j++));
+        for (uint64_t i = 0; i < len; i++)
+            keys[i] = pb_topk_problem_okey(p, file_key((uint32_t)j++, shift));
         qsort(keys, len, sizeof *keys, cmp_okey_desc);
         int bad = 0;
         for (uint64_t i = 0; i < outs && !bad; i++)
@@ -235,47 +243,58 @@ static int topk_twin_is_sorted_file(pb_topk_problem *p)
     return 0;
 }
 
+/* omp-topk on the file at path (NKEYS keys, 16-bit ones when shift = 16):
+ * 4 ragged misaligned rows covering the whole file, each dtype of
+ * [dt_first, dt_last] in both directions: the point fits, the rows are the
+ * file's keys, the twin is their plain sort, the module passes its check.
+ * *pt and *par (set up here) stay for the caller's further points. */
+static int topk_on_file(const char *path, int dt_first, int dt_last, unsigned shift,
+                        pb_point *pt, pb_params *par)
+{
+    const pb_module *m = pb_module_find("omp-topk");
+    if (!m || !m->family->check_point) return fail("no omp-topk with a check_point");
+    pb_params_defaults(m, par);
+    if (set_file(m, par, path)) return 1;
+    par->v[PB_TOPK_P_ROWS] = 4;
+    par->v[PB_TOPK_P_K] = 100;
+    par->v[PB_TOPK_P_RAGGED] = 1;
+    par->v[PB_TOPK_P_MISALIGN] = 1;
+    par->v[pb_module_param_index(m, "threads")] = 2;
+    *pt = (pb_point){NKEYS / 4, 4, 5, par, 2};
+    pb_err err;
+    int rc = 0;
+    for (int dtype = dt_first; dtype <= dt_last && !rc; dtype++) {
+        for (int largest = 0; largest <= 1 && !rc; largest++) {
+            par->v[PB_TOPK_P_DTYPE] = dtype;
+            par->v[PB_TOPK_P_LARGEST] = largest;
+            /* rows x n is the whole file: fits. */
+            if (m->family->check_point(m, pt, &err)) return fail("%s", err.msg);
+            pb_topk_problem p;
+            if (pb_topk_problem_init(&p, pt, &err)) return fail("%s", err.msg);
+            rc = p.file == pb_param_file(par->v[PB_TOPK_P_DIST]) && p.dist == PB_TOPK_NDIST ? 0 : 1;
+            if (!rc) rc = topk_rows_are_file(&p, shift) ? 1 : 0;
+            if (!rc) rc = topk_twin_is_sorted_file(&p, shift) ? 1 : 0;
+            pb_topk_problem_free(&p);
+            if (!rc) rc = drive(m, pt, &err) ? 1 : 0;
+        }
+    }
+    return rc;
+}
+
 TEST_IMPL(own_data_topk)
 {
     char dir[512], path[600];
     ASSERT(make_dir(dir, sizeof dir) == 0);
     join(path, sizeof path, dir, "keys.f32");
     ASSERT(write_keys(path, NKEYS, 0) == 0);
-    const pb_module *m = pb_module_find("omp-topk");
-    ASSERT(m && m->family->check_point);
     pb_params par;
-    pb_params_defaults(m, &par);
-    ASSERT(set_file(m, &par, path) == 0);
-    par.v[PB_TOPK_P_ROWS] = 4;
-    par.v[PB_TOPK_P_K] = 100;
-    par.v[PB_TOPK_P_RAGGED] = 1;
-    par.v[PB_TOPK_P_MISALIGN] = 1;
-    par.v[pb_module_param_index(m, "threads")] = 2;
-    pb_point pt = {NKEYS / 4, 4, 5, &par, 2};
-    pb_err err;
-    int rc = 0;
-    /* rows x n is the whole file: fits. */
-    if (m->family->check_point(m, &pt, &err)) rc = fail("%s", err.msg);
-    for (int dtype = PB_TOPK_F32; dtype <= PB_TOPK_U32 && !rc; dtype++) {
-        for (int largest = 0; largest <= 1 && !rc; largest++) {
-            par.v[PB_TOPK_P_DTYPE] = dtype;
-            par.v[PB_TOPK_P_LARGEST] = largest;
-            pb_topk_problem p;
-            if (pb_topk_problem_init(&p, &pt, &err)) {
-                fprintf(stderr, "%s\n", err.msg);
-                rc = 1;
-                break;
-            }
-            rc = p.file == pb_param_file(par.v[PB_TOPK_P_DIST]) && p.dist == PB_TOPK_NDIST ? 0 : 1;
-            if (!rc) rc = topk_rows_are_file(&p) ? 1 : 0;
-            if (!rc) rc = topk_twin_is_sorted_file(&p) ? 1 : 0;
-            pb_topk_problem_free(&p);
-            if (!rc) rc = drive(m, &pt, &err) ? 1 : 0;
-        }
-    }
+    pb_point pt;
+    int rc = topk_on_file(path, PB_TOPK_F32, PB_TOPK_U32, 0, &pt, &par);
     /* One more value than the file holds: refused, both numbers named. */
+    const pb_module *m = pb_module_find("omp-topk");
     pb_point beyond = pt;
     beyond.n = NKEYS / 4 + 1;
+    pb_err err;
     if (!rc && m->family->check_point(m, &beyond, &err) == 0) rc = fail("beyond passed");
     if (!rc && (!strstr(err.msg, "65540") || !strstr(err.msg, "65536") || !strstr(err.msg, path)))
         rc = fail("message: %s", err.msg);
@@ -284,7 +303,7 @@ TEST_IMPL(own_data_topk)
     return rc;
 }
 
-/* fp16 / bf16 files: 2 bytes a key. Key i is the low half of key_at(i)
+/* fp16 / bf16 files: 2 bytes a key. Key i is the top half of key_at(i)
  * (NaNs, infinities, zeros and ties among them); the rows hold them
  * zero-extended, the twin's answer is a plain sort of them, omp-topk
  * passes the check, and the file's size is counted in 2-byte keys. */
@@ -296,63 +315,19 @@ TEST_IMPL(own_data_topk_16)
     FILE *f = fopen(path, "wb");
     ASSERT(f);
     for (uint32_t i = 0; i < NKEYS; i++) {
-        uint32_t k = key_at(i) >> 16;
+        uint32_t k = file_key(i, 16);
         unsigned char b[2] = {(unsigned char)k, (unsigned char)(k >> 8)};
         fwrite(b, 1, 2, f);
     }
     ASSERT(fclose(f) == 0);
-    const pb_module *m = pb_module_find("omp-topk");
     pb_params par;
-    pb_params_defaults(m, &par);
-    ASSERT(set_file(m, &par, path) == 0);
-    par.v[PB_TOPK_P_ROWS] = 4;
-    par.v[PB_TOPK_P_K] = 100;
-    par.v[PB_TOPK_P_RAGGED] = 1;
-    par.v[PB_TOPK_P_MISALIGN] = 1;
-    par.v[pb_module_param_index(m, "threads")] = 2;
-    pb_point pt = {NKEYS / 4, 4, 5, &par, 2};
-    pb_err err;
-    int rc = 0;
-    for (int dtype = PB_TOPK_F16; dtype <= PB_TOPK_BF16 && !rc; dtype++)
-        for (int largest = 0; largest <= 1 && !rc; largest++) {
-            par.v[PB_TOPK_P_DTYPE] = dtype;
-            par.v[PB_TOPK_P_LARGEST] = largest;
-            if (m->family->check_point(m, &pt, &err)) {
-                rc = fail("%s", err.msg);
-                break;
-            }
-            pb_topk_problem p;
-            if (pb_topk_problem_init(&p, &pt, &err)) {
-                rc = fail("%s", err.msg);
-                break;
-            }
-            uint64_t j = 0;
-            for (uint64_t r = 0; r < p.rows && !rc; r++)
-                for (uint64_t i = p.begin[r]; i < p.end[r] && !rc; i++, j++)
-                    if (p.data[i] != key_at((uint32_t)j) >> 16)
-                        rc = fail("dtype %d: row %llu value %llu is %08x, the file's %04x", dtype,
-                                  (unsigned long long)r, (unsigned long long)(i - p.begin[r]),
-                                  p.data[i], key_at((uint32_t)j) >> 16);
-            if (!rc && pb_topk_twin_answer(&p, &err)) rc = fail("%s", err.msg);
-            for (uint64_t r = 0, at = 0; r < p.rows && !rc; r++) {
-                uint64_t len = pb_topk_row_len(&p, r), outs = p.out_off[r + 1] - p.out_off[r];
-                uint32_t *keys = malloc(len * sizeof *keys);
-                ASSERT(keys);
-                for (uint64_t i = 0; i < len; i++)
-                    keys[i] = pb_topk_problem_okey(&p, key_at((uint32_t)at++) >> 16);
-                qsort(keys, len, sizeof *keys, cmp_okey_desc);
-                for (uint64_t i = 0; i < outs && !rc; i++)
-                    if (pb_topk_problem_okey(&p, p.twin_vals[p.out_off[r] + i]) != keys[i])
-                        rc = fail("dtype %d row %llu: the twin is not the file's best", dtype,
-                                  (unsigned long long)r);
-                free(keys);
-            }
-            pb_topk_problem_free(&p);
-            if (!rc) rc = drive(m, &pt, &err) ? 1 : 0;
-        }
+    pb_point pt;
+    int rc = topk_on_file(path, PB_TOPK_F16, PB_TOPK_BF16, 16, &pt, &par);
     /* The file holds NKEYS 2-byte keys: one more value is refused. */
+    const pb_module *m = pb_module_find("omp-topk");
     pb_point beyond = pt;
     beyond.n = NKEYS / 4 + 1;
+    pb_err err;
     if (!rc && m->family->check_point(m, &beyond, &err) == 0) rc = fail("beyond passed");
     if (!rc && !strstr(err.msg, "65536")) rc = fail("message: %s", err.msg);
     unlink(path);

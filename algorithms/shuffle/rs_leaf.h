@@ -15,10 +15,10 @@
  * (the multiplies read low halves only, the xors are bitwise), and the
  * lanes are interleaved back into blocks at the end. A copy for each ISA is
  * compiled with its target attribute and the best one the CPU runs is
- * picked at run time (rs_philox_pick); plain C elsewhere. All make what
- * Random123's philox4x32() makes of the same key (the seed) and counters
- * (sample : block position, as pb_cs_block_quiet): the same words, so the
- * same output on every path (tests/test_cpu_shuffles.c compares each path
+ * picked at run time (rs_philox_pick); elsewhere Random123's philox4x32
+ * block by block. All make what philox4x32() makes of the same key (the
+ * seed) and counters (sample : block position, as pb_cs_block_quiet): the
+ * same words, so the same output on every path (tests/test_cpu_shuffles.c compares each path
  * with shuffle_leaf.h's leaves).
  *
  * A draw is Lemire's, exactly as core/rng.h's pb_rng_below32: one word
@@ -58,42 +58,15 @@
 typedef void (*rs_philox_fill_fn)(uint32_t *restrict out, uint64_t seed, uint64_t sample,
                                   uint64_t pos, unsigned batches);
 
-/* Philox4x32-10 (Random123's philox4x32) over 8 consecutive counters at a
- * time, in plain C: lane l holds block pos + l, x0..x3 its four words in
- * the low halves of 64-bit lanes, as the vector versions below. */
+/* Plain C: Random123's philox4x32 itself, block by block
+ * (cpu_streams.h's pb_cs_block_quiet: the counter and key every path must
+ * reproduce). */
 static void rs_philox_fill_generic(uint32_t *restrict out, uint64_t seed, uint64_t sample,
                                    uint64_t pos, unsigned batches)
 {
-    enum { L = RS_PHILOX_LANES };
-    const uint32_t s0 = (uint32_t)sample, s1 = (uint32_t)(sample >> 32);
-    for (unsigned bt = 0; bt < batches; bt++, pos += L, out += 4 * L) {
-        uint64_t x0[L], x1[L], x2[L], x3[L];
-        for (unsigned l = 0; l < L; l++) {
-            uint64_t p = pos + l;
-            x0[l] = (uint32_t)p;
-            x1[l] = p >> 32;
-            x2[l] = s0;
-            x3[l] = s1;
-        }
-        uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-        for (unsigned r = 0; r < 10; r++) {
-            for (unsigned l = 0; l < L; l++) {
-                uint64_t p0 = (uint64_t)(uint32_t)x0[l] * PHILOX_M4x32_0;
-                uint64_t p1 = (uint64_t)(uint32_t)x2[l] * PHILOX_M4x32_1;
-                x0[l] = (p1 >> 32) ^ x1[l] ^ k0;
-                x1[l] = p1;
-                x2[l] = (p0 >> 32) ^ x3[l] ^ k1;
-                x3[l] = p0;
-            }
-            k0 += PHILOX_W32_0;
-            k1 += PHILOX_W32_1;
-        }
-        for (unsigned l = 0; l < L; l++) {
-            out[4 * l + 0] = (uint32_t)x0[l];
-            out[4 * l + 1] = (uint32_t)x1[l];
-            out[4 * l + 2] = (uint32_t)x2[l];
-            out[4 * l + 3] = (uint32_t)x3[l];
-        }
+    for (unsigned b = 0; b < batches * RS_PHILOX_LANES; b++, out += 4) {
+        philox4x32_ctr_t x = pb_cs_block_quiet(seed, sample, pos + b);
+        memcpy(out, x.v, sizeof x.v);
     }
 }
 

@@ -867,25 +867,6 @@ __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args &a, con
     }
 }
 
-/* Partition p of a filtering row c, its raw values loaded: keys at or
- * above the threshold (c.r.lo) become candidates, histogrammed by the
- * scaled digit around c.r.ref; a strict filter (STRICT, a pb_radik_strict)
- * keeps the keys above it and treats those equal by pb_radik_filter_eq.
- * The key conversion is specialised (DT, LG: dtype, largest).
- *
- * With `quick` (radik's parameter, on by default) a slot's key is converted
- * and compared only when some lane of the warp has a value there that may
- * reach the threshold (pb_topk_raw_may_reach: one compare of the raw
- * value), a branch a slot on the warp's OR of the lanes' masks (uniform);
- * a warp with none leaves at once.
- * A selective threshold then costs about a load, a compare and a vote a
- * value: the H200 profile had the pass issue-bound (0.46 warp instructions
- * a cycle a scheduler, ~19 a key) with every slot converted, and a warp of
- * 512 values meets one candidate in most partitions, so the test must be
- * per slot, not per warp. Without, every key is converted and compared.
- * With `hier` a warp stages its candidates with one shared reservation (or,
- * should the buffer be full, one of the row's counter); without, every
- * candidate reserves alone. */
 /* Two 16-bit lanes of w against those of t: 0xffff in each lane where the
  * value may reach the threshold, as one packed compare (HSETP2) instead of
  * two key conversions. The compares are unordered, so a NaN value, or a
@@ -930,6 +911,25 @@ __device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&raw)[PB_RA
     return maybe;
 }
 
+/* Partition p of a filtering row c, its raw values loaded: keys at or
+ * above the threshold (c.r.lo) become candidates, histogrammed by the
+ * scaled digit around c.r.ref; a strict filter (STRICT, a pb_radik_strict)
+ * keeps the keys above it and treats those equal by pb_radik_filter_eq.
+ * The key conversion is specialised (DT, LG: dtype, largest).
+ *
+ * With `quick` (radik's parameter, on by default) a slot's key is converted
+ * and compared only when some lane of the warp has a value there that may
+ * reach the threshold (pb_topk_raw_may_reach: one compare of the raw
+ * value), a branch a slot on the warp's OR of the lanes' masks (uniform);
+ * a warp with none leaves at once.
+ * A selective threshold then costs about a load, a compare and a vote a
+ * value: the H200 profile had the pass issue-bound (0.46 warp instructions
+ * a cycle a scheduler, ~19 a key) with every slot converted, and a warp of
+ * 512 values meets one candidate in most partitions, so the test must be
+ * per slot, not per warp. Without, every key is converted and compared.
+ * With `hier` a warp stages its candidates with one shared reservation (or,
+ * should the buffer be full, one of the row's counter); without, every
+ * candidate reserves alone. */
 template <int DT, int LG, int STRICT>
 __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
                                                      const pb_radik_ctx &c, uint32_t p,
