@@ -379,6 +379,21 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
 
 /* ---- the pass kernel ---- */
 
+/* A block's "full" flags (ties_full, eq_full) are hints shared by warps
+ * with no barrier between them: a warp that reads a stale 0 only makes an
+ * extra claim that writes nothing. They are read and set with shared
+ * atomics, so the race is a defined one (and compute-sanitizer's racecheck
+ * sees atomics, not a hazard); lane 0 reads for its warp. Reset only
+ * between barriers, by thread 0. */
+__device__ __forceinline__ uint32_t pb_radik_flag_warp(uint32_t *flag)
+{
+    uint32_t f = 0;
+    if ((threadIdx.x & 31) == 0) f = atomicOr(flag, 0u);
+    return __shfl_sync(0xffffffffu, f, 0);
+}
+
+__device__ __forceinline__ void pb_radik_flag_set(uint32_t *flag) { atomicOr(flag, 1u); }
+
 enum { PB_RADIK_NONE = 0, PB_RADIK_KEEP = 1, PB_RADIK_OUT = 2, PB_RADIK_TIE = 3 };
 
 struct pb_radik_smem_buf {
@@ -613,14 +628,13 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
          * pass writes only the keys above the pivot; radik_ties.cuh then
          * chooses the ties by index, without a shared counter. */
         if (MODE == PB_RADIK_FINAL && !a.lowest) {
-            volatile uint32_t *full = &s.b.ties_full;
-            bool skip = a.tie_aware && __shfl_sync(0xffffffffu, *full, 0) != 0;
+            bool skip = a.tie_aware && pb_radik_flag_warp(&s.b.ties_full) != 0;
             bool tie = v && k == r.lo && !skip;
             uint32_t m = __ballot_sync(0xffffffffu, tie);
             if (tie) {
                 uint32_t t = pb_radik_reserve(&a.rows[c.row].ties, m, a.hier);
                 if (t < r.need) pb_radik_write_out(a, c, r.take - r.need + t, k, idx[j]);
-                else if (a.tie_aware) *full = 1;
+                else if (a.tie_aware) pb_radik_flag_set(&s.b.ties_full);
             }
         }
         if (!BUF) {
@@ -812,13 +826,12 @@ __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args &a, const
 {
     uint32_t cnt = (uint32_t)__popc(eqm);
     if (__reduce_add_sync(0xffffffffu, cnt) == 0) return;
-    volatile uint32_t *full = &sm.eq_full;
-    if (__shfl_sync(0xffffffffu, *full, 0)) return;
+    if (pb_radik_flag_warp(&sm.eq_full)) return;
     uint32_t lane = threadIdx.x & 31, incl = pb_radik_warp_incl_sum(cnt);
     uint32_t base = 0;
     if (lane == 31) {
         base = atomicAdd(&a.rows[c.row].eq, incl);
-        if ((uint64_t)base + incl >= c.r.take) *full = 1;
+        if ((uint64_t)base + incl >= c.r.take) pb_radik_flag_set(&sm.eq_full);
     }
     base = __shfl_sync(0xffffffffu, base, 31) + incl - cnt;
     if (STRICT == PB_RADIK_STRICT_KEEP) {
@@ -897,10 +910,9 @@ __device__ __forceinline__ uint32_t pb_radik_cmp16(uint32_t w, uint32_t t, bool 
  * +-0.0, which compares equal to the other zero, a different key. */
 template <int DT, int LG, int STRICT>
 __device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&raw)[PB_RADIK_FITEMS],
-                                                     uint32_t tq, const pb_radik_filter_smem &sm)
+                                                     uint32_t tq, pb_radik_filter_smem &sm)
 {
-    bool strict = STRICT && (tq & 0x7fffu) != 0 &&
-                  *reinterpret_cast<const volatile uint32_t *>(&sm.eq_full);
+    bool strict = STRICT && (tq & 0x7fffu) != 0 && pb_radik_flag_warp(&sm.eq_full);
     uint32_t t2 = tq | tq << 16, maybe = 0;
 #pragma unroll
     for (int j = 0; j < PB_RADIK_FITEMS / 2; j++) {
