@@ -55,6 +55,7 @@ PB_MODULE(multisplit) /* picks dms, wms or bms by m */
 PB_MODULE(dms)
 PB_MODULE(wms)
 PB_MODULE(bms)
+PB_MODULE(onesweep_ms) /* one pass with decoupled look-back: many buckets (issue 20) */
 PB_MODULE(rb_sort)
 PB_MODULE(cub_radix_sort)
 PB_MODULE(cub_partition)

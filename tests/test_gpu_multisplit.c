@@ -1,6 +1,6 @@
 /* The GPU multisplit modules on a CUDA device, each checked by its own
  * verify(): the stable ones (dms, wms, bms in both scan modes, both prescan
- * counts and every stage setting, the multisplit dispatcher, rb-sort with
+ * counts and every stage setting, the multisplit dispatcher, onesweep-ms, rb-sort with
  * either label width, scan-split) equal the C twin bit for bit; cub-partition passes the multisplit contract; the sorts
  * (cub-radix-sort, ms-sort) are stable sorts; the histograms equal the
  * host's count. Every bucket kind, m in {2, 3, 7, 32, 33, 100, 256}, n in
@@ -35,7 +35,7 @@ static const ms_case cases[] = {
     {"wms", "count", 1},
     {"bms", "scan", 1},         {"bms", "stage", 3},       {"wms", "stage", 1},
     {"rb-sort", NULL, 0},       {"rb-sort", "label", 1},   {"scan-split", NULL, 0},
-    {"cub-partition", NULL, 0}, {"cub-radix-sort", NULL, 0},
+    {"cub-partition", NULL, 0}, {"cub-radix-sort", NULL, 0}, {"onesweep-ms", NULL, 0},
 };
 
 static bool applies(const char *mod, uint32_t m, int kind)
@@ -78,9 +78,13 @@ static int sweep(const uint64_t *sizes, size_t nsizes, bool big)
     static const uint32_t ms[] = {2, 3, 7, 32, 33, 100, 256};
     int failures = 0;
     long runs = 0;
+    /* PB_MS_ONLY=NAME: only that module's cases (a new kernel checked in a
+     * short device session; the full list takes minutes at 2^25). */
+    const char *only = getenv("PB_MS_ONLY");
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const pb_module *mod = pb_module_find(cases[ci].module);
         if (!mod) return fprintf(stderr, "no module %s\n", cases[ci].module), 1;
+        if (only && *only && strcmp(only, cases[ci].module)) continue;
         for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
             for (int kind = 0; kind < 4; kind++)
                 for (unsigned bytes = 4; bytes <= 8; bytes += 4)

@@ -194,6 +194,46 @@ TEST_IMPL(ms_bucket_known)
     return 0;
 }
 
+/* onesweep-ms's bucket ids: pb_bucket_of_arith equals pb_bucket_of for the
+ * arithmetic kinds at every m and shift, on edge and random keys; and the
+ * key 0xffffffff falls in the largest bucket any key reaches (m - 1, or for
+ * radix digits cut short by the word's end, all ones), for every kind
+ * (range with any ascending splitters): the kernel pads its last tile with
+ * it. */
+TEST_IMPL(ms_bucket_arith)
+{
+    pb_rng r;
+    pb_rng_init(&r, 11, 0);
+    static const int kinds[] = {PB_BUCKET_DELTA, PB_BUCKET_IDENTITY, PB_BUCKET_RADIX};
+    for (uint32_t m = 2; m <= PB_MS_MAX_BUCKETS; m++)
+        for (int ki = 0; ki < 3; ki++) {
+            if (kinds[ki] == PB_BUCKET_RADIX && (m & (m - 1))) continue;
+            for (uint32_t shift = 0; shift < 32; shift += kinds[ki] == PB_BUCKET_RADIX ? 3 : 32) {
+                pb_bucket_fn f = {kinds[ki], m, pb_bucket_delta(m), shift, NULL};
+                uint32_t keys[64] = {0, 1, m - 1, m, m + 1, 0xffffffffu, 0x80000000u};
+                for (int i = 7; i < 64; i++) keys[i] = pb_rng_u32(&r) >> (i & 31);
+                uint32_t top = pb_bucket_of(f, 0xffffffffu);
+                for (int i = 0; i < 64; i++) {
+                    ASSERT_EQ_U64(pb_bucket_of_arith(f, keys[i]), pb_bucket_of(f, keys[i]));
+                    ASSERT(pb_bucket_of(f, keys[i]) <= top);
+                }
+                if (kinds[ki] != PB_BUCKET_RADIX || shift + 8 <= 32) ASSERT_EQ_U64(top, m - 1);
+            }
+        }
+    uint32_t spl[PB_MS_MAX_BUCKETS];
+    for (uint32_t m = 2; m <= PB_MS_MAX_BUCKETS; m += 7) {
+        for (uint32_t i = 0; i + 1 < m; i++) spl[i] = pb_rng_u32(&r);
+        for (uint32_t i = 1; i + 1 < m; i++) /* insertion sort: ascending */
+            for (uint32_t j = i; j > 0 && spl[j - 1] > spl[j]; j--) {
+                uint32_t t = spl[j];
+                spl[j] = spl[j - 1], spl[j - 1] = t;
+            }
+        pb_bucket_fn f = {PB_BUCKET_RANGE, m, 0, 0, spl};
+        ASSERT_EQ_U64(pb_bucket_of(f, 0xffffffffu), m - 1);
+    }
+    return 0;
+}
+
 /* The host's range searches (branchless, and through the slice table) are
  * pb_bucket_range_search, key for key: every splitter count 1..40 and 255,
  * duplicate splitters, splitters at 0, 0xFFFFFFFF, on and beside slice

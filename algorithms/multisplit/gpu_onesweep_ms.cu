@@ -1,0 +1,131 @@
+/* onesweep-ms: a stable multisplit in one pass with decoupled look-back, in
+ * the style of CUB's onesweep radix sort pass, for any bucket identifier of
+ * the family (issue 20, item 3: many buckets). A run is two launches: the
+ * bucket histogram (which also zeroes the look-back and scans the counts)
+ * and the pass (kernels in gpu_os_kernels.cuh). Equal to the C twin bit
+ * for bit. n < 2^30 (30-bit look-back counts). */
+#include <stdlib.h>
+
+#include "algorithms/multisplit/gpu_os_kernels.cuh"
+#include "families/multisplit/gpu_ms_state.cuh"
+#include "families/multisplit/ms_family.h"
+
+namespace {
+
+const pb_param_spec params[] = {PB_MS_COMMON_PARAMS};
+
+struct os_mod {
+    uint32_t tiles, hgrid;
+    uint32_t *d_hist, *d_bins, *d_ctrs, *d_lookback;
+};
+
+void os_free(void *p)
+{
+    os_mod *o = (os_mod *)p;
+    if (!o) return;
+    cudaFree(o->d_hist); /* one allocation: hist, bins, ctrs, look-back */
+    free(o);
+}
+
+uint32_t tile_items(bool pairs)
+{
+    return PB_OS_BLOCK * (pairs ? PB_OS_ITEMS_PAIRS : PB_OS_ITEMS_KEYS);
+}
+
+int setup(pb_gpu_ms *g, const void *, pb_err *err)
+{
+    os_mod *o = (os_mod *)calloc(1, sizeof *o);
+    if (!o) return pb_err_set(err, "out of host memory");
+    g->mod = o;
+    g->mod_free = os_free;
+    uint32_t m = g->prob.fn.m;
+    o->tiles = (uint32_t)((g->n + tile_items(g->pairs) - 1) / tile_items(g->pairs));
+    int dev = 0, sms = 0;
+    PB_CUDA_TRY(cudaGetDevice(&dev), err);
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
+    /* Four 512-thread blocks an SM: a full GPU of loads in flight. */
+    uint64_t need = (g->n / 4 + PB_OS_HBLOCK - 1) / PB_OS_HBLOCK;
+    o->hgrid = (uint32_t)(need < (uint64_t)sms * 4 ? (need ? need : 1) : (uint64_t)sms * 4);
+    size_t words = 2 * PB_MS_MAX_BUCKETS + 2 + (size_t)o->tiles * m;
+    PB_CUDA_TRY(cudaMalloc(&o->d_hist, words * 4), err);
+    o->d_bins = o->d_hist + PB_MS_MAX_BUCKETS;
+    o->d_ctrs = o->d_bins + PB_MS_MAX_BUCKETS;
+    o->d_lookback = o->d_ctrs + 2;
+    /* The kernels leave hist and ctrs zero for the next run. */
+    PB_CUDA_TRY(cudaMemset(o->d_hist, 0, (2 * PB_MS_MAX_BUCKETS + 2) * 4), err);
+    return 0;
+}
+
+int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    if (pt->n >= PB_OS_MAX_N)
+        return pb_err_set(err, "onesweep-ms: n must be below 2^30 (30-bit look-back counts)");
+    return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
+}
+
+template <int NB, bool PAIRS, bool RANGE> void pass(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
+{
+    constexpr int ITEMS = PAIRS ? PB_OS_ITEMS_PAIRS : PB_OS_ITEMS_KEYS;
+    pb_os_pass<NB, ITEMS, PAIRS, RANGE><<<o->tiles, PB_OS_BLOCK>>>(
+        g->d_keys, g->d_vals, (uint32_t)g->n, fn, o->d_bins, o->d_lookback, o->d_ctrs, g->d_okeys,
+        g->d_ovals);
+}
+
+template <int NB> void launch(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
+{
+    pb_os_histogram<NB><<<o->hgrid, PB_OS_HBLOCK>>>(g->d_keys, (uint32_t)g->n, fn, o->d_hist,
+                                                     o->d_bins, o->d_lookback, o->tiles * fn.m,
+                                                     o->d_ctrs);
+    bool range = fn.kind == PB_BUCKET_RANGE;
+    if (g->pairs && range) pass<NB, true, true>(g, o, fn);
+    else if (g->pairs) pass<NB, true, false>(g, o, fn);
+    else if (range) pass<NB, false, true>(g, o, fn);
+    else pass<NB, false, false>(g, o, fn);
+}
+
+int run(void *state, uint64_t sample, pb_err *err)
+{
+    (void)sample;
+    pb_gpu_ms *g = (pb_gpu_ms *)state;
+    os_mod *o = (os_mod *)g->mod;
+    if (!g->n) return 0;
+    pb_bucket_fn fn = pb_gpu_ms_bucket_fn(g);
+    switch (pb_ms_bits(fn.m)) {
+    case 1:
+    case 2:
+    case 3:
+    case 4:
+    case 5: launch<5>(g, o, fn); break;
+    case 6: launch<6>(g, o, fn); break;
+    case 7: launch<7>(g, o, fn); break;
+    default: launch<8>(g, o, fn); break;
+    }
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+uint64_t footprint(const pb_point *pt)
+{
+    uint32_t m = (uint32_t)pt->params->v[PB_MS_P_BUCKETS];
+    uint64_t tiles = (pt->n + tile_items(pt->item_bytes == 8) - 1) / tile_items(pt->item_bytes == 8);
+    return pb_gpu_ms_footprint_io(pt) + tiles * m * 4 + 4096;
+}
+
+} // namespace
+
+extern "C" const pb_module pb_module_onesweep_ms = {
+    .name = "onesweep-ms",
+    .family = &pb_family_multisplit,
+    .device = PB_DEVICE_GPU,
+    .summary = "stable multisplit in one pass with decoupled look-back (CUB onesweep's design, "
+               "CUB's block ranker, any bucket identifier); m <= 256, n < 2^30",
+    .params = PB_PARAMS(params),
+    .max_n = PB_OS_MAX_N - 1,
+    .footprint = footprint,
+    .prepare = prepare,
+    .run = run,
+    .result = pb_gpu_ms_result,
+    .verify = pb_gpu_ms_verify,
+    .release = pb_gpu_ms_release,
+    .refresh = pb_gpu_ms_refresh,
+};

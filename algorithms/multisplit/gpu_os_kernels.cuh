@@ -1,0 +1,286 @@
+/* The kernels of onesweep-ms: a stable multisplit in one pass over the
+ * keys after a histogram, in the style of CUB's onesweep radix sort pass
+ * (Adinets and Merrill 2022), with any bucket identifier of the family in
+ * place of a radix digit.
+ *
+ *   pb_os_histogram  counts the buckets of all keys (per-warp shared
+ *                    histograms, one global atomic a bucket a block); the
+ *                    last block to finish turns the counts into each
+ *                    bucket's first output position. It also zeroes the
+ *                    pass's look-back words and resets the tile counter,
+ *                    so a run is two launches and no memset.
+ *   pb_os_pass       one tile a block, tiles taken in launch order from a
+ *                    counter (a block only ever waits on tiles already
+ *                    running): the tile's keys are ranked stably by bucket
+ *                    with CUB's BlockRadixRankMatchEarlyCounts (warp-striped
+ *                    keys, match-by-ballot over the bucket id's NB bits),
+ *                    whose early per-bucket counts are published at once for
+ *                    the decoupled look-back; the keys (then the values) are
+ *                    reordered in shared memory and written out, runs of one
+ *                    bucket contiguous.
+ *
+ * NB = ceil(log2 m), at least 5 (CUB's ranker needs a warp's worth of
+ * bins), is a template parameter: the ranking's ballot loop and histograms
+ * have 2^NB entries, so m = 64 costs six ballots a key where a radix sort
+ * pass over 6 bits (CUB's, 8-bit digits) costs eight.
+ *
+ * Look-back words are 32 bits: a 2-bit state (partial: this tile's count;
+ * global: the inclusive count over tiles 0..t) and a 30-bit count, so n is
+ * below 2^30. */
+#ifndef PB_GPU_OS_KERNELS_CUH
+#define PB_GPU_OS_KERNELS_CUH
+
+#include <stdint.h>
+
+#include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "families/multisplit/ms_bucket.h"
+
+#define PB_OS_BLOCK 384
+/* CUB's sm90 onesweep tuning for 4-byte keys (20 a thread) and 4-byte
+ * key-value pairs (23): tiles of 7680 and 8832. */
+#define PB_OS_ITEMS_KEYS 20
+#define PB_OS_ITEMS_PAIRS 23
+#define PB_OS_HBLOCK 512
+#define PB_OS_PARTIAL (1u << 30)
+#define PB_OS_GLOBAL (1u << 31)
+#define PB_OS_COUNT (PB_OS_PARTIAL - 1u)
+#define PB_OS_MAX_N (UINT64_C(1) << 30)
+
+/* A bucket id as CUB's rankers ask for it ("digit"): range buckets (a
+ * binary search) and the arithmetic kinds (a few selects) are compiled
+ * apart, so neither carries the other's code and registers. */
+template <bool RANGE> struct pb_os_digit {
+    pb_bucket_fn fn;
+    __device__ __forceinline__ uint32_t Digit(uint32_t key) const
+    {
+        return RANGE ? pb_bucket_range_search(fn.splitters, fn.m, key) : pb_bucket_of_arith(fn, key);
+    }
+};
+
+/* Range buckets search their splitters in shared memory. */
+__device__ __forceinline__ void pb_os_splitters(pb_bucket_fn &fn, uint32_t *spl, int threads)
+{
+    if (fn.kind != PB_BUCKET_RANGE) return;
+    for (uint32_t i = threadIdx.x; i + 1 < fn.m; i += threads) spl[i] = fn.splitters[i];
+    fn.splitters = spl;
+}
+
+/* hist: m zero words (left zero); bins: each bucket's first output
+ * position; lookback: `words` to zero; ctrs[0] the pass's tile counter,
+ * ctrs[1] this kernel's count of finished blocks (both left zero). */
+template <int NB>
+__global__ void __launch_bounds__(PB_OS_HBLOCK)
+    pb_os_histogram(const uint32_t *__restrict__ keys, uint32_t n, pb_bucket_fn fn,
+                    uint32_t *hist, uint32_t *bins, uint32_t *lookback, uint32_t words,
+                    uint32_t *ctrs)
+{
+    constexpr int D = 1 << NB, WARPS = PB_OS_HBLOCK / 32;
+    using scan_t = cub::BlockScan<uint32_t, PB_OS_HBLOCK>;
+    __shared__ uint32_t h[WARPS][D];
+    __shared__ uint32_t spl[PB_MS_MAX_BUCKETS];
+    __shared__ typename scan_t::TempStorage scan;
+    __shared__ bool last;
+    for (int i = threadIdx.x; i < WARPS * D; i += PB_OS_HBLOCK) (&h[0][0])[i] = 0;
+    pb_os_splitters(fn, spl, PB_OS_HBLOCK);
+    const uint32_t tid = blockIdx.x * PB_OS_HBLOCK + threadIdx.x;
+    const uint32_t stride = gridDim.x * PB_OS_HBLOCK;
+    for (uint32_t i = tid; i < words; i += stride) lookback[i] = 0;
+    __syncthreads();
+    uint32_t *mine = h[threadIdx.x / 32];
+    /* Four 16-byte loads in flight a thread, then their 16 keys counted. */
+    const uint4 *k4 = reinterpret_cast<const uint4 *>(keys);
+    const uint32_t n4 = n / 4;
+    uint32_t i = tid;
+    for (; i + 3 * stride < n4; i += 4 * stride) {
+        uint4 v[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++) v[j] = k4[i + j * stride];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            atomicAdd(&mine[pb_bucket_of(fn, v[j].x)], 1u);
+            atomicAdd(&mine[pb_bucket_of(fn, v[j].y)], 1u);
+            atomicAdd(&mine[pb_bucket_of(fn, v[j].z)], 1u);
+            atomicAdd(&mine[pb_bucket_of(fn, v[j].w)], 1u);
+        }
+    }
+    for (; i < n4; i += stride) {
+        uint4 v = k4[i];
+        atomicAdd(&mine[pb_bucket_of(fn, v.x)], 1u);
+        atomicAdd(&mine[pb_bucket_of(fn, v.y)], 1u);
+        atomicAdd(&mine[pb_bucket_of(fn, v.z)], 1u);
+        atomicAdd(&mine[pb_bucket_of(fn, v.w)], 1u);
+    }
+    if (tid < n - 4 * n4) atomicAdd(&mine[pb_bucket_of(fn, keys[4 * n4 + tid])], 1u);
+    __syncthreads();
+    for (uint32_t b = threadIdx.x; b < fn.m; b += PB_OS_HBLOCK) {
+        uint32_t s = 0;
+#pragma unroll
+        for (int w = 0; w < WARPS; w++) s += h[w][b];
+        if (s) atomicAdd(&hist[b], s);
+    }
+    /* The last block to finish sees every block's counts (threadfence
+     * before the count of finished blocks, the classic last-block
+     * pattern) and scans them. */
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(&ctrs[1], 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    uint32_t c = threadIdx.x < fn.m ? __ldcg(&hist[threadIdx.x]) : 0, ex;
+    scan_t(scan).ExclusiveSum(c, ex);
+    if (threadIdx.x < fn.m) {
+        bins[threadIdx.x] = ex;
+        hist[threadIdx.x] = 0;
+    }
+    if (threadIdx.x == 0) ctrs[0] = ctrs[1] = 0;
+}
+
+template <int NB, int ITEMS>
+using pb_os_rank_t = cub::BlockRadixRankMatchEarlyCounts<PB_OS_BLOCK, NB, false,
+                                                         cub::BLOCK_SCAN_RAKING_MEMOIZE,
+                                                         cub::WARP_MATCH_ANY, 1>;
+
+/* The ranker hands each thread its bucket's count in the tile as soon as
+ * the tile's histogram is known, before the ranks: published at once as
+ * the tile's partial count (or, for tile 0, as the global one). */
+struct pb_os_publish {
+    static constexpr bool EMPTY = false;
+    uint32_t *word; /* this tile's look-back word of this thread's bucket, or NULL */
+    bool first;
+    int &count;
+    __device__ __forceinline__ void operator()(int (&bins)[1])
+    {
+        count = bins[0];
+        if (word)
+            *(volatile uint32_t *)word = (uint32_t)bins[0] | (first ? PB_OS_GLOBAL : PB_OS_PARTIAL);
+    }
+};
+
+template <int NB, int ITEMS, bool PAIRS> struct pb_os_smem {
+    union {
+        uint32_t keys[PB_OS_BLOCK * ITEMS];
+        uint32_t vals[PB_OS_BLOCK * ITEMS];
+        typename pb_os_rank_t<NB, ITEMS>::TempStorage rank;
+    };
+    uint32_t goff[1 << NB];
+    uint32_t spl[PB_MS_MAX_BUCKETS];
+    uint32_t tile;
+};
+
+/* One tile; FULL: all of its TILE slots hold keys (every tile but the
+ * last). Slots past n hold the key 0xffffffff, which every bucket
+ * identifier of the family maps to the largest bucket any key reaches
+ * (m - 1; for radix digits cut short by the word's end, all ones); they
+ * are the tile's last keys, so the stable ranking puts them after every
+ * real key and they occupy its last positions, which are not written
+ * (CUB's default-key rule). */
+template <int NB, int ITEMS, bool PAIRS, bool RANGE, bool FULL>
+__device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
+                                           const uint32_t *__restrict__ vals, uint32_t n,
+                                           const pb_bucket_fn &fn, const uint32_t *bins,
+                                           uint32_t *lookback, uint32_t *okeys, uint32_t *ovals,
+                                           pb_os_smem<NB, ITEMS, PAIRS> &s, uint32_t tile)
+{
+    constexpr uint32_t TILE = PB_OS_BLOCK * ITEMS;
+    static_assert((1 << NB) <= PB_OS_BLOCK, "one bucket a thread");
+    const uint32_t base = tile * TILE, m = fn.m;
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    /* Warp-striped: slot u of a lane is key base + warp * ITEMS * 32 + u * 32
+     * + lane, so each load is a warp's 128 contiguous bytes and the slots
+     * in (warp, u, lane) order are the input order the ranking keeps. */
+    const uint32_t first = base + warp * ITEMS * 32 + lane;
+    uint32_t key[ITEMS];
+#pragma unroll
+    for (int u = 0; u < ITEMS; u++) {
+        uint32_t i = first + u * 32;
+        key[u] = FULL || i < n ? keys[i] : 0xffffffffu;
+    }
+    int rank[ITEMS], excl[1], count = 0;
+    pb_os_publish pub{threadIdx.x < m ? &lookback[(size_t)tile * m + threadIdx.x] : nullptr,
+                      tile == 0, count};
+    const pb_os_digit<RANGE> digit{fn};
+    pb_os_rank_t<NB, ITEMS>(s.rank).RankKeys(key, rank, digit, excl, pub);
+    __syncthreads(); /* the ranker's storage becomes the reorder buffer */
+#pragma unroll
+    for (int u = 0; u < ITEMS; u++) s.keys[rank[u]] = key[u];
+    /* The bucket's offset: its first output position, less its first
+     * position in the tile, plus its keys in tiles 0..tile-1 (look-back:
+     * walk down until a tile that has published its inclusive count). */
+    if (threadIdx.x < m) {
+        uint32_t g = bins[threadIdx.x] - (uint32_t)excl[0];
+        if (tile > 0) {
+            uint32_t before = 0;
+            for (uint32_t j = tile; j-- > 0;) {
+                const volatile uint32_t *w = &lookback[(size_t)j * m + threadIdx.x];
+                uint32_t v;
+                do v = *w;
+                while (v == 0);
+                before += v & PB_OS_COUNT;
+                if (v & PB_OS_GLOBAL) break;
+            }
+            *(volatile uint32_t *)&lookback[(size_t)tile * m + threadIdx.x] =
+                (before + (uint32_t)count) | PB_OS_GLOBAL;
+            g += before;
+        }
+        s.goff[threadIdx.x] = g;
+    }
+    __syncthreads();
+    const uint32_t items = FULL ? TILE : n - base;
+    /* The buckets of this thread's output slots, four to a word (m <= 256),
+     * for the values: registers are what limits two blocks an SM. */
+    uint32_t dig[(ITEMS + 3) / 4] = {};
+#pragma unroll
+    for (int u = 0; u < ITEMS; u++) {
+        uint32_t i = threadIdx.x + u * PB_OS_BLOCK;
+        if (FULL || i < items) {
+            uint32_t k = s.keys[i], d = digit.Digit(k);
+            okeys[i + s.goff[d]] = k;
+            if (PAIRS) dig[u / 4] |= d << (8 * (u % 4));
+        }
+    }
+    if (PAIRS) {
+        /* Every key is out of the buffer; the values' loads stay below
+         * this barrier, where the keys' registers are free. */
+        __syncthreads();
+        uint32_t val[ITEMS];
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) {
+            uint32_t i = first + u * 32;
+            val[u] = FULL || i < n ? vals[i] : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) s.vals[rank[u]] = val[u];
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) {
+            uint32_t i = threadIdx.x + u * PB_OS_BLOCK;
+            if (FULL || i < items) ovals[i + s.goff[(dig[u / 4] >> (8 * (u % 4))) & 0xffu]] = s.vals[i];
+        }
+    }
+}
+
+/* Two blocks an SM (at most 85 registers): left alone, the compiler
+ * hoists the values' loads above the keys' reorder and takes 168. */
+template <int NB, int ITEMS, bool PAIRS, bool RANGE>
+__global__ void __launch_bounds__(PB_OS_BLOCK, 2)
+    pb_os_pass(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals, uint32_t n,
+               pb_bucket_fn fn, const uint32_t *__restrict__ bins, uint32_t *lookback,
+               uint32_t *ctrs, uint32_t *okeys, uint32_t *ovals)
+{
+    __shared__ pb_os_smem<NB, ITEMS, PAIRS> s;
+    if (threadIdx.x == 0) s.tile = atomicAdd(&ctrs[0], 1u);
+    pb_os_splitters(fn, s.spl, PB_OS_BLOCK);
+    __syncthreads();
+    const uint32_t tile = s.tile;
+    if ((uint64_t)(tile + 1) * (PB_OS_BLOCK * ITEMS) <= n)
+        pb_os_tile<NB, ITEMS, PAIRS, RANGE, true>(keys, vals, n, fn, bins, lookback, okeys, ovals,
+                                                  s, tile);
+    else
+        pb_os_tile<NB, ITEMS, PAIRS, RANGE, false>(keys, vals, n, fn, bins, lookback, okeys, ovals,
+                                                   s, tile);
+}
+
+#endif
