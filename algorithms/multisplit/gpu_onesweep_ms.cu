@@ -63,24 +63,39 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
     return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
-template <int NB, bool PAIRS, bool RANGE> void pass(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
+template <int NB, int ITEMS, bool PAIRS, int KIND>
+void pass(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
 {
-    constexpr int ITEMS = PAIRS ? PB_OS_ITEMS_PAIRS : PB_OS_ITEMS_KEYS;
-    pb_os_pass<NB, ITEMS, PAIRS, RANGE><<<o->tiles, PB_OS_BLOCK>>>(
-        g->d_keys, g->d_vals, (uint32_t)g->n, fn, o->d_bins, o->d_lookback, o->d_ctrs, g->d_okeys,
-        g->d_ovals);
+    constexpr size_t bytes = pb_os_smem_bytes<NB, ITEMS, PAIRS>();
+    auto *kernel = pb_os_pass<NB, ITEMS, PAIRS, KIND>;
+    /* Above 48 KB a kernel must ask (once; a failure shows at the launch). */
+    if (bytes > 48 * 1024)
+        (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    kernel<<<o->tiles, PB_OS_BLOCK, bytes>>>(g->d_keys, g->d_vals, (uint32_t)g->n, fn, o->d_bins,
+                                            o->d_lookback, o->d_ctrs, g->d_okeys, g->d_ovals);
 }
 
-template <int NB> void launch(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
+template <int NB, int KIND> void launch(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
 {
-    pb_os_histogram<NB><<<o->hgrid, PB_OS_HBLOCK>>>(g->d_keys, (uint32_t)g->n, fn, o->d_hist,
-                                                     o->d_bins, o->d_lookback, o->tiles * fn.m,
-                                                     o->d_ctrs);
-    bool range = fn.kind == PB_BUCKET_RANGE;
-    if (g->pairs && range) pass<NB, true, true>(g, o, fn);
-    else if (g->pairs) pass<NB, true, false>(g, o, fn);
-    else if (range) pass<NB, false, true>(g, o, fn);
-    else pass<NB, false, false>(g, o, fn);
+    uint32_t n = (uint32_t)g->n;
+    pb_os_histogram<NB, KIND><<<o->hgrid, PB_OS_HBLOCK>>>(g->d_keys, n, fn, o->d_hist, o->d_bins,
+                                                           o->d_lookback, o->tiles * fn.m,
+                                                           o->d_ctrs);
+    if (g->pairs)
+        pass<NB, PB_OS_ITEMS_PAIRS, true, KIND>(g, o, fn);
+    else
+        pass<NB, PB_OS_ITEMS_KEYS, false, KIND>(g, o, fn);
+}
+
+/* Every kernel is compiled for each bucket kind and each NB. */
+template <int NB> void launch_nb(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
+{
+    switch (fn.kind) {
+    case PB_BUCKET_DELTA: launch<NB, PB_BUCKET_DELTA>(g, o, fn); break;
+    case PB_BUCKET_IDENTITY: launch<NB, PB_BUCKET_IDENTITY>(g, o, fn); break;
+    case PB_BUCKET_RADIX: launch<NB, PB_BUCKET_RADIX>(g, o, fn); break;
+    default: launch<NB, PB_BUCKET_RANGE>(g, o, fn); break;
+    }
 }
 
 int run(void *state, uint64_t sample, pb_err *err)
@@ -95,10 +110,10 @@ int run(void *state, uint64_t sample, pb_err *err)
     case 2:
     case 3:
     case 4:
-    case 5: launch<5>(g, o, fn); break;
-    case 6: launch<6>(g, o, fn); break;
-    case 7: launch<7>(g, o, fn); break;
-    default: launch<8>(g, o, fn); break;
+    case 5: launch_nb<5>(g, o, fn); break;
+    case 6: launch_nb<6>(g, o, fn); break;
+    case 7: launch_nb<7>(g, o, fn); break;
+    default: launch_nb<8>(g, o, fn); break;
     }
     PB_CUDA_LAUNCHED(err);
     return 0;

@@ -48,14 +48,21 @@
 #define PB_OS_COUNT (PB_OS_PARTIAL - 1u)
 #define PB_OS_MAX_N (UINT64_C(1) << 30)
 
-/* A bucket id as CUB's rankers ask for it ("digit"): range buckets (a
- * binary search) and the arithmetic kinds (a few selects) are compiled
- * apart, so neither carries the other's code and registers. */
-template <bool RANGE> struct pb_os_digit {
+/* A bucket id as CUB's rankers ask for it ("digit"), for one bucket kind:
+ * with the kind a constant, pb_bucket_of's switch folds away (a multiply
+ * for delta buckets). The key goes through an opaque move first: the
+ * ranker asks for each key's digit twice, across a barrier, and the
+ * compiler otherwise keeps all of a thread's digits live in between
+ * (20 registers more, and spills at two blocks an SM) to save a multiply. */
+template <int KIND> struct pb_os_digit {
     pb_bucket_fn fn;
     __device__ __forceinline__ uint32_t Digit(uint32_t key) const
     {
-        return RANGE ? pb_bucket_range_search(fn.splitters, fn.m, key) : pb_bucket_of_arith(fn, key);
+        pb_bucket_fn f = fn;
+        f.kind = KIND;
+        uint32_t k;
+        asm volatile("mov.b32 %0, %1;" : "=r"(k) : "r"(key));
+        return pb_bucket_of(f, k);
     }
 };
 
@@ -70,7 +77,7 @@ __device__ __forceinline__ void pb_os_splitters(pb_bucket_fn &fn, uint32_t *spl,
 /* hist: m zero words (left zero); bins: each bucket's first output
  * position; lookback: `words` to zero; ctrs[0] the pass's tile counter,
  * ctrs[1] this kernel's count of finished blocks (both left zero). */
-template <int NB>
+template <int NB, int KIND>
 __global__ void __launch_bounds__(PB_OS_HBLOCK)
     pb_os_histogram(const uint32_t *__restrict__ keys, uint32_t n, pb_bucket_fn fn,
                     uint32_t *hist, uint32_t *bins, uint32_t *lookback, uint32_t words,
@@ -84,6 +91,7 @@ __global__ void __launch_bounds__(PB_OS_HBLOCK)
     __shared__ bool last;
     for (int i = threadIdx.x; i < WARPS * D; i += PB_OS_HBLOCK) (&h[0][0])[i] = 0;
     pb_os_splitters(fn, spl, PB_OS_HBLOCK);
+    const pb_os_digit<KIND> digit{fn};
     const uint32_t tid = blockIdx.x * PB_OS_HBLOCK + threadIdx.x;
     const uint32_t stride = gridDim.x * PB_OS_HBLOCK;
     for (uint32_t i = tid; i < words; i += stride) lookback[i] = 0;
@@ -99,20 +107,20 @@ __global__ void __launch_bounds__(PB_OS_HBLOCK)
         for (int j = 0; j < 4; j++) v[j] = k4[i + j * stride];
 #pragma unroll
         for (int j = 0; j < 4; j++) {
-            atomicAdd(&mine[pb_bucket_of(fn, v[j].x)], 1u);
-            atomicAdd(&mine[pb_bucket_of(fn, v[j].y)], 1u);
-            atomicAdd(&mine[pb_bucket_of(fn, v[j].z)], 1u);
-            atomicAdd(&mine[pb_bucket_of(fn, v[j].w)], 1u);
+            atomicAdd(&mine[digit.Digit(v[j].x)], 1u);
+            atomicAdd(&mine[digit.Digit(v[j].y)], 1u);
+            atomicAdd(&mine[digit.Digit(v[j].z)], 1u);
+            atomicAdd(&mine[digit.Digit(v[j].w)], 1u);
         }
     }
     for (; i < n4; i += stride) {
         uint4 v = k4[i];
-        atomicAdd(&mine[pb_bucket_of(fn, v.x)], 1u);
-        atomicAdd(&mine[pb_bucket_of(fn, v.y)], 1u);
-        atomicAdd(&mine[pb_bucket_of(fn, v.z)], 1u);
-        atomicAdd(&mine[pb_bucket_of(fn, v.w)], 1u);
+        atomicAdd(&mine[digit.Digit(v.x)], 1u);
+        atomicAdd(&mine[digit.Digit(v.y)], 1u);
+        atomicAdd(&mine[digit.Digit(v.z)], 1u);
+        atomicAdd(&mine[digit.Digit(v.w)], 1u);
     }
-    if (tid < n - 4 * n4) atomicAdd(&mine[pb_bucket_of(fn, keys[4 * n4 + tid])], 1u);
+    if (tid < n - 4 * n4) atomicAdd(&mine[digit.Digit(keys[4 * n4 + tid])], 1u);
     __syncthreads();
     for (uint32_t b = threadIdx.x; b < fn.m; b += PB_OS_HBLOCK) {
         uint32_t s = 0;
@@ -159,10 +167,15 @@ struct pb_os_publish {
     }
 };
 
+/* Keys, and for pairs the values beside them, each in tile order after the
+ * reorder; the ranker's storage is dead by then and shares their space.
+ * Pairs take 2 x 35 KB: dynamic shared memory (pb_os_smem_bytes). */
 template <int NB, int ITEMS, bool PAIRS> struct pb_os_smem {
     union {
-        uint32_t keys[PB_OS_BLOCK * ITEMS];
-        uint32_t vals[PB_OS_BLOCK * ITEMS];
+        struct {
+            uint32_t keys[PB_OS_BLOCK * ITEMS];
+            uint32_t vals[PAIRS ? PB_OS_BLOCK * ITEMS : 1];
+        };
         typename pb_os_rank_t<NB, ITEMS>::TempStorage rank;
     };
     uint32_t goff[1 << NB];
@@ -177,7 +190,7 @@ template <int NB, int ITEMS, bool PAIRS> struct pb_os_smem {
  * are the tile's last keys, so the stable ranking puts them after every
  * real key and they occupy its last positions, which are not written
  * (CUB's default-key rule). */
-template <int NB, int ITEMS, bool PAIRS, bool RANGE, bool FULL>
+template <int NB, int ITEMS, bool PAIRS, int KIND, bool FULL>
 __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
                                            const uint32_t *__restrict__ vals, uint32_t n,
                                            const pb_bucket_fn &fn, const uint32_t *bins,
@@ -201,11 +214,23 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     int rank[ITEMS], excl[1], count = 0;
     pb_os_publish pub{threadIdx.x < m ? &lookback[(size_t)tile * m + threadIdx.x] : nullptr,
                       tile == 0, count};
-    const pb_os_digit<RANGE> digit{fn};
+    const pb_os_digit<KIND> digit{fn};
     pb_os_rank_t<NB, ITEMS>(s.rank).RankKeys(key, rank, digit, excl, pub);
     __syncthreads(); /* the ranker's storage becomes the reorder buffer */
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) s.keys[rank[u]] = key[u];
+    if (PAIRS) {
+        /* The values follow their keys into the buffer now, while the
+         * ranks are at hand, so the write-out needs no per-slot state. */
+        uint32_t val[ITEMS];
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) {
+            uint32_t i = first + u * 32;
+            val[u] = FULL || i < n ? vals[i] : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) s.vals[rank[u]] = val[u];
+    }
     /* The bucket's offset: its first output position, less its first
      * position in the tile, plus its keys in tiles 0..tile-1 (look-back:
      * walk down until a tile that has published its inclusive count). */
@@ -229,57 +254,41 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     }
     __syncthreads();
     const uint32_t items = FULL ? TILE : n - base;
-    /* The buckets of this thread's output slots, four to a word (m <= 256),
-     * for the values: registers are what limits two blocks an SM. */
-    uint32_t dig[(ITEMS + 3) / 4] = {};
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) {
         uint32_t i = threadIdx.x + u * PB_OS_BLOCK;
         if (FULL || i < items) {
-            uint32_t k = s.keys[i], d = digit.Digit(k);
-            okeys[i + s.goff[d]] = k;
-            if (PAIRS) dig[u / 4] |= d << (8 * (u % 4));
-        }
-    }
-    if (PAIRS) {
-        /* Every key is out of the buffer; the values' loads stay below
-         * this barrier, where the keys' registers are free. */
-        __syncthreads();
-        uint32_t val[ITEMS];
-#pragma unroll
-        for (int u = 0; u < ITEMS; u++) {
-            uint32_t i = first + u * 32;
-            val[u] = FULL || i < n ? vals[i] : 0;
-        }
-#pragma unroll
-        for (int u = 0; u < ITEMS; u++) s.vals[rank[u]] = val[u];
-        __syncthreads();
-#pragma unroll
-        for (int u = 0; u < ITEMS; u++) {
-            uint32_t i = threadIdx.x + u * PB_OS_BLOCK;
-            if (FULL || i < items) ovals[i + s.goff[(dig[u / 4] >> (8 * (u % 4))) & 0xffu]] = s.vals[i];
+            uint32_t k = s.keys[i], o = i + s.goff[digit.Digit(k)];
+            okeys[o] = k;
+            if (PAIRS) ovals[o] = s.vals[i];
         }
     }
 }
 
-/* Two blocks an SM (at most 85 registers): left alone, the compiler
- * hoists the values' loads above the keys' reorder and takes 168. */
-template <int NB, int ITEMS, bool PAIRS, bool RANGE>
+template <int NB, int ITEMS, bool PAIRS> constexpr size_t pb_os_smem_bytes()
+{
+    return sizeof(pb_os_smem<NB, ITEMS, PAIRS>);
+}
+
+/* Two blocks an SM (at most 85 registers; shared memory: 2 x 33 KB for
+ * keys, 2 x 71 KB for pairs). */
+template <int NB, int ITEMS, bool PAIRS, int KIND>
 __global__ void __launch_bounds__(PB_OS_BLOCK, 2)
     pb_os_pass(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals, uint32_t n,
                pb_bucket_fn fn, const uint32_t *__restrict__ bins, uint32_t *lookback,
                uint32_t *ctrs, uint32_t *okeys, uint32_t *ovals)
 {
-    __shared__ pb_os_smem<NB, ITEMS, PAIRS> s;
+    extern __shared__ __align__(16) unsigned char pb_os_dyn[];
+    pb_os_smem<NB, ITEMS, PAIRS> &s = *reinterpret_cast<pb_os_smem<NB, ITEMS, PAIRS> *>(pb_os_dyn);
     if (threadIdx.x == 0) s.tile = atomicAdd(&ctrs[0], 1u);
     pb_os_splitters(fn, s.spl, PB_OS_BLOCK);
     __syncthreads();
     const uint32_t tile = s.tile;
     if ((uint64_t)(tile + 1) * (PB_OS_BLOCK * ITEMS) <= n)
-        pb_os_tile<NB, ITEMS, PAIRS, RANGE, true>(keys, vals, n, fn, bins, lookback, okeys, ovals,
+        pb_os_tile<NB, ITEMS, PAIRS, KIND, true>(keys, vals, n, fn, bins, lookback, okeys, ovals,
                                                   s, tile);
     else
-        pb_os_tile<NB, ITEMS, PAIRS, RANGE, false>(keys, vals, n, fn, bins, lookback, okeys, ovals,
+        pb_os_tile<NB, ITEMS, PAIRS, KIND, false>(keys, vals, n, fn, bins, lookback, okeys, ovals,
                                                    s, tile);
 }
 
