@@ -12,9 +12,23 @@
 
 namespace {
 
-const pb_param_spec params[] = {PB_MS_COMMON_PARAMS};
+const pb_param_spec params[] = {
+    PB_MS_COMMON_PARAMS,
+    {"tile", PB_PARAM_ENUM, 0, 0, 0, "cub|256x16|384x12|512x12",
+     "threads x keys a block: CUB's sm90 onesweep shape (384 x 20 keys, 384 x 23 pairs, two "
+     "blocks an SM), or smaller tiles at more resident warps (four, three, two blocks an SM)"},
+};
+enum { P_TILE = PB_MS_NCOMMON };
+
+/* The shapes of `tile`, keys and pairs alike except CUB's. */
+using shape_cub_keys = pb_os_shape<384, 20, 2>;
+using shape_cub_pairs = pb_os_shape<384, 23, 2>;
+using shape_256x16 = pb_os_shape<256, 16, 4>;
+using shape_384x12 = pb_os_shape<384, 12, 3>;
+using shape_512x12 = pb_os_shape<512, 12, 2>;
 
 struct os_mod {
+    int tile; /* the `tile` parameter */
     uint32_t tiles, hgrid;
     uint32_t *d_hist, *d_bins, *d_ctrs, *d_lookback;
 };
@@ -27,9 +41,14 @@ void os_free(void *p)
     free(o);
 }
 
-uint32_t tile_items(bool pairs)
+uint32_t tile_items(int tile, bool pairs)
 {
-    return PB_OS_BLOCK * (pairs ? PB_OS_ITEMS_PAIRS : PB_OS_ITEMS_KEYS);
+    switch (tile) {
+    case 1: return 256 * 16;
+    case 2: return 384 * 12;
+    case 3: return 512 * 12;
+    default: return pairs ? 384 * 23 : 384 * 20;
+    }
 }
 
 int setup(pb_gpu_ms *g, const void *, pb_err *err)
@@ -39,7 +58,9 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err)
     g->mod = o;
     g->mod_free = os_free;
     uint32_t m = g->prob.fn.m;
-    o->tiles = (uint32_t)((g->n + tile_items(g->pairs) - 1) / tile_items(g->pairs));
+    o->tile = (int)g->params.v[P_TILE];
+    uint32_t ti = tile_items(o->tile, g->pairs);
+    o->tiles = (uint32_t)((g->n + ti - 1) / ti);
     int dev = 0, sms = 0;
     PB_CUDA_TRY(cudaGetDevice(&dev), err);
     PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
@@ -63,16 +84,28 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
     return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
-template <int NB, int ITEMS, bool PAIRS, int KIND>
-void pass(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
+template <int NB, class S, bool PAIRS, int KIND> void pass(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
 {
-    constexpr size_t bytes = pb_os_smem_bytes<NB, ITEMS, PAIRS>();
-    auto *kernel = pb_os_pass<NB, ITEMS, PAIRS, KIND>;
+    constexpr size_t bytes = pb_os_smem_bytes<NB, S, PAIRS>();
+    auto *kernel = pb_os_pass<NB, S, PAIRS, KIND>;
     /* Above 48 KB a kernel must ask (once; a failure shows at the launch). */
     if (bytes > 48 * 1024)
         (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-    kernel<<<o->tiles, PB_OS_BLOCK, bytes>>>(g->d_keys, g->d_vals, (uint32_t)g->n, fn, o->d_bins,
-                                            o->d_lookback, o->d_ctrs, g->d_okeys, g->d_ovals);
+    kernel<<<o->tiles, S::BLOCK, bytes>>>(g->d_keys, g->d_vals, (uint32_t)g->n, fn, o->d_bins,
+                                          o->d_lookback, o->d_ctrs, g->d_okeys, g->d_ovals);
+}
+
+template <int NB, int KIND, bool PAIRS> void pass_tile(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
+{
+    switch (o->tile) {
+    case 1: pass<NB, shape_256x16, PAIRS, KIND>(g, o, fn); break;
+    case 2: pass<NB, shape_384x12, PAIRS, KIND>(g, o, fn); break;
+    case 3: pass<NB, shape_512x12, PAIRS, KIND>(g, o, fn); break;
+    default:
+        if constexpr (PAIRS) pass<NB, shape_cub_pairs, PAIRS, KIND>(g, o, fn);
+        else pass<NB, shape_cub_keys, PAIRS, KIND>(g, o, fn);
+        break;
+    }
 }
 
 template <int NB, int KIND> void launch(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
@@ -81,10 +114,8 @@ template <int NB, int KIND> void launch(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn
     pb_os_histogram<NB, KIND><<<o->hgrid, PB_OS_HBLOCK>>>(g->d_keys, n, fn, o->d_hist, o->d_bins,
                                                            o->d_lookback, o->tiles * fn.m,
                                                            o->d_ctrs);
-    if (g->pairs)
-        pass<NB, PB_OS_ITEMS_PAIRS, true, KIND>(g, o, fn);
-    else
-        pass<NB, PB_OS_ITEMS_KEYS, false, KIND>(g, o, fn);
+    if (g->pairs) pass_tile<NB, KIND, true>(g, o, fn);
+    else pass_tile<NB, KIND, false>(g, o, fn);
 }
 
 /* Every kernel is compiled for each bucket kind and each NB. */
@@ -122,7 +153,8 @@ int run(void *state, uint64_t sample, pb_err *err)
 uint64_t footprint(const pb_point *pt)
 {
     uint32_t m = (uint32_t)pt->params->v[PB_MS_P_BUCKETS];
-    uint64_t tiles = (pt->n + tile_items(pt->item_bytes == 8) - 1) / tile_items(pt->item_bytes == 8);
+    uint32_t ti = tile_items((int)pt->params->v[P_TILE], pt->item_bytes == 8);
+    uint64_t tiles = (pt->n + ti - 1) / ti;
     return pb_gpu_ms_footprint_io(pt) + tiles * m * 4 + 4096;
 }
 

@@ -37,11 +37,12 @@
 
 #include "families/multisplit/ms_bucket.h"
 
-#define PB_OS_BLOCK 384
-/* CUB's sm90 onesweep tuning for 4-byte keys (20 a thread) and 4-byte
- * key-value pairs (23): tiles of 7680 and 8832. */
-#define PB_OS_ITEMS_KEYS 20
-#define PB_OS_ITEMS_PAIRS 23
+/* A pass's tile: BLOCK threads of ITEMS keys, MINB blocks an SM (which
+ * caps the registers). CUB's sm90 onesweep tuning is 384 x 20 for 4-byte
+ * keys and 384 x 23 for 4-byte key-value pairs, two blocks an SM. */
+template <int BLOCK_, int ITEMS_, int MINB_> struct pb_os_shape {
+    static constexpr int BLOCK = BLOCK_, ITEMS = ITEMS_, MINB = MINB_;
+};
 #define PB_OS_HBLOCK 512
 #define PB_OS_PARTIAL (1u << 30)
 #define PB_OS_GLOBAL (1u << 31)
@@ -146,8 +147,8 @@ __global__ void __launch_bounds__(PB_OS_HBLOCK)
     if (threadIdx.x == 0) ctrs[0] = ctrs[1] = 0;
 }
 
-template <int NB, int ITEMS>
-using pb_os_rank_t = cub::BlockRadixRankMatchEarlyCounts<PB_OS_BLOCK, NB, false,
+template <int NB, class S>
+using pb_os_rank_t = cub::BlockRadixRankMatchEarlyCounts<S::BLOCK, NB, false,
                                                          cub::BLOCK_SCAN_RAKING_MEMOIZE,
                                                          cub::WARP_MATCH_ANY, 1>;
 
@@ -170,13 +171,13 @@ struct pb_os_publish {
 /* Keys, and for pairs the values beside them, each in tile order after the
  * reorder; the ranker's storage is dead by then and shares their space.
  * Pairs take 2 x 35 KB: dynamic shared memory (pb_os_smem_bytes). */
-template <int NB, int ITEMS, bool PAIRS> struct pb_os_smem {
+template <int NB, class S, bool PAIRS> struct pb_os_smem {
     union {
         struct {
-            uint32_t keys[PB_OS_BLOCK * ITEMS];
-            uint32_t vals[PAIRS ? PB_OS_BLOCK * ITEMS : 1];
+            uint32_t keys[S::BLOCK * S::ITEMS];
+            uint32_t vals[PAIRS ? S::BLOCK * S::ITEMS : 1];
         };
-        typename pb_os_rank_t<NB, ITEMS>::TempStorage rank;
+        typename pb_os_rank_t<NB, S>::TempStorage rank;
     };
     uint32_t goff[1 << NB];
     uint32_t spl[PB_MS_MAX_BUCKETS];
@@ -190,15 +191,16 @@ template <int NB, int ITEMS, bool PAIRS> struct pb_os_smem {
  * are the tile's last keys, so the stable ranking puts them after every
  * real key and they occupy its last positions, which are not written
  * (CUB's default-key rule). */
-template <int NB, int ITEMS, bool PAIRS, int KIND, bool FULL>
+template <int NB, class S, bool PAIRS, int KIND, bool FULL>
 __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
                                            const uint32_t *__restrict__ vals, uint32_t n,
                                            const pb_bucket_fn &fn, const uint32_t *bins,
                                            uint32_t *lookback, uint32_t *okeys, uint32_t *ovals,
-                                           pb_os_smem<NB, ITEMS, PAIRS> &s, uint32_t tile)
+                                           pb_os_smem<NB, S, PAIRS> &s, uint32_t tile)
 {
-    constexpr uint32_t TILE = PB_OS_BLOCK * ITEMS;
-    static_assert((1 << NB) <= PB_OS_BLOCK, "one bucket a thread");
+    constexpr int ITEMS = S::ITEMS;
+    constexpr uint32_t TILE = S::BLOCK * ITEMS;
+    static_assert((1 << NB) <= S::BLOCK, "one bucket a thread");
     const uint32_t base = tile * TILE, m = fn.m;
     const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     /* Warp-striped: slot u of a lane is key base + warp * ITEMS * 32 + u * 32
@@ -215,7 +217,7 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     pb_os_publish pub{threadIdx.x < m ? &lookback[(size_t)tile * m + threadIdx.x] : nullptr,
                       tile == 0, count};
     const pb_os_digit<KIND> digit{fn};
-    pb_os_rank_t<NB, ITEMS>(s.rank).RankKeys(key, rank, digit, excl, pub);
+    pb_os_rank_t<NB, S>(s.rank).RankKeys(key, rank, digit, excl, pub);
     __syncthreads(); /* the ranker's storage becomes the reorder buffer */
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) s.keys[rank[u]] = key[u];
@@ -256,7 +258,7 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     const uint32_t items = FULL ? TILE : n - base;
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) {
-        uint32_t i = threadIdx.x + u * PB_OS_BLOCK;
+        uint32_t i = threadIdx.x + u * S::BLOCK;
         if (FULL || i < items) {
             uint32_t k = s.keys[i], o = i + s.goff[digit.Digit(k)];
             okeys[o] = k;
@@ -265,30 +267,28 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     }
 }
 
-template <int NB, int ITEMS, bool PAIRS> constexpr size_t pb_os_smem_bytes()
+template <int NB, class S, bool PAIRS> constexpr size_t pb_os_smem_bytes()
 {
-    return sizeof(pb_os_smem<NB, ITEMS, PAIRS>);
+    return sizeof(pb_os_smem<NB, S, PAIRS>);
 }
 
-/* Two blocks an SM (at most 85 registers; shared memory: 2 x 33 KB for
- * keys, 2 x 71 KB for pairs). */
-template <int NB, int ITEMS, bool PAIRS, int KIND>
-__global__ void __launch_bounds__(PB_OS_BLOCK, 2)
+template <int NB, class S, bool PAIRS, int KIND>
+__global__ void __launch_bounds__(S::BLOCK, S::MINB)
     pb_os_pass(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals, uint32_t n,
                pb_bucket_fn fn, const uint32_t *__restrict__ bins, uint32_t *lookback,
                uint32_t *ctrs, uint32_t *okeys, uint32_t *ovals)
 {
     extern __shared__ __align__(16) unsigned char pb_os_dyn[];
-    pb_os_smem<NB, ITEMS, PAIRS> &s = *reinterpret_cast<pb_os_smem<NB, ITEMS, PAIRS> *>(pb_os_dyn);
+    pb_os_smem<NB, S, PAIRS> &s = *reinterpret_cast<pb_os_smem<NB, S, PAIRS> *>(pb_os_dyn);
     if (threadIdx.x == 0) s.tile = atomicAdd(&ctrs[0], 1u);
-    pb_os_splitters(fn, s.spl, PB_OS_BLOCK);
+    pb_os_splitters(fn, s.spl, S::BLOCK);
     __syncthreads();
     const uint32_t tile = s.tile;
-    if ((uint64_t)(tile + 1) * (PB_OS_BLOCK * ITEMS) <= n)
-        pb_os_tile<NB, ITEMS, PAIRS, KIND, true>(keys, vals, n, fn, bins, lookback, okeys, ovals,
+    if ((uint64_t)(tile + 1) * (S::BLOCK * S::ITEMS) <= n)
+        pb_os_tile<NB, S, PAIRS, KIND, true>(keys, vals, n, fn, bins, lookback, okeys, ovals,
                                                   s, tile);
     else
-        pb_os_tile<NB, ITEMS, PAIRS, KIND, false>(keys, vals, n, fn, bins, lookback, okeys, ovals,
+        pb_os_tile<NB, S, PAIRS, KIND, false>(keys, vals, n, fn, bins, lookback, okeys, ovals,
                                                    s, tile);
 }
 
