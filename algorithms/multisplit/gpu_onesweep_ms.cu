@@ -14,18 +14,19 @@ namespace {
 
 const pb_param_spec params[] = {
     PB_MS_COMMON_PARAMS,
-    {"tile", PB_PARAM_ENUM, 0, 0, 0, "cub|256x16|384x12|512x12",
-     "threads x keys a block: CUB's sm90 onesweep shape (384 x 20 keys, 384 x 23 pairs, two "
-     "blocks an SM), or smaller tiles at more resident warps (four, three, two blocks an SM)"},
+    {"tile", PB_PARAM_ENUM, 0, 0, 0, "cub|384x24|384x28|512x24",
+     "threads x keys a block: CUB's sm90 onesweep shape (384 x 20 keys, 384 x 23 pairs), or "
+     "larger tiles (fewer tiles share the per-tile cost of m bins: ranking, look-back); two "
+     "blocks an SM, 512 x 24 one"},
 };
 enum { P_TILE = PB_MS_NCOMMON };
 
 /* The shapes of `tile`, keys and pairs alike except CUB's. */
 using shape_cub_keys = pb_os_shape<384, 20, 2>;
 using shape_cub_pairs = pb_os_shape<384, 23, 2>;
-using shape_256x16 = pb_os_shape<256, 16, 4>;
-using shape_384x12 = pb_os_shape<384, 12, 3>;
-using shape_512x12 = pb_os_shape<512, 12, 2>;
+using shape_384x24 = pb_os_shape<384, 24, 2>;
+using shape_384x28 = pb_os_shape<384, 28, 2>;
+using shape_512x24 = pb_os_shape<512, 24, 1>;
 
 struct os_mod {
     int tile; /* the `tile` parameter */
@@ -44,9 +45,9 @@ void os_free(void *p)
 uint32_t tile_items(int tile, bool pairs)
 {
     switch (tile) {
-    case 1: return 256 * 16;
-    case 2: return 384 * 12;
-    case 3: return 512 * 12;
+    case 1: return 384 * 24;
+    case 2: return 384 * 28;
+    case 3: return 512 * 24;
     default: return pairs ? 384 * 23 : 384 * 20;
     }
 }
@@ -98,9 +99,9 @@ template <int NB, class S, bool PAIRS, int KIND> void pass(pb_gpu_ms *g, os_mod 
 template <int NB, int KIND, bool PAIRS> void pass_tile(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
 {
     switch (o->tile) {
-    case 1: pass<NB, shape_256x16, PAIRS, KIND>(g, o, fn); break;
-    case 2: pass<NB, shape_384x12, PAIRS, KIND>(g, o, fn); break;
-    case 3: pass<NB, shape_512x12, PAIRS, KIND>(g, o, fn); break;
+    case 1: pass<NB, shape_384x24, PAIRS, KIND>(g, o, fn); break;
+    case 2: pass<NB, shape_384x28, PAIRS, KIND>(g, o, fn); break;
+    case 3: pass<NB, shape_512x24, PAIRS, KIND>(g, o, fn); break;
     default:
         if constexpr (PAIRS) pass<NB, shape_cub_pairs, PAIRS, KIND>(g, o, fn);
         else pass<NB, shape_cub_keys, PAIRS, KIND>(g, o, fn);
