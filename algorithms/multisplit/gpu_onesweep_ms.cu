@@ -14,19 +14,21 @@ namespace {
 
 const pb_param_spec params[] = {
     PB_MS_COMMON_PARAMS,
-    {"tile", PB_PARAM_ENUM, 0, 0, 0, "cub|384x24|384x28|512x24",
-     "threads x keys a block: CUB's sm90 onesweep shape (384 x 20 keys, 384 x 23 pairs), or "
-     "larger tiles (fewer tiles share the per-tile cost of m bins: ranking, look-back); two "
-     "blocks an SM, 512 x 24 one"},
+    {"tile", PB_PARAM_ENUM, 0, 0, 0, "large|cub",
+     "threads x keys a block for keys: 384 x 28 (fewer tiles share the per-tile cost of m "
+     "bins: ranking, look-back; measured fastest) or CUB's sm90 onesweep shape, 384 x 20; "
+     "pairs: 384 x 23 (CUB's) either way; two blocks an SM"},
 };
 enum { P_TILE = PB_MS_NCOMMON };
 
-/* The shapes of `tile`, keys and pairs alike except CUB's. */
+/* The shapes of `tile`. On an H100 at bb3ac5c (2^25 and 2^28, m = 64..256):
+ * keys at 384 x 28 were 1.11-1.22x CUB's sort, at 384 x 20 0.97-1.07x; 384 x 24
+ * between; 512 x 24 at one block an SM, and 256 x 16, 384 x 12, 512 x 12 (H200,
+ * 4585dee), slower than 384 x 20. Pairs did not gain from larger tiles (and
+ * 3 x 43 KB of shared memory at 384 x 28 would leave one block an SM). */
+using shape_large_keys = pb_os_shape<384, 28, 2>;
 using shape_cub_keys = pb_os_shape<384, 20, 2>;
-using shape_cub_pairs = pb_os_shape<384, 23, 2>;
-using shape_384x24 = pb_os_shape<384, 24, 2>;
-using shape_384x28 = pb_os_shape<384, 28, 2>;
-using shape_512x24 = pb_os_shape<512, 24, 1>;
+using shape_pairs = pb_os_shape<384, 23, 2>;
 
 struct os_mod {
     int tile; /* the `tile` parameter */
@@ -44,12 +46,7 @@ void os_free(void *p)
 
 uint32_t tile_items(int tile, bool pairs)
 {
-    switch (tile) {
-    case 1: return 384 * 24;
-    case 2: return 384 * 28;
-    case 3: return 512 * 24;
-    default: return pairs ? 384 * 23 : 384 * 20;
-    }
+    return pairs ? 384 * 23 : tile == 1 ? 384 * 20 : 384 * 28;
 }
 
 int setup(pb_gpu_ms *g, const void *, pb_err *err)
@@ -90,23 +87,21 @@ template <int NB, class S, bool PAIRS, int KIND> void pass(pb_gpu_ms *g, os_mod 
     constexpr size_t bytes = pb_os_smem_bytes<NB, S, PAIRS>();
     auto *kernel = pb_os_pass<NB, S, PAIRS, KIND>;
     /* Above 48 KB a kernel must ask (once; a failure shows at the launch). */
-    if (bytes > 48 * 1024)
+    if (bytes > 48 * 1024) {
         (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        /* Pairs: two blocks an SM need 2 x 108 KB, all of the carveout. */
+        (void)cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   cudaSharedmemCarveoutMaxShared);
+    }
     kernel<<<o->tiles, S::BLOCK, bytes>>>(g->d_keys, g->d_vals, (uint32_t)g->n, fn, o->d_bins,
                                           o->d_lookback, o->d_ctrs, g->d_okeys, g->d_ovals);
 }
 
 template <int NB, int KIND, bool PAIRS> void pass_tile(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
 {
-    switch (o->tile) {
-    case 1: pass<NB, shape_384x24, PAIRS, KIND>(g, o, fn); break;
-    case 2: pass<NB, shape_384x28, PAIRS, KIND>(g, o, fn); break;
-    case 3: pass<NB, shape_512x24, PAIRS, KIND>(g, o, fn); break;
-    default:
-        if constexpr (PAIRS) pass<NB, shape_cub_pairs, PAIRS, KIND>(g, o, fn);
-        else pass<NB, shape_cub_keys, PAIRS, KIND>(g, o, fn);
-        break;
-    }
+    if constexpr (PAIRS) pass<NB, shape_pairs, PAIRS, KIND>(g, o, fn);
+    else if (o->tile == 1) pass<NB, shape_cub_keys, PAIRS, KIND>(g, o, fn);
+    else pass<NB, shape_large_keys, PAIRS, KIND>(g, o, fn);
 }
 
 template <int NB, int KIND> void launch(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)

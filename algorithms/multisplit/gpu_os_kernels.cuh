@@ -67,6 +67,14 @@ template <int KIND> struct pb_os_digit {
     }
 };
 
+/* One asynchronous copy of 16 bytes, global to shared (cp.async, sm_80
+ * and later), of which the first `bytes` are read and the rest zeroed. */
+__device__ __forceinline__ void pb_os_cp16(void *smem, const void *gmem, uint32_t bytes)
+{
+    uint32_t at = (uint32_t)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(at), "l"(gmem), "r"(bytes));
+}
+
 /* Range buckets search their splitters in shared memory. */
 __device__ __forceinline__ void pb_os_splitters(pb_bucket_fn &fn, uint32_t *spl, int threads)
 {
@@ -170,8 +178,11 @@ struct pb_os_publish {
 
 /* Keys, and for pairs the values beside them, each in tile order after the
  * reorder; the ranker's storage is dead by then and shares their space.
- * Pairs take 2 x 35 KB: dynamic shared memory (pb_os_smem_bytes). */
+ * Pairs also stage the tile's values in input order (`stage`, filled by
+ * cp.async while the keys are ranked). Pairs take 3 x 35 KB: dynamic
+ * shared memory (pb_os_smem_bytes). */
 template <int NB, class S, bool PAIRS> struct pb_os_smem {
+    uint32_t stage[PAIRS ? S::BLOCK * S::ITEMS : 1];
     union {
         struct {
             uint32_t keys[S::BLOCK * S::ITEMS];
@@ -207,6 +218,18 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
      * + lane, so each load is a warp's 128 contiguous bytes and the slots
      * in (warp, u, lane) order are the input order the ranking keeps. */
     const uint32_t first = base + warp * ITEMS * 32 + lane;
+    if (PAIRS) {
+        /* The values' loads go out now, straight to shared memory (no
+         * registers), and land while the keys are ranked: 16-byte copies
+         * of the tile in input order, zero-filled past n. */
+        static_assert(TILE % 4 == 0, "16-byte chunks");
+        for (uint32_t c = threadIdx.x; c < TILE / 4; c += S::BLOCK) {
+            uint32_t at = base + 4 * c;
+            uint32_t bytes = FULL || at + 4 <= n ? 16u : at < n ? 4u * (n - at) : 0u;
+            pb_os_cp16(&s.stage[4 * c], bytes ? vals + at : vals, bytes);
+        }
+        asm volatile("cp.async.commit_group;\n" ::);
+    }
     uint32_t key[ITEMS];
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) {
@@ -218,20 +241,16 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
                       tile == 0, count};
     const pb_os_digit<KIND> digit{fn};
     pb_os_rank_t<NB, S>(s.rank).RankKeys(key, rank, digit, excl, pub);
+    if (PAIRS) asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads(); /* the ranker's storage becomes the reorder buffer */
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) s.keys[rank[u]] = key[u];
     if (PAIRS) {
         /* The values follow their keys into the buffer now, while the
          * ranks are at hand, so the write-out needs no per-slot state. */
-        uint32_t val[ITEMS];
+        const uint32_t slot0 = warp * ITEMS * 32 + lane;
 #pragma unroll
-        for (int u = 0; u < ITEMS; u++) {
-            uint32_t i = first + u * 32;
-            val[u] = FULL || i < n ? vals[i] : 0;
-        }
-#pragma unroll
-        for (int u = 0; u < ITEMS; u++) s.vals[rank[u]] = val[u];
+        for (int u = 0; u < ITEMS; u++) s.vals[rank[u]] = s.stage[slot0 + u * 32];
     }
     /* The bucket's offset: its first output position, less its first
      * position in the tile, plus its keys in tiles 0..tile-1 (look-back:
