@@ -67,12 +67,18 @@ template <int KIND> struct pb_os_digit {
     }
 };
 
-/* One asynchronous copy of 16 bytes, global to shared (cp.async, sm_80
- * and later), of which the first `bytes` are read and the rest zeroed. */
-__device__ __forceinline__ void pb_os_cp16(void *smem, const void *gmem, uint32_t bytes)
+/* One asynchronous copy of SIZE (16 or 4) bytes, global to shared
+ * (cp.async, sm_80 and later), of which the first `bytes` are read and the
+ * rest zeroed. */
+__device__ __forceinline__ void pb_os_cp(void *smem, const void *gmem, int size, uint32_t bytes)
 {
     uint32_t at = (uint32_t)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(at), "l"(gmem), "r"(bytes));
+    if (size == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(at), "l"(gmem),
+                     "r"(bytes));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(at), "l"(gmem),
+                     "r"(bytes));
 }
 
 /* Range buckets search their splitters in shared memory. */
@@ -225,8 +231,14 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
         static_assert(TILE % 4 == 0, "16-byte chunks");
         for (uint32_t c = threadIdx.x; c < TILE / 4; c += S::BLOCK) {
             uint32_t at = base + 4 * c;
-            uint32_t bytes = FULL || at + 4 <= n ? 16u : at < n ? 4u * (n - at) : 0u;
-            pb_os_cp16(&s.stage[4 * c], bytes ? vals + at : vals, bytes);
+            if (FULL || at + 4 <= n) {
+                pb_os_cp(&s.stage[4 * c], vals + at, 16, 16);
+            } else {
+                /* Past n: one value a copy, so no read leaves the array. */
+                for (uint32_t j = 0; j < 4; j++)
+                    pb_os_cp(&s.stage[4 * c + j], at + j < n ? vals + at + j : vals, 4,
+                             at + j < n ? 4u : 0u);
+            }
         }
         asm volatile("cp.async.commit_group;\n" ::);
     }
