@@ -15,9 +15,10 @@ namespace {
 const pb_param_spec params[] = {
     PB_MS_COMMON_PARAMS,
     {"tile", PB_PARAM_ENUM, 0, 0, 0, "large|cub",
-     "threads x keys a block for keys: 384 x 28 (fewer tiles share the per-tile cost of m "
-     "bins: ranking, look-back; measured fastest) or CUB's sm90 onesweep shape, 384 x 20; "
-     "pairs: 384 x 23 (CUB's) either way; two blocks an SM"},
+     "threads x items a block: 384 x 28 (fewer tiles share the per-tile cost of m bins: "
+     "ranking, look-back; keys measured fastest; pairs reorder values after keys through one "
+     "buffer) or CUB's sm90 onesweep shapes, 384 x 20 keys, 384 x 23 pairs (values staged "
+     "beside the keys); two blocks an SM"},
 };
 enum { P_TILE = PB_MS_NCOMMON };
 
@@ -28,7 +29,8 @@ enum { P_TILE = PB_MS_NCOMMON };
  * 3 x 43 KB of shared memory at 384 x 28 would leave one block an SM). */
 using shape_large_keys = pb_os_shape<384, 28, 2>;
 using shape_cub_keys = pb_os_shape<384, 20, 2>;
-using shape_pairs = pb_os_shape<384, 23, 2>;
+using shape_large_pairs = pb_os_shape<384, 28, 2, true>;
+using shape_cub_pairs = pb_os_shape<384, 23, 2>;
 
 struct os_mod {
     int tile; /* the `tile` parameter */
@@ -46,7 +48,7 @@ void os_free(void *p)
 
 uint32_t tile_items(int tile, bool pairs)
 {
-    return pairs ? 384 * 23 : tile == 1 ? 384 * 20 : 384 * 28;
+    return tile == 1 ? (pairs ? 384 * 23 : 384 * 20) : 384 * 28;
 }
 
 int setup(pb_gpu_ms *g, const void *, pb_err *err)
@@ -89,7 +91,7 @@ template <int NB, class S, bool PAIRS, int KIND> void pass(pb_gpu_ms *g, os_mod 
     /* Above 48 KB a kernel must ask (once; a failure shows at the launch). */
     if (bytes > 48 * 1024) {
         (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-        /* Pairs: two blocks an SM need 2 x 108 KB, all of the carveout. */
+        /* Pairs: two blocks an SM need up to 2 x 108 KB, all of the carveout. */
         (void)cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                    cudaSharedmemCarveoutMaxShared);
     }
@@ -99,9 +101,13 @@ template <int NB, class S, bool PAIRS, int KIND> void pass(pb_gpu_ms *g, os_mod 
 
 template <int NB, int KIND, bool PAIRS> void pass_tile(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)
 {
-    if constexpr (PAIRS) pass<NB, shape_pairs, PAIRS, KIND>(g, o, fn);
-    else if (o->tile == 1) pass<NB, shape_cub_keys, PAIRS, KIND>(g, o, fn);
-    else pass<NB, shape_large_keys, PAIRS, KIND>(g, o, fn);
+    if constexpr (PAIRS) {
+        if (o->tile == 1) pass<NB, shape_cub_pairs, PAIRS, KIND>(g, o, fn);
+        else pass<NB, shape_large_pairs, PAIRS, KIND>(g, o, fn);
+    } else {
+        if (o->tile == 1) pass<NB, shape_cub_keys, PAIRS, KIND>(g, o, fn);
+        else pass<NB, shape_large_keys, PAIRS, KIND>(g, o, fn);
+    }
 }
 
 template <int NB, int KIND> void launch(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn)

@@ -39,9 +39,14 @@
 
 /* A pass's tile: BLOCK threads of ITEMS keys, MINB blocks an SM (which
  * caps the registers). CUB's sm90 onesweep tuning is 384 x 20 for 4-byte
- * keys and 384 x 23 for 4-byte key-value pairs, two blocks an SM. */
-template <int BLOCK_, int ITEMS_, int MINB_> struct pb_os_shape {
+ * keys and 384 x 23 for 4-byte key-value pairs, two blocks an SM. SEQ
+ * (pairs): the values are reordered after the keys are written, through
+ * the keys' buffer (two tile-sized buffers, not three: larger tiles fit
+ * two blocks an SM), at the cost of one more barrier and the slots'
+ * buckets kept in registers. */
+template <int BLOCK_, int ITEMS_, int MINB_, bool SEQ_ = false> struct pb_os_shape {
     static constexpr int BLOCK = BLOCK_, ITEMS = ITEMS_, MINB = MINB_;
+    static constexpr bool SEQ = SEQ_;
 };
 #define PB_OS_HBLOCK 512
 #define PB_OS_PARTIAL (1u << 30)
@@ -185,14 +190,14 @@ struct pb_os_publish {
 /* Keys, and for pairs the values beside them, each in tile order after the
  * reorder; the ranker's storage is dead by then and shares their space.
  * Pairs also stage the tile's values in input order (`stage`, filled by
- * cp.async while the keys are ranked). Pairs take 3 x 35 KB: dynamic
- * shared memory (pb_os_smem_bytes). */
+ * cp.async while the keys are ranked). Pairs take 3 x 35 KB (SEQ: 2 x 43):
+ * dynamic shared memory (pb_os_smem_bytes). */
 template <int NB, class S, bool PAIRS> struct pb_os_smem {
     uint32_t stage[PAIRS ? S::BLOCK * S::ITEMS : 1];
     union {
         struct {
             uint32_t keys[S::BLOCK * S::ITEMS];
-            uint32_t vals[PAIRS ? S::BLOCK * S::ITEMS : 1];
+            uint32_t vals[PAIRS && !S::SEQ ? S::BLOCK * S::ITEMS : 1];
         };
         typename pb_os_rank_t<NB, S>::TempStorage rank;
     };
@@ -257,10 +262,10 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     __syncthreads(); /* the ranker's storage becomes the reorder buffer */
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) s.keys[rank[u]] = key[u];
-    if (PAIRS) {
+    const uint32_t slot0 = warp * ITEMS * 32 + lane;
+    if (PAIRS && !S::SEQ) {
         /* The values follow their keys into the buffer now, while the
          * ranks are at hand, so the write-out needs no per-slot state. */
-        const uint32_t slot0 = warp * ITEMS * 32 + lane;
 #pragma unroll
         for (int u = 0; u < ITEMS; u++) s.vals[rank[u]] = s.stage[slot0 + u * 32];
     }
@@ -287,13 +292,28 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     }
     __syncthreads();
     const uint32_t items = FULL ? TILE : n - base;
+    constexpr bool SEQ = PAIRS && S::SEQ;
+    uint32_t dig[SEQ ? (ITEMS + 3) / 4 : 1] = {};
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) {
         uint32_t i = threadIdx.x + u * S::BLOCK;
         if (FULL || i < items) {
-            uint32_t k = s.keys[i], o = i + s.goff[digit.Digit(k)];
+            uint32_t k = s.keys[i], d = digit.Digit(k), o = i + s.goff[d];
             okeys[o] = k;
-            if (PAIRS) ovals[o] = s.vals[i];
+            if (PAIRS && !SEQ) ovals[o] = s.vals[i];
+            if (SEQ) dig[u / 4] |= d << (8 * (u % 4));
+        }
+    }
+    if (SEQ) {
+        __syncthreads(); /* every key is out of the buffer */
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) s.keys[rank[u]] = s.stage[slot0 + u * 32];
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) {
+            uint32_t i = threadIdx.x + u * S::BLOCK;
+            if (FULL || i < items)
+                ovals[i + s.goff[(dig[u / 4] >> (8 * (u % 4))) & 0xffu]] = s.keys[i];
         }
     }
 }
