@@ -13,7 +13,8 @@
  *    n/2, n-1, n} (k beyond a row included) x n in {1, 2, 2^j - 1, 2^j,
  *    2^j + 1 (j = 10, 16, 20), 2^24} x a single row (aligned or not) and
  *    batches (5 ragged misaligned rows, 16 misaligned rows) x largest and
- *    smallest, fp32 and (an eighth of the points each) u32, i32, fp16 and bf16. Below 2^16 the
+ *    smallest, fp32 and (an eighth of the points each) u32, i32, fp16 and bf16
+ *    (for sort-and-choose, fp64 and u64 too, in place of half of fp32's). Below 2^16 the
  *    product is complete; above, a fixed hash of the point picks the shape,
  *    direction and type, so every value of every dimension is still met
  *    many times without the host's twin and check dominating the run (see
@@ -28,8 +29,8 @@
  *    nor the filter changes the returned set).
  *  - gpu_topk_ties: ties = lowest-index on sort-and-choose, radik and radik
  *    with scale=off (ties from the candidate passes), hier=0, resched=0,
- *    filter=overshoot, sorted=yes and tie_aware=0 (the paper's tie handling): each row's returned index set equals the host
- *    twin's exactly (besides verify(), which then checks the same), on
+ *    filter=overshoot, sorted=yes and tie_aware=0 (the paper's tie handling): each row's returned
+ * index set equals the host twin's exactly (besides verify(), which then checks the same), on
  *    few:2, few:16, int8, relu, masked:0.5, equal, nan and uniform, at n in
  *    {1, 2, 3, 2^10 - 1, 2^11 - 1, 2^11, 2^11 + 1, 2^16 +- 1, 2^20 + 1} x
  *    k in {1, 2, n - 1, n, past n, 3, 17, 257, 1000, n / 2} (past the
@@ -37,6 +38,10 @@
  *    hash; and at 2^24, equal and few:16, k = 32 and 2^18.
  *  - gpu_topk_half: fp16 and bf16 keys on both modules and both tie
  *    policies, at awkward n and k (see the test).
+ *  - gpu_topk_wide: fp64 and u64 keys on sort-and-choose, both tie
+ *    policies and sorted = yes, at awkward n and k, and its lowest-index
+ *    sets against the twin's; gpu_topk_radik_refuses_64 (no GPU needed):
+ *    radik refuses them through `available` and prepare, in one line.
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
  *    65537 batch, which radik filters at k = 32 and 1000) for
  *    compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */
@@ -161,7 +166,18 @@ static int tk_dtype(uint32_t bits)
     return pick[bits & 7];
 }
 
-static const char *const dtype_names[] = {"f32", "u32", "i32", "f16", "bf16"};
+static const char *const dtype_names[] = {"f32", "u32", "i32", "f16", "bf16", "f64", "u64"};
+
+/* The value type of case c's hashed point: tk_dtype's, and for
+ * sort-and-choose (radik refuses 64-bit keys) fp64 and u64 in place of a
+ * quarter of fp32's points each, from the two bits above tk_dtype's. */
+static int tk_dtype_of(const tk_case *c, uint32_t bits)
+{
+    int dt = tk_dtype(bits);
+    if (dt != PB_TOPK_F32 || strcmp(c->module, "sort-and-choose") != 0) return dt;
+    uint32_t w = (bits >> 3) & 3;
+    return w == 0 ? PB_TOPK_F64 : w == 1 ? PB_TOPK_U64 : PB_TOPK_F32;
+}
 
 /* A fixed scramble of a point's coordinates (lowbias32), for the tiers that
  * pick some dimensions instead of running the full product. */
@@ -291,7 +307,7 @@ static bool tier_full(tk_tally *t, const pb_module **mods, const uint64_t *sizes
                             uint32_t h =
                                 tk_coords(0xa, ci, dist, ki, si) ^ (uint32_t)(sh * 2 + largest);
                             tk_point q = {sizes[si], ks[ki],  shapes[sh],
-                                          dist,      largest, tk_dtype(tk_hash(h))};
+                                          dist,      largest, tk_dtype_of(&cases[ci], tk_hash(h))};
                             if (!tally(t, mods[ci], &cases[ci], &q)) return false;
                         }
         }
@@ -316,7 +332,7 @@ static bool tier_two_shapes(tk_tally *t, const pb_module **mods, const uint64_t 
                                       shapes[2 * half + (h & 1)],
                                       dist,
                                       (int)((h >> 1) & 1) ^ half,
-                                      tk_dtype(h >> 2)};
+                                      tk_dtype_of(&cases[ci], h >> 2)};
                         if (!tally(t, mods[ci], &cases[ci], &q)) return false;
                     }
                 }
@@ -340,7 +356,7 @@ static bool tier_one_shape(tk_tally *t, const pb_module **mods, const uint64_t *
                 uint64_t nks[9];
                 k_list(n, nks);
                 tk_point q = {n,    nks[ki],           shapes[h & 3],
-                              dist, (int)(h >> 2 & 1), tk_dtype(h >> 3)};
+                              dist, (int)(h >> 2 & 1), tk_dtype_of(&cases[ci], h >> 3)};
                 if (!tally(t, mods[ci], &cases[ci], &q)) return false;
             }
     }
@@ -359,7 +375,7 @@ static bool tier_big(tk_tally *t, const pb_module **mods, uint64_t n)
         for (int dist = 0; dist < NDISTS && in_part(ci); dist++) {
             uint32_t h = tk_coords(0xd, ci, dist, 0, 0);
             tk_point q = {n,    small_k[h & 3],    shapes[h >> 2 & 1],
-                          dist, (int)(h >> 3 & 1), tk_dtype(h >> 4)};
+                          dist, (int)(h >> 3 & 1), tk_dtype_of(&cases[ci], h >> 4)};
             if (!tally(t, mods[ci], &cases[ci], &q)) return false;
         }
     const int dists[] = {PB_TOPK_UNIFORM, PB_TOPK_EQUAL, PB_TOPK_NAN, dist_named("relu"),
@@ -432,8 +448,9 @@ TEST_IMPL(gpu_topk_small)
                     uint64_t ks[9];
                     int nk = k_list(sizes[si], ks);
                     /* A single row, aligned or not; or 5 ragged misaligned rows. */
-                    tk_point q = {sizes[si], ks[h % (uint32_t)nk], shapes[batch ? 2 : (h >> 8 & 1)],
-                                  dist,      (int)(h >> 9 & 1),    tk_dtype(h >> 10)};
+                    tk_point q = {
+                        sizes[si], ks[h % (uint32_t)nk], shapes[batch ? 2 : (h >> 8 & 1)],
+                        dist,      (int)(h >> 9 & 1),    tk_dtype_of(&cases[ci], h >> 10)};
                     go = tally(&t, mods[ci], &cases[ci], &q);
                 }
             /* Rows long enough for sort-and-choose's per-row loop and for
@@ -518,7 +535,8 @@ static int cmp_u32(const void *x, const void *y)
  * row offsets pb_gpu_topk_output gives. */
 typedef struct tk_output {
     void *st;
-    const uint32_t *v, *ix;
+    const void *v; /* in the dtype's words */
+    const uint32_t *ix;
     const uint64_t *off;
     uint64_t rows;
 } tk_output;
@@ -557,7 +575,7 @@ static int scaled_run(const pb_module *mod, const char *scale, const char *filte
     pb_err err = {{0}};
     tk_output o;
     int rc = run_output(mod, &c, q, "filter", filter, outs, &o, &err);
-    const uint32_t *v = o.v, *ix = o.ix;
+    const uint32_t *v = o.v, *ix = o.ix; /* radik: 32-bit values */
     const uint64_t *off = o.off;
     uint64_t rows = o.rows;
     void *st = o.st;
@@ -855,4 +873,132 @@ TEST_IMPL(gpu_topk_scaling)
 #else
     return 1; /* a device without the GPU modules built cannot happen */
 #endif
+}
+
+/* ---- 64-bit keys: fp64 and u64 (issue 21, item 3) ---- */
+
+#ifdef PB_HAVE_CUDA
+/* sort-and-choose on fp64 and u64 keys: both tie policies and sorted =
+ * yes, every distribution, both directions, n in {1, 2, 3, 1023, 1025,
+ * 65537, 2^20 + 1} (the row loop and the segmented path by shape), k in
+ * {1, 2, 3, 17, 257, 1000, n - 1, n, n + 1} and 2^18 on the longest rows,
+ * a single row (aligned or not) and batches picked by hash; each run's
+ * verify() against the C twin. Then ties = lowest-index on the heavy-tie
+ * distributions: the returned index sets equal the twin's (ties_point). */
+static int wide_sweep(void)
+{
+    static const tk_case wide_cases[] = {
+        {"sort-and-choose", NULL, NULL},
+        {"sort-and-choose", "ties", "lowest-index"},
+        {"sort-and-choose", "sorted", "yes"},
+    };
+    enum { NWC = sizeof wide_cases / sizeof wide_cases[0] };
+    const pb_module *mod = pb_module_find("sort-and-choose");
+    if (!mod) {
+        fprintf(stderr, "no module 'sort-and-choose' in this build\n");
+        return 1;
+    }
+    static const uint64_t sizes[] = {1, 2, 3, 1023, 1025, 65537, (1u << 20) + 1};
+    enum { NS = sizeof sizes / sizeof sizes[0] };
+    tk_tally t = {0, 0};
+    bool go = true;
+    double t0 = now_s();
+    for (int ci = 0; ci < NWC && go; ci++)
+        for (int si = 0; si < NS && go; si++)
+            for (int dist = 0; dist < NDISTS && go; dist++)
+                for (int dt = PB_TOPK_F64; dt <= PB_TOPK_U64 && go; dt++) {
+                    uint64_t n = sizes[si];
+                    const uint64_t want[] = {1, 2, 3, 17, 257, 1000, n - 1, n, n + 1, 1u << 18};
+                    uint32_t h = tk_coords(0x64 + (uint32_t)dt, ci, dist, 0, si);
+                    for (int ki = 0; ki < 10 && go; ki++) {
+                        uint64_t k = want[ki];
+                        if (k < 1 || (k == (1u << 18) && n < (1u << 20))) continue;
+                        if (n > 4096 && (tk_hash(h + (uint32_t)ki) % 10) >= 3) continue;
+                        uint32_t hk = tk_hash(h ^ (uint32_t)ki);
+                        int sh = (int)(hk % (n > 65537 ? 2 : NSHAPES));
+                        tk_point q = {n, k, shapes[sh], dist, (int)(hk >> 4 & 1), dt};
+                        go = tally(&t, mod, &wide_cases[ci], &q);
+                    }
+                }
+    /* ties_point's first case is sort-and-choose: its index sets. */
+    const pb_module *mods[1] = {mod};
+    const int dists[] = {dist_named("few:2"), dist_named("few:16"), dist_named("int8"),
+                         PB_TOPK_EQUAL,       PB_TOPK_NAN,          PB_TOPK_UNIFORM};
+    const uint64_t tsizes[] = {3, 2049, 65537, (1u << 20) + 1};
+    for (int si = 0; si < 4 && go; si++)
+        for (size_t d = 0; d < sizeof dists / sizeof dists[0] && go; d++) {
+            uint64_t ks[10];
+            int nk = tie_k_list(tsizes[si], ks);
+            for (int ki = 0; ki < nk && t.failures < MAX_FAILURES; ki++) {
+                uint32_t h = tk_coords(0x64e5, 0, dists[d], ki, si);
+                tk_point q = {tsizes[si],
+                              ks[ki],
+                              shapes[tsizes[si] <= 2049 ? h & 3
+                                     : (h & 1)          ? 2
+                                                        : 0],
+                              dists[d],
+                              (int)(h >> 4 & 1),
+                              (h >> 5 & 1) ? PB_TOPK_U64 : PB_TOPK_F64};
+                t.failures += ties_point(mods, &q, 1);
+                t.runs++;
+            }
+        }
+    printf("%ld module runs in %.1f s, %d failures\n", t.runs, now_s() - t0, t.failures);
+    return t.failures != 0;
+}
+#endif
+
+TEST_IMPL(gpu_topk_wide)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+#ifdef PB_HAVE_CUDA
+    return wide_sweep();
+#else
+    return 1; /* a device without the GPU modules built cannot happen */
+#endif
+}
+
+/* radik refuses fp64 and u64 (its digits are 32-bit) before anything
+ * runs, and needs no GPU to say so: its `available` hook, given the
+ * instance's parameters, names the dtype (a sweep then stops in one line,
+ * exit 2, or skips the instance with skip_unavailable = yes), and prepare
+ * refuses with "radik: dtype f64 is not supported yet (64-bit order keys)"
+ * without touching the device; f32 stays available. On a machine with a
+ * GPU, the harness's instance check gives that line too. SKIP in a build
+ * without radik. */
+TEST_IMPL(gpu_topk_radik_refuses_64)
+{
+    const pb_module *m = pb_module_find("radik");
+    if (!m) {
+        printf("skipped: no radik in this build\n");
+        return PB_TEST_SKIP;
+    }
+    ASSERT(m->available);
+    pb_params p;
+    char why[256] = "";
+    pb_err err = {{0}};
+    pb_params_defaults(m, &p);
+    ASSERT(m->available(&p, why, sizeof why));
+    ASSERT(m->available(NULL, why, sizeof why));
+    for (int dt = PB_TOPK_F64; dt <= PB_TOPK_U64; dt++) {
+        const char *name = dt == PB_TOPK_F64 ? "f64" : "u64";
+        char want[128];
+        ASSERT(pb_params_set(m, &p, "dtype", name, &err) == 0);
+        ASSERT(!m->available(&p, why, sizeof why));
+        snprintf(want, sizeof want, "dtype %s is not supported yet (64-bit order keys)", name);
+        ASSERT(strcmp(why, want) == 0);
+        pb_point pt = {1024, 4, 1, &p, 0};
+        void *st = (void *)&p; /* prepare must clear it */
+        ASSERT(m->prepare(&pt, &st, &err) != 0);
+        ASSERT(st == NULL);
+        snprintf(want, sizeof want, "radik: dtype %s is not supported yet (64-bit order keys)",
+                 name);
+        ASSERT(strcmp(err.msg, want) == 0);
+        if (pb_gpu_count(why, sizeof why) > 0) {
+            ASSERT(!pb_module_available_with(m, &p, why, sizeof why));
+            ASSERT_CONTAINS(why, "not supported yet (64-bit order keys)");
+        }
+    }
+    return 0;
 }

@@ -9,6 +9,9 @@
  *    twin's answer per row equals a plain sort of the row read from the
  *    file, omp-topk verifies on them; the plan check passes at exactly the
  *    file's length and names both numbers one key beyond;
+ *  - own_data_topk_16, own_data_topk_64: fp16 / bf16 files (2-byte keys)
+ *    and fp64 / u64 files (8-byte keys, with what a 32-bit reading would
+ *    get wrong), the same checks;
  *  - own_data_multisplit: the keys are the file's, values the positions,
  *    both CPU modules verify (keys and pairs); beyond the file, a size that
  *    is no whole number of keys and a missing file are refused;
@@ -24,7 +27,8 @@
  *    path is no range), -D paths the current directory's; a list of files
  *    labels them file1, file2; a file listed twice is refused;
  *  - gpu_own_data: every GPU top-k and multisplit module verifies on file
- *    data (SKIP without a device). */
+ *    data, and every GPU top-k module that takes them on 8-byte fp64 and
+ *    u64 keys (SKIP without a device). */
 /* realpath(): X/Open in glibc. */
 #define _XOPEN_SOURCE 700
 
@@ -147,7 +151,7 @@ static int drive(const pb_module *m, const pb_point *pt, pb_err *err)
 
 static int cmp_okey_desc(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -199,22 +203,71 @@ TEST_IMPL(own_data_params)
 
 /* ---- top-k ---- */
 
-/* Key j of a top-k test file: key_at(j), or its top half for a file of
- * 16-bit keys (shift 16). */
-static uint32_t file_key(uint32_t j, unsigned shift)
+/* Key j of a top-k test file, widened to 64 bits: key_at(j) (4-byte keys),
+ * its top half (2-byte keys), or file_key64's (8-byte keys). */
+typedef uint64_t (*file_key_fn)(uint32_t j);
+
+static uint64_t file_key32(uint32_t j)
 {
-    return key_at(j) >> shift;
+    return key_at(j);
 }
 
-static int topk_rows_are_file(const pb_topk_problem *p, unsigned shift)
+static uint64_t file_key16(uint32_t j)
+{
+    return key_at(j) >> 16;
+}
+
+/* 8-byte keys: fp64 bit patterns every class of which a 32-bit reading
+ * would get wrong. Of each 16: NaNs with their payload in the low 32 bits
+ * only (both signs, quiet and signalling), +inf, -inf, three ties at 0.5,
+ * -0.0, +0.0, the negative and positive subnormals nearest zero, keys that
+ * differ from 0.5 only in the low 32 bits, the rest key_at's floats
+ * widened, offset by a few units in the last place. */
+static uint64_t file_key64(uint32_t j)
+{
+    switch (j % 16) {
+    case 0:
+        return UINT64_C(0x7ff0000000000000) | (j | 1u); /* signalling, low payload */
+    case 1:
+        return UINT64_C(0xfff8000000000000) | ((uint64_t)j << 8); /* negative quiet */
+    case 2:
+        return UINT64_C(0x7ff0000000000000);
+    case 3:
+        return UINT64_C(0xfff0000000000000);
+    case 4:
+    case 5:
+    case 6:
+        return UINT64_C(0x3fe0000000000000); /* 0.5 */
+    case 7:
+        return UINT64_C(0x8000000000000000);
+    case 8:
+        return 0;
+    case 9:
+        return (j & 32) ? UINT64_C(0x8000000000000001) : 1; /* the subnormals nearest 0 */
+    case 10:
+        return UINT64_C(0x3fe0000000000000) + (pb_mix64(j) & 0xffffffffu);
+    default: {
+        float f;
+        uint32_t b = key_at(j);
+        memcpy(&f, &b, sizeof f);
+        double d = (double)f;
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        return bits + (pb_mix64(j) & 7);
+    }
+    }
+}
+
+static int topk_rows_are_file(const pb_topk_problem *p, file_key_fn key)
 {
     uint64_t j = 0;
     for (uint64_t r = 0; r < p->rows; r++)
         for (uint64_t i = p->begin[r]; i < p->end[r]; i++, j++)
-            if (p->data[i] != file_key((uint32_t)j, shift)) {
-                fprintf(stderr, "row %llu element %llu is %08x, key %llu of the file is %08x\n",
-                        (unsigned long long)r, (unsigned long long)(i - p->begin[r]), p->data[i],
-                        (unsigned long long)j, file_key((uint32_t)j, shift));
+            if (pb_topk_value_at(p, i) != key((uint32_t)j)) {
+                fprintf(stderr, "row %llu element %llu is %llx, key %llu of the file is %llx\n",
+                        (unsigned long long)r, (unsigned long long)(i - p->begin[r]),
+                        (unsigned long long)pb_topk_value_at(p, i), (unsigned long long)j,
+                        (unsigned long long)key((uint32_t)j));
                 return -1;
             }
     return j == p->elems ? 0 : -1;
@@ -222,34 +275,34 @@ static int topk_rows_are_file(const pb_topk_problem *p, unsigned shift)
 
 /* Each row's twin answer (best first) against a plain sort of the row's
  * order keys, taken from the file, not from the problem's buffer. */
-static int topk_twin_is_sorted_file(pb_topk_problem *p, unsigned shift)
+static int topk_twin_is_sorted_file(pb_topk_problem *p, file_key_fn key)
 {
     pb_err err;
     if (pb_topk_twin_answer(p, &err)) return -fail("%s", err.msg);
     uint64_t j = 0;
     for (uint64_t r = 0; r < p->rows; r++) {
         uint64_t len = pb_topk_row_len(p, r), outs = p->out_off[r + 1] - p->out_off[r];
-        uint32_t *keys = malloc(len * sizeof *keys);
+        uint64_t *keys = malloc(len * sizeof *keys);
         if (!keys) return -1;
-        for (uint64_t i = 0; i < len; i++)
-            keys[i] = pb_topk_problem_okey(p, file_key((uint32_t)j++, shift));
+        for (uint64_t i = 0; i < len; i++) keys[i] = pb_topk_problem_okey64(p, key((uint32_t)j++));
         qsort(keys, len, sizeof *keys, cmp_okey_desc);
         int bad = 0;
         for (uint64_t i = 0; i < outs && !bad; i++)
-            bad = pb_topk_problem_okey(p, p->twin_vals[p->out_off[r] + i]) != keys[i];
+            bad = pb_topk_problem_okey64(p, pb_topk_out_value(p, pb_topk_twin_values(p),
+                                                              p->out_off[r] + i)) != keys[i];
         free(keys);
         if (bad) return -fail("row %llu: the twin is not the file's best", (unsigned long long)r);
     }
     return 0;
 }
 
-/* omp-topk on the file at path (NKEYS keys, 16-bit ones when shift = 16):
+/* omp-topk on the file at path (NKEYS keys, key j being key(j)):
  * 4 ragged misaligned rows covering the whole file, each dtype of
  * [dt_first, dt_last] in both directions: the point fits, the rows are the
  * file's keys, the twin is their plain sort, the module passes its check.
  * *pt and *par (set up here) stay for the caller's further points. */
-static int topk_on_file(const char *path, int dt_first, int dt_last, unsigned shift,
-                        pb_point *pt, pb_params *par)
+static int topk_on_file(const char *path, int dt_first, int dt_last, file_key_fn key, pb_point *pt,
+                        pb_params *par)
 {
     const pb_module *m = pb_module_find("omp-topk");
     if (!m || !m->family->check_point) return fail("no omp-topk with a check_point");
@@ -272,8 +325,8 @@ static int topk_on_file(const char *path, int dt_first, int dt_last, unsigned sh
             pb_topk_problem p;
             if (pb_topk_problem_init(&p, pt, &err)) return fail("%s", err.msg);
             rc = p.file == pb_param_file(par->v[PB_TOPK_P_DIST]) && p.dist == PB_TOPK_NDIST ? 0 : 1;
-            if (!rc) rc = topk_rows_are_file(&p, shift) ? 1 : 0;
-            if (!rc) rc = topk_twin_is_sorted_file(&p, shift) ? 1 : 0;
+            if (!rc) rc = topk_rows_are_file(&p, key) ? 1 : 0;
+            if (!rc) rc = topk_twin_is_sorted_file(&p, key) ? 1 : 0;
             pb_topk_problem_free(&p);
             if (!rc) rc = drive(m, pt, &err) ? 1 : 0;
         }
@@ -289,7 +342,7 @@ TEST_IMPL(own_data_topk)
     ASSERT(write_keys(path, NKEYS, 0) == 0);
     pb_params par;
     pb_point pt;
-    int rc = topk_on_file(path, PB_TOPK_F32, PB_TOPK_U32, 0, &pt, &par);
+    int rc = topk_on_file(path, PB_TOPK_F32, PB_TOPK_U32, file_key32, &pt, &par);
     /* One more value than the file holds: refused, both numbers named. */
     const pb_module *m = pb_module_find("omp-topk");
     pb_point beyond = pt;
@@ -315,14 +368,14 @@ TEST_IMPL(own_data_topk_16)
     FILE *f = fopen(path, "wb");
     ASSERT(f);
     for (uint32_t i = 0; i < NKEYS; i++) {
-        uint32_t k = file_key(i, 16);
+        uint32_t k = (uint32_t)file_key16(i);
         unsigned char b[2] = {(unsigned char)k, (unsigned char)(k >> 8)};
         fwrite(b, 1, 2, f);
     }
     ASSERT(fclose(f) == 0);
     pb_params par;
     pb_point pt;
-    int rc = topk_on_file(path, PB_TOPK_F16, PB_TOPK_BF16, 16, &pt, &par);
+    int rc = topk_on_file(path, PB_TOPK_F16, PB_TOPK_BF16, file_key16, &pt, &par);
     /* The file holds NKEYS 2-byte keys: one more value is refused. */
     const pb_module *m = pb_module_find("omp-topk");
     pb_point beyond = pt;
@@ -330,6 +383,55 @@ TEST_IMPL(own_data_topk_16)
     pb_err err;
     if (!rc && m->family->check_point(m, &beyond, &err) == 0) rc = fail("beyond passed");
     if (!rc && !strstr(err.msg, "65536")) rc = fail("message: %s", err.msg);
+    unlink(path);
+    rmdir(dir);
+    return rc;
+}
+
+/* fp64 / u64 files: 8 bytes a key (file_key64: NaNs whose payload is in
+ * the low 32 bits, subnormals, keys that differ only in their low 32
+ * bits). The rows hold them as they are, as fp64 and as u64; the twin's
+ * answer is a plain sort of them; omp-topk passes the check; the file's
+ * size is counted in 8-byte keys, and a file of 4-byte keys with an odd
+ * count is no whole number of them. */
+TEST_IMPL(own_data_topk_64)
+{
+    char dir[512], path[600];
+    ASSERT(make_dir(dir, sizeof dir) == 0);
+    join(path, sizeof path, dir, "keys.f64");
+    FILE *f = fopen(path, "wb");
+    ASSERT(f);
+    for (uint32_t i = 0; i < NKEYS; i++) {
+        uint64_t k = file_key64(i);
+        unsigned char b[8];
+        for (int q = 0; q < 8; q++) b[q] = (unsigned char)(k >> (8 * q));
+        fwrite(b, 1, 8, f);
+    }
+    ASSERT(fclose(f) == 0);
+    pb_params par;
+    pb_point pt;
+    int rc = topk_on_file(path, PB_TOPK_F64, PB_TOPK_U64, file_key64, &pt, &par);
+    /* The file holds NKEYS 8-byte keys: one more value is refused. */
+    const pb_module *m = pb_module_find("omp-topk");
+    pb_point beyond = pt;
+    beyond.n = NKEYS / 4 + 1;
+    pb_err err;
+    if (!rc && m->family->check_point(m, &beyond, &err) == 0) rc = fail("beyond passed");
+    if (!rc && (!strstr(err.msg, "65540") || !strstr(err.msg, "65536")))
+        rc = fail("message: %s", err.msg);
+    /* 3 4-byte keys are no whole number of 8-byte ones. */
+    char odd[600];
+    join(odd, sizeof odd, dir, "odd.f64");
+    if (!rc && write_keys(odd, 3, 0)) rc = fail("cannot write %s", odd);
+    pb_params op = par;
+    pb_point small = {1, 4, 5, &op, 2};
+    op.v[PB_TOPK_P_ROWS] = 1;
+    op.v[PB_TOPK_P_RAGGED] = op.v[PB_TOPK_P_MISALIGN] = 0;
+    if (!rc && set_file(m, &op, odd)) rc = 1;
+    if (!rc && m->family->check_point(m, &small, &err) == 0) rc = fail("odd passed");
+    if (!rc && !strstr(err.msg, "12 bytes are not a whole number of 8-byte keys"))
+        rc = fail("message: %s", err.msg);
+    unlink(odd);
     unlink(path);
     rmdir(dir);
     return rc;
@@ -651,8 +753,48 @@ TEST_IMPL(gpu_own_data)
             runs++;
         }
     }
-    printf("%d GPU module runs on file data\n", runs);
+    /* 8-byte keys (fp64 and u64) on every GPU top-k module that takes
+     * them (radik refuses them, through `available`). */
+    char path64[600];
+    join(path64, sizeof path64, dir, "keys.f64");
+    FILE *f = fopen(path64, "wb");
+    ASSERT(f);
+    for (uint32_t i = 0; i < NKEYS; i++) {
+        uint64_t k = file_key64(i);
+        unsigned char b[8];
+        for (int q = 0; q < 8; q++) b[q] = (unsigned char)(k >> (8 * q));
+        fwrite(b, 1, 8, f);
+    }
+    ASSERT(fclose(f) == 0);
+    int runs64 = 0;
+    for (size_t i = 0; i < pb_module_count(); i++) {
+        const pb_module *m = pb_module_at(i);
+        if (m->device != PB_DEVICE_GPU || m->family != &pb_family_topk ||
+            pb_module_param_index(m, "dist") < 0)
+            continue;
+        pb_params par;
+        pb_params_defaults(m, &par);
+        ASSERT(set_file(m, &par, path64) == 0);
+        for (int dt = PB_TOPK_F64; dt <= PB_TOPK_U64; dt++)
+            for (int shape = 0; shape < 2; shape++) {
+                par.v[PB_TOPK_P_DTYPE] = dt;
+                par.v[PB_TOPK_P_ROWS] = shape ? 4 : 1;
+                par.v[PB_TOPK_P_RAGGED] = par.v[PB_TOPK_P_MISALIGN] = shape;
+                par.v[PB_TOPK_P_LARGEST] = dt == PB_TOPK_F64;
+                char why[256];
+                if (m->available && !m->available(&par, why, sizeof why)) continue;
+                pb_point pt = {NKEYS / (uint64_t)par.v[PB_TOPK_P_ROWS], 4, 9, &par, 0};
+                pb_err err;
+                if (m->family->check_point(m, &pt, &err))
+                    rc = fail("%s: %s", m->name, err.msg);
+                else
+                    rc |= drive(m, &pt, &err) ? 1 : 0;
+                runs64++;
+            }
+    }
+    printf("%d GPU module runs on file data, %d on 8-byte keys\n", runs, runs64);
+    unlink(path64);
     unlink(path);
     rmdir(dir);
-    return rc || runs == 0;
+    return rc || runs == 0 || runs64 == 0;
 }

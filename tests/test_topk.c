@@ -21,7 +21,16 @@
  *    descending, index ascending, take k) on the heavy-tie distributions,
  *    -0.0/+0.0 and NaNs included; omp-topk returns the twin's index set;
  *    the check rejects a tied key of a larger index returned in place of a
- *    smaller one (which `any` accepts). */
+ *    smaller one (which `any` accepts);
+ *  - fp64 and u64 (64-bit keys, 96-bit candidates): the key over every
+ *    class of bit pattern and random ones against the double compare
+ *    (topk_key64_order); the draws against the fp32 draw and in their u64
+ *    shapes (topk_dist_shapes_64); the check's catches and the NaN policy
+ *    (topk_check_catches_64); ties among zeros, NaNs, subnormals and u64
+ *    values apart in their low or high words only (topk_ties_zeros_nans_64);
+ *    and a sample of the sweeps above (the twin against the naive sort and
+ *    the brute force, omp-topk by thread count, sorted = yes, generation),
+ *    which say which sizes and distributions, for CI's time. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -51,7 +60,7 @@ static const char *const dist_values[] = {
     "relu",    "few:2",  "few:16",    "few:256", "int8", "masked:0.5", "sorted", "reversed",
     "masked:0", "masked:1", "few:1", "masked:0.001"};
 enum { NDV = sizeof dist_values / sizeof dist_values[0], NDV_SWEEP = 16 };
-static const char *const dtype_names[] = {"f32", "u32", "i32", "f16", "bf16"};
+static const char *const dtype_names[] = {"f32", "u32", "i32", "f16", "bf16", "f64", "u64"};
 
 static void tk_params(const tk_cfg *c, pb_params *params)
 {
@@ -119,24 +128,25 @@ static double half_value(uint32_t b, int dtype)
     return s * ldexp((double)(m | (1u << mbits)), (int)e - bias - (int)mbits);
 }
 
-static int cmp_u32_desc(const void *x, const void *y)
+static int cmp_u64_desc(const void *x, const void *y)
 {
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
     return (a < b) - (a > b);
 }
 
-/* Every row's order keys sorted best first by qsort: the naive reference. */
-static uint32_t *naive_sorted(const pb_topk_problem *p)
+/* Every row's order keys (any dtype, widened to 64 bits) sorted best first
+ * by qsort: the naive reference. */
+static uint64_t *naive_sorted(const pb_topk_problem *p)
 {
     uint64_t elems = 0;
     for (uint64_t r = 0; r < p->rows; r++) elems += pb_topk_row_len(p, r);
-    uint32_t *s = malloc((elems ? elems : 1) * sizeof *s);
+    uint64_t *s = malloc((elems ? elems : 1) * sizeof *s);
     uint64_t at = 0;
     for (uint64_t r = 0; r < p->rows; r++) {
         uint64_t len = pb_topk_row_len(p, r);
         for (uint64_t i = 0; i < len; i++)
-            s[at + i] = pb_topk_problem_okey(p, p->data[p->begin[r] + i]);
-        qsort(s + at, len, sizeof *s, cmp_u32_desc);
+            s[at + i] = pb_topk_problem_okey64(p, pb_topk_value_at(p, p->begin[r] + i));
+        qsort(s + at, len, sizeof *s, cmp_u64_desc);
         at += len;
     }
     return s;
@@ -145,7 +155,7 @@ static uint32_t *naive_sorted(const pb_topk_problem *p)
 /* The twin against the naive sort: row r's twin keys are the first
  * min(k, len) of its sorted keys, in order (the twin is in rank order), and
  * its indices point at its values. */
-static int twin_matches(pb_topk_problem *p, const uint32_t *sorted)
+static int twin_matches(pb_topk_problem *p, const uint64_t *sorted)
 {
     pb_err err;
     if (pb_topk_twin_answer(p, &err)) {
@@ -161,18 +171,20 @@ static int twin_matches(pb_topk_problem *p, const uint32_t *sorted)
             return 1;
         }
         for (uint64_t j = 0; j < m; j++) {
-            uint32_t i = p->twin_idx[o + j], v = p->twin_vals[o + j];
-            if (i >= len || p->data[p->begin[r] + i] != v ||
-                pb_topk_problem_okey(p, v) != sorted[at + j]) {
-                fprintf(stderr, "row %llu result %llu: index %u value 0x%08x, sorted key 0x%08x\n",
-                        (unsigned long long)r, (unsigned long long)j, i, v, sorted[at + j]);
+            uint32_t i = p->twin_idx[o + j];
+            uint64_t v = pb_topk_out_value(p, pb_topk_twin_values(p), o + j);
+            if (i >= len || pb_topk_value_at(p, p->begin[r] + i) != v ||
+                pb_topk_problem_okey64(p, v) != sorted[at + j]) {
+                fprintf(stderr, "row %llu result %llu: index %u value 0x%llx, sorted key 0x%llx\n",
+                        (unsigned long long)r, (unsigned long long)j, i, (unsigned long long)v,
+                        (unsigned long long)sorted[at + j]);
                 return 1;
             }
         }
         at += len;
     }
     /* And the check accepts the twin's own answer (distinct indices). */
-    if (pb_topk_check(p, p->twin_vals, p->twin_idx, &err)) {
+    if (pb_topk_check(p, pb_topk_twin_values(p), p->twin_idx, &err)) {
         fprintf(stderr, "check of the twin: %s\n", err.msg);
         return 1;
     }
@@ -385,9 +397,10 @@ TEST_IMPL(topk_raw_may_reach)
     uint64_t x = 7;
     long dropped = 0;
     for (int dtype = 0; dtype < PB_TOPK_NDTYPES; dtype++)
-        for (int largest = 0; largest < 2; largest++)
+        for (int largest = 0; largest < 2 && !pb_topk_dtype_is64(dtype); largest++)
             for (int i = 0; i < NS + 20000; i++) {
-                /* 16-bit types: their values and order keys are 16 bits
+                /* (The 64-bit types have no raw pre-test: radik, its user,
+                 * refuses them.) 16-bit types: their values and order keys are 16 bits
                  * (the specials' low halves stand in for 16-bit ones). */
                 uint32_t mask = pb_topk_dtype_is16(dtype) ? 0xffffu : 0xffffffffu;
                 x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -424,6 +437,21 @@ TEST_IMPL(topk_raw_may_reach)
 
 /* ---- the twin against a naive sort ---- */
 
+/* The distributions the twin sweeps take for the 64-bit types, to keep
+ * CI's time (the 16-bit types take 8, see twin_sweep): their keys and
+ * 96-bit candidates are what is new, the distributions' shapes fp32's.
+ * uniform (distinct random keys) and few:16 (ties) for both, and nan for
+ * fp64 (NaNs of every sign and payload, infinities); rows up to 4097
+ * values and single rows of 2^16 + 1 (split over threads), no longer
+ * batches (topk_omp_threads takes 64-bit rows of 10^6 and batches of
+ * 3 x 10^5). */
+static bool wide_sampled(int dtype, int dist, uint64_t n, uint64_t rows)
+{
+    if (n * rows > 65537 || (n > 4097 && n != 65537)) return false;
+    return dist == PB_TOPK_UNIFORM || strcmp(dist_values[dist], "few:16") == 0 ||
+           (dtype == PB_TOPK_F64 && dist == PB_TOPK_NAN);
+}
+
 /* Every k of k_list at row length n (single rows) or around it (batches)
  * for every distribution, direction and dtype. */
 static int twin_sweep(const uint64_t *sizes, size_t nsizes, uint64_t rows, int batch)
@@ -439,6 +467,8 @@ static int twin_sweep(const uint64_t *sizes, size_t nsizes, uint64_t rows, int b
                     if (pb_topk_dtype_is16(dtype) && dist % 3 != 0 && dist != PB_TOPK_NAN &&
                         dist != PB_TOPK_EQUAL)
                         continue;
+                    if (pb_topk_dtype_is64(dtype) && !wide_sampled(dtype, dist, sizes[s], rows))
+                        continue;
                     uint64_t ks[16];
                     int nk = k_list(sizes[s], ks);
                     tk_cfg c = {sizes[s], ks[0], rows,  batch,   batch,
@@ -446,7 +476,7 @@ static int twin_sweep(const uint64_t *sizes, size_t nsizes, uint64_t rows, int b
                     pb_topk_problem p;
                     if (tk_init(&p, &c)) return 1;
                     /* One input for every k: the data does not depend on k. */
-                    uint32_t *sorted = naive_sorted(&p);
+                    uint64_t *sorted = naive_sorted(&p);
                     for (int q = 0; q < nk; q++) {
                         c.k = ks[q];
                         pb_topk_problem_set_k(&p, ks[q]);
@@ -495,6 +525,8 @@ TEST_IMPL(topk_twin_threads)
         {1000003, 500001, 1, 0, 1, 0, PB_TOPK_NAN, PB_TOPK_F32, 3, 0},
         {200000, 4096, 3, 1, 1, 1, PB_TOPK_INF, PB_TOPK_F32, 3, 0},
         {100000, 77, 9, 1, 1, 0, PB_TOPK_ZIPF, PB_TOPK_U32, 3, 0},
+        {1000003, 1000, 1, 0, 1, 1, PB_TOPK_NAN, PB_TOPK_F64, 3, 0},
+        {200000, 4096, 3, 1, 1, 0, PB_TOPK_EQUAL, PB_TOPK_U64, 3, 0},
     };
     int saved = omp_get_max_threads();
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
@@ -508,7 +540,8 @@ TEST_IMPL(topk_twin_threads)
         ASSERT(rc == 0);
         ASSERT(a.out_total == b.out_total);
         ASSERT(memcmp(a.twin_idx, b.twin_idx, a.out_total * 4) == 0);
-        ASSERT(memcmp(a.twin_vals, b.twin_vals, a.out_total * 4) == 0);
+        ASSERT(memcmp(pb_topk_twin_values(&a), pb_topk_twin_values(&b),
+                      a.out_total * pb_topk_word_bytes(a.dtype)) == 0);
         pb_topk_problem_free(&a);
         pb_topk_problem_free(&b);
     }
@@ -522,7 +555,10 @@ TEST_IMPL(topk_generation)
     int saved = omp_get_max_threads();
     for (int dtype = 0; dtype < PB_TOPK_NDTYPES; dtype++)
         for (int dist = 0; dist < NDV; dist++) {
-            tk_cfg c = {100003, 32, 7, 1, 1, 1, dist, dtype, 77, 0};
+            /* The 64-bit types on shorter rows (CI's time): the
+             * generator's loop is the same, only the draw differs. */
+            tk_cfg c = {
+                pb_topk_dtype_is64(dtype) ? 10007 : 100003, 32, 7, 1, 1, 1, dist, dtype, 77, 0};
             pb_topk_problem a, b, d;
             omp_set_num_threads(1);
             int rc = tk_init(&a, &c);
@@ -532,13 +568,15 @@ TEST_IMPL(topk_generation)
             rc = rc || tk_init(&d, &c);
             omp_set_num_threads(saved);
             ASSERT(rc == 0);
-            ASSERT(a.total == b.total && memcmp(a.data, b.data, a.total * 4) == 0);
+            size_t bytes = a.total * pb_topk_word_bytes(dtype);
+            ASSERT(a.total == b.total &&
+                   memcmp(pb_topk_values(&a), pb_topk_values(&b), bytes) == 0);
             /* sorted and reversed depend on positions alone, masked:1 is
              * all -inf (u32: 0) and few:1 one value. */
             const char *dv = dist_values[dist];
             if (dist != PB_TOPK_EQUAL && strcmp(dv, "sorted") && strcmp(dv, "reversed") &&
                 strcmp(dv, "masked:1") && strcmp(dv, "few:1"))
-                ASSERT(memcmp(a.data, d.data, a.total * 4) != 0);
+                ASSERT(memcmp(pb_topk_values(&a), pb_topk_values(&d), bytes) != 0);
             pb_topk_problem_free(&a);
             pb_topk_problem_free(&b);
             pb_topk_problem_free(&d);
@@ -851,7 +889,8 @@ TEST_IMPL(topk_dist_shapes_16)
 static int run_module(const tk_cfg *c, int threads);
 
 /* omp-topk (2 threads) passes the family check on every new distribution
- * at awkward sizes and k: n in {1, 2, 3, 7, 2^k - 1, 2^k + 1, 100003}, k in
+ * at awkward sizes and k: n in {1, 2, 3, 7, 2^k - 1, 2^k + 1, 100003} (the
+ * 64-bit types: 3, 257, 1025), k in
  * {1, 2, n - 1, n} and, for few:L and int8, k at and past the number of
  * distinct values (L, L + 1, 2L + 1; 255, 256, 257, 513), both directions
  * and dtypes, single rows, and ragged, misaligned batches of 5 rows. (The
@@ -867,6 +906,8 @@ TEST_IMPL(topk_new_dists_omp)
                 for (int batch = 0; batch < 2; batch++) {
                     uint64_t n = sizes[si];
                     if (batch && n > 4097) continue;
+                    /* The 64-bit types at three of the sizes (CI's time). */
+                    if (pb_topk_dtype_is64(dtype) && n != 3 && n != 257 && n != 1025) continue;
                     uint64_t ks[16];
                     int nk = 0;
                     uint64_t want[12] = {1, 2, n - 1, n};
@@ -994,12 +1035,18 @@ TEST_IMPL(topk_omp_threads)
         {300000, 100000, 2, 1, 1, 0, PB_TOPK_INF, PB_TOPK_U32, 8, 0},
         {10000, 33, 17, 1, 1, 1, PB_TOPK_UNIFORM, PB_TOPK_U32, 8, 0},
         {10000, 7000, 17, 1, 1, 0, PB_TOPK_EQUAL, PB_TOPK_F32, 8, 0},
+        /* 64-bit keys: split long rows, a whole row, a batch. */
+        {1000003, 1000, 1, 0, 1, 1, PB_TOPK_NAN, PB_TOPK_F64, 8, 0},
+        {100003, 100003, 1, 0, 0, 0, PB_TOPK_NORMAL, PB_TOPK_F64, 8, 0},
+        {300000, 100000, 2, 1, 1, 0, PB_TOPK_UNIFORM, PB_TOPK_U64, 8, 0},
+        {10000, 33, 17, 1, 1, 1, PB_TOPK_ZIPF, PB_TOPK_U64, 8, 0},
     };
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
         pb_topk_problem p;
         ASSERT(tk_init(&p, &cfgs[c]) == 0);
         uint64_t outs = p.out_total;
-        uint32_t *v = malloc((outs + 1) * 4), *ix[3], *tmp = malloc((outs + 1) * 4);
+        uint64_t *v = malloc((outs + 1) * 8); /* room for either word */
+        uint32_t *ix[3], *tmp = malloc((outs + 1) * 4);
         for (int t = 0; t < 3; t++) {
             ASSERT(run_module(&cfgs[c], t + 1) == 0);
             pb_topk_ws ws;
@@ -1042,7 +1089,12 @@ TEST_IMPL(topk_module_descriptor)
     ASSERT(pb_params_set(m, &params, "k", "0", &err) != 0);
     ASSERT(pb_params_set(m, &params, "dtype", "f16", &err) == 0 && params.v[PB_TOPK_P_DTYPE] == PB_TOPK_F16);
     ASSERT(pb_params_set(m, &params, "dtype", "bf16", &err) == 0 && params.v[PB_TOPK_P_DTYPE] == PB_TOPK_BF16);
-    ASSERT(pb_params_set(m, &params, "dtype", "f64", &err) != 0);
+    ASSERT(pb_params_set(m, &params, "dtype", "f64", &err) == 0 &&
+           params.v[PB_TOPK_P_DTYPE] == PB_TOPK_F64);
+    ASSERT(pb_params_set(m, &params, "dtype", "u64", &err) == 0 &&
+           params.v[PB_TOPK_P_DTYPE] == PB_TOPK_U64);
+    ASSERT(pb_params_set(m, &params, "dtype", "f128", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "is not one of f32|u32|i32|f16|bf16|f64|u64");
     ASSERT(pb_params_set(m, &params, "dtype", "f32", &err) == 0);
     ASSERT(params.v[PB_TOPK_P_TIES] == PB_TOPK_TIES_ANY);
     ASSERT(pb_params_set(m, &params, "ties", "lowest-index", &err) == 0);
@@ -1060,10 +1112,18 @@ TEST_IMPL(topk_module_descriptor)
     m->work(&pt, &items, &bytes);
     ASSERT(items == 16.0 * (1 << 20) && bytes == 4 * items);
     ASSERT(m->footprint(&pt) >= 4 * (uint64_t)items);
-    /* fp16: 2 bytes a value read. */
+    /* fp16: 2 bytes a value read; fp64 and u64: 8, and their input twice
+     * fp32's on the host. */
     params.v[PB_TOPK_P_DTYPE] = PB_TOPK_F16;
     m->work(&pt, &items, &bytes);
     ASSERT(items == 16.0 * (1 << 20) && bytes == 2 * items);
+    uint64_t fp32_bytes = m->footprint(&pt);
+    for (int dt = PB_TOPK_F64; dt <= PB_TOPK_U64; dt++) {
+        params.v[PB_TOPK_P_DTYPE] = dt;
+        m->work(&pt, &items, &bytes);
+        ASSERT(items == 16.0 * (1 << 20) && bytes == 8 * items);
+        ASSERT(m->footprint(&pt) >= fp32_bytes + 4 * (uint64_t)items);
+    }
     params.v[PB_TOPK_P_DTYPE] = PB_TOPK_F32;
     /* 8-byte items are refused with a reason. */
     pt.item_bytes = 8;
@@ -1196,25 +1256,44 @@ static const char *const tie_dists[] = {"few:2", "few:16",   "few:256", "int8", 
                                         "masked:0.5", "equal", "few:1", "masked:1", "nan"};
 enum { NTIE = sizeof tie_dists / sizeof tie_dists[0] };
 
-static int cmp_u64_desc(const void *x, const void *y)
+/* A value's order key (any dtype, widened to 64 bits) and its index. */
+typedef struct tk_pair {
+    uint64_t key;
+    uint32_t idx;
+} tk_pair;
+
+/* Rank order: key descending, then index ascending. */
+static int cmp_pair_rank(const void *x, const void *y)
 {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a < b) - (a > b);
+    const tk_pair *a = x, *b = y;
+    if (a->key != b->key) return a->key < b->key ? 1 : -1;
+    return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
 /* The brute-force lowest-index answer of row r, written to want[0, m):
- * every (key, index) sorted by key descending, index ascending (qsort of
- * (key << 32 | ~index) descending, spelled out here rather than through
- * pb_topk_pack), the first m indices. */
-static void brute_lowest(const pb_topk_problem *p, uint64_t r, uint64_t m, uint64_t *tmp,
+ * every (key, index) sorted by key descending, index ascending, the first
+ * m indices. Spelled out here rather than through the twin's candidates:
+ * for 32-bit keys a qsort of (key << 32 | ~index) descending (tmp as
+ * uint64_t, the faster sort), for 64-bit keys a qsort of plain pairs. */
+static void brute_lowest(const pb_topk_problem *p, uint64_t r, uint64_t m, tk_pair *tmp,
                          uint32_t *want)
 {
     uint64_t len = pb_topk_row_len(p, r);
-    const uint32_t *row = p->data + p->begin[r];
-    for (uint64_t i = 0; i < len; i++)
-        tmp[i] = (uint64_t)pb_topk_problem_okey(p, row[i]) << 32 | (0xffffffffu - (uint32_t)i);
-    qsort(tmp, len, sizeof *tmp, cmp_u64_desc);
-    for (uint64_t j = 0; j < m; j++) want[j] = 0xffffffffu - (uint32_t)tmp[j];
+    if (!pb_topk_dtype_is64(p->dtype)) {
+        uint64_t *t = (uint64_t *)tmp;
+        const uint32_t *row = p->data + p->begin[r];
+        for (uint64_t i = 0; i < len; i++)
+            t[i] = (uint64_t)pb_topk_problem_okey(p, row[i]) << 32 | (0xffffffffu - (uint32_t)i);
+        qsort(t, len, sizeof *t, cmp_u64_desc);
+        for (uint64_t j = 0; j < m; j++) want[j] = 0xffffffffu - (uint32_t)t[j];
+        return;
+    }
+    for (uint64_t i = 0; i < len; i++) {
+        tmp[i].key = pb_topk_problem_okey64(p, pb_topk_value_at(p, p->begin[r] + i));
+        tmp[i].idx = (uint32_t)i;
+    }
+    qsort(tmp, len, sizeof *tmp, cmp_pair_rank);
+    for (uint64_t j = 0; j < m; j++) want[j] = tmp[j].idx;
 }
 
 /* The twin's answer against the brute force, row by row: the same indices
@@ -1227,7 +1306,7 @@ static int twin_is_lowest(pb_topk_problem *p)
         fprintf(stderr, "twin: %s\n", err.msg);
         return 1;
     }
-    uint64_t *tmp = malloc((p->max_len + 1) * sizeof *tmp);
+    tk_pair *tmp = malloc((p->max_len + 1) * sizeof *tmp);
     uint32_t *want = malloc((p->max_len + 1) * sizeof *want);
     int rc = 0;
     for (uint64_t r = 0; r < p->rows && !rc; r++) {
@@ -1242,7 +1321,7 @@ static int twin_is_lowest(pb_topk_problem *p)
     }
     free(tmp);
     free(want);
-    if (!rc && pb_topk_check(p, p->twin_vals, p->twin_idx, &err)) {
+    if (!rc && pb_topk_check(p, pb_topk_twin_values(p), p->twin_idx, &err)) {
         fprintf(stderr, "check of the twin (lowest-index): %s\n", err.msg);
         rc = 1;
     }
@@ -1287,6 +1366,15 @@ TEST_IMPL(topk_ties_twin_brute)
                     for (int batch = 0; batch < 2; batch++) {
                         uint64_t n = sizes[si];
                         if (batch && n > 4097) continue;
+                        /* The 64-bit types, for CI's time: few:16, int8
+                         * and nan, and the long row (65537, split over the
+                         * threads) on few:16 alone. */
+                        const char *td = tie_dists[d];
+                        if (pb_topk_dtype_is64(dtype) &&
+                            (n == 65535 || (n == 65537 && strcmp(td, "few:16") != 0) ||
+                             (strcmp(td, "few:16") != 0 && strcmp(td, "int8") != 0 &&
+                              strcmp(td, "nan") != 0)))
+                            continue;
                         tk_cfg c = {n,           1,     batch ? 5 : 1, batch, batch, largest,
                                     dist_index(tie_dists[d]), dtype, 500 + si, PB_TOPK_TIES_LOWEST};
                         ASSERT(c.dist >= 0);
@@ -1350,43 +1438,60 @@ TEST_IMPL(topk_ties_omp)
 {
     const uint64_t sizes[] = {3, 257, 1025, 65537};
     int runs = 0;
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-        for (int d = 0; d < NTIE; d++)
-            for (int batch = 0; batch < 2; batch++) {
-                uint64_t n = sizes[si], ks[16];
-                int nk = tie_k_list(n, tie_dists[d], ks);
-                for (int q = 0; q < nk; q++) {
-                    tk_cfg c = {n,     ks[q],    batch ? 5 : 1,           batch,
-                                batch, (q & 1), dist_index(tie_dists[d]), q & 2 ? 1 : 0,
-                                600 + si, PB_TOPK_TIES_LOWEST};
-                    pb_topk_problem p;
-                    ASSERT(tk_init(&p, &c) == 0);
-                    pb_err err;
-                    ASSERT(pb_topk_twin_answer(&p, &err) == 0);
-                    uint64_t outs = p.out_total;
-                    uint32_t *v = malloc((outs + 1) * 4), *ix = malloc((outs + 1) * 4);
-                    uint32_t *tw = malloc((outs + 1) * 4), *tmp = malloc((outs + 1) * 4);
-                    /* The module as the harness drives it once (3 threads: long
-                     * single rows split), its selection with each count. */
-                    if (run_module(&c, 3)) return 1;
-                    for (int t = 1; t <= 3; t++) {
-                        pb_topk_ws ws;
-                        ASSERT(pb_topk_ws_init(&ws, &p, t, &err) == 0);
-                        pb_topk_select(&p, &ws, v, ix);
-                        pb_topk_ws_free(&ws);
-                        memcpy(tw, p.twin_idx, outs * 4);
-                        for (uint64_t r = 0; r < p.rows; r++) {
-                            uint64_t o = p.out_off[r], m = p.out_off[r + 1] - o;
-                            pb_topk_sort_u32(ix + o, tmp, (size_t)m);
-                            pb_topk_sort_u32(tw + o, tmp, (size_t)m);
-                            ASSERT(memcmp(ix + o, tw + o, m * 4) == 0);
+    /* fp32 and u32 (by k's place); fp64 and u64 too at the smallest size,
+     * and at the largest (long rows split over threads) on few:16, for
+     * CI's time. */
+    for (int wide = 0; wide < 2; wide++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int d = 0; d < NTIE; d++)
+                for (int batch = 0; batch < 2; batch++) {
+                    if (wide && si != 0 && (si != 3 || strcmp(tie_dists[d], "few:16") != 0))
+                        continue;
+                    uint64_t n = sizes[si], ks[16];
+                    int nk = tie_k_list(n, tie_dists[d], ks);
+                    for (int q = 0; q < nk; q++) {
+                        int dtype = wide    ? (q & 2 ? PB_TOPK_U64 : PB_TOPK_F64)
+                                    : q & 2 ? PB_TOPK_U32
+                                            : PB_TOPK_F32;
+                        tk_cfg c = {n,
+                                    ks[q],
+                                    batch ? 5 : 1,
+                                    batch,
+                                    batch,
+                                    (q & 1),
+                                    dist_index(tie_dists[d]),
+                                    dtype,
+                                    600 + si,
+                                    PB_TOPK_TIES_LOWEST};
+                        pb_topk_problem p;
+                        ASSERT(tk_init(&p, &c) == 0);
+                        pb_err err;
+                        ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+                        uint64_t outs = p.out_total;
+                        uint64_t *v = malloc((outs + 1) * 8); /* room for either word */
+                        uint32_t *ix = malloc((outs + 1) * 4);
+                        uint32_t *tw = malloc((outs + 1) * 4), *tmp = malloc((outs + 1) * 4);
+                        /* The module as the harness drives it once (3 threads: long
+                         * single rows split), its selection with each count. */
+                        if (run_module(&c, 3)) return 1;
+                        for (int t = 1; t <= 3; t++) {
+                            pb_topk_ws ws;
+                            ASSERT(pb_topk_ws_init(&ws, &p, t, &err) == 0);
+                            pb_topk_select(&p, &ws, v, ix);
+                            pb_topk_ws_free(&ws);
+                            memcpy(tw, p.twin_idx, outs * 4);
+                            for (uint64_t r = 0; r < p.rows; r++) {
+                                uint64_t o = p.out_off[r], m = p.out_off[r + 1] - o;
+                                pb_topk_sort_u32(ix + o, tmp, (size_t)m);
+                                pb_topk_sort_u32(tw + o, tmp, (size_t)m);
+                                ASSERT(memcmp(ix + o, tw + o, m * 4) == 0);
+                            }
+                            runs++;
                         }
-                        runs++;
+                        free(v), free(ix), free(tw), free(tmp);
+                        pb_topk_problem_free(&p);
                     }
-                    free(v), free(ix), free(tw), free(tmp);
-                    pb_topk_problem_free(&p);
                 }
-            }
     printf("%d omp-topk lowest-index runs\n", runs);
     return 0;
 }
@@ -1483,6 +1588,13 @@ TEST_IMPL(topk_sorted)
                                     PB_TOPK_F32, 900 + si, ties};
                         if (run_module_sorted(&c, 3, 1)) return 1;
                         runs++;
+                        /* fp64 and u64 (by k's place) at 2 and 1023 on
+                         * uniform, few:2 and nan, and 65537 on uniform. */
+                        if ((n == 2 || n == 1023 || (n == 65537 && d == 0)) && d < 4 && d != 2) {
+                            c.dtype = q & 2 ? PB_TOPK_U64 : PB_TOPK_F64;
+                            if (run_module_sorted(&c, 3, 1)) return 1;
+                            runs++;
+                        }
                     }
                 }
     printf("%d omp-topk sorted runs\n", runs);
@@ -1520,5 +1632,435 @@ TEST_IMPL(topk_sorted)
         }
         pb_topk_problem_free(&p);
     }
+    return 0;
+}
+
+/* ---- 64-bit keys: fp64 and u64 (issue 21, item 3) ---- */
+
+static uint64_t dbits(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    return b;
+}
+
+static double as_f64(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+
+/* fp64 keys: strictly ascending over every class of bit pattern (-inf,
+ * -DBL_MAX, normals, the smallest normal, subnormals, -0.0, +0.0, +inf, NaN),
+ * known answers, every NaN (either sign, quiet or signalling, any payload)
+ * one key above +inf and the last for smallest; over random patterns (and
+ * patterns near zero, subnormal) the key orders like the double compare,
+ * -0.0 just below +0.0, and inverts back for both directions. u64: the key
+ * is the value, smallest its complement. The *64 functions give the 32-bit
+ * functions' answers for the other dtypes. */
+TEST_IMPL(topk_key64_order)
+{
+    const uint64_t ascending[] = {
+        0xfff0000000000000u,                      /* -inf */
+        0xffefffffffffffffu,                      /* -DBL_MAX */
+        dbits(-1.0),         0x8010000000000000u, /* -DBL_MIN, the negative normal nearest 0 */
+        0x800fffffffffffffu,                      /* the negative subnormal farthest from 0 */
+        0x8000000000000001u,                      /* the negative subnormal nearest 0 */
+        0x8000000000000000u,                      /* -0.0 */
+        0x0000000000000000u,                      /* +0.0 */
+        0x0000000000000001u,                      /* the smallest positive subnormal */
+        0x000fffffffffffffu,                      /* the largest subnormal */
+        0x0010000000000000u,                      /* DBL_MIN */
+        dbits(1.0),          dbits(1.0) + 1,      /* 1 + DBL_EPSILON */
+        0x7fefffffffffffffu,                      /* DBL_MAX */
+        0x7ff0000000000000u,                      /* +inf */
+        0x7ff8000000000000u,                      /* NaN */
+    };
+    size_t n = sizeof ascending / sizeof ascending[0];
+    for (size_t i = 1; i < n; i++) {
+        ASSERT(pb_topk_okey64_of(ascending[i - 1], PB_TOPK_F64, 1) <
+               pb_topk_okey64_of(ascending[i], PB_TOPK_F64, 1));
+        ASSERT(pb_topk_okey64_of(ascending[i - 1], PB_TOPK_F64, 0) >
+               pb_topk_okey64_of(ascending[i], PB_TOPK_F64, 0));
+    }
+    /* Known answers. */
+    ASSERT_EQ_U64(pb_topk_key_f64_bits(dbits(1.0)), 0xbff0000000000000u);
+    ASSERT_EQ_U64(pb_topk_key_f64_bits(dbits(-1.0)), 0x400fffffffffffffu);
+    ASSERT_EQ_U64(pb_topk_key_f64_bits(dbits(0.0)), 0x8000000000000000u);
+    ASSERT_EQ_U64(pb_topk_key_f64_bits(dbits(-0.0)), 0x7fffffffffffffffu);
+    ASSERT_EQ_U64(pb_topk_key_f64_bits(dbits(INFINITY)), 0xfff0000000000000u);
+    ASSERT_EQ_U64(pb_topk_key_f64_bits(dbits(-INFINITY)), 0x000fffffffffffffu);
+    ASSERT_EQ_U64(pb_topk_key_f64_bits(dbits(NAN)), PB_TOPK_F64_NAN_KEY);
+    ASSERT_EQ_U64(pb_topk_okey64_of(1, PB_TOPK_F64, 1), 0x8000000000000001u);
+    /* Every NaN is the canonical one, above +inf, and comes back as it. */
+    const uint64_t nans[] = {0x7ff8000000000000u, 0xfff8000000000000u, 0x7ff0000000000001u,
+                             0xfff0000000000001u, 0x7fffffffffffffffu, 0xffffffffffffffffu,
+                             0x7ff4000000000000u, 0xfff8deadbeef0001u, 0x7ff0000100000000u};
+    uint64_t pinf = dbits(INFINITY);
+    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
+        ASSERT(isnan(as_f64(nans[i])));
+        ASSERT_EQ_U64(pb_topk_key_f64_bits(nans[i]), PB_TOPK_F64_NAN_KEY);
+        ASSERT(pb_topk_okey64_of(nans[i], PB_TOPK_F64, 1) >
+               pb_topk_okey64_of(pinf, PB_TOPK_F64, 1));
+        /* Smallest: a NaN is the last choice, after +inf. */
+        ASSERT(pb_topk_okey64_of(nans[i], PB_TOPK_F64, 0) <
+               pb_topk_okey64_of(pinf, PB_TOPK_F64, 0));
+        for (int l = 0; l < 2; l++)
+            ASSERT_EQ_U64(
+                pb_topk_raw64_of(pb_topk_okey64_of(nans[i], PB_TOPK_F64, l), PB_TOPK_F64, l),
+                PB_TOPK_F64_NAN_BITS);
+    }
+    /* Random patterns, and patterns near zero (the exponent field small:
+     * subnormals and tiny normals), against the double compare. */
+    uint64_t x = 3;
+    for (int i = 0; i < 400000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t a = x;
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t b = x;
+        if (i & 1) {
+            /* Keep sign and 52 bits of mantissa; exponent 0 .. 3. */
+            a = (a & 0x800fffffffffffffu) | ((a >> 12) & 3) << 52;
+            b = (b & 0x800fffffffffffffu) | ((b >> 12) & 3) << 52;
+        }
+        if (i % 5 == 0) b = a + 1 - 2 * (uint64_t)(i % 10 == 0); /* a neighbouring pattern */
+        double da = as_f64(a), db = as_f64(b);
+        if (isnan(da) || isnan(db)) continue;
+        for (int l = 0; l < 2; l++) {
+            uint64_t ka = pb_topk_okey64_of(a, PB_TOPK_F64, l),
+                     kb = pb_topk_okey64_of(b, PB_TOPK_F64, l);
+            ASSERT_EQ_U64(pb_topk_raw64_of(ka, PB_TOPK_F64, l), a);
+            if (da < db) ASSERT(l ? ka < kb : ka > kb);
+            if (da > db) ASSERT(l ? ka > kb : ka < kb);
+            if (da == db && a != b)
+                ASSERT((a == PB_TOPK_SIGN64) == (l ? ka < kb : ka > kb)); /* -0 below +0 */
+            if (a == b) ASSERT(ka == kb);
+        }
+        /* u64: the value, and its complement for smallest. */
+        ASSERT_EQ_U64(pb_topk_okey64_of(a, PB_TOPK_U64, 1), a);
+        ASSERT_EQ_U64(pb_topk_okey64_of(a, PB_TOPK_U64, 0), ~a);
+        ASSERT_EQ_U64(pb_topk_raw64_of(~a, PB_TOPK_U64, 0), a);
+        ASSERT((a < b) ==
+               (pb_topk_okey64_of(a, PB_TOPK_U64, 1) < pb_topk_okey64_of(b, PB_TOPK_U64, 1)));
+        /* The 32-bit dtypes through the 64-bit functions: the same answers. */
+        uint32_t w = (uint32_t)a;
+        for (int dt = 0; dt < PB_TOPK_F64; dt++) {
+            uint32_t v = pb_topk_dtype_is16(dt) ? w & 0xffffu : w;
+            ASSERT_EQ_U64(pb_topk_okey64_of(v, dt, i & 1), pb_topk_okey_of(v, dt, i & 1));
+            uint32_t k = pb_topk_okey_of(v, dt, i & 1);
+            ASSERT_EQ_U64(pb_topk_raw64_of(k, dt, i & 1), pb_topk_raw_of(k, dt, i & 1));
+        }
+    }
+    ASSERT_EQ_U64(pb_topk_okey64_of(0, PB_TOPK_U64, 1), 0);
+    ASSERT_EQ_U64(pb_topk_okey64_of(UINT64_MAX, PB_TOPK_U64, 0), 0);
+    for (int dt = PB_TOPK_F64; dt <= PB_TOPK_U64; dt++) {
+        ASSERT(pb_topk_dtype_is64(dt) && !pb_topk_dtype_is16(dt));
+        ASSERT_EQ_U64(pb_topk_dtype_bytes(dt), 8);
+        ASSERT_EQ_U64(pb_topk_key_bits_of(dt), 64);
+        ASSERT_EQ_U64(pb_topk_word_bytes(dt), 8);
+        ASSERT_EQ_U64(pb_topk_cand_bytes(dt), 16);
+    }
+    ASSERT(!pb_topk_dtype_is64(PB_TOPK_F32) && pb_topk_word_bytes(PB_TOPK_F16) == 4);
+    return 0;
+}
+
+static int cmp_u64_asc(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Distinct values among n 64-bit values. */
+static uint64_t distinct64(const uint64_t *v, uint64_t n)
+{
+    uint64_t *c = malloc((n ? n : 1) * sizeof *c);
+    memcpy(c, v, n * sizeof *c);
+    qsort(c, n, sizeof *c, cmp_u64_asc);
+    uint64_t d = 0;
+    for (uint64_t i = 0; i < n; i++) d += i == 0 || c[i] != c[i - 1];
+    free(c);
+    return d;
+}
+
+/* The fp64 draw against the fp32 draw of the same seed, value by value
+ * (topk_problem.h): (float) of it where the fp32 draw is a double rounded
+ * (narrow, narrow128, normal, relu, few:L; zipf, int8, equal and the
+ * infinities exactly), its truncation to 2^-24 (uniform, masked's rest) or
+ * 2^-23 (inf's and nan's U[-1, 1)) where the fp32 draw has fewer bits of
+ * the same block, NaNs where it has NaNs (the same sign); the uniform
+ * values finer than fp32's. Returns 1 on a mismatch (printed). */
+static int f64_follows_f32(const pb_topk_problem *p, const pb_topk_problem *q, const char *dv)
+{
+    int trunc24 = strcmp(dv, "uniform") == 0 || strncmp(dv, "masked:", 7) == 0;
+    int trunc23 = strcmp(dv, "inf") == 0 || strcmp(dv, "nan") == 0;
+    uint64_t finer = 0, values = 0;
+    for (uint64_t r = 0; r < p->rows; r++)
+        for (uint64_t i = p->begin[r]; i < p->end[r]; i++) {
+            double d = as_f64(p->data64[i]);
+            float f = as_f32(q->data[i]), want;
+            if (isnan(f)) {
+                if (!isnan(d) || (p->data64[i] >> 63) != (q->data[i] >> 31)) goto bad;
+                continue;
+            }
+            if (isinf(d) || (!trunc24 && !trunc23))
+                want = (float)d;
+            else
+                want =
+                    (float)(floor(d * (trunc24 ? 0x1p24 : 0x1p23)) * (trunc24 ? 0x1p-24 : 0x1p-23));
+            if (want != f || fbits(want) != q->data[i]) goto bad;
+            values++;
+            finer += d != (double)f;
+            continue;
+        bad:
+            fprintf(stderr, "dist %s: f64 %.17g (0x%016llx), f32 %.9g (0x%08x)\n", dv, d,
+                    (unsigned long long)p->data64[i], (double)f, q->data[i]);
+            return 1;
+        }
+    /* uniform: a value is a multiple of 2^-24 with probability 2^-29. */
+    if (strcmp(dv, "uniform") == 0 && finer < values - values / 1000) {
+        fprintf(stderr, "uniform: only %llu of %llu f64 values finer than fp32's\n",
+                (unsigned long long)finer, (unsigned long long)values);
+        return 1;
+    }
+    return 0;
+}
+
+/* The 64-bit inputs: every distribution, fp64 against the fp32 draw
+ * (f64_follows_f32), u64 in its shapes (uniform over 64 bits, relu the
+ * fp64 draw's bits, few:L's L levels j floor(2^64 / L), int8's 256, masked's
+ * zeros in a binomial band, zipf the rank, equal 1000, every other
+ * distribution the key of the fp64 draw), sorted and reversed strictly
+ * monotone (fp64 below 1.0) in ragged misaligned rows, padding what a
+ * module reading outside its row would most like to select. */
+TEST_IMPL(topk_dist_shapes_64)
+{
+    for (int dist = 0; dist < NDV; dist++) {
+        const char *dv = dist_values[dist];
+        int ordered = strcmp(dv, "sorted") == 0 || strcmp(dv, "reversed") == 0;
+        for (int largest = 0; largest < 2; largest++) {
+            tk_cfg c = {
+                ordered ? 1001 : 1 << 16, 1, 3, ordered, 1, largest, dist, PB_TOPK_F64, 41, 0};
+            pb_topk_problem p, q, u;
+            ASSERT(tk_init(&p, &c) == 0);
+            c.dtype = PB_TOPK_U64;
+            ASSERT(tk_init(&u, &c) == 0);
+            ASSERT(p.total == u.total);
+            for (uint64_t i = 0; i < p.begin[0]; i++) {
+                ASSERT(largest ? isnan(as_f64(p.data64[i])) : as_f64(p.data64[i]) == -INFINITY);
+                ASSERT_EQ_U64(u.data64[i], largest ? UINT64_MAX : 0);
+            }
+            if (ordered) {
+                for (uint64_t r = 0; r < p.rows; r++)
+                    for (uint64_t i = p.begin[r]; i < p.end[r]; i++) {
+                        double a = as_f64(p.data64[i]);
+                        ASSERT(a >= 0 && a < 1);
+                        if (i == p.begin[r]) continue;
+                        double b = as_f64(p.data64[i - 1]);
+                        ASSERT(dv[0] == 's' ? b < a : b > a);
+                        ASSERT(dv[0] == 's' ? u.data64[i - 1] < u.data64[i]
+                                            : u.data64[i - 1] > u.data64[i]);
+                    }
+                pb_topk_problem_free(&p);
+                pb_topk_problem_free(&u);
+                continue;
+            }
+            c.dtype = PB_TOPK_F32;
+            ASSERT(tk_init(&q, &c) == 0);
+            if (f64_follows_f32(&p, &q, dv)) return 1;
+            pb_topk_problem_free(&q);
+            /* u64, over the rows (not the padding). */
+            uint64_t n = 0, high = 0, zeros = 0;
+            uint64_t *vals = malloc(p.elems * sizeof *vals);
+            for (uint64_t r = 0; r < u.rows; r++)
+                for (uint64_t i = u.begin[r]; i < u.end[r]; i++) {
+                    uint64_t v = u.data64[i], f = p.data64[i];
+                    vals[n++] = v;
+                    high += v >> 63;
+                    zeros += v == 0;
+                    if (!strcmp(dv, "relu"))
+                        ASSERT_EQ_U64(v, f);
+                    else if (!strcmp(dv, "zipf"))
+                        ASSERT_EQ_U64(v, (uint64_t)as_f64(f));
+                    else if (!strcmp(dv, "equal"))
+                        ASSERT_EQ_U64(v, 1000);
+                    else if (!strcmp(dv, "int8"))
+                        ASSERT(v <= 255);
+                    else if (!strncmp(dv, "few:", 4)) {
+                        uint64_t l = strtoull(dv + 4, NULL, 10);
+                        ASSERT(l == 1 || v % (uint64_t)(((pb_topk_wide)1 << 64) / l) == 0);
+                    } else if (strcmp(dv, "uniform") && strncmp(dv, "masked:", 7))
+                        ASSERT_EQ_U64(v, pb_topk_key_f64_bits(f));
+                }
+            if (!strcmp(dv, "uniform")) ASSERT(binomial_ok(high, n, 0.5));
+            if (!strcmp(dv, "int8")) ASSERT_EQ_U64(distinct64(vals, n), 256);
+            if (!strncmp(dv, "few:", 4))
+                ASSERT_EQ_U64(distinct64(vals, n), strtoull(dv + 4, NULL, 10));
+            if (!strncmp(dv, "masked:", 7)) ASSERT(binomial_ok(zeros, n, strtod(dv + 7, NULL)));
+            free(vals);
+            pb_topk_problem_free(&p);
+            pb_topk_problem_free(&u);
+        }
+    }
+    return 0;
+}
+
+/* The check on 64-bit keys: the twin's answer in another order passes; a
+ * value off in its lowest bit (a 32-bit view of the key would miss it), a
+ * value not among the best, and the smallest's, are caught with the row
+ * named and fp64 values printed in full; with `ties = lowest-index` a
+ * larger tied index in place of a smaller one is caught. And the NaN
+ * policy: NaNs first for largest (then +inf), last for smallest, and any
+ * NaN bit pattern returned for a NaN passes. */
+TEST_IMPL(topk_check_catches_64)
+{
+    pb_err err;
+    for (int dtype = PB_TOPK_F64; dtype <= PB_TOPK_U64; dtype++)
+        for (int largest = 0; largest < 2; largest++) {
+            tk_cfg c = {1000, 32, 5, 1, 1, largest, PB_TOPK_UNIFORM, dtype, 51, 0};
+            pb_topk_problem p;
+            ASSERT(tk_init(&p, &c) == 0);
+            ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+            uint64_t o = p.out_off[2], len = pb_topk_row_len(&p, 2), outs = p.out_total;
+            uint64_t *v = malloc(outs * 8);
+            uint32_t *ix = malloc(outs * 4);
+            memcpy(ix, p.twin_idx, outs * 4);
+            memcpy(v, p.twin_vals64, outs * 8);
+            /* Another order within a row: fine. */
+            uint64_t t = v[o];
+            uint32_t u = ix[o];
+            v[o] = v[o + 5], ix[o] = ix[o + 5];
+            v[o + 5] = t, ix[o + 5] = u;
+            ASSERT(pb_topk_check(&p, v, ix, &err) == 0);
+            /* The lowest bit of a value. */
+            v[o + 3] ^= 1;
+            ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+            ASSERT_CONTAINS(err.msg, "row 2: result 3 is");
+            if (dtype == PB_TOPK_F64) ASSERT_CONTAINS(err.msg, "(0x3f");
+            v[o + 3] ^= 1;
+            /* The row's worst value at its index. */
+            uint32_t worst = 0;
+            for (uint32_t i = 1; i < len; i++)
+                if (pb_topk_problem_okey64(&p, pb_topk_value_at(&p, p.begin[2] + i)) <
+                    pb_topk_problem_okey64(&p, pb_topk_value_at(&p, p.begin[2] + worst)))
+                    worst = i;
+            t = v[o + 7], u = ix[o + 7];
+            ix[o + 7] = worst, v[o + 7] = pb_topk_value_at(&p, p.begin[2] + worst);
+            ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+            ASSERT_CONTAINS(err.msg, largest ? "row 2: not the largest 32 values"
+                                             : "row 2: not the smallest 32 values");
+            v[o + 7] = t, ix[o + 7] = u;
+            ASSERT(pb_topk_check(&p, v, ix, &err) == 0);
+            free(v), free(ix);
+            pb_topk_problem_free(&p);
+        }
+
+    /* ties = lowest-index on few:2 (the 32 best of a row all tie). */
+    for (int dtype = PB_TOPK_F64; dtype <= PB_TOPK_U64; dtype++) {
+        tk_cfg c = {1000, 32, 5, 1, 1, 1, dist_index("few:2"), dtype, 53, PB_TOPK_TIES_LOWEST};
+        pb_topk_problem p;
+        ASSERT(tk_init(&p, &c) == 0);
+        ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+        uint64_t o = p.out_off[2], m = p.out_off[3] - o, len = pb_topk_row_len(&p, 2);
+        uint64_t kth = pb_topk_problem_okey64(&p, p.twin_vals64[o + m - 1]);
+        ASSERT(pb_topk_problem_okey64(&p, p.twin_vals64[o]) == kth);
+        uint32_t next = p.twin_idx[o + m - 1] + 1;
+        while (next < len &&
+               pb_topk_problem_okey64(&p, pb_topk_value_at(&p, p.begin[2] + next)) != kth)
+            next++;
+        ASSERT(next < len);
+        uint64_t *v = malloc(p.out_total * 8);
+        uint32_t *ix = malloc(p.out_total * 4);
+        memcpy(v, p.twin_vals64, p.out_total * 8);
+        memcpy(ix, p.twin_idx, p.out_total * 4);
+        ix[o] = next, v[o] = pb_topk_value_at(&p, p.begin[2] + next);
+        ASSERT(pb_topk_check(&p, v, ix, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "row 2: ties = lowest-index, but result 0 is index");
+        p.ties = PB_TOPK_TIES_ANY;
+        ASSERT(pb_topk_check(&p, v, ix, &err) == 0);
+        free(v), free(ix);
+        pb_topk_problem_free(&p);
+    }
+
+    /* The NaN policy on fp64. */
+    tk_cfg c = {10007, 1, 1, 0, 0, 1, PB_TOPK_NAN, PB_TOPK_F64, 21, 0};
+    pb_topk_problem p;
+    ASSERT(tk_init(&p, &c) == 0);
+    uint64_t nans = 0;
+    for (uint64_t i = 0; i < p.total; i++) nans += isnan(as_f64(p.data64[i])) != 0;
+    pb_topk_problem_free(&p);
+    ASSERT(nans > 100);
+    for (int largest = 0; largest < 2; largest++)
+        for (uint64_t extra = 0; extra < 2; extra++) {
+            c.largest = largest;
+            c.k = (largest ? nans + 1 : 10007 - nans) + extra;
+            ASSERT(tk_init(&p, &c) == 0);
+            ASSERT(pb_topk_twin_answer(&p, &err) == 0);
+            uint64_t got_nan = 0, got_pinf = 0;
+            uint64_t *v = malloc(p.out_total * 8);
+            for (uint64_t j = 0; j < p.out_total; j++) {
+                double d = as_f64(p.twin_vals64[j]);
+                got_nan += isnan(d) != 0;
+                got_pinf += d == INFINITY;
+                /* Any NaN bit pattern is as good as the input's. */
+                v[j] = isnan(d) ? UINT64_C(0xfff0000000000001) : p.twin_vals64[j];
+            }
+            if (largest) {
+                ASSERT_EQ_U64(got_nan, nans);
+                ASSERT_EQ_U64(got_pinf, 1 + extra);
+                ASSERT(isnan(as_f64(p.twin_vals64[0]))); /* rank order: NaNs first */
+            } else {
+                ASSERT_EQ_U64(got_nan, extra);
+            }
+            ASSERT(pb_topk_check(&p, v, p.twin_idx, &err) == 0);
+            free(v);
+            pb_topk_problem_free(&p);
+        }
+    return 0;
+}
+
+/* fp64 -0.0, +0.0, NaNs of every sign and payload, the subnormals nearest
+ * zero, +-inf and 1.0 in one row: NaNs tie with each other, -0.0 does not
+ * tie with +0.0. And u64 values that differ only in their low 32 bits, or
+ * only in their high ones. The twin is the brute force's lowest-index
+ * answer at every k, largest and smallest. */
+TEST_IMPL(topk_ties_zeros_nans_64)
+{
+    const uint64_t f64_pool[] = {
+        0x8000000000000000u, 0, 0x7ff8000000000000u, 0xfff8000000000000u, 0x7ff0000000000001u,
+        0xfff8deadbeef0001u, 1, 0x8000000000000001u, 0x7ff0000000000000u, 0xfff0000000000000u,
+        dbits(1.0)};
+    const uint64_t u64_pool[] = {0,
+                                 1,
+                                 0xffffffffu,
+                                 0x100000000u,
+                                 0x100000001u,
+                                 0xffffffff00000000u,
+                                 0xfffffffffffffffeu,
+                                 UINT64_MAX,
+                                 0x8000000000000000u};
+    const uint64_t n = 97;
+    for (int dtype = PB_TOPK_F64; dtype <= PB_TOPK_U64; dtype++)
+        for (int largest = 0; largest < 2; largest++) {
+            const uint64_t *pool = dtype == PB_TOPK_F64 ? f64_pool : u64_pool;
+            size_t npool = dtype == PB_TOPK_F64 ? sizeof f64_pool / 8 : sizeof u64_pool / 8;
+            tk_cfg c = {n, 1, 1, 0, 0, largest, dist_index("equal"), dtype, 7, PB_TOPK_TIES_LOWEST};
+            pb_topk_problem p;
+            ASSERT(tk_init(&p, &c) == 0);
+            uint64_t x = 12345;
+            for (uint64_t i = 0; i < n; i++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                p.data64[p.begin[0] + i] = pool[(x >> 33) % npool];
+            }
+            for (uint64_t k = 1; k <= n; k++) {
+                pb_topk_problem_set_k(&p, k);
+                c.k = k;
+                if (twin_is_lowest(&p)) {
+                    tk_describe(&c);
+                    return 1;
+                }
+            }
+            pb_topk_problem_free(&p);
+        }
     return 0;
 }

@@ -35,6 +35,11 @@
  * unstable call. Its output is each row in rank order, so `sorted = yes`
  * costs nothing more (but the stable segmented sort).
  *
+ * 64-bit values (fp64, u64): the same steps on 64-bit order keys, read two
+ * values (16 bytes) a thread at a time, CUB sorting all 64 key bits, the
+ * values rebuilt into 8-byte words. The key type K (uint32_t or uint64_t)
+ * is a template parameter of every step after the key kernel.
+ *
  * Item counts: DeviceRadixSort takes a 64-bit count (used only for a row
  * of 2^32 values) and DeviceSegmentedSort an int64 count and segment
  * offsets, so every point the family accepts (rows of at most 2^32 values,
@@ -59,11 +64,15 @@ enum sc_path { SC_ONE_ROW, SC_ROW_LOOP, SC_SEGMENTED };
 struct sc {
     sc_path path;
     /* Sort buffers, prob.total each: keys and positions, and the second
-     * half of CUB's double buffers (the loop's output arrays). */
-    uint32_t *okey, *pos, *okey_alt, *pos_alt;
+     * half of CUB's double buffers (the loop's output arrays). The keys
+     * are uint32_t, or uint64_t for 64-bit dtypes. */
+    void *okey, *okey_alt;
+    uint32_t *pos, *pos_alt;
     void *temp;
     size_t temp_bytes;
-    int bits; /* the order keys' bits: 32, or 16 for fp16 / bf16 (half the passes) */
+    /* The order keys' bits: 32, 16 for fp16 / bf16 (half the passes), 64
+     * for fp64 / u64. */
+    int bits;
 };
 
 void sc_free(void *p)
@@ -115,15 +124,37 @@ __global__ void key_kernel(const T *__restrict__ data, uint32_t *__restrict__ ok
     }
 }
 
+/* Step 1 for 64-bit values: two a thread at a time (one 16-byte load; the
+ * buffers start where cudaMalloc put them, 256-byte aligned). */
+__global__ void key_kernel64(const uint64_t *__restrict__ data, uint64_t *__restrict__ okey,
+                             uint32_t *__restrict__ pos, uint64_t total, int dtype, int largest)
+{
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    uint64_t first = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t pairs = total / 2;
+    for (uint64_t q = first; q < pairs; q += stride) {
+        ulonglong2 v = reinterpret_cast<const ulonglong2 *>(data)[q];
+        uint32_t i = (uint32_t)(2 * q);
+        reinterpret_cast<ulonglong2 *>(okey)[q] = make_ulonglong2(
+            pb_topk_okey64_of(v.x, dtype, largest), pb_topk_okey64_of(v.y, dtype, largest));
+        reinterpret_cast<uint2 *>(pos)[q] = make_uint2(i, i + 1);
+    }
+    for (uint64_t i = 2 * pairs + first; i < total; i += stride) {
+        okey[i] = pb_topk_okey64_of(data[i], dtype, largest);
+        pos[i] = (uint32_t)i;
+    }
+}
+
 /* Step 3: one thread an output slot. The slot's row is found by binary
  * search over the output offsets (rows + 1 entries; empty rows repeat an
  * offset, and the search lands on the last row starting at or before the
  * slot, which is the non-empty one). The sorted pairs of row r sit where
  * the row sat: from begin[r], best first. */
-__global__ void choose_kernel(const uint32_t *__restrict__ skey, const uint32_t *__restrict__ spos,
+template <typename K>
+__global__ void choose_kernel(const K *__restrict__ skey, const uint32_t *__restrict__ spos,
                               const uint64_t *__restrict__ begin,
                               const uint64_t *__restrict__ out_off, uint64_t rows, uint64_t outs,
-                              uint32_t *__restrict__ vals, uint32_t *__restrict__ idx, int dtype,
+                              K *__restrict__ vals, uint32_t *__restrict__ idx, int dtype,
                               int largest)
 {
     for (uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; j < outs;
@@ -137,7 +168,8 @@ __global__ void choose_kernel(const uint32_t *__restrict__ skey, const uint32_t 
                 hi = mid;
         }
         uint64_t src = begin[lo] + (j - out_off[lo]);
-        vals[j] = pb_topk_raw_of(skey[src], dtype, largest);
+        /* The value in the key's width: a 32-bit word, or 64-bit. */
+        vals[j] = (K)pb_topk_raw64_of(skey[src], dtype, largest);
         idx[j] = spos[src] - (uint32_t)begin[lo];
     }
 }
@@ -145,7 +177,8 @@ __global__ void choose_kernel(const uint32_t *__restrict__ skey, const uint32_t 
 /* The onesweep sort with 32-bit offsets where the count allows (faster
  * bookkeeping); the double-buffer form needs no temporary copy of the
  * input, and says on return, on the host, which buffer holds the result. */
-cudaError_t sort_one(void *temp, size_t &bytes, cub::DoubleBuffer<uint32_t> &keys,
+template <typename K>
+cudaError_t sort_one(void *temp, size_t &bytes, cub::DoubleBuffer<K> &keys,
                      cub::DoubleBuffer<uint32_t> &vals, uint64_t n, int bits)
 {
     if (n <= UINT32_MAX)
@@ -156,9 +189,12 @@ cudaError_t sort_one(void *temp, size_t &bytes, cub::DoubleBuffer<uint32_t> &key
 
 /* One row of the loop: into the output arrays, so every row's result is in
  * the same buffer whatever pass count CUB picked for its length. */
+template <typename K>
 cudaError_t sort_row(void *temp, size_t &bytes, const sc *c, uint64_t b, uint32_t n)
 {
-    return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, c->okey + b, c->okey_alt + b,
+    const K *okey = static_cast<const K *>(c->okey);
+    K *okey_alt = static_cast<K *>(c->okey_alt);
+    return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, okey + b, okey_alt + b,
                                                      c->pos + b, c->pos_alt + b, n, 0, c->bits, 0);
 }
 
@@ -167,8 +203,9 @@ cudaError_t sort_row(void *temp, size_t &bytes, const sc *c, uint64_t b, uint32_
  * stable (in CCCL 3 it runs the same code as the stable one, so the two
  * should time alike there; the parameter keeps `any` free to take whatever
  * CUB makes fastest). */
+template <typename K>
 cudaError_t sort_segments(void *temp, size_t &bytes, const pb_gpu_topk *g,
-                          cub::DoubleBuffer<uint32_t> &keys, cub::DoubleBuffer<uint32_t> &vals)
+                          cub::DoubleBuffer<K> &keys, cub::DoubleBuffer<uint32_t> &vals)
 {
     if (g->prob.ties == PB_TOPK_TIES_LOWEST || g->prob.sorted)
         return cub::DeviceSegmentedSort::StableSortPairsDescending(
@@ -188,6 +225,30 @@ sc_path choose_path(const pb_topk_problem *p, int sms)
     return SC_SEGMENTED;
 }
 
+/* CUB's temporary storage for the largest call a run makes, K the key type. */
+template <typename K> cudaError_t temp_bytes(const pb_gpu_topk *g, sc *c)
+{
+    const pb_topk_problem *p = &g->prob;
+    K *okey = static_cast<K *>(c->okey), *okey_alt = static_cast<K *>(c->okey_alt);
+    cudaError_t e = cudaSuccess;
+    if (c->path == SC_ONE_ROW) {
+        cub::DoubleBuffer<K> keys(okey, okey_alt);
+        cub::DoubleBuffer<uint32_t> vals(c->pos, c->pos_alt);
+        e = sort_one(nullptr, c->temp_bytes, keys, vals, pb_topk_row_len(p, 0), c->bits);
+    } else if (c->path == SC_ROW_LOOP) {
+        for (uint64_t r = 0; r < p->rows && e == cudaSuccess; r++) {
+            size_t bytes = 0;
+            e = sort_row<K>(nullptr, bytes, c, p->begin[r], (uint32_t)pb_topk_row_len(p, r));
+            if (bytes > c->temp_bytes) c->temp_bytes = bytes;
+        }
+    } else {
+        cub::DoubleBuffer<K> keys(okey, okey_alt);
+        cub::DoubleBuffer<uint32_t> vals(c->pos, c->pos_alt);
+        e = sort_segments(nullptr, c->temp_bytes, g, keys, vals);
+    }
+    return e;
+}
+
 int setup(pb_gpu_topk *g, const void *, pb_err *err)
 {
     sc *c = (sc *)calloc(1, sizeof *c);
@@ -200,28 +261,15 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
     c->path = choose_path(p, sms);
     c->bits = (int)pb_topk_key_bits_of(p->dtype);
+    bool wide = pb_topk_dtype_is64(p->dtype);
 
-    size_t total = (size_t)(p->total ? p->total : 1);
-    PB_CUDA_TRY(cudaMalloc(&c->okey, total * 4), err);
+    size_t total = (size_t)(p->total ? p->total : 1), kb = wide ? 8 : 4;
+    PB_CUDA_TRY(cudaMalloc(&c->okey, total * kb), err);
     PB_CUDA_TRY(cudaMalloc(&c->pos, total * 4), err);
-    PB_CUDA_TRY(cudaMalloc(&c->okey_alt, total * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&c->okey_alt, total * kb), err);
     PB_CUDA_TRY(cudaMalloc(&c->pos_alt, total * 4), err);
 
-    /* Temporary storage for the largest call a run makes. */
-    cudaError_t e = cudaSuccess;
-    if (c->path == SC_ONE_ROW) {
-        cub::DoubleBuffer<uint32_t> keys(c->okey, c->okey_alt), vals(c->pos, c->pos_alt);
-        e = sort_one(nullptr, c->temp_bytes, keys, vals, pb_topk_row_len(p, 0), c->bits);
-    } else if (c->path == SC_ROW_LOOP) {
-        for (uint64_t r = 0; r < p->rows && e == cudaSuccess; r++) {
-            size_t bytes = 0;
-            e = sort_row(nullptr, bytes, c, p->begin[r], (uint32_t)pb_topk_row_len(p, r));
-            if (bytes > c->temp_bytes) c->temp_bytes = bytes;
-        }
-    } else {
-        cub::DoubleBuffer<uint32_t> keys(c->okey, c->okey_alt), vals(c->pos, c->pos_alt);
-        e = sort_segments(nullptr, c->temp_bytes, g, keys, vals);
-    }
+    cudaError_t e = wide ? temp_bytes<uint64_t>(g, c) : temp_bytes<uint32_t>(g, c);
     if (e == cudaSuccess) e = cudaMalloc(&c->temp, c->temp_bytes ? c->temp_bytes : 1);
     if (e != cudaSuccess)
         return pb_err_set(err, "sort-and-choose set-up: %s", cudaGetErrorString(e));
@@ -231,6 +279,46 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     return pb_gpu_topk_prepare_with(pt, setup, nullptr, state, err);
+}
+
+/* Steps 2 and 3 on keys of type K (step 1 has written c->okey). */
+template <typename K> int sort_and_choose(const pb_gpu_topk *g, sc *c, pb_err *err)
+{
+    const pb_topk_problem *p = &g->prob;
+    const int block = 256;
+    int dtype = (int)p->dtype, largest = p->largest ? 1 : 0;
+    K *okey = static_cast<K *>(c->okey), *okey_alt = static_cast<K *>(c->okey_alt);
+    const K *skey = okey_alt;
+    const uint32_t *spos = c->pos_alt;
+    size_t bytes = c->temp_bytes;
+    cudaError_t e = cudaSuccess;
+    if (c->path == SC_ONE_ROW) {
+        uint64_t b = p->begin[0];
+        cub::DoubleBuffer<K> keys(okey + b, okey_alt + b);
+        cub::DoubleBuffer<uint32_t> vals(c->pos + b, c->pos_alt + b);
+        e = sort_one(c->temp, bytes, keys, vals, pb_topk_row_len(p, 0), c->bits);
+        /* Keys and values take the same passes, so one selector says it. */
+        if (keys.selector == 0) skey = okey, spos = c->pos;
+    } else if (c->path == SC_ROW_LOOP) {
+        for (uint64_t r = 0; r < p->rows && e == cudaSuccess; r++) {
+            bytes = c->temp_bytes;
+            e = sort_row<K>(c->temp, bytes, c, p->begin[r], (uint32_t)pb_topk_row_len(p, r));
+        }
+    } else {
+        cub::DoubleBuffer<K> keys(okey, okey_alt);
+        cub::DoubleBuffer<uint32_t> vals(c->pos, c->pos_alt);
+        e = sort_segments(c->temp, bytes, g, keys, vals);
+        if (keys.selector == 0) skey = okey, spos = c->pos;
+    }
+    if (e != cudaSuccess)
+        return pb_err_set(err, "sort-and-choose: CUB sort: %s", cudaGetErrorString(e));
+    PB_CUDA_LAUNCHED(err);
+
+    choose_kernel<K><<<pb_grid_for(p->out_total, block), block>>>(
+        skey, spos, g->d_begin, g->d_out_off, p->rows, p->out_total, static_cast<K *>(g->d_vals),
+        g->d_idx, dtype, largest);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
 }
 
 int run(void *state, uint64_t sample, pb_err *err)
@@ -243,43 +331,22 @@ int run(void *state, uint64_t sample, pb_err *err)
     const int block = 256;
     int dtype = (int)p->dtype, largest = p->largest ? 1 : 0;
 
+    if (pb_topk_dtype_is64(dtype)) {
+        key_kernel64<<<pb_grid_for((p->total + 1) / 2, block), block>>>(
+            reinterpret_cast<const uint64_t *>(g->d_data), static_cast<uint64_t *>(c->okey), c->pos,
+            p->total, dtype, largest);
+        PB_CUDA_LAUNCHED(err);
+        return sort_and_choose<uint64_t>(g, c, err);
+    }
+    uint32_t *okey = static_cast<uint32_t *>(c->okey);
     if (pb_topk_dtype_is16(dtype))
         key_kernel<<<pb_grid_for((p->total + 3) / 4, block), block>>>(
-            reinterpret_cast<const uint16_t *>(g->d_data), c->okey, c->pos, p->total, dtype, largest);
+            reinterpret_cast<const uint16_t *>(g->d_data), okey, c->pos, p->total, dtype, largest);
     else
-        key_kernel<<<pb_grid_for((p->total + 3) / 4, block), block>>>(g->d_data, c->okey, c->pos,
+        key_kernel<<<pb_grid_for((p->total + 3) / 4, block), block>>>(g->d_data, okey, c->pos,
                                                                       p->total, dtype, largest);
     PB_CUDA_LAUNCHED(err);
-
-    const uint32_t *skey = c->okey_alt, *spos = c->pos_alt;
-    size_t bytes = c->temp_bytes;
-    cudaError_t e = cudaSuccess;
-    if (c->path == SC_ONE_ROW) {
-        uint64_t b = p->begin[0];
-        cub::DoubleBuffer<uint32_t> keys(c->okey + b, c->okey_alt + b);
-        cub::DoubleBuffer<uint32_t> vals(c->pos + b, c->pos_alt + b);
-        e = sort_one(c->temp, bytes, keys, vals, pb_topk_row_len(p, 0), c->bits);
-        /* Keys and values take the same passes, so one selector says it. */
-        if (keys.selector == 0) skey = c->okey, spos = c->pos;
-    } else if (c->path == SC_ROW_LOOP) {
-        for (uint64_t r = 0; r < p->rows && e == cudaSuccess; r++) {
-            bytes = c->temp_bytes;
-            e = sort_row(c->temp, bytes, c, p->begin[r], (uint32_t)pb_topk_row_len(p, r));
-        }
-    } else {
-        cub::DoubleBuffer<uint32_t> keys(c->okey, c->okey_alt), vals(c->pos, c->pos_alt);
-        e = sort_segments(c->temp, bytes, g, keys, vals);
-        if (keys.selector == 0) skey = c->okey, spos = c->pos;
-    }
-    if (e != cudaSuccess)
-        return pb_err_set(err, "sort-and-choose: CUB sort: %s", cudaGetErrorString(e));
-    PB_CUDA_LAUNCHED(err);
-
-    choose_kernel<<<pb_grid_for(p->out_total, block), block>>>(skey, spos, g->d_begin, g->d_out_off,
-                                                               p->rows, p->out_total, g->d_vals,
-                                                               g->d_idx, dtype, largest);
-    PB_CUDA_LAUNCHED(err);
-    return 0;
+    return sort_and_choose<uint32_t>(g, c, err);
 }
 
 uint64_t footprint(const pb_point *pt)
@@ -287,10 +354,13 @@ uint64_t footprint(const pb_point *pt)
     uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
     uint64_t max_len = pt->n + (pt->params->v[PB_TOPK_P_RAGGED] ? pt->n / 2 : 0);
     uint64_t total = pt->n * rows + 4 * rows + 4;
-    /* Four sort buffers; the row loop's temporary storage holds CUB's copy
-     * of the longest row (8 bytes a value); segment bookkeeping; slack for
-     * CUB's histograms and the partition of segments by size. */
-    uint64_t scratch = 16 * total + (rows > 1 ? 8 * max_len : 0) + 16 * rows + (16 << 20);
+    /* A pair: an order key (4 bytes, 8 for 64-bit dtypes) and a position. */
+    uint64_t pair = (pb_topk_dtype_is64((int)pt->params->v[PB_TOPK_P_DTYPE]) ? 8 : 4) + 4;
+    /* Four sort buffers (two pairs a value); the row loop's temporary
+     * storage holds CUB's copy of the longest row (a pair a value);
+     * segment bookkeeping; slack for CUB's histograms and the partition of
+     * segments by size. */
+    uint64_t scratch = 2 * pair * total + (rows > 1 ? pair * max_len : 0) + 16 * rows + (16 << 20);
     return pb_gpu_topk_footprint_io(pt) + scratch;
 }
 

@@ -6,7 +6,9 @@
  * or with `sorted = yes` put in rank order after the selection (the twin's
  * ranking, rows in parallel; one row is sorted by one thread).
  * Ties at the k-th key always go to the smallest indices (the candidates
- * break them so), which meets both `ties` settings at no extra cost. */
+ * break them so), which meets both `ties` settings at no extra cost.
+ * fp64 and u64 rows are 64-bit words, their candidates 96-bit ones
+ * (topk_select.h); the results' values are in the dtype's words. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,13 +28,18 @@ static const pb_param_spec params[] = {
 typedef struct omp_topk {
     pb_topk_problem p;
     pb_topk_ws ws;
-    uint32_t *vals, *idx;
-    uint64_t *rank, *rank_tmp; /* sorted = yes: the ranking's scratch */
+    void *vals; /* in the dtype's words */
+    uint32_t *idx;
+    void *rank, *rank_tmp; /* sorted = yes: the ranking's scratch, candidates */
 } omp_topk;
 
 static uint64_t footprint(const pb_point *pt)
 {
-    return pb_topk_problem_host_bytes(pt) + (pt->params->v[PB_TOPK_P_SORTED] ? 24 : 8) * pb_topk_out_bound(pt) +
+    int dtype = (int)pt->params->v[PB_TOPK_P_DTYPE];
+    /* Values and indices, and with sorted = yes two candidates a result. */
+    uint64_t per = pb_topk_word_bytes(dtype) + 4 +
+                   (pt->params->v[PB_TOPK_P_SORTED] ? 2 * pb_topk_cand_bytes(dtype) : 0);
+    return pb_topk_problem_host_bytes(pt) + per * pb_topk_out_bound(pt) +
            pb_topk_ws_bytes(pt, pt->threads);
 }
 
@@ -55,13 +62,13 @@ static int prepare(const pb_point *pt, void **state, pb_err *err)
     *state = s;
     if (!s) return pb_err_set(err, "out of memory");
     if (pb_topk_problem_init(&s->p, pt, err)) return -1;
-    size_t outs = (size_t)s->p.out_total;
-    s->vals = malloc((outs ? outs : 1) * sizeof *s->vals);
-    s->idx = malloc((outs ? outs : 1) * sizeof *s->idx);
+    size_t outs = (size_t)s->p.out_total, cells = outs ? outs : 1;
+    s->vals = malloc(cells * pb_topk_word_bytes(s->p.dtype));
+    s->idx = malloc(cells * sizeof *s->idx);
     if (!s->vals || !s->idx) return pb_err_set(err, "out of memory for %zu top-k results", outs);
     if (s->p.sorted) {
-        s->rank = malloc((outs ? outs : 1) * sizeof *s->rank);
-        s->rank_tmp = malloc((outs ? outs : 1) * sizeof *s->rank_tmp);
+        s->rank = malloc(cells * pb_topk_cand_bytes(s->p.dtype));
+        s->rank_tmp = malloc(cells * pb_topk_cand_bytes(s->p.dtype));
         if (!s->rank || !s->rank_tmp) return pb_err_set(err, "out of memory to rank %zu top-k results", outs);
     }
     return pb_topk_ws_init(&s->ws, &s->p, pt->threads, err);
@@ -83,7 +90,7 @@ static int refresh(void *state, pb_err *err)
     (void)err;
     omp_topk *s = state;
     size_t outs = (size_t)s->p.out_total;
-    memset(s->vals, 0xa5, outs * sizeof *s->vals);
+    memset(s->vals, 0xa5, outs * pb_topk_word_bytes(s->p.dtype));
     memset(s->idx, 0xa5, outs * sizeof *s->idx);
     return 0;
 }

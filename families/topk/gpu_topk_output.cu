@@ -3,7 +3,7 @@
 
 #include "families/topk/gpu_topk_state.cuh"
 
-extern "C" int pb_gpu_topk_output(void *state, const uint32_t **vals, const uint32_t **idx,
+extern "C" int pb_gpu_topk_output(void *state, const void **vals, const uint32_t **idx,
                                   const uint64_t **out_off, uint64_t *rows, pb_err *err)
 {
     const void *out;

@@ -16,9 +16,10 @@ extern "C" {
 #endif
 
 /* Copies the last run's output back and points *vals and *idx at the host
- * copies (the problem's output layout; valid until the state is released).
+ * copies (the problem's output layout; valid until the state is released;
+ * the values in the dtype's words: uint32_t, or uint64_t for fp64 and u64).
  * *out_off (rows + 1 entries) and *rows describe the layout. */
-int pb_gpu_topk_output(void *state, const uint32_t **vals, const uint32_t **idx,
+int pb_gpu_topk_output(void *state, const void **vals, const uint32_t **idx,
                        const uint64_t **out_off, uint64_t *rows, pb_err *err);
 
 #ifdef __cplusplus

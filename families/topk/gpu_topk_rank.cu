@@ -60,6 +60,9 @@ uint64_t pb_gpu_topk_rank_footprint(const pb_point *pt)
 int pb_gpu_topk_rank_setup(pb_gpu_topk *g, pb_err *err)
 {
     if (!g->prob.sorted) return 0;
+    if (pb_topk_dtype_is64(g->prob.dtype))
+        return pb_err_set(err, "sorted = yes: the GPU ranking takes values of up to 32 bits, not "
+                               "64-bit ones");
     pb_gpu_topk_ranker *k = (pb_gpu_topk_ranker *)calloc(1, sizeof *k);
     if (!k) return pb_err_set(err, "out of host memory");
     g->ranker = k;
@@ -84,11 +87,14 @@ int pb_gpu_topk_rank(const pb_gpu_topk *g, cudaStream_t s, pb_err *err)
     if (!k) return pb_err_set(err, "sorted = yes, but the ranking's buffers were not made");
     if (n < 2) return 0;
     unsigned grid = pb_grid_for(n, 256);
-    rank_keys<<<grid, 256, 0, s>>>(g->d_vals, g->d_idx, n, (int)g->prob.dtype, (int)g->prob.largest, k->keys);
+    /* 32-bit values (setup refused the others). */
+    uint32_t *vals = static_cast<uint32_t *>(g->d_vals);
+    rank_keys<<<grid, 256, 0, s>>>(vals, g->d_idx, n, (int)g->prob.dtype, (int)g->prob.largest,
+                                   k->keys);
     PB_CUDA_LAUNCHED(err);
     size_t bytes = k->temp_bytes;
     PB_CUDA_TRY(rank_sort(g, k, k->temp, bytes, s), err);
-    pb_gather_by_index<<<grid, 256, 0, s>>>(g->d_vals, k->vals, k->pos_sorted, n);
+    pb_gather_by_index<<<grid, 256, 0, s>>>(vals, k->vals, k->pos_sorted, n);
     pb_gather_by_index<<<grid, 256, 0, s>>>(g->d_idx, k->idx, k->pos_sorted, n);
     PB_CUDA_LAUNCHED(err);
     PB_CUDA_TRY(cudaMemcpyAsync(g->d_vals, k->vals, n * 4, cudaMemcpyDeviceToDevice, s), err);

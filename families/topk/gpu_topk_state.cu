@@ -5,11 +5,14 @@
 
 #include <stdlib.h>
 
-/* Padding (misaligned rows) adds at most 4 elements a row. */
+/* Padding (misaligned rows) adds at most 4 elements a row. An input value
+ * takes 4 bytes at most for the dtypes up to 32 bits (a bound), 8 for the
+ * 64-bit ones; a result its value's word and a 4-byte index. */
 uint64_t pb_gpu_topk_footprint_io(const pb_point *pt)
 {
     uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
-    return 4 * (pt->n * rows + 4 * rows + 8) + 24 * (rows + 1) + 8 * pb_topk_out_bound(pt) +
+    uint64_t w = pb_topk_word_bytes((int)pt->params->v[PB_TOPK_P_DTYPE]);
+    return w * (pt->n * rows + 4 * rows + 8) + 24 * (rows + 1) + (w + 4) * pb_topk_out_bound(pt) +
            4096;
 }
 
@@ -31,18 +34,22 @@ static int upload(pb_gpu_topk *g, pb_err *err)
     pb_topk_problem *p = &g->prob;
     if (pb_topk_problem_init(p, &g->pt, err)) return -1;
     size_t total = (size_t)p->total, rows = (size_t)p->rows, outs = (size_t)p->out_total;
-    /* Rounded up to whole 16-byte packs: a module reading a row's last
-     * pack (offset padding) stays inside the allocation. */
+    /* Rounded up to whole packs of four values: a module reading a row's
+     * last pack (offset padding) stays inside the allocation. */
     size_t alloc = (total + 3) / 4 * 4 + 4, w = pb_topk_dtype_bytes(p->dtype);
+    size_t vw = pb_topk_word_bytes(p->dtype);
     PB_CUDA_TRY(cudaMalloc(&g->d_data, alloc * w), err);
     PB_CUDA_TRY(cudaMemset(g->d_data, 0, alloc * w), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_begin, (rows + 1) * 8), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_end, (rows ? rows : 1) * 8), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_out_off, (rows + 1) * 8), err);
-    PB_CUDA_TRY(cudaMalloc(&g->d_vals, (outs ? outs : 1) * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&g->d_vals, (outs ? outs : 1) * vw), err);
     PB_CUDA_TRY(cudaMalloc(&g->d_idx, (outs ? outs : 1) * 4), err);
-    if (total && w == 4)
-        PB_CUDA_TRY(cudaMemcpy(g->d_data, p->data, total * 4, cudaMemcpyHostToDevice), err);
+    /* 32- and 64-bit values go as the host holds them; 16-bit ones are
+     * narrowed from their 32-bit words. */
+    if (total && w != 2)
+        PB_CUDA_TRY(cudaMemcpy(g->d_data, pb_topk_values(p), total * w, cudaMemcpyHostToDevice),
+                    err);
     if (total && w == 2 && upload16(g->d_data, p->data, total, err)) return -1;
     PB_CUDA_TRY(cudaMemcpy(g->d_begin, p->begin, (rows + 1) * 8, cudaMemcpyHostToDevice), err);
     if (rows) PB_CUDA_TRY(cudaMemcpy(g->d_end, p->end, rows * 8, cudaMemcpyHostToDevice), err);
@@ -73,15 +80,15 @@ int pb_gpu_topk_prepare_with(const pb_point *pt, pb_gpu_topk_setup setup, const 
 
 static int fetch(pb_gpu_topk *g, pb_err *err)
 {
-    size_t outs = (size_t)g->prob.out_total;
+    size_t outs = (size_t)g->prob.out_total, vw = pb_topk_word_bytes(g->prob.dtype);
     if (!g->h_vals) {
-        g->h_vals = (uint32_t *)malloc((outs ? outs : 1) * 4);
+        g->h_vals = malloc((outs ? outs : 1) * vw);
         g->h_idx = (uint32_t *)malloc((outs ? outs : 1) * 4);
         if (!g->h_vals || !g->h_idx)
             return pb_err_set(err, "out of host memory for %zu top-k results", outs);
     }
     if (outs) {
-        PB_CUDA_TRY(cudaMemcpy(g->h_vals, g->d_vals, outs * 4, cudaMemcpyDeviceToHost), err);
+        PB_CUDA_TRY(cudaMemcpy(g->h_vals, g->d_vals, outs * vw, cudaMemcpyDeviceToHost), err);
         PB_CUDA_TRY(cudaMemcpy(g->h_idx, g->d_idx, outs * 4, cudaMemcpyDeviceToHost), err);
     }
     return 0;
@@ -100,7 +107,8 @@ int pb_gpu_topk_refresh(void *state, pb_err *err)
     pb_gpu_topk *g = (pb_gpu_topk *)state;
     size_t outs = (size_t)g->prob.out_total;
     if (outs) {
-        PB_CUDA_TRY(cudaMemsetAsync(g->d_vals, 0xa5, outs * 4), err);
+        PB_CUDA_TRY(cudaMemsetAsync(g->d_vals, 0xa5, outs * pb_topk_word_bytes(g->prob.dtype)),
+                    err);
         PB_CUDA_TRY(cudaMemsetAsync(g->d_idx, 0xa5, outs * 4), err);
     }
     return 0;

@@ -16,11 +16,15 @@ struct pb_gpu_topk {
     pb_point pt; /* pt.params points at `params` */
     pb_topk_problem prob;
     uint32_t *d_data;               /* prob.total raw values (rows and padding) at the dtype's
-                                       width: 16-bit types are uint16_t values here */
+                                       width: 16-bit types are uint16_t values here, fp64 and
+                                       u64 uint64_t ones */
     uint64_t *d_begin, *d_end;      /* rows + 1 and rows: CUB's segment form */
     uint64_t *d_out_off;            /* rows + 1 */
-    uint32_t *d_vals, *d_idx;       /* out_total results */
-    uint32_t *h_vals, *h_idx;       /* host copies, made by result() */
+    void *d_vals;                   /* out_total result values in the host's words
+                                       (pb_topk_word_bytes: uint32_t, uint64_t for 64-bit types) */
+    uint32_t *d_idx;                /* out_total result indices */
+    void *h_vals;                   /* host copies, made by result() */
+    uint32_t *h_idx;
     pb_gpu_topk_ranker *ranker;     /* sorted = yes, modules that rank: scratch */
     void *mod;                      /* module-owned; freed by mod_free */
     void (*mod_free)(void *mod);
@@ -45,7 +49,10 @@ uint64_t pb_gpu_topk_footprint_io(const pb_point *pt);
 
 /* sorted = yes for a module whose selection leaves rows unordered
  * (gpu_topk_rank.cu): setup makes the scratch (nothing without `sorted`),
- * rank enqueues the ranking on stream s after the module's own work. */
+ * rank enqueues the ranking on stream s after the module's own work.
+ * Dtypes up to 32 bits (its sort keys pack a 32-bit order key above the
+ * index; radik, its one user, refuses 64-bit values): setup refuses the
+ * others. */
 int pb_gpu_topk_rank_setup(pb_gpu_topk *g, pb_err *err);
 int pb_gpu_topk_rank(const pb_gpu_topk *g, cudaStream_t s, pb_err *err);
 void pb_gpu_topk_rank_free(pb_gpu_topk_ranker *k);

@@ -13,77 +13,102 @@
 
 /* ---- the twin ---- */
 
-void pb_topk_rank_rows(const pb_topk_problem *p, uint32_t *vals, uint32_t *idx, uint64_t *c, uint64_t *tmp,
+/* Row r of (vals, idx) in rank order: its candidates sorted descending,
+ * the values read back from the row at the sorted indices. C, PACK, IDX,
+ * SORT: the candidate type and its packing, index and sort; V: the words. */
+#define TOPK_RANK_ROW(name, V, C, PACK, IDX, SORT)                                                 \
+    static void name(const pb_topk_problem *p, uint64_t r, const V *data, V *vals, uint32_t *idx,  \
+                     C *c, C *tmp)                                                                 \
+    {                                                                                              \
+        uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o;                                     \
+        const V *row = data + p->begin[r];                                                         \
+        for (uint64_t j = 0; j < m; j++)                                                           \
+            c[o + j] = PACK(pb_topk_okey64_of(vals[o + j], p->dtype, p->largest), idx[o + j]);     \
+        SORT(c + o, tmp + o, (size_t)m);                                                           \
+        for (uint64_t j = 0; j < m; j++) {                                                         \
+            uint32_t i = IDX(c[o + m - 1 - j]);                                                    \
+            idx[o + j] = i;                                                                        \
+            vals[o + j] = row[i];                                                                  \
+        }                                                                                          \
+    }
+TOPK_RANK_ROW(rank_row32, uint32_t, uint64_t, pb_topk_pack, pb_topk_pack_idx, pb_topk_sort_u64)
+TOPK_RANK_ROW(rank_row64, uint64_t, pb_topk_wide, pb_topk_pack64, pb_topk_pack64_idx,
+              pb_topk_sort_wide)
+
+void pb_topk_rank_rows(const pb_topk_problem *p, void *vals, uint32_t *idx, void *c, void *tmp,
                        int threads)
 {
     if (threads <= 0) threads = omp_get_max_threads();
+    bool wide = pb_topk_dtype_is64(p->dtype);
     /* Rank order, best first: the candidates sorted descending. (One row:
      * no team idling at the barrier while one thread sorts.) */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (p->rows > 1 && p->out_total >= PB_TOPK_PAR_MIN)
     for (uint64_t r = 0; r < p->rows; r++) {
-        uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o;
-        const uint32_t *row = p->data + p->begin[r];
-        for (uint64_t j = 0; j < m; j++) c[o + j] = pb_topk_pack(pb_topk_problem_okey(p, vals[o + j]), idx[o + j]);
-        pb_topk_sort_u64(c + o, tmp + o, (size_t)m);
-        for (uint64_t j = 0; j < m; j++) {
-            uint32_t i = pb_topk_pack_idx(c[o + m - 1 - j]);
-            idx[o + j] = i;
-            vals[o + j] = row[i];
-        }
+        if (wide)
+            rank_row64(p, r, p->data64, vals, idx, c, tmp);
+        else
+            rank_row32(p, r, p->data, vals, idx, c, tmp);
     }
 }
 
 int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err)
 {
     if (p->have_twin) return 0;
-    size_t outs = (size_t)p->out_total;
-    p->twin_vals = malloc((outs ? outs : 1) * sizeof *p->twin_vals);
-    p->twin_idx = malloc((outs ? outs : 1) * sizeof *p->twin_idx);
-    uint64_t *c = malloc((outs ? outs : 1) * sizeof *c);
-    uint64_t *tmp = malloc((outs ? outs : 1) * sizeof *tmp);
+    size_t outs = (size_t)(p->out_total ? p->out_total : 1), cb = pb_topk_cand_bytes(p->dtype);
+    /* Through the view the dtype uses, the union's active member. */
+    void *vals;
+    if (pb_topk_dtype_is64(p->dtype))
+        vals = p->twin_vals64 = malloc(outs * sizeof *p->twin_vals64);
+    else
+        vals = p->twin_vals = malloc(outs * sizeof *p->twin_vals);
+    p->twin_idx = malloc(outs * sizeof *p->twin_idx);
+    void *c = malloc(outs * cb), *tmp = malloc(outs * cb);
     pb_topk_ws ws;
     int rc = 0;
-    if (!p->twin_vals || !p->twin_idx || !c || !tmp) {
-        rc = pb_err_set(err, "out of memory for the twin's %zu results", outs);
+    if (!vals || !p->twin_idx || !c || !tmp) {
+        rc = pb_err_set(err, "out of memory for the twin's %zu results", (size_t)p->out_total);
     } else if ((rc = pb_topk_ws_init(&ws, p, 0, err)) == 0) {
-        pb_topk_select(p, &ws, p->twin_vals, p->twin_idx);
+        pb_topk_select(p, &ws, vals, p->twin_idx);
         pb_topk_ws_free(&ws);
-        pb_topk_rank_rows(p, p->twin_vals, p->twin_idx, c, tmp, 0);
+        pb_topk_rank_rows(p, vals, p->twin_idx, c, tmp, 0);
         p->have_twin = true;
     }
     free(c);
     free(tmp);
-    if (rc) {
-        free(p->twin_vals);
-        free(p->twin_idx);
-        p->twin_vals = p->twin_idx = NULL;
-    }
+    if (rc) pb_topk_twin_drop(p);
     return rc;
 }
 
 /* ---- the check ---- */
 
 /* A raw value as text: the float (or integer) and its bits. */
-static const char *value_text(const pb_topk_problem *p, uint32_t raw, char *buf, size_t len)
+static const char *value_text(const pb_topk_problem *p, uint64_t raw, char *buf, size_t len)
 {
-    if (p->dtype == PB_TOPK_U32) {
-        snprintf(buf, len, "%u", raw);
+    if (p->dtype == PB_TOPK_U64) {
+        snprintf(buf, len, "%llu", (unsigned long long)raw);
+    } else if (p->dtype == PB_TOPK_F64) {
+        double d;
+        memcpy(&d, &raw, sizeof d);
+        snprintf(buf, len, "%.17g (0x%016llx)", d, (unsigned long long)raw);
+    } else if (p->dtype == PB_TOPK_U32) {
+        snprintf(buf, len, "%u", (uint32_t)raw);
     } else if (p->dtype == PB_TOPK_I32) {
-        snprintf(buf, len, "%d", (int32_t)raw);
+        snprintf(buf, len, "%d", (int32_t)(uint32_t)raw);
     } else if (p->dtype == PB_TOPK_F16 || p->dtype == PB_TOPK_BF16) {
-        snprintf(buf, len, "%s 0x%04x", p->dtype == PB_TOPK_F16 ? "fp16" : "bf16", raw);
+        snprintf(buf, len, "%s 0x%04x", p->dtype == PB_TOPK_F16 ? "fp16" : "bf16", (uint32_t)raw);
     } else {
         float f;
-        memcpy(&f, &raw, sizeof f);
-        snprintf(buf, len, "%g (0x%08x)", (double)f, raw);
+        uint32_t w = (uint32_t)raw;
+        memcpy(&f, &w, sizeof f);
+        snprintf(buf, len, "%g (0x%08x)", (double)f, w);
     }
     return buf;
 }
 
 /* The value with order key `okey` (NaN keys give the canonical NaN). */
-static uint32_t okey_value(const pb_topk_problem *p, uint32_t okey)
+static uint64_t okey_value(const pb_topk_problem *p, uint64_t okey)
 {
-    return pb_topk_raw_of(okey, p->dtype, p->largest);
+    return pb_topk_raw64_of(okey, p->dtype, p->largest);
 }
 
 /* ties = lowest-index, for a row whose keys already equal the twin's: the
@@ -122,19 +147,20 @@ static int check_lowest(const pb_topk_problem *p, uint64_t r, const uint32_t *id
 }
 
 /* Checks row r; on failure writes the message to msg and returns -1.
- * keys/tmp: the row's slice of two output-sized arrays; seen: a zeroed
- * bitmap of the row's length, left zeroed. */
-static int check_row(const pb_topk_problem *p, uint64_t r, const uint32_t *vals,
-                     const uint32_t *idx, uint32_t *keys, uint32_t *tmp, uint64_t *seen, char *msg,
-                     size_t msg_len)
+ * keys/tmp: the row's slice of two output-sized arrays (order keys widened
+ * to 64 bits, so one check serves every dtype); seen: a zeroed bitmap of
+ * the row's length, left zeroed. */
+static int check_row(const pb_topk_problem *p, uint64_t r, const void *vals, const uint32_t *idx,
+                     uint64_t *keys, uint64_t *tmp, uint64_t *seen, char *msg, size_t msg_len)
 {
     uint64_t o = p->out_off[r], m = p->out_off[r + 1] - o, len = pb_topk_row_len(p, r);
-    const uint32_t *row = p->data + p->begin[r];
-    char a[48], b[48];
+    uint64_t b0 = p->begin[r];
+    char a[64], b[64];
     int bad = 0;
     uint64_t j = 0;
     for (; j < m && !bad; j++) {
-        uint32_t i = idx[o + j], v = vals[o + j];
+        uint32_t i = idx[o + j];
+        uint64_t v = pb_topk_out_value(p, vals, o + j);
         if (i >= len) {
             snprintf(msg, msg_len,
                      "row %llu: result %llu has index %u, outside the row (length %llu)",
@@ -144,15 +170,16 @@ static int check_row(const pb_topk_problem *p, uint64_t r, const uint32_t *vals,
             snprintf(msg, msg_len, "row %llu: index %u is returned twice (again as result %llu)",
                      (unsigned long long)r, i, (unsigned long long)j);
             bad = 1;
-        } else if (pb_topk_problem_okey(p, v) != pb_topk_problem_okey(p, row[i])) {
+        } else if (pb_topk_problem_okey64(p, v) !=
+                   pb_topk_problem_okey64(p, pb_topk_value_at(p, b0 + i))) {
             snprintf(msg, msg_len,
                      "row %llu: result %llu is %s, but the row's value at its index %u is %s",
                      (unsigned long long)r, (unsigned long long)j, value_text(p, v, a, sizeof a), i,
-                     value_text(p, row[i], b, sizeof b));
+                     value_text(p, pb_topk_value_at(p, b0 + i), b, sizeof b));
             bad = 1;
         } else {
             seen[i >> 6] |= UINT64_C(1) << (i & 63);
-            keys[j] = pb_topk_problem_okey(p, v);
+            keys[j] = pb_topk_problem_okey64(p, v);
         }
     }
     /* Leave the bitmap clean for the thread's next row. */
@@ -165,20 +192,32 @@ static int check_row(const pb_topk_problem *p, uint64_t r, const uint32_t *vals,
      * increasing index. */
     for (uint64_t q = 1; p->sorted && q < m; q++)
         if (keys[q] > keys[q - 1] || (keys[q] == keys[q - 1] && idx[o + q] < idx[o + q - 1])) {
-            snprintf(msg, msg_len,
-                     "row %llu: sorted = yes, but result %llu (%s, index %u) comes after result %llu "
-                     "(%s, index %u)",
-                     (unsigned long long)r, (unsigned long long)q, value_text(p, vals[o + q], a, sizeof a),
-                     idx[o + q], (unsigned long long)q - 1, value_text(p, vals[o + q - 1], b, sizeof b),
-                     idx[o + q - 1]);
+            snprintf(
+                msg, msg_len,
+                "row %llu: sorted = yes, but result %llu (%s, index %u) comes after result %llu "
+                "(%s, index %u)",
+                (unsigned long long)r, (unsigned long long)q,
+                value_text(p, pb_topk_out_value(p, vals, o + q), a, sizeof a), idx[o + q],
+                (unsigned long long)q - 1,
+                value_text(p, pb_topk_out_value(p, vals, o + q - 1), b, sizeof b), idx[o + q - 1]);
             return -1;
         }
-    pb_topk_sort_u32(keys, tmp, (size_t)m);
+    /* Sorted ascending: 32-bit keys as 32-bit words (half the radix
+     * sort's digits), into tmp's first half with keys as the scratch. */
+    bool wide = pb_topk_dtype_is64(p->dtype);
+    uint32_t *k32 = (uint32_t *)tmp;
+    if (wide) {
+        pb_topk_sort_u64(keys, tmp, (size_t)m);
+    } else {
+        for (uint64_t q = 0; q < m; q++) k32[q] = (uint32_t)keys[q];
+        pb_topk_sort_u32(k32, (uint32_t *)keys, (size_t)m);
+    }
     /* The twin's keys, best first, against the returned keys sorted the
      * same way: the first difference says which rank is wrong. */
+    const void *twin = pb_topk_twin_values(p);
     for (uint64_t q = 0; q < m; q++) {
-        uint32_t got = keys[m - 1 - q];
-        uint32_t want = pb_topk_problem_okey(p, p->twin_vals[o + q]);
+        uint64_t got = wide ? keys[m - 1 - q] : k32[m - 1 - q];
+        uint64_t want = pb_topk_problem_okey64(p, pb_topk_out_value(p, twin, o + q));
         if (got != want) {
             snprintf(msg, msg_len,
                      "row %llu: not the %s %llu values: the %llu-th best returned is %s, "
@@ -194,12 +233,12 @@ static int check_row(const pb_topk_problem *p, uint64_t r, const uint32_t *vals,
     return 0;
 }
 
-int pb_topk_check(pb_topk_problem *p, const uint32_t *vals, const uint32_t *idx, pb_err *err)
+int pb_topk_check(pb_topk_problem *p, const void *vals, const uint32_t *idx, pb_err *err)
 {
     if (pb_topk_twin_answer(p, err)) return -1;
     size_t outs = (size_t)p->out_total;
-    uint32_t *keys = malloc((outs ? outs : 1) * sizeof *keys);
-    uint32_t *tmp = malloc((outs ? outs : 1) * sizeof *tmp);
+    uint64_t *keys = malloc((outs ? outs : 1) * sizeof *keys);
+    uint64_t *tmp = malloc((outs ? outs : 1) * sizeof *tmp);
     if (!keys || !tmp) {
         free(keys);
         free(tmp);

@@ -13,20 +13,20 @@ extern "C" {
 int pb_topk_twin_answer(pb_topk_problem *p, pb_err *err);
 
 /* Puts every row of (vals, idx) in rank order, best key first, equal keys
- * by increasing index (sorted = yes; the twin's own order). c and tmp:
- * scratch of out_total entries each. Rows in parallel on `threads` (0: all)
- * where they are many. */
-void pb_topk_rank_rows(const pb_topk_problem *p, uint32_t *vals, uint32_t *idx, uint64_t *c, uint64_t *tmp,
+ * by increasing index (sorted = yes; the twin's own order). vals: in the
+ * dtype's words (pb_topk_word_bytes). c and tmp: scratch of out_total
+ * candidates each (pb_topk_cand_bytes: 8 bytes, 16 for 64-bit dtypes).
+ * Rows in parallel on `threads` (0: all) where they are many. */
+void pb_topk_rank_rows(const pb_topk_problem *p, void *vals, uint32_t *idx, void *c, void *tmp,
                        int threads);
 
 /* The family contract, for any module's output (vals, idx in the output
- * layout): for every row, each index is inside the row, no index repeats,
- * the value's key equals that of data at the index, and the sorted keys
- * equal the twin's; with `ties = lowest-index`, also the index set equals
- * the twin's (the output order within a row stays free). The error names
- * the first failing row and its first problem. Computes the twin if it was
- * not yet. */
-int pb_topk_check(pb_topk_problem *p, const uint32_t *vals, const uint32_t *idx, pb_err *err);
+ * layout, vals in the dtype's words): for every row, each index is inside the row, no index
+ * repeats, the value's key equals that of data at the index, and the sorted keys equal the twin's;
+ * with `ties = lowest-index`, also the index set equals the twin's (the output order within a row
+ * stays free). The error names the first failing row and its first problem. Computes the twin if it
+ * was not yet. */
+int pb_topk_check(pb_topk_problem *p, const void *vals, const uint32_t *idx, pb_err *err);
 
 #ifdef __cplusplus
 }

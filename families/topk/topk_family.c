@@ -1,4 +1,4 @@
-/* The top-k family: per row of a batch of 32-bit values, the k largest (or
+/* The top-k family: per row of a batch of values, the k largest (or
  * smallest) values and their indices (topk_problem.h). Every module
  * verifies its own output against the C twin's key multiset, so the family
  * has no generic check. */
@@ -7,7 +7,8 @@
 #include "families/topk/topk_problem.h"
 
 static const pb_item_kind items[] = {
-    {"u32", 4, "32-bit values; the dtype parameter says fp32 or u32", PB_ITEM_SCALAR},
+    {"u32", 4, "values of the dtype parameter's type (fp32, u32, i32, fp16, bf16, fp64, u64)",
+     PB_ITEM_SCALAR},
 };
 
 /* The input read once. */
@@ -20,7 +21,8 @@ static double bound_bytes(uint64_t n, unsigned item_bytes)
 const pb_family pb_family_topk = {
     .name = "topk",
     .summary = "per row of a batch, the k largest (or smallest) values and their indices",
-    .input = "rows of fp32 or u32 values from a named distribution or a file, ragged or misaligned",
+    .input =
+        "rows of values of the dtype from a named distribution or a file, ragged or misaligned",
     .items = PB_ITEMS(items),
     .bounds = PB_BOUNDS(PB_BOUND_COPY),
     .bound_bytes = bound_bytes,

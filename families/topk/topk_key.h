@@ -27,6 +27,18 @@
  * keys stay below 2^16 too (pb_topk_key_bits_of says how many bits a
  * dtype's order keys have).
  *
+ * fp64 and u64 (64-bit values, held in 64-bit words on the host and read
+ * as 8 bytes on the device): 64-bit keys and order keys. fp64 follows the
+ * fp32 rule on 64 bits (sign bit set for positives, every bit inverted for
+ * negatives: -0.0 just below +0.0), every NaN canonicalised to the positive
+ * quiet NaN 0x7ff8000000000000, whose key 0xfff8000000000000 is above that
+ * of +inf; u64's key is the value. Their order key for smallest is the
+ * complement within 64 bits. The functions taking and returning 32-bit
+ * words (pb_topk_key_of, pb_topk_okey_of, pb_topk_raw_of, ...) are for the
+ * dtypes up to 32 bits, the hot paths of the 32-bit modules; the *64 ones
+ * (pb_topk_okey64_of, pb_topk_raw64_of) take any dtype, values and keys
+ * widened to 64 bits, for code that serves every dtype.
+ *
  * Selecting the smallest is selecting the largest of the order key ~key. */
 #ifndef PB_TOPK_KEY_H
 #define PB_TOPK_KEY_H
@@ -47,24 +59,31 @@ typedef enum pb_topk_dtype {
     PB_TOPK_I32,
     PB_TOPK_F16,
     PB_TOPK_BF16,
+    PB_TOPK_F64,
+    PB_TOPK_U64,
     PB_TOPK_NDTYPES
 } pb_topk_dtype;
-#define PB_TOPK_DTYPE_CHOICES "f32|u32|i32|f16|bf16"
+#define PB_TOPK_DTYPE_CHOICES "f32|u32|i32|f16|bf16|f64|u64"
 
-/* Whether a dtype's values are 16 bits wide, and their width in bytes (the
- * bytes one read of the input moves for each value). */
+/* Whether a dtype's values are 16 or 64 bits wide, and their width in
+ * bytes (the bytes one read of the input moves for each value). */
 PB_TOPK_HD int pb_topk_dtype_is16(int dtype)
 {
     return dtype == PB_TOPK_F16 || dtype == PB_TOPK_BF16;
 }
+PB_TOPK_HD int pb_topk_dtype_is64(int dtype)
+{
+    return dtype == PB_TOPK_F64 || dtype == PB_TOPK_U64;
+}
 PB_TOPK_HD unsigned pb_topk_dtype_bytes(int dtype)
 {
-    return pb_topk_dtype_is16(dtype) ? 2u : 4u;
+    return pb_topk_dtype_is16(dtype) ? 2u : pb_topk_dtype_is64(dtype) ? 8u : 4u;
 }
-/* The bits a dtype's order keys have: every order key is below 2^bits. */
+/* The bits a dtype's order keys have: every order key is below 2^bits
+ * (64: every 64-bit number may be one). */
 PB_TOPK_HD unsigned pb_topk_key_bits_of(int dtype)
 {
-    return pb_topk_dtype_is16(dtype) ? 16u : 32u;
+    return pb_topk_dtype_is16(dtype) ? 16u : pb_topk_dtype_is64(dtype) ? 64u : 32u;
 }
 
 #define PB_TOPK_NAN_BITS 0x7fc00000u /* the canonical NaN */
@@ -110,7 +129,8 @@ PB_TOPK_HD uint32_t pb_topk_key16(uint32_t raw, uint32_t inf, uint32_t nan)
     return b ^ ((b & 0x8000u) ? 0xffffu : 0x8000u);
 }
 
-/* The key of a raw value of type `dtype` (a pb_topk_dtype), held in 32 bits. */
+/* The key of a raw value of type `dtype` (a pb_topk_dtype up to 32 bits),
+ * held in 32 bits. */
 PB_TOPK_HD uint32_t pb_topk_key_of(uint32_t raw, int dtype)
 {
     return dtype == PB_TOPK_U32    ? raw
@@ -158,6 +178,46 @@ PB_TOPK_HD uint32_t pb_topk_raw_of(uint32_t okey, int dtype, int largest)
                                   : pb_topk_key_to_bits(key);
 }
 
+/* ---- 64-bit values and keys ---- */
+
+#define PB_TOPK_F64_NAN_BITS UINT64_C(0x7ff8000000000000) /* the canonical fp64 NaN */
+#define PB_TOPK_F64_NAN_KEY UINT64_C(0xfff8000000000000)  /* its key: the largest any fp64 has */
+#define PB_TOPK_F64_INF_BITS UINT64_C(0x7ff0000000000000)
+#define PB_TOPK_SIGN64 UINT64_C(0x8000000000000000)
+
+/* The key of the fp64 value with bit pattern b: pb_topk_key_bits on 64 bits
+ * (branch-free for the same reason). */
+PB_TOPK_HD uint64_t pb_topk_key_f64_bits(uint64_t b)
+{
+    b = (b & ~PB_TOPK_SIGN64) > PB_TOPK_F64_INF_BITS ? PB_TOPK_F64_NAN_BITS : b;
+    return b ^ ((uint64_t)((int64_t)b >> 63) | PB_TOPK_SIGN64);
+}
+
+/* The bit pattern of the fp64 value whose key is `key` (a NaN key gives the
+ * canonical NaN). */
+PB_TOPK_HD uint64_t pb_topk_key_f64_to_bits(uint64_t key)
+{
+    return (key & PB_TOPK_SIGN64) ? (key ^ PB_TOPK_SIGN64) : ~key;
+}
+
+/* A raw value's order key, and back, for every dtype, widened to 64 bits:
+ * the 64-bit dtypes' own rule (smallest complements all 64 bits), and the
+ * 32-bit functions' answer, zero-extended, for the others (raw is then the
+ * 32-bit word, zero-extended). */
+PB_TOPK_HD uint64_t pb_topk_okey64_of(uint64_t raw, int dtype, int largest)
+{
+    if (!pb_topk_dtype_is64(dtype)) return pb_topk_okey_of((uint32_t)raw, dtype, largest);
+    uint64_t key = dtype == PB_TOPK_U64 ? raw : pb_topk_key_f64_bits(raw);
+    return largest ? key : ~key;
+}
+
+PB_TOPK_HD uint64_t pb_topk_raw64_of(uint64_t okey, int dtype, int largest)
+{
+    if (!pb_topk_dtype_is64(dtype)) return pb_topk_raw_of((uint32_t)okey, dtype, largest);
+    uint64_t key = largest ? okey : ~okey;
+    return dtype == PB_TOPK_U64 ? key : pb_topk_key_f64_to_bits(key);
+}
+
 /* Whether the raw value x may have an order key at or above the order key
  * whose raw value (pb_topk_raw_of) is tq: true for every such x and for few
  * others, with one compare and no key conversion, for a pass that skips
@@ -168,7 +228,8 @@ PB_TOPK_HD uint32_t pb_topk_raw_of(uint32_t okey, int dtype, int largest)
  * compare by their order keys, every value passing a NaN threshold as for
  * fp32 (radik's filter compares them two at a time as half2 / bfloat162
  * instead: radik_kernels.cuh). For smallest, the order keys at or above
- * the threshold are the values at or below tq. */
+ * the threshold are the values at or below tq. Dtypes up to 32 bits (the
+ * filter of radik, which refuses 64-bit values). */
 PB_TOPK_HD float pb_topk_bits_float(uint32_t b)
 {
 #if defined(__CUDA_ARCH__)

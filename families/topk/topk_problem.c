@@ -45,10 +45,11 @@ int pb_topk_point_check(const pb_point *pt, pb_err *err)
 {
     const long long *v = pt->params->v;
     if (pt->item_bytes != 4)
-        return pb_err_set(err,
-                          "top-k values are held in 32-bit words: item must be u32 (the dtype "
-                          "parameter picks f32, u32, i32, f16 or bf16), not %u-byte items",
-                          pt->item_bytes);
+        return pb_err_set(
+            err,
+            "top-k values are held in 32-bit words: item must be u32 (the dtype "
+            "parameter picks f32, u32, i32, f16, bf16, f64 or u64), not %u-byte items",
+            pt->item_bytes);
     if (v[PB_TOPK_P_K] < 1 || v[PB_TOPK_P_K] > PB_TOPK_MAX_K)
         return pb_err_set(err, "k=%lld is outside 1..2^31", v[PB_TOPK_P_K]);
     if (v[PB_TOPK_P_ROWS] < 1 || v[PB_TOPK_P_ROWS] > PB_TOPK_MAX_ROWS)
@@ -119,13 +120,16 @@ uint64_t pb_topk_out_bound(const pb_point *pt)
 uint64_t pb_topk_problem_host_bytes(const pb_point *pt)
 {
     uint64_t rows = rows_of(pt), outb = pb_topk_out_bound(pt);
-    uint64_t data = 4 * (pt->n * rows + 4 * rows + 1);
+    int dtype = (int)pt->params->v[PB_TOPK_P_DTYPE];
+    uint64_t word = pb_topk_word_bytes(dtype), cand = pb_topk_dtype_is64(dtype) ? 16 : 8;
+    uint64_t data = word * (pt->n * rows + 4 * rows + 1);
     uint64_t offsets = 8 * (3 * rows + 3);
-    /* The twin's answer, and the larger of what computing it (a sort
-     * buffer pair) and checking against it (keys, a sort buffer, a bitmap
-     * a thread) hold for a moment. */
-    uint64_t twin = 8 * outb;
-    uint64_t transient = 16 * outb + (uint64_t)omp_get_num_procs() * (max_len_of(pt) / 8 + 8);
+    /* The twin's answer, and the larger of what computing it (a pair of
+     * candidate buffers: 16 bytes a candidate for 64-bit keys) and checking
+     * against it (64-bit keys and a sort buffer, a bitmap a thread) hold
+     * for a moment. */
+    uint64_t twin = (word + 4) * outb;
+    uint64_t transient = 2 * cand * outb + (uint64_t)omp_get_num_procs() * (max_len_of(pt) / 8 + 8);
     uint64_t zipf = pt->params->v[PB_TOPK_P_DIST] == PB_TOPK_ZIPF ? 8 * PB_TOPK_ZIPF_RANKS : 0;
     return data + offsets + twin + transient + zipf;
 }
@@ -358,6 +362,116 @@ static uint32_t draw(pb_topk_dist dist, uint64_t arg, pb_topk_dtype dtype, philo
     return dtype == PB_TOPK_I32 ? draw_i32(dist, arg, w) : draw_u32(dist, arg, w);
 }
 
+/* ---- 64-bit values ---- */
+
+/* Wide products and quotients of the 64-bit draws (core/rng.h's idiom). */
+__extension__ typedef unsigned __int128 topk_u128;
+
+#define F64_NINF UINT64_C(0xfff0000000000000)
+
+static uint64_t f64_bits(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+/* The block's first 53 bits, (w0 w1) >> 11: u53's numerator. Their top 24
+ * are w0 >> 8, the fp32 uniform draw's, so the 64-bit uniform values refine
+ * the fp32 ones. */
+static uint64_t bits53(philox4x32_ctr_t w)
+{
+    return ((uint64_t)w.v[0] << 32 | w.v[1]) >> 11;
+}
+
+/* U[-1, 1) in steps of 2^-52 (every step a double): signed_unit's fp32
+ * value, 29 bits finer. */
+static uint64_t signed_unit64(philox4x32_ctr_t w)
+{
+    return f64_bits((double)((int64_t)bits53(w) - (INT64_C(1) << 52)) * 0x1.0p-52);
+}
+
+/* The fp64 value a Philox block draws, as its bits: draw_f32's
+ * distributions in double precision (topk_problem.h says how each relates
+ * to the fp32 draw). */
+static uint64_t draw_f64(pb_topk_dist dist, uint64_t arg, philox4x32_ctr_t w)
+{
+    switch (dist) {
+    case PB_TOPK_UNIFORM:
+        return f64_bits((double)bits53(w) * 0x1.0p-53);
+    case PB_TOPK_NARROW:
+        return f64_bits(0.6 + 0.1 * u53(w.v[0], w.v[1]));
+    case PB_TOPK_NARROW128:
+        return f64_bits(128.6 + 0.1 * u53(w.v[0], w.v[1]));
+    case PB_TOPK_ZIPF:
+        return f64_bits((double)zipf_rank(u53(w.v[0], w.v[1])));
+    case PB_TOPK_NORMAL:
+        return f64_bits(normal_of(w));
+    case PB_TOPK_RELU:
+        /* |N(0, 1)| is never 0 (at least ~3e-16): the zeros are exactly
+         * the half drawn as zeros. */
+        return (w.v[2] >> 31) ? f64_bits(fabs(normal_of(w))) : 0u;
+    case PB_TOPK_FEW:
+        return f64_bits((double)level_of(w, arg) / (double)arg);
+    case PB_TOPK_INT8:
+        return f64_bits((double)((int32_t)(w.v[0] >> 24) - 128));
+    case PB_TOPK_MASKED:
+        return masked_of(w, arg) ? F64_NINF : f64_bits((double)bits53(w) * 0x1.0p-53);
+    case PB_TOPK_EQUAL:
+        return f64_bits(1.0);
+    case PB_TOPK_INF: {
+        uint32_t sel = w.v[2] >> 30;
+        if (sel == 0) return PB_TOPK_F64_INF_BITS;
+        if (sel == 1) return F64_NINF;
+        return signed_unit64(w);
+    }
+    case PB_TOPK_NAN: {
+        uint32_t sel = w.v[2] >> 28;
+        if (sel < 2) {
+            /* Any sign and 52-bit payload (its top bit: quiet or
+             * signalling), as draw_f32's NaNs. */
+            uint64_t mant = ((uint64_t)(w.v[3] & 0xfffffu) << 32) | w.v[1];
+            return ((uint64_t)(w.v[3] >> 31) << 63) | PB_TOPK_F64_INF_BITS | (mant ? mant : 1u);
+        }
+        if (sel == 2) return PB_TOPK_F64_INF_BITS;
+        if (sel == 3) return F64_NINF;
+        return signed_unit64(w);
+    }
+    default:
+        return 0;
+    }
+}
+
+/* u64: draw_u32's rules on 64 bits (topk_problem.h). */
+static uint64_t draw_u64(pb_topk_dist dist, uint64_t arg, philox4x32_ctr_t w)
+{
+    uint64_t x = (uint64_t)w.v[0] << 32 | w.v[1];
+    switch (dist) {
+    case PB_TOPK_UNIFORM:
+        return x;
+    case PB_TOPK_RELU:
+        return draw_f64(dist, arg, w); /* non-negative: the bits are in order */
+    case PB_TOPK_FEW:
+        /* floor(2^64 / L) (for L = 1 it wraps to 0, but the level is 0). */
+        return level_of(w, arg) * (uint64_t)(((topk_u128)1 << 64) / arg);
+    case PB_TOPK_INT8:
+        return w.v[0] >> 24;
+    case PB_TOPK_MASKED:
+        return masked_of(w, arg) ? 0u : 1u + (uint64_t)(((topk_u128)x * UINT64_MAX) >> 64);
+    case PB_TOPK_ZIPF:
+        return zipf_rank(u53(w.v[0], w.v[1]));
+    case PB_TOPK_EQUAL:
+        return 1000;
+    default:
+        return pb_topk_key_f64_bits(draw_f64(dist, arg, w));
+    }
+}
+
+static uint64_t draw64(pb_topk_dist dist, uint64_t arg, pb_topk_dtype dtype, philox4x32_ctr_t w)
+{
+    return dtype == PB_TOPK_F64 ? draw_f64(dist, arg, w) : draw_u64(dist, arg, w);
+}
+
 /* sorted and reversed: the value at position j of a row of m (j < m). */
 static uint32_t ordered_value(pb_topk_dtype dtype, uint64_t j, uint64_t m)
 {
@@ -368,16 +482,23 @@ static uint32_t ordered_value(pb_topk_dtype dtype, uint64_t j, uint64_t m)
     return (uint32_t)(j * UINT64_C(0x3f800000) / m);
 }
 
+static uint64_t ordered_value64(pb_topk_dtype dtype, uint64_t j, uint64_t m)
+{
+    if (dtype == PB_TOPK_U64) return (uint64_t)(((topk_u128)j << 64) / m); /* j < m */
+    return (uint64_t)((topk_u128)j * UINT64_C(0x3ff0000000000000) / m);    /* 1.0's bits */
+}
+
 /* sorted and reversed: every row from positions alone. Each thread takes
  * a contiguous stretch of the buffer and finds its first row by bisection;
  * padding is left for the caller. */
 static void fill_ordered(pb_topk_problem *p)
 {
-    uint32_t *data = p->data;
+    int rev = p->dist == PB_TOPK_REVERSED, wide = pb_topk_dtype_is64(p->dtype);
+    uint32_t *data = wide ? NULL : p->data; /* the union's active view only */
+    uint64_t *data64 = wide ? p->data64 : NULL;
     uint64_t total = p->total;
     const uint64_t *begin = p->begin, *end = p->end;
     uint64_t rows = p->rows;
-    int rev = p->dist == PB_TOPK_REVERSED;
     pb_topk_dtype dtype = p->dtype;
 #pragma omp parallel if (total >= PB_TOPK_PAR_MIN)
     {
@@ -394,16 +515,21 @@ static void fill_ordered(pb_topk_problem *p)
             uint64_t m = end[r] - begin[r];
             if (i < begin[r]) i = begin[r];
             for (; i < end[r] && i < hi; i++) {
-                uint64_t j = i - begin[r];
-                data[i] = ordered_value(dtype, rev ? m - 1 - j : j, m);
+                uint64_t j = i - begin[r], at = rev ? m - 1 - j : j;
+                if (wide)
+                    data64[i] = ordered_value64(dtype, at, m);
+                else
+                    data[i] = ordered_value(dtype, at, m);
             }
         }
     }
 }
 
 /* The value a module reading outside its row would most like to select. */
-static uint32_t padding_value(const pb_topk_problem *p)
+static uint64_t padding_value(const pb_topk_problem *p)
 {
+    if (p->dtype == PB_TOPK_U64) return p->largest ? UINT64_MAX : 0;
+    if (p->dtype == PB_TOPK_F64) return p->largest ? UINT64_C(0x7ff8dead0000dead) : F64_NINF;
     if (p->dtype == PB_TOPK_U32) return p->largest ? UINT32_MAX : 0;
     if (p->dtype == PB_TOPK_I32) return p->largest ? 0x7fffffffu : 0x80000000u;
     if (p->dtype == PB_TOPK_F16) return p->largest ? 0x7deau : 0xfc00u;
@@ -460,8 +586,13 @@ static int read_rows(pb_topk_problem *p, pb_err *err)
     if (pb_data_reader_open(&r, p->file, w, p->elems, err)) return -1;
     int rc = 0;
     for (uint64_t row = 0; row < p->rows && !rc; row++) {
-        uint32_t *d = p->data + p->begin[row];
         uint64_t len = pb_topk_row_len(p, row);
+        if (w == 8) {
+            /* 64-bit words: the file's keys as they are. */
+            rc = pb_data_reader_next(&r, p->data64 + p->begin[row], len, err);
+            continue;
+        }
+        uint32_t *d = p->data + p->begin[row];
         rc = pb_data_reader_next(&r, d, len, err);
         if (rc || w == 4) continue;
         /* 16-bit values were read into the row's first half: widened in
@@ -479,14 +610,25 @@ static int read_rows(pb_topk_problem *p, pb_err *err)
     return rc;
 }
 
+void pb_topk_twin_drop(pb_topk_problem *p)
+{
+    if (pb_topk_dtype_is64(p->dtype)) {
+        free(p->twin_vals64);
+        p->twin_vals64 = NULL;
+    } else {
+        free(p->twin_vals);
+        p->twin_vals = NULL;
+    }
+    free(p->twin_idx);
+    p->twin_idx = NULL;
+    p->have_twin = false;
+}
+
 void pb_topk_problem_set_k(pb_topk_problem *p, uint64_t k)
 {
     p->k = k;
     lay_out_results(p);
-    free(p->twin_vals);
-    free(p->twin_idx);
-    p->twin_vals = p->twin_idx = NULL;
-    p->have_twin = false;
+    pb_topk_twin_drop(p);
 }
 
 int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
@@ -516,14 +658,21 @@ int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
     if (!p->begin || !p->end || !p->out_off) goto oom;
     lay_out(p);
     lay_out_results(p);
-    p->data = malloc((p->total ? p->total : 1) * sizeof *p->data);
-    if (!p->data) goto oom;
+    /* Through the view the dtype uses, the union's active member. */
+    size_t cells = (size_t)(p->total ? p->total : 1);
+    if (pb_topk_dtype_is64(p->dtype))
+        p->data64 = malloc(cells * sizeof *p->data64);
+    else
+        p->data = malloc(cells * sizeof *p->data);
+    if (!pb_topk_values(p)) goto oom;
     if (p->dist == PB_TOPK_ZIPF) {
         pthread_once(&zipf_once, zipf_build);
         if (!zipf_cdf) goto oom;
     }
 
-    uint32_t *data = p->data;
+    bool wide = pb_topk_dtype_is64(p->dtype);
+    uint32_t *data = wide ? NULL : p->data; /* the union's active view only */
+    uint64_t *data64 = wide ? p->data64 : NULL;
     uint64_t seed = p->seed, total = p->total;
     pb_topk_dist dist = p->dist;
     pb_topk_dtype dtype = p->dtype;
@@ -535,14 +684,23 @@ int pb_topk_problem_init(pb_topk_problem *p, const pb_point *pt, pb_err *err)
         }
     } else if (dist == PB_TOPK_SORTED || dist == PB_TOPK_REVERSED) {
         fill_ordered(p);
+    } else if (wide) {
+#pragma omp parallel for schedule(static) if (total >= PB_TOPK_PAR_MIN)
+        for (uint64_t i = 0; i < total; i++)
+            data64[i] = draw64(dist, arg, dtype, topk_block(seed, i));
     } else {
 #pragma omp parallel for schedule(static) if (total >= PB_TOPK_PAR_MIN)
         for (uint64_t i = 0; i < total; i++)
             data[i] = draw(dist, arg, dtype, topk_block(seed, i));
     }
-    uint32_t pad = padding_value(p);
+    uint64_t pad = padding_value(p);
     for (uint64_t r = 0, from = 0; r < p->rows; from = p->end[r], r++)
-        for (uint64_t i = from; i < p->begin[r]; i++) data[i] = pad;
+        for (uint64_t i = from; i < p->begin[r]; i++) {
+            if (wide)
+                data64[i] = pad;
+            else
+                data[i] = (uint32_t)pad;
+        }
     return 0;
 oom:
     pb_topk_problem_free(p);
@@ -552,11 +710,10 @@ oom:
 
 void pb_topk_problem_free(pb_topk_problem *p)
 {
-    free(p->data);
+    free(pb_topk_values(p));
     free(p->begin);
     free(p->end);
     free(p->out_off);
-    free(p->twin_vals);
-    free(p->twin_idx);
+    pb_topk_twin_drop(p);
     memset(p, 0, sizeof *p);
 }

@@ -4,16 +4,29 @@
  *
  * Every topk-family module declares PB_TOPK_COMMON_PARAMS first, so the
  * shared code finds them at fixed indices (enum pb_topk_param). The point's
- * n is the nominal row length; its item must be u32: values are held in
- * 32-bit words on the host (the `dtype` parameter says what they are:
- * fp32, u32, i32, or fp16 / bf16 zero-extended), and a GPU module's input
- * is the values at their own width (2 bytes for fp16 and bf16).
+ * n is the nominal row length; its item must be u32 (the sweep's item
+ * names no width here: the `dtype` parameter says what the values are).
+ * On the host a value is held in a word (pb_topk_word_bytes): 32-bit words
+ * for the dtypes up to 32 bits (fp32, u32, i32, or fp16 / bf16
+ * zero-extended), 64-bit words for fp64 and u64; a GPU module's input is
+ * the values at their own width (2 bytes for fp16 and bf16, 8 for fp64 and
+ * u64).
+ *
+ * Why two word widths, not one: the 32-bit dtypes' rows are what omp-topk
+ * scans and what the GPU modules upload as they are, at 4 bytes a value;
+ * widening every value to 64 bits would double those reads and copies for
+ * the common case. Two 32-bit words a 64-bit value would keep one element
+ * type but make every index a pair of them. So the buffer is one
+ * allocation with two typed views (`data` and `data64`, a union), the one
+ * the dtype says being the only one ever read or written; code that serves
+ * every dtype reads values widened to 64 bits (pb_topk_value_at).
  *
  * Layout. Row r is data[begin[r], end[r]). Without `misalign` the rows are
  * back to back from 0, so begin[] (rows + 1 entries, begin[rows] = total) is
  * a CSR offset array; with it, row r starts at an offset that is 1 mod 4
- * elements (4 bytes past a 16-byte boundary of the buffer), so no row can be
- * read as aligned 16-byte vectors: one element of padding before the first
+ * elements (4 bytes past a 16-byte boundary of the buffer; on the device 2
+ * bytes for 16-bit types, 8 for 64-bit ones), so no row can be read as
+ * aligned 16-byte vectors: one element of padding before the first
  * row and 0-3 between rows. begin/end are CUB's segmented form
  * (d_begin_offsets, d_end_offsets). Padding holds the value a module would
  * most like to select (NaN or u32 max for largest, -inf or 0 for smallest),
@@ -21,9 +34,10 @@
  *
  * Output layout (every module): one compact pair of arrays, row r's results
  * at [out_off[r], out_off[r + 1]), min(k, row length) of them: the raw
- * 32-bit values and their indices within the row (u32; the row's first
- * element is index 0). A k larger than a row means the whole row. The order
- * inside a row is free. Ties at the k-th value (keys equal in topk_key.h's
+ * values, in words of the host's width (uint32_t, or uint64_t for fp64 and
+ * u64: pb_topk_out_value), and their indices within the row (u32; the
+ * row's first element is index 0). A k larger than a row means the whole
+ * row. The order inside a row is free. Ties at the k-th value (keys equal in topk_key.h's
  * order: every NaN is one key, -0.0 and +0.0 are two) follow `ties`: with
  * `any` any of the tied keys fill the row's k; with `lowest-index` those
  * with the smallest indices do, so the row's set of (key, index) pairs is
@@ -102,11 +116,28 @@ enum pb_topk_param {
  * little-endian 32-bit values, fp32 bit patterns, u32 or i32 by `dtype`, the
  * first rows * n of them filling the rows in order (padding is still the
  * problem's own); the file must hold that many. 16-bit dtypes read
- * little-endian 16-bit values.
+ * little-endian 16-bit values, 64-bit dtypes little-endian 64-bit ones.
  *
  * f16 and bf16: the fp32 draw rounded to the type (to nearest, ties to
  * even, as a cast does; NaNs stay NaNs); sorted and reversed spread over
- * the bit patterns below 1.0 (0x3c00, 0x3f80). */
+ * the bit patterns below 1.0 (0x3c00, 0x3f80).
+ *
+ * f64: the same distributions drawn in double precision from the same
+ * Philox block. Where the fp32 draw is a double computation rounded to
+ * float (narrow, narrow128, normal, relu, few:L) the f64 value is that
+ * double, so (float) of it is the fp32 draw; zipf's ranks, int8's
+ * integers, equal's 1.0 and the infinities are the same values; the
+ * uniform values (uniform, masked's rest: U[0, 1) in steps of 2^-53; inf's
+ * and nan's rest: U[-1, 1) in steps of 2^-52) extend the fp32 draw's 24
+ * (23) bits by 29 more of the block, so truncating one to the fp32 step
+ * gives the fp32 draw; NaNs take a random sign and 52-bit payload, quiet
+ * or signalling. sorted and reversed: the bit patterns floor(j *
+ * 0x3ff0000000000000 / m), below 1.0.
+ * u64: the u32 rules on 64 bits: uniform over all 2^64 values; relu the
+ * f64 draw's bit pattern; few:L the values j * floor(2^64 / L); int8
+ * 0..255; masked:F 0 masked, the rest uniform over 1..2^64-1; zipf the
+ * rank and equal 1000; sorted and reversed floor(j * 2^64 / m); every
+ * other distribution the key (topk_key.h) of its f64 draw. */
 typedef enum pb_topk_dist {
     PB_TOPK_UNIFORM,
     PB_TOPK_NARROW,
@@ -160,8 +191,8 @@ typedef enum pb_topk_ties { PB_TOPK_TIES_ANY, PB_TOPK_TIES_LOWEST } pb_topk_ties
      "of -inf (masked:F), sorted, reversed; or a file of raw little-endian values of the "         \
      "dtype's width"},                                                                             \
     {"dtype", PB_PARAM_ENUM, PB_TOPK_F32, 0, 0, PB_TOPK_DTYPE_CHOICES,                             \
-     "value type: fp32, u32, i32, fp16 or bf16 (item stays u32; the GPU reads 16-bit types at "    \
-     "2 bytes a value)"},                                                                          \
+     "value type: fp32, u32, i32, fp16, bf16, fp64 or u64 (item stays u32; the GPU reads each "   \
+     "type at its width: 2 bytes a value for fp16 / bf16, 8 for fp64 / u64)"},                     \
     {"ties", PB_PARAM_ENUM, PB_TOPK_TIES_ANY, 0, 0, PB_TOPK_TIES_CHOICES,                          \
      "keys equal to the k-th: any of them fill the k, or those with the smallest indices "        \
      "(a unique answer)"},                                                                          \
@@ -186,7 +217,14 @@ typedef struct pb_topk_problem {
     uint64_t elems;   /* values in rows: rows * n, ragged or not */
     uint64_t total;   /* data's length: the rows and their padding */
     uint64_t max_len; /* the longest row */
-    uint32_t *data;   /* raw values in 32-bit words: fp32 bits, u32, i32, 16-bit bits zero-extended */
+    /* Raw values, rows and padding: in 32-bit words (fp32 bits, u32, i32,
+     * 16-bit bits zero-extended), or for fp64 and u64 in 64-bit words
+     * (data64). One buffer, accessed only through the view of its dtype
+     * (see the top of this file). */
+    union {
+        uint32_t *data;
+        uint64_t *data64;
+    };
     uint64_t *begin;  /* rows + 1; begin[rows] = total */
     uint64_t *end;    /* rows */
 
@@ -194,8 +232,12 @@ typedef struct pb_topk_problem {
     uint64_t out_total;
 
     /* The twin's answer (pb_topk_twin_answer): per row in rank order, best
-     * first, ties by smaller index. */
-    uint32_t *twin_vals, *twin_idx;
+     * first, ties by smaller index; the values in the dtype's words. */
+    union {
+        uint32_t *twin_vals;
+        uint64_t *twin_vals64;
+    };
+    uint32_t *twin_idx;
     bool have_twin;
 } pb_topk_problem;
 
@@ -204,10 +246,50 @@ static inline uint64_t pb_topk_row_len(const pb_topk_problem *p, uint64_t r)
     return p->end[r] - p->begin[r];
 }
 
-/* The order key (larger = to be selected) of a raw value of this problem. */
+/* The order key (larger = to be selected) of a raw value of this problem
+ * (dtypes up to 32 bits). */
 static inline uint32_t pb_topk_problem_okey(const pb_topk_problem *p, uint32_t raw)
 {
     return pb_topk_okey_of(raw, p->dtype, p->largest);
+}
+
+/* Bytes of the host's word for a value of `dtype`: 8 for fp64 and u64, else
+ * 4 (16-bit values are held zero-extended). Output values take the same. */
+static inline unsigned pb_topk_word_bytes(int dtype)
+{
+    return pb_topk_dtype_is64(dtype) ? 8u : 4u;
+}
+
+/* The value buffer through the view its dtype writes and reads (the
+ * union's active member), for code that handles it as bytes. */
+static inline void *pb_topk_values(const pb_topk_problem *p)
+{
+    return pb_topk_dtype_is64(p->dtype) ? (void *)p->data64 : (void *)p->data;
+}
+
+/* The twin's values (pb_topk_twin_answer) through their active view: an
+ * output array for pb_topk_out_value. */
+static inline const void *pb_topk_twin_values(const pb_topk_problem *p)
+{
+    return pb_topk_dtype_is64(p->dtype) ? (const void *)p->twin_vals64 : (const void *)p->twin_vals;
+}
+
+/* Any dtype, widened to 64 bits: the raw value at buffer position i, a
+ * raw value's order key, and value j of an output array `vals` (the
+ * problem's output layout, in its words). */
+static inline uint64_t pb_topk_value_at(const pb_topk_problem *p, uint64_t i)
+{
+    return pb_topk_dtype_is64(p->dtype) ? p->data64[i] : p->data[i];
+}
+
+static inline uint64_t pb_topk_problem_okey64(const pb_topk_problem *p, uint64_t raw)
+{
+    return pb_topk_okey64_of(raw, p->dtype, p->largest);
+}
+
+static inline uint64_t pb_topk_out_value(const pb_topk_problem *p, const void *vals, uint64_t j)
+{
+    return pb_topk_dtype_is64(p->dtype) ? ((const uint64_t *)vals)[j] : ((const uint32_t *)vals)[j];
 }
 
 /* fp32 bits rounded to fp16 / bf16 bits (to nearest, ties to even; a NaN
@@ -228,6 +310,9 @@ void pb_topk_problem_free(pb_topk_problem *p);
 /* The same input with another k (1 <= k): a new output layout, and the
  * twin's answer dropped. For sweeps over k on one input (tests). */
 void pb_topk_problem_set_k(pb_topk_problem *p, uint64_t k);
+
+/* Frees the twin's answer, which the next use computes again. */
+void pb_topk_twin_drop(pb_topk_problem *p);
 
 /* Only validates the point (for footprint and plan checks). */
 int pb_topk_point_check(const pb_point *pt, pb_err *err);

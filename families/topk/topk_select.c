@@ -1,5 +1,11 @@
 /* The CPU top-k (see topk_select.h): candidate buffers with a running
- * threshold, quickselect, and the radix sorts the twin and the check use. */
+ * threshold, quickselect, and the radix sorts the twin and the check use.
+ *
+ * What depends on the candidate type (64-bit candidates of 32-bit keys, or
+ * pb_topk_wide ones of 64-bit keys) is written once for both by macros: the
+ * quickselect, the scan and the radix sort. The row and thread logic is
+ * written once, on untyped buffers, and reaches the typed parts through a
+ * topk_kind. */
 #include "families/topk/topk_select.h"
 
 #include <omp.h>
@@ -8,82 +14,82 @@
 
 /* ---- quickselect ---- */
 
-static void insertion_desc(uint64_t *a, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        uint64_t v = a[i];
-        size_t j = i;
-        for (; j > 0 && a[j - 1] < v; j--) a[j] = a[j - 1];
-        a[j] = v;
-    }
-}
-
-static int cmp_desc(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a < b) - (a > b);
-}
-
-static uint64_t median3(uint64_t x, uint64_t y, uint64_t z)
-{
-    if (x < y) {
-        if (y < z) return y;
-        return x < z ? z : x;
-    }
-    if (x < z) return x;
-    return y < z ? z : y;
-}
-
 /* Quickselect in descending order: a median-of-three pivot and the
  * branch-free Lomuto partition (Alexandrescu, "Lomuto's comeback", 2020:
  * every element is swapped with the boundary and the boundary advances by
  * a comparison's 0 or 1), since the branches of a Hoare partition on random
  * keys mispredict about half the time. After a budget of partitions that a
  * well-behaved run never spends, the remaining range is sorted, so the worst
- * case stays O(n log n). */
-void pb_topk_select_top(uint64_t *a, size_t n, size_t k)
-{
-    if (k == 0 || k >= n) return;
-    size_t lo = 0, hi = n - 1, t = k - 1;
-    int budget = 64;
-    for (size_t m = n; m > 1; m >>= 1) budget += 2;
-    while (lo < hi) {
-        if (hi - lo < 16) {
-            insertion_desc(a + lo, hi - lo + 1);
-            return;
-        }
-        if (budget-- == 0) {
-            qsort(a + lo, hi - lo + 1, sizeof *a, cmp_desc);
-            return;
-        }
-        /* The median of three to a[hi]. */
-        size_t mid = lo + (hi - lo) / 2;
-        uint64_t x = median3(a[lo], a[mid], a[hi]);
-        size_t p = x == a[lo] ? lo : x == a[mid] ? mid : hi;
-        a[p] = a[hi];
-        a[hi] = x;
-        /* [lo, s) > x, [s, i) < x (values are distinct). */
-        size_t s = lo;
-        for (size_t i = lo; i < hi; i++) {
-            uint64_t v = a[i];
-            a[i] = a[s];
-            a[s] = v;
-            s += v > x;
-        }
-        a[hi] = a[s];
-        a[s] = x;
-        if (t == s) return;
-        if (t < s)
-            hi = s - 1;
-        else
-            lo = s + 1;
+ * case stays O(n log n). T: the candidate type. */
+#define TOPK_QUICKSELECT(name, T)                                                                  \
+    static void name##_insertion(T *a, size_t n)                                                   \
+    {                                                                                              \
+        for (size_t i = 1; i < n; i++) {                                                           \
+            T v = a[i];                                                                            \
+            size_t j = i;                                                                          \
+            for (; j > 0 && a[j - 1] < v; j--) a[j] = a[j - 1];                                    \
+            a[j] = v;                                                                              \
+        }                                                                                          \
+    }                                                                                              \
+    static int name##_cmp_desc(const void *x, const void *y)                                       \
+    {                                                                                              \
+        T a = *(const T *)x, b = *(const T *)y;                                                    \
+        return (a < b) - (a > b);                                                                  \
+    }                                                                                              \
+    static T name##_median3(T x, T y, T z)                                                         \
+    {                                                                                              \
+        if (x < y) {                                                                               \
+            if (y < z) return y;                                                                   \
+            return x < z ? z : x;                                                                  \
+        }                                                                                          \
+        if (x < z) return x;                                                                       \
+        return y < z ? z : y;                                                                      \
+    }                                                                                              \
+    void name(T *a, size_t n, size_t k)                                                            \
+    {                                                                                              \
+        if (k == 0 || k >= n) return;                                                              \
+        size_t lo = 0, hi = n - 1, t = k - 1;                                                      \
+        int budget = 64;                                                                           \
+        for (size_t m = n; m > 1; m >>= 1) budget += 2;                                            \
+        while (lo < hi) {                                                                          \
+            if (hi - lo < 16) {                                                                    \
+                name##_insertion(a + lo, hi - lo + 1);                                             \
+                return;                                                                            \
+            }                                                                                      \
+            if (budget-- == 0) {                                                                   \
+                qsort(a + lo, hi - lo + 1, sizeof *a, name##_cmp_desc);                            \
+                return;                                                                            \
+            }                                                                                      \
+            /* The median of three to a[hi]. */                                                    \
+            size_t mid = lo + (hi - lo) / 2;                                                       \
+            T x = name##_median3(a[lo], a[mid], a[hi]);                                            \
+            size_t p = x == a[lo] ? lo : x == a[mid] ? mid : hi;                                   \
+            a[p] = a[hi];                                                                          \
+            a[hi] = x;                                                                             \
+            /* [lo, s) > x, [s, i) < x (values are distinct). */                                   \
+            size_t s = lo;                                                                         \
+            for (size_t i = lo; i < hi; i++) {                                                     \
+                T v = a[i];                                                                        \
+                a[i] = a[s];                                                                       \
+                a[s] = v;                                                                          \
+                s += v > x;                                                                        \
+            }                                                                                      \
+            a[hi] = a[s];                                                                          \
+            a[s] = x;                                                                              \
+            if (t == s) return;                                                                    \
+            if (t < s)                                                                             \
+                hi = s - 1;                                                                        \
+            else                                                                                   \
+                lo = s + 1;                                                                        \
+        }                                                                                          \
     }
-}
+TOPK_QUICKSELECT(pb_topk_select_top, uint64_t)
+TOPK_QUICKSELECT(pb_topk_select_top_wide, pb_topk_wide)
 
 /* ---- the scan: one function per (dtype, direction), so the hot loop has
  * no branch on either ---- */
 
-typedef size_t (*scan_fn)(const uint32_t *row, uint64_t lo, uint64_t hi, size_t k, uint64_t *buf,
+typedef size_t (*scan_fn)(const void *row, uint64_t lo, uint64_t hi, size_t k, void *buf,
                           size_t cap);
 
 /* Candidates of row[lo, hi) not below the threshold go to buf; a full
@@ -91,24 +97,34 @@ typedef size_t (*scan_fn)(const uint32_t *row, uint64_t lo, uint64_t hi, size_t 
  * threshold. Returns min(k, hi - lo): buf then holds the chunk's best. A
  * buffer that can hold the whole chunk (cap = hi - lo <= k) never fills
  * early. Once the threshold is high most values fall short of it: blocks of
- * 64 are first tested on the order key alone (no candidate of a block whose
- * keys are all below the threshold's can pass), a loop the compiler
- * vectorises. */
+ * 64 are first tested alone (no candidate of a block none of whose values
+ * may reach the threshold's key can pass), a loop the compiler vectorises.
+ * V: the row's words, K: order keys, C: candidates (PACK, PACK_OKEY and
+ * TOP their packing, key and quickselect); OKEY: the order key of the
+ * value b. The block test: PRE, true for every value b whose order key may
+ * reach the threshold's, with `pre` (of type PRE_T) made from the
+ * threshold's key th by PRE_OF: for 32-bit keys the key compare itself;
+ * fp64 compares doubles instead (SSE2, the baseline, has no 64-bit integer
+ * compare, so a key compare would not vectorise). */
 #define TOPK_BLOCK 64
-#define TOPK_SCAN(name, OKEY)                                                                      \
-    static size_t name(const uint32_t *row, uint64_t lo, uint64_t hi, size_t k, uint64_t *buf,     \
+#define TOPK_SCAN(name, V, K, C, PACK, PACK_OKEY, TOP, OKEY, PRE_T, PRE_OF, PRE)                   \
+    static size_t name(const void *row_, uint64_t lo, uint64_t hi, size_t k, void *buf_,           \
                        size_t cap)                                                                 \
     {                                                                                              \
+        const V *row = row_;                                                                       \
+        C *buf = buf_;                                                                             \
         size_t m = 0;                                                                              \
-        uint64_t t = 0;                                                                            \
+        C t = 0;                                                                                   \
         uint64_t i = lo;                                                                           \
         while (i < hi) {                                                                           \
             uint64_t stop = hi - i > TOPK_BLOCK ? i + TOPK_BLOCK : hi;                             \
             if (stop - i == TOPK_BLOCK) {                                                          \
-                uint32_t th = pb_topk_pack_okey(t), any = 0;                                       \
+                K th = PACK_OKEY(t);                                                               \
+                PRE_T pre = PRE_OF(th);                                                            \
+                unsigned any = 0;                                                                  \
                 for (unsigned j = 0; j < TOPK_BLOCK; j++) {                                        \
-                    uint32_t b = row[i + j];                                                       \
-                    any |= (uint32_t)(OKEY) >= th;                                                 \
+                    V b = row[i + j];                                                              \
+                    any |= (PRE);                                                                  \
                 }                                                                                  \
                 if (!any) {                                                                        \
                     i = stop;                                                                      \
@@ -116,33 +132,110 @@ typedef size_t (*scan_fn)(const uint32_t *row, uint64_t lo, uint64_t hi, size_t 
                 }                                                                                  \
             }                                                                                      \
             for (; i < stop; i++) {                                                                \
-                uint32_t b = row[i];                                                               \
-                uint64_t v = pb_topk_pack(OKEY, (uint32_t)i);                                      \
+                V b = row[i];                                                                      \
+                C v = PACK(OKEY, (uint32_t)i);                                                     \
                 if (v < t) continue;                                                               \
                 buf[m++] = v;                                                                      \
                 if (m == cap && cap > k) {                                                         \
-                    pb_topk_select_top(buf, m, k);                                                 \
+                    TOP(buf, m, k);                                                                \
                     m = k;                                                                         \
                     t = buf[k - 1];                                                                \
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
         if (m > k) {                                                                               \
-            pb_topk_select_top(buf, m, k);                                                         \
+            TOP(buf, m, k);                                                                        \
             m = k;                                                                                 \
         }                                                                                          \
         return m;                                                                                  \
     }
-TOPK_SCAN(scan_f32_largest, pb_topk_key_bits(b))
-TOPK_SCAN(scan_f32_smallest, ~pb_topk_key_bits(b))
-TOPK_SCAN(scan_u32_largest, b)
-TOPK_SCAN(scan_u32_smallest, ~b)
-TOPK_SCAN(scan_i32_largest, b ^ 0x80000000u)
-TOPK_SCAN(scan_i32_smallest, ~(b ^ 0x80000000u))
-TOPK_SCAN(scan_f16_largest, pb_topk_okey_of(b, PB_TOPK_F16, 1))
-TOPK_SCAN(scan_f16_smallest, pb_topk_okey_of(b, PB_TOPK_F16, 0))
-TOPK_SCAN(scan_bf16_largest, pb_topk_okey_of(b, PB_TOPK_BF16, 1))
-TOPK_SCAN(scan_bf16_smallest, pb_topk_okey_of(b, PB_TOPK_BF16, 0))
+/* u64's block test compares the keys' high words (32-bit compares, which
+ * vectorise): a key whose high word is below the threshold's is below it. */
+static inline uint32_t high_word(uint64_t th)
+{
+    return (uint32_t)(th >> 32);
+}
+/* fp64's block test on the high words too: the high word of a number's
+ * key is the fp32 rule applied to the value's high word (its sign and
+ * exponent are there), and infinities and NaNs (exponent all ones, which
+ * a NaN's canonical key needs its low word to tell) always pass. */
+static inline uint32_t f64_key_high(uint64_t b)
+{
+    uint32_t h = (uint32_t)(b >> 32);
+    return h ^ ((uint32_t)((int32_t)h >> 31) | 0x80000000u);
+}
+static inline unsigned f64_special(uint64_t b)
+{
+    return ((uint32_t)(b >> 32) & 0x7fffffffu) >= 0x7ff00000u;
+}
+#define TOPK_SCAN32(name, OKEY)                                                                    \
+    TOPK_SCAN(name, uint32_t, uint32_t, uint64_t, pb_topk_pack, pb_topk_pack_okey,                 \
+              pb_topk_select_top, OKEY, uint32_t, (uint32_t), (uint32_t)(OKEY) >= pre)
+/* Both test the keys' high words (32-bit compares, which vectorise). */
+#define TOPK_SCAN64(name, OKEY, PRE_T, PRE_OF, PRE)                                                \
+    TOPK_SCAN(name, uint64_t, uint64_t, pb_topk_wide, pb_topk_pack64, pb_topk_pack64_okey,         \
+              pb_topk_select_top_wide, OKEY, PRE_T, PRE_OF, PRE)
+TOPK_SCAN32(scan_f32_largest, pb_topk_key_bits(b))
+TOPK_SCAN32(scan_f32_smallest, ~pb_topk_key_bits(b))
+TOPK_SCAN32(scan_u32_largest, b)
+TOPK_SCAN32(scan_u32_smallest, ~b)
+TOPK_SCAN32(scan_i32_largest, b ^ 0x80000000u)
+TOPK_SCAN32(scan_i32_smallest, ~(b ^ 0x80000000u))
+TOPK_SCAN32(scan_f16_largest, pb_topk_okey_of(b, PB_TOPK_F16, 1))
+TOPK_SCAN32(scan_f16_smallest, pb_topk_okey_of(b, PB_TOPK_F16, 0))
+TOPK_SCAN32(scan_bf16_largest, pb_topk_okey_of(b, PB_TOPK_BF16, 1))
+TOPK_SCAN32(scan_bf16_smallest, pb_topk_okey_of(b, PB_TOPK_BF16, 0))
+TOPK_SCAN64(scan_f64_largest, pb_topk_key_f64_bits(b), uint32_t, high_word,
+            f64_special(b) | (f64_key_high(b) >= pre))
+TOPK_SCAN64(scan_f64_smallest, ~pb_topk_key_f64_bits(b), uint32_t, high_word,
+            f64_special(b) | (~f64_key_high(b) >= pre))
+TOPK_SCAN64(scan_u64_largest, b, uint32_t, high_word, (uint32_t)(b >> 32) >= pre)
+TOPK_SCAN64(scan_u64_smallest, ~b, uint32_t, high_word, (uint32_t)(~b >> 32) >= pre)
+
+/* Candidates buf[lo, hi) of `row` to vals[lo, hi) and idx[lo, hi): each
+ * candidate's index and the row's value there. */
+static void emit32(const void *row_, const void *buf_, size_t lo, size_t hi, void *vals_,
+                   uint32_t *idx)
+{
+    const uint32_t *row = row_;
+    const uint64_t *buf = buf_;
+    uint32_t *vals = vals_;
+    for (size_t j = lo; j < hi; j++) {
+        uint32_t i = pb_topk_pack_idx(buf[j]);
+        idx[j] = i;
+        vals[j] = row[i];
+    }
+}
+
+static void emit64(const void *row_, const void *buf_, size_t lo, size_t hi, void *vals_,
+                   uint32_t *idx)
+{
+    const uint64_t *row = row_;
+    const pb_topk_wide *buf = buf_;
+    uint64_t *vals = vals_;
+    for (size_t j = lo; j < hi; j++) {
+        uint32_t i = pb_topk_pack64_idx(buf[j]);
+        idx[j] = i;
+        vals[j] = row[i];
+    }
+}
+
+/* The typed parts one problem's selection uses. */
+typedef struct topk_kind {
+    size_t word, cand; /* bytes of a value's word and of a candidate */
+    scan_fn scan;
+    void (*top)(void *buf, size_t n, size_t k);
+    void (*emit)(const void *row, const void *buf, size_t lo, size_t hi, void *vals, uint32_t *idx);
+} topk_kind;
+
+static void top32(void *buf, size_t n, size_t k)
+{
+    pb_topk_select_top(buf, n, k);
+}
+static void top64(void *buf, size_t n, size_t k)
+{
+    pb_topk_select_top_wide(buf, n, k);
+}
 
 static scan_fn pick_scan(const pb_topk_problem *p)
 {
@@ -150,7 +243,17 @@ static scan_fn pick_scan(const pb_topk_problem *p)
     if (p->dtype == PB_TOPK_I32) return p->largest ? scan_i32_largest : scan_i32_smallest;
     if (p->dtype == PB_TOPK_F16) return p->largest ? scan_f16_largest : scan_f16_smallest;
     if (p->dtype == PB_TOPK_BF16) return p->largest ? scan_bf16_largest : scan_bf16_smallest;
+    if (p->dtype == PB_TOPK_F64) return p->largest ? scan_f64_largest : scan_f64_smallest;
+    if (p->dtype == PB_TOPK_U64) return p->largest ? scan_u64_largest : scan_u64_smallest;
     return p->largest ? scan_f32_largest : scan_f32_smallest;
+}
+
+static topk_kind kind_of(const pb_topk_problem *p)
+{
+    bool wide = pb_topk_dtype_is64(p->dtype);
+    topk_kind k = {pb_topk_word_bytes(p->dtype), pb_topk_cand_bytes(p->dtype), pick_scan(p),
+                   wide ? top64 : top32, wide ? emit64 : emit32};
+    return k;
 }
 
 /* ---- workspace ---- */
@@ -192,7 +295,8 @@ uint64_t pb_topk_ws_bytes(const pb_point *pt, int threads)
     uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
     uint64_t k = (uint64_t)pt->params->v[PB_TOPK_P_K];
     uint64_t max_len = pt->n + (pt->params->v[PB_TOPK_P_RAGGED] ? pt->n / 2 : 0);
-    return (uint64_t)threads * (per_thread(rows, max_len, k, threads) * 8 + sizeof(size_t));
+    uint64_t cand = pb_topk_cand_bytes((int)pt->params->v[PB_TOPK_P_DTYPE]);
+    return (uint64_t)threads * (per_thread(rows, max_len, k, threads) * cand + sizeof(size_t));
 }
 
 int pb_topk_ws_init(pb_topk_ws *ws, const pb_topk_problem *p, int threads, pb_err *err)
@@ -203,7 +307,7 @@ int pb_topk_ws_init(pb_topk_ws *ws, const pb_topk_problem *p, int threads, pb_er
     ws->split = split_mode(p->rows, threads);
     ws->per = (size_t)per_thread(p->rows, p->max_len, p->k, threads);
     size_t cells = (size_t)threads * ws->per;
-    ws->buf = malloc((cells ? cells : 1) * sizeof *ws->buf);
+    ws->buf = malloc((cells ? cells : 1) * pb_topk_cand_bytes(p->dtype));
     ws->counts = calloc((size_t)threads, sizeof *ws->counts);
     if (!ws->buf || !ws->counts) {
         pb_topk_ws_free(ws);
@@ -223,48 +327,49 @@ void pb_topk_ws_free(pb_topk_ws *ws)
 
 /* ---- selection ---- */
 
-static void emit(const uint32_t *row, const uint64_t *buf, size_t m, uint32_t *vals, uint32_t *idx)
+/* Element i of an array of `bytes`-wide elements. */
+static void *at(void *a, uint64_t i, size_t bytes)
 {
-    for (size_t j = 0; j < m; j++) {
-        uint32_t i = pb_topk_pack_idx(buf[j]);
-        idx[j] = i;
-        vals[j] = row[i];
-    }
+    return (char *)a + i * bytes;
+}
+static const void *cat(const void *a, uint64_t i, size_t bytes)
+{
+    return (const char *)a + i * bytes;
 }
 
-/* A row whose k covers it: every value, in row order. */
-static void whole_row(const uint32_t *row, uint64_t len, uint32_t *vals, uint32_t *idx)
+/* Values row[lo, hi) to vals[lo, hi), indices lo .. hi - 1 to idx[lo, hi):
+ * a k that covers the row takes all of it, in row order. */
+static void copy_range(const void *row, uint64_t lo, uint64_t hi, size_t word, void *vals,
+                       uint32_t *idx)
 {
-    for (uint64_t i = 0; i < len; i++) {
-        idx[i] = (uint32_t)i;
-        vals[i] = row[i];
-    }
+    memcpy(at(vals, lo, word), cat(row, lo, word), (size_t)(hi - lo) * word);
+    for (uint64_t i = lo; i < hi; i++) idx[i] = (uint32_t)i;
 }
 
 /* Row r on the calling thread alone, with buf[per]. */
-static void row_one_thread(const pb_topk_problem *p, uint64_t r, scan_fn scan, uint64_t *buf,
-                           size_t per, uint32_t *vals, uint32_t *idx)
+static void row_one_thread(const pb_topk_problem *p, uint64_t r, const topk_kind *kd, void *buf,
+                           size_t per, void *vals, uint32_t *idx)
 {
-    const uint32_t *row = p->data + p->begin[r];
+    const void *row = cat(p->data, p->begin[r], kd->word);
     uint64_t len = pb_topk_row_len(p, r), o = p->out_off[r];
     size_t keff = (size_t)(p->out_off[r + 1] - o);
     if (keff == 0) return;
     if (keff == len) {
-        whole_row(row, len, vals + o, idx + o);
+        copy_range(row, 0, len, kd->word, at(vals, o, kd->word), idx + o);
         return;
     }
-    size_t m = scan(row, 0, len, keff, buf, (size_t)min64(per, len));
-    emit(row, buf, m, vals + o, idx + o);
+    size_t m = kd->scan(row, 0, len, keff, buf, (size_t)min64(per, len));
+    kd->emit(row, buf, 0, m, at(vals, o, kd->word), idx + o);
 }
 
 /* Row r with every thread: a chunk each, then the best of their bests. */
-static void row_split(const pb_topk_problem *p, uint64_t r, scan_fn scan, pb_topk_ws *ws,
-                      uint32_t *vals, uint32_t *idx)
+static void row_split(const pb_topk_problem *p, uint64_t r, const topk_kind *kd, pb_topk_ws *ws,
+                      void *vals, uint32_t *idx)
 {
-    const uint32_t *row = p->data + p->begin[r];
+    const void *row = cat(p->data, p->begin[r], kd->word);
     uint64_t len = pb_topk_row_len(p, r), o = p->out_off[r];
     size_t keff = (size_t)(p->out_off[r + 1] - o);
-    size_t per = ws->per;
+    size_t per = ws->per, cb = kd->cand;
     for (int t = 0; t < ws->threads; t++) ws->counts[t] = 0;
 #pragma omp parallel num_threads(ws->threads)
     {
@@ -275,35 +380,35 @@ static void row_split(const pb_topk_problem *p, uint64_t r, scan_fn scan, pb_top
              c += (uint64_t)omp_get_num_threads()) {
             uint64_t lo = min64(c * chunk, len), hi = min64(lo + chunk, len);
             if (lo < hi)
-                ws->counts[c] =
-                    scan(row, lo, hi, keff, ws->buf + c * per, (size_t)min64(per, hi - lo));
+                ws->counts[c] = kd->scan(row, lo, hi, keff, at(ws->buf, c * per, cb),
+                                         (size_t)min64(per, hi - lo));
         }
     }
     size_t m = ws->counts[0];
     for (int t = 1; t < ws->threads; t++) {
-        memmove(ws->buf + m, ws->buf + (size_t)t * per, ws->counts[t] * sizeof *ws->buf);
+        memmove(at(ws->buf, m, cb), at(ws->buf, (size_t)t * per, cb), ws->counts[t] * cb);
         m += ws->counts[t];
     }
-    pb_topk_select_top(ws->buf, m, keff);
-    const uint64_t *buf = ws->buf;
-#pragma omp parallel for schedule(static) num_threads(ws->threads) if (keff >= PB_TOPK_PAR_MIN)
-    for (size_t j = 0; j < keff; j++) {
-        uint32_t i = pb_topk_pack_idx(buf[j]);
-        idx[o + j] = i;
-        vals[o + j] = row[i];
+    kd->top(ws->buf, m, keff);
+    void *v = at(vals, o, kd->word);
+#pragma omp parallel num_threads(ws->threads) if (keff >= PB_TOPK_PAR_MIN)
+    {
+        size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+        kd->emit(row, ws->buf, keff * t / nt, keff * (t + 1) / nt, v, idx + o);
     }
 }
 
-void pb_topk_select(const pb_topk_problem *p, pb_topk_ws *ws, uint32_t *vals, uint32_t *idx)
+void pb_topk_select(const pb_topk_problem *p, pb_topk_ws *ws, void *vals, uint32_t *idx)
 {
-    scan_fn scan = pick_scan(p);
+    topk_kind kind = kind_of(p);
+    const topk_kind *kd = &kind;
     if (!ws->split) {
         pb_topk_ws *w = ws;
         bool par = w->threads > 1 && p->elems >= PB_TOPK_PAR_MIN;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(w->threads) if (par)
         for (uint64_t r = 0; r < p->rows; r++) {
-            uint64_t *buf = w->buf + (size_t)omp_get_thread_num() * w->per;
-            row_one_thread(p, r, scan, buf, w->per, vals, idx);
+            void *buf = at(w->buf, (size_t)omp_get_thread_num() * w->per, kd->cand);
+            row_one_thread(p, r, kd, buf, w->per, vals, idx);
         }
         return;
     }
@@ -311,18 +416,19 @@ void pb_topk_select(const pb_topk_problem *p, pb_topk_ws *ws, uint32_t *vals, ui
         uint64_t len = pb_topk_row_len(p, r);
         size_t keff = (size_t)(p->out_off[r + 1] - p->out_off[r]);
         if (len < PB_TOPK_SPLIT_MIN) {
-            row_one_thread(p, r, scan, ws->buf, ws->per, vals, idx);
+            row_one_thread(p, r, kd, ws->buf, ws->per, vals, idx);
         } else if (keff == len) {
             /* The whole row: a parallel copy. */
-            const uint32_t *row = p->data + p->begin[r];
-            uint32_t *v = vals + p->out_off[r], *ix = idx + p->out_off[r];
-#pragma omp parallel for schedule(static) num_threads(ws->threads)
-            for (uint64_t i = 0; i < len; i++) {
-                ix[i] = (uint32_t)i;
-                v[i] = row[i];
+            const void *row = cat(p->data, p->begin[r], kd->word);
+            void *v = at(vals, p->out_off[r], kd->word);
+            uint32_t *ix = idx + p->out_off[r];
+#pragma omp parallel num_threads(ws->threads)
+            {
+                uint64_t nt = (uint64_t)omp_get_num_threads(), t = (uint64_t)omp_get_thread_num();
+                copy_range(row, len * t / nt, len * (t + 1) / nt, kd->word, v, ix);
             }
         } else {
-            row_split(p, r, scan, ws, vals, idx);
+            row_split(p, r, kd, ws, vals, idx);
         }
     }
 }
@@ -364,3 +470,5 @@ void pb_topk_select(const pb_topk_problem *p, pb_topk_ws *ws, uint32_t *vals, ui
     }
 TOPK_RADIX_SORT(pb_topk_sort_u32, uint32_t, 4)
 TOPK_RADIX_SORT(pb_topk_sort_u64, uint64_t, 8)
+/* Candidates use 96 bits: the top 32 are zero, never a digit. */
+TOPK_RADIX_SORT(pb_topk_sort_wide, pb_topk_wide, 12)

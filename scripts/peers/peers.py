@@ -294,9 +294,9 @@ TOPK_DISTS = ["uniform", "narrow", "narrow128", "zipf", "normal", "equal", "inf"
               "sorted", "reversed"]
 # Value types (topk_key.h's dtype choices), the bytes one value is read as,
 # and torch's type for those torch.topk takes.
-TOPK_DTYPES = ["f32", "u32", "i32", "f16", "bf16"]
-TOPK_DTYPE_BYTES = {"f32": 4, "u32": 4, "i32": 4, "f16": 2, "bf16": 2}
-TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
+TOPK_DTYPES = ["f32", "u32", "i32", "f16", "bf16", "f64", "u64"]
+TOPK_DTYPE_BYTES = {"f32": 4, "u32": 4, "i32": 4, "f16": 2, "bf16": 2, "f64": 8, "u64": 8}
+TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64"}
 # Distributions that take an argument (few:L levels, masked:F a fraction).
 TOPK_DISTS_ARG = ["few", "masked"]
 # The top-k problem's parameters (families/topk/topk_problem.h), defaults.
@@ -573,7 +573,7 @@ def topk_problems(sweep, instances):
             if p["ragged"]:
                 why = "ragged rows (torch.topk takes a dense tensor)"
             elif p["dtype"] not in TORCH_DTYPES:
-                why = "dtype %s (the torch peers take f32, f16 and bf16)" % p["dtype"]
+                why = "dtype %s (the torch peers take f32, f16, bf16 and f64)" % p["dtype"]
             elif p["dist"] == "nan":
                 why = "dist nan (torch orders NaN above +inf; permbench's check does not)"
             if why:
@@ -1005,10 +1005,12 @@ class SyntheticBackend(object):
 # (the timed call), check() (untimed: raises CheckFailed), remember() (for
 # the unlike-the-last-sample check).
 
-def topk_dist(torch, dist, total, gen, dev):
+def topk_dist(torch, dist, total, gen, dev, ftype=None):
     """`total` fp32 values of a permbench top-k distribution, drawn with
-    torch's generator (the distribution, not permbench's values)."""
-    f32 = torch.float32
+    torch's generator (the distribution, not permbench's values); with
+    ftype=torch.float64, drawn in double precision, as permbench's fp64
+    values are."""
+    f32 = ftype or torch.float32  # the draw's type (float64 for fp64)
     if dist == "uniform":
         return torch.rand(total, generator=gen, device=dev, dtype=f32)
     if dist == "narrow":
@@ -1053,12 +1055,18 @@ def topk_dist(torch, dist, total, gen, dev):
 def topk_ordered(torch, dist, rows, n, dev, dtype="f32"):
     """sorted and reversed, as permbench's fill_ordered: position j of a row
     of n holds the float whose bits are j * one / n (0 up to 1; one is 1.0's
-    bit pattern in the type: 0x3f800000, 0x3c00 for fp16, 0x3f80 for bf16)."""
+    bit pattern in the type: 0x3f800000, 0x3c00 for fp16, 0x3f80 for bf16,
+    0x3ff0000000000000 for fp64)."""
     j = torch.arange(n, device=dev, dtype=torch.int64)
     if dist == "reversed":
         j = n - 1 - j
     if dtype == "f32":
         return (j * 0x3f800000 // n).to(torch.int32).view(torch.float32).repeat(rows)
+    if dtype == "f64":
+        # floor(j * one / n) without the 2^94 product: j (one // n) +
+        # floor(j (one % n) / n), the second product below n^2 < 2^63.
+        one = 0x3ff0000000000000
+        return (j * (one // n) + j * (one % n) // n).view(torch.float64).repeat(rows)
     one = 0x3c00 if dtype == "f16" else 0x3f80
     bits = (j * one // n).to(torch.int16)
     return bits.view(getattr(torch, TORCH_DTYPES[dtype])).repeat(rows)
@@ -1077,8 +1085,10 @@ class TopkData(object):
             vals = topk_ordered(torch, p["dist"], rows, n, dev, p.get("dtype", "f32"))
         else:
             # fp16 / bf16: the fp32 draw rounded (to nearest even), as
-            # permbench's 16-bit distributions are.
-            vals = topk_dist(torch, p["dist"], total, gen, dev).to(dt)
+            # permbench's 16-bit distributions are; fp64 drawn in double
+            # precision, as permbench's fp64 ones are.
+            wide = torch.float64 if p.get("dtype") == "f64" else None
+            vals = topk_dist(torch, p["dist"], total, gen, dev, wide).to(dt)
         if p["misalign"]:
             # Rows back to back, the first value past a 16-byte boundary:
             # every row starts misaligned when n is a multiple of 4.
