@@ -243,6 +243,18 @@ class Plan(unittest.TestCase):
         self.assertEqual(len(points), 5)
         self.assertEqual(notes, [])
 
+    def test_inputs_by_dtype(self):
+        # Each dtype gets its own input: f16 and f64 points must not be timed
+        # on the first point's fp32 values (found on an H100 at ab5415c).
+        p = dict(peers.TOPK_PARAMS)
+        keys = set()
+        for dt in ("f32", "f16", "bf16", "f64"):
+            q = dict(p, dtype=dt)
+            for k in (32, 1024):
+                keys.add(peers.data_key({"family": "topk", "params": dict(q, k=k)}, 4, 1 << 20))
+        self.assertEqual(len(keys), 4)
+        self.assertEqual(peers.data_key({"family": "shuffle", "params": {}}, 8, 5), (5, 8))
+
     def test_key_orders_do_not_clash(self):
         # dist = sorted beside uniform: torch-topk's "sorted" series must not
         # be torch-topk-sorted's (the peer that returns its k in order).

@@ -1268,6 +1268,16 @@ def new_row(inst, ib, n):
             "library": inst["params"]["library"], "call": inst["params"]["call"]}
 
 
+def data_key(inst, ib, n):
+    """What one input on the GPU is made from: points with the same key
+    share it. A top-k input is its problem's every parameter but k (the
+    dtype too: one fp32 input serving an fp16 point would time fp32)."""
+    if inst["family"] == "shuffle":
+        return (n, ib)
+    p = inst["params"]
+    return (n, p["rows"], p["dist"], p["misalign"], p["largest"], p.get("dtype", "f32"))
+
+
 def run_torch(torch, be, points, settings, seed, report):
     """Every torch point, input by input: one input (and its answer) per
     problem, every peer and k on it."""
@@ -1278,11 +1288,7 @@ def run_torch(torch, be, points, settings, seed, report):
     gen_op.manual_seed((int(seed) + 1) & 0x7FFFFFFFFFFFFFFF)
     by_data = {}
     for pt in points:
-        inst, ib, n = pt
-        p = inst["params"]
-        key = (n, ib) if inst["family"] == "shuffle" else \
-            (n, p["rows"], p["dist"], p["misalign"], p["largest"])
-        by_data.setdefault(key, []).append(pt)
+        by_data.setdefault(data_key(*pt), []).append(pt)
     for key, pts in by_data.items():
         inst0, ib, n = pts[0]
         data = None
