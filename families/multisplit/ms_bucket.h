@@ -71,17 +71,6 @@ PB_HD uint32_t pb_bucket_of(pb_bucket_fn f, uint32_t key)
     }
 }
 
-/* pb_bucket_of for the three arithmetic kinds (not range), as selects
- * instead of a switch: the kind is the same for every key of a kernel, and
- * the selects keep a tile's unrolled keys free of branches (onesweep-ms). */
-PB_HD uint32_t pb_bucket_of_arith(pb_bucket_fn f, uint32_t key)
-{
-    uint32_t d = (uint32_t)(((uint64_t)key * f.m) >> 32);
-    uint32_t r = (key >> f.shift) & (f.m - 1);
-    uint32_t i = key < f.m ? key : f.m - 1;
-    return f.kind == PB_BUCKET_DELTA ? d : f.kind == PB_BUCKET_RADIX ? r : i;
-}
-
 /* ceil(2^32 / m): the width of a delta bucket, rounded up. */
 PB_HD uint32_t pb_bucket_delta(uint32_t m)
 {
