@@ -258,6 +258,20 @@ static uint64_t file_key64(uint32_t j)
     }
 }
 
+/* Writes keys 0..NKEYS-1 of `key`, `width` bytes each, little-endian. */
+static int write_file_keys(const char *path, int width, file_key_fn key)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    for (uint32_t i = 0; i < NKEYS; i++) {
+        uint64_t k = key(i);
+        unsigned char b[8];
+        for (int q = 0; q < width; q++) b[q] = (unsigned char)(k >> (8 * q));
+        fwrite(b, 1, (size_t)width, f);
+    }
+    return fclose(f);
+}
+
 static int topk_rows_are_file(const pb_topk_problem *p, file_key_fn key)
 {
     uint64_t j = 0;
@@ -365,14 +379,7 @@ TEST_IMPL(own_data_topk_16)
     char dir[512], path[600];
     ASSERT(make_dir(dir, sizeof dir) == 0);
     join(path, sizeof path, dir, "keys.f16");
-    FILE *f = fopen(path, "wb");
-    ASSERT(f);
-    for (uint32_t i = 0; i < NKEYS; i++) {
-        uint32_t k = (uint32_t)file_key16(i);
-        unsigned char b[2] = {(unsigned char)k, (unsigned char)(k >> 8)};
-        fwrite(b, 1, 2, f);
-    }
-    ASSERT(fclose(f) == 0);
+    ASSERT(write_file_keys(path, 2, file_key16) == 0);
     pb_params par;
     pb_point pt;
     int rc = topk_on_file(path, PB_TOPK_F16, PB_TOPK_BF16, file_key16, &pt, &par);
@@ -399,15 +406,7 @@ TEST_IMPL(own_data_topk_64)
     char dir[512], path[600];
     ASSERT(make_dir(dir, sizeof dir) == 0);
     join(path, sizeof path, dir, "keys.f64");
-    FILE *f = fopen(path, "wb");
-    ASSERT(f);
-    for (uint32_t i = 0; i < NKEYS; i++) {
-        uint64_t k = file_key64(i);
-        unsigned char b[8];
-        for (int q = 0; q < 8; q++) b[q] = (unsigned char)(k >> (8 * q));
-        fwrite(b, 1, 8, f);
-    }
-    ASSERT(fclose(f) == 0);
+    ASSERT(write_file_keys(path, 8, file_key64) == 0);
     pb_params par;
     pb_point pt;
     int rc = topk_on_file(path, PB_TOPK_F64, PB_TOPK_U64, file_key64, &pt, &par);
@@ -757,15 +756,7 @@ TEST_IMPL(gpu_own_data)
      * them (radik refuses them, through `available`). */
     char path64[600];
     join(path64, sizeof path64, dir, "keys.f64");
-    FILE *f = fopen(path64, "wb");
-    ASSERT(f);
-    for (uint32_t i = 0; i < NKEYS; i++) {
-        uint64_t k = file_key64(i);
-        unsigned char b[8];
-        for (int q = 0; q < 8; q++) b[q] = (unsigned char)(k >> (8 * q));
-        fwrite(b, 1, 8, f);
-    }
-    ASSERT(fclose(f) == 0);
+    ASSERT(write_file_keys(path64, 8, file_key64) == 0);
     int runs64 = 0;
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);

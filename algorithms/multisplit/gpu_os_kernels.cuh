@@ -34,6 +34,7 @@
 
 #include <cub/block/block_radix_rank.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cuda_pipeline_primitives.h>
 
 #include "families/multisplit/ms_bucket.h"
 
@@ -72,20 +73,6 @@ template <int KIND> struct pb_os_digit {
     }
 };
 
-/* One asynchronous copy of SIZE (16 or 4) bytes, global to shared
- * (cp.async, sm_80 and later), of which the first `bytes` are read and the
- * rest zeroed. */
-__device__ __forceinline__ void pb_os_cp(void *smem, const void *gmem, int size, uint32_t bytes)
-{
-    uint32_t at = (uint32_t)__cvta_generic_to_shared(smem);
-    if (size == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(at), "l"(gmem),
-                     "r"(bytes));
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(at), "l"(gmem),
-                     "r"(bytes));
-}
-
 /* Range buckets search their splitters in shared memory. */
 __device__ __forceinline__ void pb_os_splitters(pb_bucket_fn &fn, uint32_t *spl, int threads)
 {
@@ -117,6 +104,8 @@ __global__ void __launch_bounds__(PB_OS_HBLOCK)
     for (uint32_t i = tid; i < words; i += stride) lookback[i] = 0;
     __syncthreads();
     uint32_t *mine = h[threadIdx.x / 32];
+    auto count = [&](uint32_t key) { atomicAdd(&mine[digit.Digit(key)], 1u); };
+    auto count4 = [&](uint4 v) { count(v.x), count(v.y), count(v.z), count(v.w); };
     /* Four 16-byte loads in flight a thread, then their 16 keys counted. */
     const uint4 *k4 = reinterpret_cast<const uint4 *>(keys);
     const uint32_t n4 = n / 4;
@@ -126,21 +115,10 @@ __global__ void __launch_bounds__(PB_OS_HBLOCK)
 #pragma unroll
         for (int j = 0; j < 4; j++) v[j] = k4[i + j * stride];
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
-            atomicAdd(&mine[digit.Digit(v[j].x)], 1u);
-            atomicAdd(&mine[digit.Digit(v[j].y)], 1u);
-            atomicAdd(&mine[digit.Digit(v[j].z)], 1u);
-            atomicAdd(&mine[digit.Digit(v[j].w)], 1u);
-        }
+        for (int j = 0; j < 4; j++) count4(v[j]);
     }
-    for (; i < n4; i += stride) {
-        uint4 v = k4[i];
-        atomicAdd(&mine[digit.Digit(v.x)], 1u);
-        atomicAdd(&mine[digit.Digit(v.y)], 1u);
-        atomicAdd(&mine[digit.Digit(v.z)], 1u);
-        atomicAdd(&mine[digit.Digit(v.w)], 1u);
-    }
-    if (tid < n - 4 * n4) atomicAdd(&mine[digit.Digit(keys[4 * n4 + tid])], 1u);
+    for (; i < n4; i += stride) count4(k4[i]);
+    if (tid < n - 4 * n4) count(keys[4 * n4 + tid]);
     __syncthreads();
     for (uint32_t b = threadIdx.x; b < fn.m; b += PB_OS_HBLOCK) {
         uint32_t s = 0;
@@ -191,7 +169,7 @@ struct pb_os_publish {
  * reorder; the ranker's storage is dead by then and shares their space.
  * Pairs also stage the tile's values in input order (`stage`, filled by
  * cp.async while the keys are ranked). Pairs take 3 x 35 KB (SEQ: 2 x 43):
- * dynamic shared memory (pb_os_smem_bytes). */
+ * dynamic shared memory. */
 template <int NB, class S, bool PAIRS> struct pb_os_smem {
     uint32_t stage[PAIRS ? S::BLOCK * S::ITEMS : 1];
     union {
@@ -231,21 +209,22 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     const uint32_t first = base + warp * ITEMS * 32 + lane;
     if (PAIRS) {
         /* The values' loads go out now, straight to shared memory (no
-         * registers), and land while the keys are ranked: 16-byte copies
-         * of the tile in input order, zero-filled past n. */
+         * registers; cp.async through CUDA's pipeline primitives), and land
+         * while the keys are ranked: 16-byte copies of the tile in input
+         * order, zero-filled past n. */
         static_assert(TILE % 4 == 0, "16-byte chunks");
         for (uint32_t c = threadIdx.x; c < TILE / 4; c += S::BLOCK) {
             uint32_t at = base + 4 * c;
             if (FULL || at + 4 <= n) {
-                pb_os_cp(&s.stage[4 * c], vals + at, 16, 16);
+                __pipeline_memcpy_async(&s.stage[4 * c], vals + at, 16);
             } else {
                 /* Past n: one value a copy, so no read leaves the array. */
                 for (uint32_t j = 0; j < 4; j++)
-                    pb_os_cp(&s.stage[4 * c + j], at + j < n ? vals + at + j : vals, 4,
-                             at + j < n ? 4u : 0u);
+                    __pipeline_memcpy_async(&s.stage[4 * c + j], at + j < n ? vals + at + j : vals,
+                                            4, at + j < n ? 0 : 4);
             }
         }
-        asm volatile("cp.async.commit_group;\n" ::);
+        __pipeline_commit();
     }
     uint32_t key[ITEMS];
 #pragma unroll
@@ -258,7 +237,7 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
                       tile == 0, count};
     const pb_os_digit<KIND> digit{fn};
     pb_os_rank_t<NB, S>(s.rank).RankKeys(key, rank, digit, excl, pub);
-    if (PAIRS) asm volatile("cp.async.wait_all;\n" ::);
+    if (PAIRS) __pipeline_wait_prior(0);
     __syncthreads(); /* the ranker's storage becomes the reorder buffer */
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) s.keys[rank[u]] = key[u];
@@ -316,11 +295,6 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
                 ovals[i + s.goff[(dig[u / 4] >> (8 * (u % 4))) & 0xffu]] = s.keys[i];
         }
     }
-}
-
-template <int NB, class S, bool PAIRS> constexpr size_t pb_os_smem_bytes()
-{
-    return sizeof(pb_os_smem<NB, S, PAIRS>);
 }
 
 template <int NB, class S, bool PAIRS, int KIND>
