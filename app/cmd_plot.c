@@ -8,8 +8,9 @@
 static const char help[] =
     "usage: permbench plot RESULT_DIR\n"
     "\n"
-    "Redraws the figures a run's config asked for (its results.json names them)\n"
-    "from RESULT_DIR/results.csv with gnuplot, as RESULT_DIR/<kind>.png and .svg.\n"
+    "Redraws the figures a run's config asked for (its results.json, or a packed\n"
+    "run's results.json.gz, names them) from RESULT_DIR/results.csv with gnuplot,\n"
+    "as RESULT_DIR/<kind>.png and .svg.\n"
     "gnuplot is found on PATH, or named by $PERMBENCH_GNUPLOT.\n";
 
 int pb_cmd_plot(int argc, char **argv)

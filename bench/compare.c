@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/json_file.h"
 #include "bench/summary.h"
 #include "stats/mann_whitney.h"
 
@@ -21,8 +22,8 @@ int pb_compare_resolve(const char *arg, char *path, size_t len, pb_err *err)
     struct stat st;
     if (stat(arg, &st) != 0) return pb_err_set(err, "%s: %s", arg, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
-        snprintf(path, len, "%s/results.json", arg);
-        if (access(path, F_OK) != 0) return pb_err_set(err, "%s: no results.json in that directory", arg);
+        if (!pb_results_json_in(arg, path, len))
+            return pb_err_set(err, "%s: no results.json in that directory (nor results.json.gz)", arg);
     } else {
         snprintf(path, len, "%s", arg);
     }
@@ -117,7 +118,9 @@ static int load(const char *arg, const char *which, pb_cmp_side *side, pb_err *e
         return -1;
     }
     json_error_t je;
-    side->root = json_load_file(side->path, 0, &je);
+    side->root = pb_json_load_file(side->path, &je);
+    if (!side->root && je.line < 1) /* unreadable, or a corrupt .gz: no line to name */
+        return pb_err_set(err, "%s %s: not a results.json (%s)", which, side->path, je.text);
     if (!side->root)
         return pb_err_set(err, "%s %s: not a results.json (line %d: %s)", which, side->path, je.line, je.text);
     json_t *sv = json_object_get(side->root, "schema_version");

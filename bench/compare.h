@@ -95,8 +95,9 @@ typedef struct pb_cmp_prov_line {
 } pb_cmp_prov_line;
 size_t pb_compare_prov_lines(const pb_compare *c, pb_cmp_prov_line lines[PB_CMP_PROV_LINES]);
 
-/* The results.json of `arg`: a result directory holding one, or the file
- * itself. Errors name the path and say what is wrong. */
+/* The results.json of `arg`: a result directory holding one (or a packed
+ * reference run's results.json.gz), or the file itself, plain or gzip.
+ * Errors name the path and say what is wrong. */
 int pb_compare_resolve(const char *arg, char *path, size_t len, pb_err *err);
 
 /* Loads both runs and compares them. Refuses (with one message) unreadable

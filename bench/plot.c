@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/json_file.h"
 #include "config/embedded.h"
 
 bool pb_gnuplot_find(char *path, size_t len)
@@ -345,9 +346,11 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
                                    "then plot", dir, dir);
         return pb_err_set(err, "%s: no results.csv", dir);
     }
-    snprintf(path, sizeof path, "%s/results.json", dir);
+    if (!pb_results_json_in(dir, path, sizeof path))
+        return pb_err_set(err, "%s: no results.json (nor results.json.gz)", dir);
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = pb_json_load_file(path, &je);
+    if (!root && je.line < 1) return pb_err_set(err, "%s: %s", path, je.text); /* unreadable, corrupt .gz */
     if (!root) return pb_err_set(err, "%s:%d: %s", path, je.line, je.text);
 
     int rc = -1;

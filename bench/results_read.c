@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/json_file.h"
 #include "bench/results.h"
 #include "bench/summary.h"
 #include "config/data_file.h"
@@ -12,7 +13,9 @@
 static int load(const char *path, json_t **root, pb_err *err)
 {
     json_error_t je;
-    *root = json_load_file(path, 0, &je);
+    *root = pb_json_load_file(path, &je);
+    if (!*root && je.line < 1) /* unreadable, or a corrupt .gz: no line to name */
+        return pb_err_set(err, "%s: not a results.json (%s)", path, je.text);
     if (!*root) return pb_err_set(err, "%s: not a results.json (line %d: %s)", path, je.line, je.text);
     if (json_integer_value(json_object_get(*root, "schema_version")) < 2 ||
         !json_is_array(json_object_get(*root, "results"))) {

@@ -79,6 +79,20 @@ identical)
     grep -q 'Mann-Whitney U test' "$work/out" || fail "the test is not named"
     [ ! -s "$work/err" ] || fail "something on stderr"
     ;;
+packed)
+    # A packed reference run (scripts/pack-reference.sh): results.json.gz,
+    # read from its directory or by name as the plain file is.
+    mkdir "$work/new" && gzip -9n -c "$work/base/results.json" >"$work/new/results.json.gz"
+    compare "$work/base" "$work/new" --fail-on-slower 0
+    expect_rc 0
+    grep -q '^3 rows compared: 3 SAME, 0 FASTER, 0 SLOWER' "$work/out" || fail "not all SAME"
+    compare "$work/base" "$work/base" --markdown
+    mv "$work/out" "$work/plain.md"
+    compare "$work/new/results.json.gz" "$work/new" --markdown
+    expect_rc 0
+    sed 's#new/results\.json\.gz#base/results.json#g' "$work/out" | cmp -s - "$work/plain.md" ||
+        fail "the packed run reads otherwise than the plain one"
+    ;;
 slower)
     # b 20% slower with 0.2% noise: SLOWER, and a failure beyond 10%.
     run "$work/new" shuffle "GPU X" aaaaaaa "${base_rows[@]:0:2}" "$(row b 1024 ok quiet 4.8 9)"
@@ -205,6 +219,9 @@ bad_*)
     bad_not_json) echo 'not json' >"$work/x.json"; args=("$work/x.json" "$work/base"); want="compare: BASE $work/x.json: not a results.json (line 1:" ;;
     bad_json_newline) printf '{"a": "x\\\nq"}' >"$work/x.json"; args=("$work/x.json" "$work/base"); want="compare: BASE $work/x.json: not a results.json (line 2: invalid escape near '\"x\\?')" ;;
     bad_control_label) run "$work/new" shuffle "GPU X" aaaaaaa "$(row 'a\nb' 1024 ok quiet 1.0 5)"; args=("$work/base" "$work/new"); want="row 0: a control character in its label" ;;
+    bad_corrupt_gz)
+        mkdir "$work/cut" && gzip -9n -c "$work/base/results.json" | head -c 300 >"$work/cut/results.json.gz"
+        args=("$work/base" "$work/cut"); want="compare: NEW $work/cut/results.json.gz: not a results.json (corrupt gzip data (unexpected end of file))" ;;
     bad_not_results) echo '{"schema_version": 1, "rows": []}' >"$work/q.json"; args=("$work/base" "$work/q.json"); want="compare: NEW $work/q.json: not a permbench results.json" ;;
     bad_schema)
         sed 's/"schema_version": 2/"schema_version": 3/' "$work/base/results.json" >"$work/s3.json"

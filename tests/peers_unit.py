@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Unit tests of scripts/peers/peers.py's parts that need no GPU: the size
 syntax, the statistics, the stopping rule (bench/stopping.c's), the CSV line
-(bench/results_csv.c's) and the series names of top-k problems.
+(bench/results_csv.c's), the series names of top-k problems and the
+reading of packed (gzip) results.json.
 
     python3 tests/peers_unit.py [SOURCE_DIR]
 """
+import gzip
 import importlib.util
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -221,6 +225,58 @@ class Files(unittest.TestCase):
         self.assertIsNone(peers._num(float("nan")))
         self.assertIsNone(peers._num(float("inf")))
         self.assertEqual(peers._num(1.0 / 3), 0.333333333)
+
+
+class Packed(unittest.TestCase):
+    """results.json.gz, as scripts/pack-reference.sh leaves committed runs:
+    read as the plain file is, from its directory or by name."""
+    RUN = {"schema_version": 2, "sweep": {"family": "shuffle"}, "instances": [],
+           "results": [{"label": "copy", "samples_ms": [1.5, 2.0]}]}
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.text = json.dumps(self.RUN).encode("utf-8")
+
+    def put(self, name, data):
+        os.makedirs(os.path.join(self.tmp.name, os.path.dirname(name)), exist_ok=True)
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_both_forms_alike(self):
+        plain = self.put("plain/results.json", self.text)
+        packed = self.put("packed/results.json.gz", gzip.compress(self.text, 9, mtime=0))
+        a, fa = peers.load_results(os.path.dirname(plain))
+        b, fb = peers.load_results(os.path.dirname(packed))
+        c, _ = peers.load_results(packed)
+        self.assertEqual((fa, fb), (plain, packed))
+        self.assertEqual(a, self.RUN)
+        self.assertEqual(b, a)
+        self.assertEqual(c, a)
+
+    def test_plain_first(self):
+        # A run cut short while packing holds both: the plain one is read.
+        plain = self.put("both/results.json", self.text)
+        self.put("both/results.json.gz", b"\x1f\x8b not gzip")
+        self.assertEqual(peers.load_results(os.path.dirname(plain))[1], plain)
+
+    def test_corrupt_refused(self):
+        whole = gzip.compress(self.text, 9, mtime=0)
+        bad = bytearray(whole)
+        bad[len(bad) // 2] ^= 0xff
+        cases = {"cut": whole[:len(whole) // 2], "flipped": bytes(bad), "crc": whole[:-8] + b"\0" * 8,
+                 "header": b"\x1f\x8b" + b"\0" * 20, "not-json": gzip.compress(b"{nope", 9, mtime=0)}
+        for name, data in cases.items():
+            path = self.put(name + "/results.json.gz", data)
+            with self.assertRaises(peers.Bad, msg=name) as e:
+                peers.load_results(os.path.dirname(path))
+            self.assertIn("not a results.json", str(e.exception), name)
+        empty = os.path.join(self.tmp.name, "empty")
+        os.makedirs(empty)
+        with self.assertRaisesRegex(peers.Bad, "no results.json in that directory"):
+            peers.load_results(empty)
 
 
 class Plan(unittest.TestCase):

@@ -25,6 +25,7 @@ interrupted (the finished rows are written, marked interrupted).
 
 import argparse
 import ctypes
+import gzip
 import json
 import math
 import os
@@ -34,6 +35,7 @@ import socket
 import subprocess
 import sys
 import time
+import zlib
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SKIP, EXIT_INTERRUPTED = 0, 1, 2, 77, 130
 PROG = "peers"
@@ -417,17 +419,39 @@ def sweep_from_config(path):
     return {"sweep": sweep, "instances": instances, "config": config, "like": None}
 
 
+def results_file(path):
+    """DIR/results.json, else DIR/results.json.gz (a packed reference run:
+    scripts/pack-reference.sh), as bench/json_file.c finds it; a file is
+    itself."""
+    if not os.path.isdir(path):
+        return path
+    plain = os.path.join(path, "results.json")
+    packed = plain + ".gz"
+    return packed if not os.path.exists(plain) and os.path.exists(packed) else plain
+
+
+def read_json(file):
+    """A JSON document, plain or gzip (told by its first bytes, as permbench
+    tells them). OSError, ValueError, EOFError (a gzip stream cut short) or
+    zlib.error (corrupt deflate data) when it cannot be read or is not JSON."""
+    with open(file, "rb") as f:
+        packed = f.read(2) == b"\x1f\x8b"
+    opener = gzip.open if packed else open
+    with opener(file, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
 def load_results(path, what="RESULT_DIR"):
-    """A permbench results.json (a directory holding one, or the file)."""
-    file = os.path.join(path, "results.json") if os.path.isdir(path) else path
+    """A permbench results.json (a directory holding one, or the file),
+    plain or gzip."""
+    file = results_file(path)
     if not os.path.exists(file):
         if os.path.isdir(path):
-            raise Bad("%s %s: no results.json in that directory" % (what, path))
+            raise Bad("%s %s: no results.json in that directory (nor results.json.gz)" % (what, path))
         raise Bad("%s %s: no such file or directory" % (what, path))
     try:
-        with open(file) as f:
-            root = json.load(f)
-    except (OSError, ValueError) as e:
+        root = read_json(file)
+    except (OSError, ValueError, EOFError, zlib.error) as e:
         raise Bad("%s %s: not a results.json (%s)" % (what, file, e))
     if not isinstance(root, dict) or not isinstance(root.get("results"), list) or \
             not isinstance(root.get("schema_version"), int) or \
@@ -1569,8 +1593,7 @@ def claim_out(out):
     if os.path.exists(out) and not os.path.isdir(out):
         raise Bad("--out %s is a file" % out)
     if os.path.isdir(out):
-        if os.path.exists(os.path.join(out, "results.json")) or \
-                os.path.exists(os.path.join(out, "results.csv")):
+        if any(os.path.exists(os.path.join(out, f)) for f in ("results.json", "results.json.gz", "results.csv")):
             raise Bad("%s already holds results; give another directory" % out)
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):

@@ -72,10 +72,10 @@ printf 'omp-topk\ndist\nfile:keys.f32' | put params omp-topk-dist-file
 printf 'multisplit-twin\ndist\nfile:/tmp/../keys.u32' | put params multisplit-twin-dist-file
 
 # ---- results.json: small runs (samples trimmed; the reader does not read them)
-trim() { # trim FILE: the JSON with at most two result rows and no raw samples
+trim() { # trim FILE: the JSON (plain or .gz) with at most two result rows and no raw samples
     python3 - "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import gzip, json, sys
+d = json.load((gzip.open if sys.argv[1].endswith(".gz") else open)(sys.argv[1], "rt"))
 if isinstance(d.get("results"), list):
     d["results"] = d["results"][:2]
     for r in d["results"]:
@@ -95,7 +95,7 @@ for c in tests/data/tiny.ini tests/data/axis-numeric.ini tests/data/axis-words.i
         "$work/$n/results.json" | put resume "$n"
 done
 # compare: a reference run of each family (rows with many samples, GPU provenance)
-for f in results/reference/nvidia-h200/multisplit/table8/results.json; do
+for f in results/reference/nvidia-h200/multisplit/table8/results.json.gz; do
     trim "$f" | put compare "$(basename "$(dirname "$f")")"
 done
 "$pb" run tests/data/tiny.ini --out "$work/d" --quiet -D sweep.sizes=2^4 >/dev/null

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Packs committed runs: every plain results.json under the given folders
+# (default results/reference) becomes results.json.gz beside it (gzip -9n:
+# no name or time stamp in the header, so the same JSON packs to the same
+# bytes). A results.json with its per-sample timings is ~10x its gzip, and
+# the tracked tree must fit the 64 MiB a lent GPU machine takes with it;
+# permbench compare and plot and scripts/peers/peers.py read either form.
+# Run it before committing new reference runs, then stage the folder
+# (`git add -- DIR` stages the removed results.json too).
+#
+#   scripts/pack-reference.sh [DIR...]
+#
+# Each file is written under a temporary name, tested, renamed over any
+# older .gz, and only then is the plain file removed: a run cut short
+# leaves at worst both forms (readers take the plain one first), and a
+# second run finishes it. Nothing is left to pack: nothing is done.
+set -Eeuo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+case "${1:-}" in
+-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+esac
+[ $# -gt 0 ] || set -- "$root/results/reference"
+
+tmp=""
+trap '[ -z "$tmp" ] || rm -f "$tmp"' EXIT
+packed=0 before=0 after=0
+for dir in "$@"; do
+    [ -d "$dir" ] || { echo "pack-reference.sh: $dir: no such folder" >&2; exit 2; }
+    while IFS= read -r -d '' f; do
+        before=$((before + $(stat -c %s -- "$f")))
+        tmp="$f.gz.tmp.$$"
+        gzip -9n -c -- "$f" >"$tmp"
+        gzip -t -- "$tmp"
+        mv -f -- "$tmp" "$f.gz"
+        tmp=""
+        rm -f -- "$f"
+        packed=$((packed + 1))
+        after=$((after + $(stat -c %s -- "$f.gz")))
+    done < <(find "$dir" -type f -name results.json -print0)
+done
+if [ "$packed" -eq 0 ]; then
+    echo "pack-reference.sh: no plain results.json under $*"
+else
+    echo "pack-reference.sh: packed $packed results.json ($before -> $after bytes); stage with git add -- $*"
+fi
