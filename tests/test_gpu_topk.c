@@ -38,10 +38,13 @@
  *    hash; and at 2^24, equal and few:16, k = 32 and 2^18.
  *  - gpu_topk_half: fp16 and bf16 keys on both modules and both tie
  *    policies, at awkward n and k (see the test).
- *  - gpu_topk_wide: fp64 and u64 keys on sort-and-choose, both tie
- *    policies and sorted = yes, at awkward n and k, and its lowest-index
- *    sets against the twin's; gpu_topk_radik_refuses_64 (no GPU needed):
- *    radik refuses them through `available` and prepare, in one line.
+ *  - gpu_topk_wide: fp64 and u64 keys on sort-and-choose and radik (its
+ *    64-bit kernels), both tie policies and sorted = yes, at awkward n and
+ *    k, and the lowest-index index sets of every tie case against the
+ *    twin's; gpu_topk_wide_switches: the same points on radik with each of
+ *    its switches turned off alone (filter=off and overshoot, scale=off and
+ *    random, tie_aware, hier, resched, pad, wbuf, quick, prefetch);
+ *    gpu_topk_radik_every_dtype (no GPU needed): radik refuses no dtype.
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
  *    65537 batch, which radik filters at k = 32 and 1000) for
  *    compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */
@@ -169,8 +172,10 @@ static int tk_dtype(uint32_t bits)
 static const char *const dtype_names[] = {"f32", "u32", "i32", "f16", "bf16", "f64", "u64"};
 
 /* The value type of case c's hashed point: tk_dtype's, and for
- * sort-and-choose (radik refuses 64-bit keys) fp64 and u64 in place of a
- * quarter of fp32's points each, from the two bits above tk_dtype's. */
+ * sort-and-choose fp64 and u64 in place of a quarter of fp32's points
+ * each, from the two bits above tk_dtype's. radik's 64-bit keys have
+ * their own sweeps (gpu_topk_wide, gpu_topk_wide_switches), so that the
+ * twin parts keep their time. */
 static int tk_dtype_of(const tk_case *c, uint32_t bits)
 {
     int dt = tk_dtype(bits);
@@ -878,71 +883,104 @@ TEST_IMPL(gpu_topk_scaling)
 /* ---- 64-bit keys: fp64 and u64 (issue 21, item 3) ---- */
 
 #ifdef PB_HAVE_CUDA
-/* sort-and-choose on fp64 and u64 keys: both tie policies and sorted =
- * yes, every distribution, both directions, n in {1, 2, 3, 1023, 1025,
- * 65537, 2^20 + 1} (the row loop and the segmented path by shape), k in
- * {1, 2, 3, 17, 257, 1000, n - 1, n, n + 1} and 2^18 on the longest rows,
- * a single row (aligned or not) and batches picked by hash; each run's
- * verify() against the C twin. Then ties = lowest-index on the heavy-tie
- * distributions: the returned index sets equal the twin's (ties_point). */
-static int wide_sweep(void)
+/* sort-and-choose and radik on fp64 and u64 keys, every distribution, both
+ * directions, n in {1, 2, 3, 1023, 1025, 65537, 2^20 + 1} (sort-and-choose's
+ * row loop and segmented path by shape; radik's filter from 2^16, its
+ * scaling from 2^15), k in {1, 2, 3, 17, 257, 1000, n - 1, n, n + 1} and
+ * 2^18 on the longest rows, a single row (aligned or not) and batches (5
+ * ragged misaligned rows, 16 misaligned rows; 2^20 + 1 a single row)
+ * picked by hash; each run's verify() against the C twin. Short rows take
+ * every k; long ones (the host's twin is the cost there) three by hash,
+ * and radik always k = 17 too (a k its filter takes). The cases with
+ * `switches` are radik with each switch off alone, the others the modules
+ * as configured, both tie policies and sorted = yes. Then, without
+ * `switches`, ties = lowest-index on the heavy-tie distributions: every
+ * tie case's index sets equal the twin's (ties_point). PB_TOPK_CASES
+ * narrows the cases as for the twin. */
+static int wide_sweep(bool switches)
 {
-    static const tk_case wide_cases[] = {
-        {"sort-and-choose", NULL, NULL},
-        {"sort-and-choose", "ties", "lowest-index"},
-        {"sort-and-choose", "sorted", "yes"},
+    static const tk_case main_cases[] = {
+        {"sort-and-choose", NULL, NULL},   {"sort-and-choose", "ties", "lowest-index"},
+        {"sort-and-choose", "sorted", "yes"}, {"radik", NULL, NULL},
+        {"radik", "ties", "lowest-index"}, {"radik", "sorted", "yes"},
     };
-    enum { NWC = sizeof wide_cases / sizeof wide_cases[0] };
-    const pb_module *mod = pb_module_find("sort-and-choose");
-    if (!mod) {
-        fprintf(stderr, "no module 'sort-and-choose' in this build\n");
-        return 1;
+    static const tk_case switch_cases[] = {
+        {"radik", "filter", "off"},  {"radik", "filter", "overshoot"}, {"radik", "scale", "off"},
+        {"radik", "scale", "random"}, {"radik", "tie_aware", "0"},     {"radik", "hier", "0"},
+        {"radik", "resched", "0"},    {"radik", "pad", "0"},           {"radik", "wbuf", "0"},
+        {"radik", "quick", "0"},      {"radik", "prefetch", "0"},
+    };
+    const tk_case *wc = switches ? switch_cases : main_cases;
+    int nwc = switches ? (int)(sizeof switch_cases / sizeof switch_cases[0])
+                       : (int)(sizeof main_cases / sizeof main_cases[0]);
+    for (int ci = 0; ci < nwc; ci++) {
+        const pb_module *m = pb_module_find(wc[ci].module);
+        if (!m || (wc[ci].param && pb_module_param_index(m, wc[ci].param) < 0)) {
+            fprintf(stderr, "no module '%s' with its parameter in this build\n", wc[ci].module);
+            return 1;
+        }
     }
     static const uint64_t sizes[] = {1, 2, 3, 1023, 1025, 65537, (1u << 20) + 1};
     enum { NS = sizeof sizes / sizeof sizes[0] };
     tk_tally t = {0, 0};
     bool go = true;
     double t0 = now_s();
-    for (int ci = 0; ci < NWC && go; ci++)
+    for (int ci = 0; ci < nwc && go; ci++) {
+        if (!case_wanted(&wc[ci])) continue;
+        const pb_module *mod = pb_module_find(wc[ci].module);
+        bool radik = strcmp(wc[ci].module, "radik") == 0;
         for (int si = 0; si < NS && go; si++)
             for (int dist = 0; dist < NDISTS && go; dist++)
                 for (int dt = PB_TOPK_F64; dt <= PB_TOPK_U64 && go; dt++) {
                     uint64_t n = sizes[si];
                     const uint64_t want[] = {1, 2, 3, 17, 257, 1000, n - 1, n, n + 1, 1u << 18};
-                    uint32_t h = tk_coords(0x64 + (uint32_t)dt, ci, dist, 0, si);
+                    /* The main cases keep sort-and-choose's points of old
+                     * (its cases come first, as they did). */
+                    uint32_t h = tk_coords(0x64 + (uint32_t)dt + (switches ? 0x40 : 0), ci, dist,
+                                           0, si);
                     for (int ki = 0; ki < 10 && go; ki++) {
                         uint64_t k = want[ki];
                         if (k < 1 || (k == (1u << 18) && n < (1u << 20))) continue;
-                        if (n > 4096 && (tk_hash(h + (uint32_t)ki) % 10) >= 3) continue;
+                        bool always = radik && k == 17;
+                        if (n > 4096 && !always && (tk_hash(h + (uint32_t)ki) % 10) >= 3) continue;
                         uint32_t hk = tk_hash(h ^ (uint32_t)ki);
                         int sh = (int)(hk % (n > 65537 ? 2 : NSHAPES));
                         tk_point q = {n, k, shapes[sh], dist, (int)(hk >> 4 & 1), dt};
-                        go = tally(&t, mod, &wide_cases[ci], &q);
+                        go = tally(&t, mod, &wc[ci], &q);
                     }
                 }
-    /* ties_point's first case is sort-and-choose: its index sets. */
-    const pb_module *mods[1] = {mod};
-    const int dists[] = {dist_named("few:2"), dist_named("few:16"), dist_named("int8"),
-                         PB_TOPK_EQUAL,       PB_TOPK_NAN,          PB_TOPK_UNIFORM};
-    const uint64_t tsizes[] = {3, 2049, 65537, (1u << 20) + 1};
-    for (int si = 0; si < 4 && go; si++)
-        for (size_t d = 0; d < sizeof dists / sizeof dists[0] && go; d++) {
-            uint64_t ks[10];
-            int nk = tie_k_list(tsizes[si], ks);
-            for (int ki = 0; ki < nk && t.failures < MAX_FAILURES; ki++) {
-                uint32_t h = tk_coords(0x64e5, 0, dists[d], ki, si);
-                tk_point q = {tsizes[si],
-                              ks[ki],
-                              shapes[tsizes[si] <= 2049 ? h & 3
-                                     : (h & 1)          ? 2
-                                                        : 0],
-                              dists[d],
-                              (int)(h >> 4 & 1),
-                              (h >> 5 & 1) ? PB_TOPK_U64 : PB_TOPK_F64};
-                t.failures += ties_point(mods, &q, 1);
-                t.runs++;
+    }
+    if (!switches) {
+        /* Every tie case (sort-and-choose, radik and its tie-relevant
+         * switches): the twin's index sets exactly. */
+        const pb_module *mods[NTIE_CASES];
+        for (int ci = 0; ci < NTIE_CASES; ci++)
+            if (!(mods[ci] = pb_module_find(tie_cases[ci].module))) {
+                fprintf(stderr, "no module '%s' in this build\n", tie_cases[ci].module);
+                return 1;
             }
-        }
+        const int dists[] = {dist_named("few:2"), dist_named("few:16"), dist_named("int8"),
+                             PB_TOPK_EQUAL,       PB_TOPK_NAN,          PB_TOPK_UNIFORM};
+        const uint64_t tsizes[] = {3, 2049, 65537, (1u << 20) + 1};
+        for (int si = 0; si < 4 && go; si++)
+            for (size_t d = 0; d < sizeof dists / sizeof dists[0] && go; d++) {
+                uint64_t ks[10];
+                int nk = tie_k_list(tsizes[si], ks);
+                for (int ki = 0; ki < nk && t.failures < MAX_FAILURES; ki++) {
+                    uint32_t h = tk_coords(0x64e5, 0, dists[d], ki, si);
+                    tk_point q = {tsizes[si],
+                                  ks[ki],
+                                  shapes[tsizes[si] <= 2049 ? h & 3
+                                         : (h & 1)          ? 2
+                                                            : 0],
+                                  dists[d],
+                                  (int)(h >> 4 & 1),
+                                  (h >> 5 & 1) ? PB_TOPK_U64 : PB_TOPK_F64};
+                    t.failures += ties_point(mods, &q, NTIE_CASES);
+                    t.runs += NTIE_CASES;
+                }
+            }
+    }
     printf("%ld module runs in %.1f s, %d failures\n", t.runs, now_s() - t0, t.failures);
     return t.failures != 0;
 }
@@ -953,52 +991,48 @@ TEST_IMPL(gpu_topk_wide)
     int rc = need_gpu();
     if (rc) return rc;
 #ifdef PB_HAVE_CUDA
-    return wide_sweep();
+    return wide_sweep(false);
 #else
     return 1; /* a device without the GPU modules built cannot happen */
 #endif
 }
 
-/* radik refuses fp64 and u64 (its digits are 32-bit) before anything
- * runs, and needs no GPU to say so: its `available` hook, given the
- * instance's parameters, names the dtype (a sweep then stops in one line,
- * exit 2, or skips the instance with skip_unavailable = yes), and prepare
- * refuses with "radik: dtype f64 is not supported yet (64-bit order keys)"
- * without touching the device; f32 stays available. On a machine with a
- * GPU, the harness's instance check gives that line too. SKIP in a build
+/* gpu_topk_wide's points on radik with each switch off: a test of its own,
+ * so that each stays well inside one 600 s call on a lent GPU. */
+TEST_IMPL(gpu_topk_wide_switches)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+#ifdef PB_HAVE_CUDA
+    return wide_sweep(true);
+#else
+    return 1; /* a device without the GPU modules built cannot happen */
+#endif
+}
+
+/* radik takes every dtype (fp64 and u64 on its 64-bit kernels since they
+ * replaced the refusal that stood here): no availability check refuses
+ * one, with or without a GPU (gpu_topk_wide runs them). SKIP in a build
  * without radik. */
-TEST_IMPL(gpu_topk_radik_refuses_64)
+TEST_IMPL(gpu_topk_radik_every_dtype)
 {
     const pb_module *m = pb_module_find("radik");
     if (!m) {
         printf("skipped: no radik in this build\n");
         return PB_TEST_SKIP;
     }
-    ASSERT(m->available);
-    pb_params p;
+    static const char *const names[] = {"f32", "u32", "i32", "f16", "bf16", "f64", "u64"};
+    ASSERT(sizeof names / sizeof names[0] == PB_TOPK_NDTYPES);
     char why[256] = "";
     pb_err err = {{0}};
-    pb_params_defaults(m, &p);
-    ASSERT(m->available(&p, why, sizeof why));
-    ASSERT(m->available(NULL, why, sizeof why));
-    for (int dt = PB_TOPK_F64; dt <= PB_TOPK_U64; dt++) {
-        const char *name = dt == PB_TOPK_F64 ? "f64" : "u64";
-        char want[128];
-        ASSERT(pb_params_set(m, &p, "dtype", name, &err) == 0);
-        ASSERT(!m->available(&p, why, sizeof why));
-        snprintf(want, sizeof want, "dtype %s is not supported yet (64-bit order keys)", name);
-        ASSERT(strcmp(why, want) == 0);
-        pb_point pt = {1024, 4, 1, &p, 0};
-        void *st = (void *)&p; /* prepare must clear it */
-        ASSERT(m->prepare(&pt, &st, &err) != 0);
-        ASSERT(st == NULL);
-        snprintf(want, sizeof want, "radik: dtype %s is not supported yet (64-bit order keys)",
-                 name);
-        ASSERT(strcmp(err.msg, want) == 0);
-        if (pb_gpu_count(why, sizeof why) > 0) {
-            ASSERT(!pb_module_available_with(m, &p, why, sizeof why));
-            ASSERT_CONTAINS(why, "not supported yet (64-bit order keys)");
-        }
+    bool gpu = pb_gpu_count(why, sizeof why) > 0;
+    for (int dt = 0; dt < PB_TOPK_NDTYPES; dt++) {
+        pb_params p;
+        pb_params_defaults(m, &p);
+        ASSERT(pb_params_set(m, &p, "dtype", names[dt], &err) == 0);
+        ASSERT(p.v[PB_TOPK_P_DTYPE] == dt);
+        ASSERT(!m->available || m->available(&p, why, sizeof why));
+        if (gpu) ASSERT(pb_module_available_with(m, &p, why, sizeof why));
     }
     return 0;
 }

@@ -399,3 +399,492 @@ TEST_IMPL(radik_host_model)
     ASSERT(rd_strict_pivot > 0);
     return 0;
 }
+
+/* ---- 64-bit order keys (fp64, u64): pb_radik_row64 and the *64 functions ----
+ *
+ * The same checks on the 64-bit width: the scaled digit (6 mantissa bits,
+ * bins spanning up to 2^57 keys) is monotone and its bins tile the keys
+ * [0, 2^64 - 1] exactly; the plain passes take the whole 64-bit range to
+ * any key in five digits (shifts 51, 38, 25, 12, 0) and a scaled first bin
+ * in five more at most; the filter's fallback and strict ties; and the
+ * host model of radik's passes, launched as radik.cu launches them for
+ * 64-bit keys (candidate_passes), returns the twin's keys on fp64 and u64
+ * rows (with lowest-index: the pivot's first indices). */
+
+static uint64_t rd_next64(void)
+{
+    return (uint64_t)rd_next() << 32 | rd_next();
+}
+
+/* Keys near 0, the top and the reference, at every distance (octave) from
+ * the reference, and anywhere (wrapping arithmetic: still keys). */
+static uint64_t rd_key64(uint64_t ref)
+{
+    switch (rd_next() % 5) {
+    case 0: return rd_next() % 1024;
+    case 1: return UINT64_MAX - rd_next() % 1024;
+    case 2: return ref + (rd_next() % 4096) - 2048;
+    case 3: {
+        uint64_t d = rd_next64() >> (rd_next() % 64);
+        return (rd_next() & 1) ? ref + d : ref - d;
+    }
+    default: return rd_next64();
+    }
+}
+
+TEST_IMPL(radik_scaled_digit64)
+{
+    static const uint64_t refs[] = {0,
+                                    1,
+                                    255,
+                                    256,
+                                    257,
+                                    UINT64_C(0x7fffffffffffffff),
+                                    UINT64_C(0x8000000000000000),
+                                    UINT64_C(0xbff0000000000000), /* fp64 1.0's key */
+                                    PB_TOPK_F64_NAN_KEY,
+                                    UINT64_MAX - 256,
+                                    UINT64_MAX - 1,
+                                    UINT64_MAX};
+    enum { NREFS = sizeof refs / sizeof refs[0] };
+    /* The extremes: 3840 log bins a side, all within the 4096 there are. */
+    ASSERT_EQ_U64(PB_RADIK_LOG_BINS64, 3840);
+    ASSERT_EQ_U64(pb_radik_scaled_digit64(UINT64_MAX, 0), PB_RADIK_MID + PB_RADIK_LOG_BINS64 - 1);
+    ASSERT_EQ_U64(pb_radik_scaled_digit64(0, UINT64_MAX), PB_RADIK_MID - PB_RADIK_LOG_BINS64);
+    for (size_t ri = 0; ri < NREFS + 20; ri++) {
+        uint64_t ref = ri < NREFS ? refs[ri] : rd_next64();
+        /* Bins in order tile [0, 2^64 - 1]: each interval starts where the
+         * last one ended, its ends have the bin and their outer neighbours
+         * do not; none spans more than 2^57 keys. */
+        uint64_t expect = 0;
+        int covered = 0;
+        for (uint32_t bin = 0; bin < PB_RADIK_BINS; bin++) {
+            uint64_t lo, hi;
+            if (!pb_radik_scaled_interval64(bin, ref, &lo, &hi)) continue;
+            ASSERT(!covered);
+            ASSERT_EQ_U64(lo, expect);
+            ASSERT(lo <= hi);
+            ASSERT(hi - lo < (UINT64_C(1) << 57));
+            ASSERT_EQ_U64(pb_radik_scaled_digit64(lo, ref), bin);
+            ASSERT_EQ_U64(pb_radik_scaled_digit64(hi, ref), bin);
+            if (lo > 0) ASSERT(pb_radik_scaled_digit64(lo - 1, ref) < bin);
+            if (hi < UINT64_MAX) ASSERT(pb_radik_scaled_digit64(hi + 1, ref) > bin);
+            if (hi == UINT64_MAX) covered = 1;
+            else expect = hi + 1;
+        }
+        ASSERT(covered);
+        /* Monotone, and every key lies in its bin's interval: random keys
+         * and the edges 0, 1, ref - 1, ref, ref + 1, 2^64 - 1. */
+        uint64_t edge[] = {0, 1, ref - 1, ref, ref + 1, UINT64_MAX};
+        for (int i = 0; i < 20000 + 36; i++) {
+            uint64_t a = i < 36 ? edge[i / 6] : rd_key64(ref);
+            uint64_t b = i < 36 ? edge[i % 6] : rd_key64(ref);
+            if (a > b) {
+                uint64_t t = a;
+                a = b;
+                b = t;
+            }
+            uint32_t da = pb_radik_scaled_digit64(a, ref), db = pb_radik_scaled_digit64(b, ref);
+            ASSERT(da <= db);
+            ASSERT(db < PB_RADIK_BINS);
+            uint64_t lo, hi;
+            ASSERT(pb_radik_scaled_interval64(da, ref, &lo, &hi));
+            ASSERT(lo <= a && a <= hi);
+        }
+        /* The reference is alone in its bin, and so are its neighbours. */
+        uint64_t lo, hi;
+        ASSERT(pb_radik_scaled_interval64(pb_radik_scaled_digit64(ref, ref), ref, &lo, &hi));
+        ASSERT(lo == ref && hi == ref);
+        if (ref > 0) {
+            uint32_t d = pb_radik_scaled_digit64(ref - 1, ref);
+            ASSERT(pb_radik_scaled_interval64(d, ref, &lo, &hi));
+            ASSERT(lo == ref - 1 && hi == ref - 1);
+        }
+        if (ref < UINT64_MAX) {
+            uint32_t d = pb_radik_scaled_digit64(ref + 1, ref);
+            ASSERT(pb_radik_scaled_interval64(d, ref, &lo, &hi));
+            ASSERT(lo == ref + 1 && hi == ref + 1);
+        }
+    }
+    return 0;
+}
+
+/* The select steps on 64-bit rows: shift_for, row_init, row_advance,
+ * row_filter and the tie state, on known answers. */
+TEST_IMPL(radik_digit64_passes)
+{
+    ASSERT_EQ_U64(pb_radik_bitlen64(0), 0);
+    ASSERT_EQ_U64(pb_radik_bitlen64(1), 1);
+    ASSERT_EQ_U64(pb_radik_bitlen64(UINT64_C(1) << 32), 33);
+    ASSERT_EQ_U64(pb_radik_bitlen64(UINT64_MAX), 64);
+    ASSERT_EQ_U64(pb_radik_shift_for64(0, UINT64_MAX), 51);
+    ASSERT_EQ_U64(pb_radik_shift_for64(7, 7), 0);
+    ASSERT_EQ_U64(pb_radik_shift_for64(0, 8191), 0);
+    ASSERT_EQ_U64(pb_radik_shift_for64(0, 8192), 1);
+    ASSERT_EQ_U64(pb_radik_shift_for64(UINT64_MAX - 8192, UINT64_MAX), 1);
+    /* A plain row goes to any key in five digits: shifts 51, 38, 25, 12,
+     * 0, the key's bin chosen each time (count 2 > need 1: no TAKE). */
+    static const uint64_t fixed[] = {0,
+                                     1,
+                                     8191,
+                                     8192,
+                                     UINT64_C(0x7fffffffffffffff),
+                                     UINT64_C(0x8000000000000000),
+                                     PB_TOPK_F64_NAN_KEY,
+                                     UINT64_MAX - 1,
+                                     UINT64_MAX};
+    enum { NFIXED = sizeof fixed / sizeof fixed[0] };
+    for (int ti = 0; ti < NFIXED + 500; ti++) {
+        uint64_t t = ti < NFIXED ? fixed[ti] : rd_next64();
+        pb_radik_row64 r;
+        pb_radik_row_init64(&r, 1000, 1, 0, 0, UINT64_MAX);
+        ASSERT(r.mode == PB_RADIK_COUNT && r.lo == 0 && r.hi == UINT64_MAX);
+        ASSERT(r.src == PB_RADIK_SRC_INPUT && r.take == 1 && r.need == 1);
+        static const uint32_t shifts[] = {51, 38, 25, 12, 0};
+        for (int pass = 0; pass < 5; pass++) {
+            ASSERT_EQ_U64(r.shift, shifts[pass]);
+            ASSERT(r.lo <= t && t <= r.hi);
+            uint32_t d = pb_radik_digit64(&r, t);
+            ASSERT(d < PB_RADIK_BINS);
+            pb_radik_row_advance64(&r, d, 0, 2, 2);
+            ASSERT(r.lo <= t && t <= r.hi);
+            ASSERT(r.mode == (pass < 4 ? PB_RADIK_SPLIT : PB_RADIK_FINAL));
+            /* Pass 1 reads the input again; the later ones candidates. */
+            ASSERT(r.src == (pass == 0 ? PB_RADIK_SRC_INPUT : PB_RADIK_SRC_CAND));
+        }
+        ASSERT(r.lo == t && r.hi == t);
+        /* The final pass: DONE, its ties left at the pivot. */
+        ASSERT_EQ_U64(pb_radik_tie_key64(&r), t);
+        ASSERT_EQ_U64(pb_radik_tie_need64(&r), 1);
+        pb_radik_row_advance64(&r, 0, 0, 0, 0);
+        ASSERT(r.mode == PB_RADIK_DONE);
+        ASSERT_EQ_U64(pb_radik_tie_key64(&r), t);
+        ASSERT_EQ_U64(pb_radik_tie_need64(&r), 1);
+        /* Scaled around a reference: the first bin spans at most 2^57 keys,
+         * and at most five more digits (44, 31, 18, 5, 0) find the key. */
+        uint64_t ref = ti % 3 == 0   ? rd_next64()
+                       : ti % 3 == 1 ? t + rd_next() % 100000
+                                     : t - rd_next();
+        pb_radik_row_init64(&r, 1u << 20, 1, 1, ref, UINT64_MAX);
+        ASSERT(r.scaled == 1 && r.ref == ref && r.cscaled == 1 && r.cref == ref);
+        ASSERT_EQ_U64(pb_radik_digit64(&r, t), pb_radik_scaled_digit64(t, ref));
+        pb_radik_row_advance64(&r, pb_radik_digit64(&r, t), 0, 2, 2);
+        ASSERT(!r.scaled && r.lo <= t && t <= r.hi && r.hi - r.lo < (UINT64_C(1) << 57));
+        int splits = 0;
+        while (r.mode == PB_RADIK_SPLIT) {
+            ASSERT(splits < 5);
+            ASSERT(r.shift == 44 - 13 * (uint32_t)splits || r.shift < 44 - 13 * (uint32_t)splits);
+            pb_radik_row_advance64(&r, pb_radik_digit64(&r, t), 0, 2, 2);
+            ASSERT(r.lo <= t && t <= r.hi);
+            splits++;
+        }
+        ASSERT(r.mode == PB_RADIK_FINAL && r.lo == t && r.hi == t);
+    }
+    /* A bin whose every key is needed: TAKE; keys above it are counted off
+     * `need`. */
+    pb_radik_row64 r;
+    pb_radik_row_init64(&r, 1000, 10, 0, 0, UINT64_MAX);
+    pb_radik_row_advance64(&r, 4000, 6, 4, 0);
+    ASSERT(r.mode == PB_RADIK_TAKE && r.need == 4);
+    ASSERT_EQ_U64(r.lo, UINT64_C(4000) << 51);
+    ASSERT_EQ_U64(r.hi, (UINT64_C(4001) << 51) - 1);
+    /* Rows that take everything, and empty ones. */
+    pb_radik_row_init64(&r, 5, 9, 1, 3, UINT64_MAX);
+    ASSERT(r.mode == PB_RADIK_TAKE && r.take == 5 && !r.scaled);
+    pb_radik_row_init64(&r, 0, 9, 0, 0, UINT64_MAX);
+    ASSERT(r.mode == PB_RADIK_DONE);
+    /* The filter: keys >= thr, scaled around the estimate; a filter that
+     * kept too few falls back to the counting row it was (scaled or not). */
+    uint64_t thr = UINT64_C(0xc000000000000123);
+    pb_radik_row_init64(&r, 1u << 20, 10, 1, 77, UINT64_MAX);
+    pb_radik_row_filter64(&r, thr, 99, PB_RADIK_STRICT_OFF);
+    ASSERT(r.mode == PB_RADIK_FILTER && r.lo == thr && r.hi == UINT64_MAX && r.scaled &&
+           r.ref == 99);
+    pb_radik_row_advance64(&r, 0, 0, 0, 9);
+    ASSERT(r.mode == PB_RADIK_COUNT && r.lo == 0 && r.hi == UINT64_MAX && r.shift == 51);
+    ASSERT(r.scaled == 1 && r.ref == 77 && r.src == PB_RADIK_SRC_INPUT && r.len_in == 1u << 20);
+    /* ... one that kept enough: the pivot's bin, clamped to [thr, kmax]. */
+    pb_radik_row_filter64(&r, thr, thr, PB_RADIK_STRICT_OFF);
+    pb_radik_row_advance64(&r, pb_radik_scaled_digit64(thr + 5, thr), 3, 7, 40);
+    ASSERT(r.mode == PB_RADIK_TAKE && r.lo == thr + 5 && r.hi == thr + 5 && r.need == 7);
+    ASSERT(r.src == PB_RADIK_SRC_CAND && r.len_in == 40);
+    /* A strict filter (lowest-index) whose pivot is the threshold: the keys
+     * above it are taken, the tie pass chooses the rest of the 10. */
+    pb_radik_row_init64(&r, 1u << 20, 10, 0, 0, UINT64_MAX);
+    pb_radik_row_filter64(&r, thr, thr, PB_RADIK_STRICT_COUNT);
+    r.eq = 50;
+    pb_radik_row_advance64(&r, 0, 0, 0, 3);
+    ASSERT(r.mode == PB_RADIK_TAKE && r.need == 3 && r.lo == thr + 1 && r.hi == UINT64_MAX);
+    ASSERT_EQ_U64(pb_radik_tie_need64(&r), 7);
+    ASSERT_EQ_U64(pb_radik_tie_key64(&r), thr);
+    /* ... at the largest key: nothing lies above it (lo stays at kmax). */
+    pb_radik_row_init64(&r, 1u << 20, 10, 0, 0, UINT64_MAX);
+    pb_radik_row_filter64(&r, UINT64_MAX, UINT64_MAX, PB_RADIK_STRICT_COUNT);
+    r.eq = 10;
+    pb_radik_row_advance64(&r, 0, 0, 0, 0);
+    ASSERT(r.mode == PB_RADIK_DONE && r.lo == UINT64_MAX);
+    ASSERT_EQ_U64(pb_radik_tie_need64(&r), 10);
+    ASSERT_EQ_U64(pb_radik_tie_key64(&r), UINT64_MAX);
+    /* ... too few equal keys: the fallback. */
+    pb_radik_row_init64(&r, 1u << 20, 10, 0, 0, UINT64_MAX);
+    pb_radik_row_filter64(&r, thr, thr, PB_RADIK_STRICT_COUNT);
+    r.eq = 2;
+    pb_radik_row_advance64(&r, 0, 0, 0, 3);
+    ASSERT(r.mode == PB_RADIK_COUNT && pb_radik_tie_need64(&r) == 0);
+    return 0;
+}
+
+/* rd_model on 64-bit keys: radik.cu's launches for them are F, I, I and
+ * six candidate passes with the filter; I, I and five (a scaled first
+ * digit) or four without (candidate_passes). The rest as rd_model. */
+static int rd_model64(const uint64_t *keys, uint32_t len, uint64_t k, int scaled, uint64_t ref,
+                      int filter, int strict, uint64_t thr, uint64_t fref, uint64_t *out_keys,
+                      uint32_t *nout_total, int *fell_back, uint32_t *tie_idx)
+{
+    static uint32_t hist[PB_RADIK_BINS];
+    uint64_t *cand = malloc((len ? len : 1) * sizeof *cand);
+    uint64_t *next = malloc((len ? len : 1) * sizeof *next);
+    pb_radik_row64 r;
+    pb_radik_row_init64(&r, len, k, scaled, ref, UINT64_MAX);
+    uint32_t st = !strict  ? PB_RADIK_STRICT_OFF
+                  : tie_idx ? PB_RADIK_STRICT_COUNT
+                            : PB_RADIK_STRICT_KEEP;
+    if (filter) pb_radik_row_filter64(&r, thr, fref, st);
+    uint32_t nout = 0, ties = 0, ncand = 0;
+    *fell_back = 0;
+    pb_radik_row64 gpu_view;
+    const char *order = filter ? "FIICCCCCC" : scaled ? "IICCCCC" : "IICCCC";
+    for (const char *q = order; *q; q++) {
+        bool fpass = *q == 'F', input = *q != 'C';
+        gpu_view = r;
+        uint32_t mode = r.mode, wr = 0;
+        if (mode == PB_RADIK_DONE ||
+            r.src != (input ? (uint32_t)PB_RADIK_SRC_INPUT : (uint32_t)PB_RADIK_SRC_CAND) ||
+            (mode == PB_RADIK_FILTER) != fpass)
+            continue;
+        const uint64_t *src = input ? keys : cand;
+        uint32_t n = input ? len : r.len_in;
+        memset(hist, 0, sizeof hist);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t key = src[i];
+            switch (mode) {
+            case PB_RADIK_COUNT: hist[pb_radik_digit64(&r, key)]++; break;
+            case PB_RADIK_FILTER: {
+                bool in = r.strict ? key > r.lo : key >= r.lo;
+                if (r.strict && key == r.lo && r.eq++ < r.take)
+                    in = r.strict == PB_RADIK_STRICT_KEEP;
+                if (in) {
+                    next[wr++] = key;
+                    hist[pb_radik_digit64(&r, key)]++;
+                }
+                break;
+            }
+            case PB_RADIK_SPLIT:
+                if (key > r.hi) out_keys[nout++] = key;
+                else if (key >= r.lo) {
+                    next[wr++] = key;
+                    hist[pb_radik_digit64(&r, key)]++;
+                }
+                break;
+            case PB_RADIK_TAKE:
+                if (key >= r.lo) out_keys[nout++] = key;
+                break;
+            case PB_RADIK_FINAL:
+                if (key > r.hi) out_keys[nout++] = key;
+                else if (!tie_idx && key == r.lo && ties++ < r.need)
+                    out_keys[r.take - r.need + ties - 1] = key;
+                break;
+            }
+        }
+        if (mode == PB_RADIK_SPLIT || mode == PB_RADIK_FILTER) {
+            uint64_t *t = cand;
+            cand = next;
+            next = t;
+            ncand = wr;
+        }
+        uint32_t bin = 0, above = 0, count = 0;
+        if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT || mode == PB_RADIK_FILTER) {
+            uint32_t seen = 0;
+            for (uint32_t b = PB_RADIK_BINS; b-- > 0;) {
+                if (seen + hist[b] >= r.need) {
+                    bin = b;
+                    above = seen;
+                    count = hist[b];
+                    break;
+                }
+                seen += hist[b];
+            }
+        }
+        pb_radik_row_advance64(&r, bin, above, count, ncand);
+        if (mode == PB_RADIK_FILTER && r.mode == PB_RADIK_COUNT) *fell_back = 1;
+        if (mode == PB_RADIK_FILTER && r.tie_need) rd_strict_pivot++;
+        if (q[1]) gpu_view = r;
+    }
+    free(cand);
+    free(next);
+    if (tie_idx) {
+        uint32_t need = pb_radik_tie_need64(&gpu_view);
+        uint64_t pivot = pb_radik_tie_key64(&gpu_view);
+        if (need && nout != gpu_view.take - need) return -1;
+        for (uint32_t i = 0; i < len && ties < need; i++)
+            if (keys[i] == pivot) {
+                out_keys[gpu_view.take - need + ties] = keys[i];
+                tie_idx[ties++] = i;
+            }
+        *nout_total = nout + ties;
+        return r.mode == PB_RADIK_DONE ? (int)ties : -1;
+    }
+    *nout_total = nout + (ties < r.need ? ties : r.need);
+    return r.mode == PB_RADIK_DONE ? 0 : -1;
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* rd_lowest on 64-bit keys. Returns 1 on failure (printed). */
+static int rd_lowest64(const uint64_t *keys, uint32_t n, uint64_t k, int scaled, uint64_t ref,
+                       int filter, int strict, uint64_t thr, uint64_t fref, const uint64_t *sorted,
+                       uint32_t *tie_idx)
+{
+    uint32_t take = k < n ? (uint32_t)k : n, got = 0;
+    uint64_t *out = malloc((n ? n : 1) * sizeof *out);
+    int fell = 0;
+    int ties =
+        rd_model64(keys, n, k, scaled, ref, filter, strict, thr, fref, out, &got, &fell, tie_idx);
+    int rc = 0;
+    if (ties < 0 || got != take) {
+        fprintf(stderr, "lowest-index model (64-bit): rc %d, %u of %u\n", ties, got, take);
+        rc = 1;
+    }
+    if (!rc) {
+        qsort(out, take, sizeof *out, cmp_u64_desc);
+        rc = memcmp(out, sorted, take * sizeof *out) != 0;
+        if (rc) fprintf(stderr, "lowest-index model (64-bit): not the twin's keys\n");
+    }
+    if (!rc && take > 0 && take < n) {
+        uint64_t pivot = sorted[take - 1];
+        uint32_t above = 0, ntie = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            above += keys[i] > pivot;
+            ntie += keys[i] == pivot;
+        }
+        uint32_t need = take - above;
+        if (ties != 0 && (uint32_t)ties != need) rc = 1;
+        if (ties == 0 && need != ntie) rc = 1;
+        for (uint32_t i = 0, t = 0; i < n && !rc && t < (uint32_t)ties; i++)
+            if (keys[i] == pivot && tie_idx[t++] != i) rc = 1;
+        if (rc)
+            fprintf(stderr, "lowest-index model (64-bit): %d ties chosen, %u needed of %u; not "
+                            "the first indices\n", ties, need, ntie);
+    }
+    free(out);
+    return rc;
+}
+
+TEST_IMPL(radik_host_model64)
+{
+    static const uint64_t ns[] = {1, 2, 3, 31, 33, 1000, 4097, 100003};
+    const pb_module *mod = pb_module_find("omp-topk");
+    ASSERT(mod);
+    long cases = 0, falls = 0, strict_before = rd_strict_pivot;
+    static const int dtypes[] = {PB_TOPK_F64, PB_TOPK_U64};
+    for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+            for (int dist = 0; dist < PB_TOPK_NDIST; dist++)
+                for (int largest = 0; largest < 2; largest++) {
+                    uint64_t n = ns[ni];
+                    int dtype = dtypes[di];
+                    /* CI's time: u64 every other distribution, and the
+                     * longest rows every fourth (with both directions). */
+                    if (dtype == PB_TOPK_U64 && dist % 2) continue;
+                    if (n > 4097 && (dist + (int)di) % 4) continue;
+                    pb_params params;
+                    pb_params_defaults(mod, &params);
+                    bool fraction = false;
+                    params.v[PB_TOPK_P_DIST] =
+                        pb_choice_takes_arg(PB_TOPK_DIST_CHOICES, dist, &fraction)
+                            ? PB_PARAM_ARG_VALUE(dist, fraction ? 500000 : 16)
+                            : dist;
+                    params.v[PB_TOPK_P_LARGEST] = largest;
+                    params.v[PB_TOPK_P_DTYPE] = dtype;
+                    params.v[PB_TOPK_P_K] = 1;
+                    pb_point pt = {n, 4, 4321 + n, &params, 0};
+                    pb_topk_problem p;
+                    pb_err err;
+                    ASSERT(pb_topk_problem_init(&p, &pt, &err) == 0);
+                    uint64_t *keys = malloc(n * sizeof *keys), *sorted = malloc(n * sizeof *sorted);
+                    uint64_t *out = malloc(n * sizeof *out);
+                    uint32_t *tie_idx = malloc(n * sizeof *tie_idx);
+                    for (uint64_t i = 0; i < n; i++)
+                        keys[i] = pb_topk_problem_okey64(&p, pb_topk_value_at(&p, p.begin[0] + i));
+                    memcpy(sorted, keys, n * sizeof *keys);
+                    qsort(sorted, n, sizeof *sorted, cmp_u64_desc);
+                    uint64_t kl[] = {1, 2, 31, 32, 33, 1000, n / 2, n - 1, n, n + 1};
+                    for (size_t ki = 0; ki < sizeof kl / sizeof kl[0]; ki++)
+                        for (int sc = 0; sc < 3 * 5 * 2; sc++) {
+                            uint64_t k = kl[ki];
+                            if (k < 1) continue;
+                            uint32_t take = k < n ? (uint32_t)k : (uint32_t)n;
+                            int scale = sc % 3, filt = sc / 3 % 5, strict = sc / 15;
+                            if (strict && !filt) continue;
+                            uint64_t ref = scale == 1 ? keys[rd_next() % n] : sorted[take - 1];
+                            uint64_t piv = sorted[take - 1], thr = piv;
+                            if (filt == 2) thr = sorted[take - 1 + (n - take) / 3];
+                            if (filt == 3) thr = sorted[0];
+                            if (filt == 4) thr = piv == UINT64_MAX ? piv : piv + 1;
+                            uint64_t fref = sorted[(take - 1 + rd_next() % 7) % n];
+                            int sc_on = scale != 0 && take < n;
+                            uint32_t got = 0;
+                            int fell = 0;
+                            int rc = rd_model64(keys, (uint32_t)n, k, sc_on, ref, filt != 0,
+                                                strict, thr, fref, out, &got, &fell, NULL);
+                            if (rc == 0 && n <= 4097 &&
+                                rd_lowest64(keys, (uint32_t)n, k, sc_on, ref, filt != 0, strict,
+                                            thr, fref, sorted, tie_idx)) {
+                                fprintf(stderr,
+                                        "dtype=%d n=%llu dist=%d k=%llu scale=%d filter=%d "
+                                        "strict=%d\n",
+                                        dtype, (unsigned long long)n, dist, (unsigned long long)k,
+                                        scale, filt, strict);
+                                return 1;
+                            }
+                            bool must_fall = take < n && filt == 4 && piv != UINT64_MAX;
+                            if (rc < 0 || got != take || (must_fall && !fell)) {
+                                fprintf(stderr,
+                                        "dtype=%d n=%llu dist=%d k=%llu scale=%d filter=%d "
+                                        "strict=%d: rc %d, %u of %u, fell back %d\n",
+                                        dtype, (unsigned long long)n, dist, (unsigned long long)k,
+                                        scale, filt, strict, rc, got, take, fell);
+                                return 1;
+                            }
+                            falls += fell;
+                            qsort(out, take, sizeof *out, cmp_u64_desc);
+                            for (uint32_t i = 0; i < take; i++)
+                                if (out[i] != sorted[i]) {
+                                    fprintf(stderr,
+                                            "dtype=%d n=%llu dist=%d k=%llu sc=%d: rank %u is "
+                                            "%016llx, expected %016llx\n",
+                                            dtype, (unsigned long long)n, dist,
+                                            (unsigned long long)k, sc, i,
+                                            (unsigned long long)out[i],
+                                            (unsigned long long)sorted[i]);
+                                    return 1;
+                                }
+                            cases++;
+                        }
+                    free(keys);
+                    free(sorted);
+                    free(out);
+                    free(tie_idx);
+                    pb_topk_problem_free(&p);
+                }
+    printf("%ld model runs on 64-bit keys, %ld filter fallbacks, %ld strict filters with the "
+           "pivot at the threshold\n",
+           cases, falls, rd_strict_pivot - strict_before);
+    ASSERT(falls > 0);
+    ASSERT(rd_strict_pivot > strict_before);
+    return 0;
+}

@@ -14,7 +14,9 @@
  * input (radik_ties.cuh: count, scan, write in index order) fills the rest
  * of the row with the tied keys of the smallest indices. Ties at the
  * sample's threshold (`tie_aware`, radik_digit.h) keep an all-equal or
- * few-level row on the one-read path. */
+ * few-level row on the one-read path. fp64 and u64 run the same kernels
+ * on 64-bit order keys (instantiated for them only: radik_kernels.cuh),
+ * with more candidate passes in the graph (enqueue says how many). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -42,7 +44,7 @@ const pb_param_spec params[] = {
      "row)"},
     {"pad", PB_PARAM_BOOL, 1, 0, 1, NULL,
      "offset padding: misaligned rows read as aligned packs of four values (16 bytes, 8 for "
-     "fp16 / bf16; no: element by element)"},
+     "fp16 / bf16, 32 for fp64 / u64; no: element by element)"},
     {"scale", PB_PARAM_ENUM, PB_RADIK_SCALE_PIVOT, 0, 0, "off|random|pivot",
      "adaptive scaling of the first digit around a reference key: off; always, around a random "
      "element (the paper); or around the sample's pivot estimate when the sample shows the "
@@ -67,9 +69,10 @@ const pb_param_spec params[] = {
 };
 
 struct radik {
-    pb_radik_row *rows;
+    void *rows;     /* pb_radik_row, or pb_radik_row64 for 64-bit keys */
     uint32_t *hist;
-    uint2 *cand[2];
+    void *cand[2];  /* candidates: uint2 {key, index}, or ulonglong2 for 64-bit keys */
+    bool wide;      /* 64-bit order keys (fp64, u64) */
     uint32_t *parts, *work, *arrivals;
     unsigned grid, grid_buf, grid_filter; /* rescheduled grids: resident blocks */
     unsigned foldx; /* one fold a row: blocks a row */
@@ -111,21 +114,28 @@ void radik_free(void *p)
     free(r);
 }
 
-pb_radik_args args_of(const pb_gpu_topk *g, const radik *r)
+/* The row state and candidate types at key width K. */
+template <class K> using row_t = typename pb_radik_kt<K>::row;
+template <class K> using cand_t = typename pb_radik_kt<K>::cand;
+
+/* K: uint32_t for the dtypes up to 32 bits, uint64_t for fp64 and u64 (the
+ * values and results are then 8-byte words: gpu_topk_state.cuh). */
+template <class K> pb_radik_args<K> args_of(const pb_gpu_topk *g, const radik *r)
 {
-    pb_radik_args a;
-    a.data = g->d_data;
-    a.data16 = pb_topk_dtype_is16(g->prob.dtype) ? reinterpret_cast<const uint16_t *>(g->d_data)
-                                                 : nullptr;
+    pb_radik_args<K> a;
+    a.data = reinterpret_cast<const K *>(g->d_data);
+    a.data16 = sizeof(K) == 4 && pb_topk_dtype_is16(g->prob.dtype)
+                   ? reinterpret_cast<const uint16_t *>(g->d_data)
+                   : nullptr;
     a.begin = g->d_begin;
     a.end = g->d_end;
     a.out_off = g->d_out_off;
-    a.vals = static_cast<uint32_t *>(g->d_vals); /* 32-bit words: 64-bit types are refused */
+    a.vals = static_cast<K *>(g->d_vals); /* the dtype's words */
     a.idx = g->d_idx;
-    a.rows = r->rows;
+    a.rows = static_cast<row_t<K> *>(r->rows);
     a.hist = r->hist;
-    a.cin = r->cand[1];
-    a.cout = r->cand[0];
+    a.cin = static_cast<cand_t<K> *>(r->cand[1]);
+    a.cout = static_cast<cand_t<K> *>(r->cand[0]);
     a.work = NULL;
     a.nrows = (uint32_t)g->prob.rows;
     a.dtype = (int)g->prob.dtype;
@@ -141,21 +151,30 @@ pb_radik_args args_of(const pb_gpu_topk *g, const radik *r)
 
 /* Allows the pass its shared memory; with `blocks`, also says how many
  * blocks of it an SM holds. */
-template <bool INPUT, bool BUF> int set_smem(size_t bytes, int *blocks, pb_err *err)
+template <class K, bool INPUT, bool BUF> int set_smem(size_t bytes, int *blocks, pb_err *err)
 {
-    PB_CUDA_TRY(cudaFuncSetAttribute(pb_radik_pass<INPUT, BUF>,
+    PB_CUDA_TRY(cudaFuncSetAttribute(pb_radik_pass<K, INPUT, BUF>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
                 err);
     if (blocks)
         PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        blocks, pb_radik_pass<INPUT, BUF>, PB_RADIK_BLOCK, bytes),
+                        blocks, pb_radik_pass<K, INPUT, BUF>, PB_RADIK_BLOCK, bytes),
                     err);
     return 0;
 }
 
-/* The filter kernel for a problem's key conversion. */
-typedef void (*filter_fn)(pb_radik_args);
-filter_fn filter_kernel(const pb_topk_problem &p)
+/* The filter kernel for a problem's key conversion (K: its key width). */
+template <class K> using filter_fn = void (*)(pb_radik_args<K>);
+template <class K> filter_fn<K> filter_kernel(const pb_topk_problem &p);
+
+template <> filter_fn<uint64_t> filter_kernel<uint64_t>(const pb_topk_problem &p)
+{
+    if (p.dtype == PB_TOPK_F64)
+        return p.largest ? pb_radik_filter<PB_TOPK_F64, 1> : pb_radik_filter<PB_TOPK_F64, 0>;
+    return p.largest ? pb_radik_filter<PB_TOPK_U64, 1> : pb_radik_filter<PB_TOPK_U64, 0>;
+}
+
+template <> filter_fn<uint32_t> filter_kernel<uint32_t>(const pb_topk_problem &p)
 {
     if (p.dtype == PB_TOPK_I32)
         return p.largest ? pb_radik_filter<PB_TOPK_I32, 1> : pb_radik_filter<PB_TOPK_I32, 0>;
@@ -206,6 +225,26 @@ int setup_ties(const pb_topk_problem &p, radik *r, pb_err *err)
     return 0;
 }
 
+/* The passes' shared memory at key width K, and how many blocks of the
+ * input passes and of the filter pass an SM holds. */
+template <class K>
+int setup_kernels(const pb_topk_problem &p, radik *r, int *b_in, int *b_in_buf, int *b_filter,
+                  pb_err *err)
+{
+    r->smem_plain = sizeof(pb_radik_pass_smem<K, false>);
+    r->smem_buf = sizeof(pb_radik_pass_smem<K, true>);
+    /* The candidate passes use the input passes' grids. */
+    if (set_smem<K, true, false>(r->smem_plain, b_in, err) ||
+        set_smem<K, true, true>(r->smem_buf, b_in_buf, err) ||
+        set_smem<K, false, false>(r->smem_plain, NULL, err) ||
+        set_smem<K, false, true>(r->smem_buf, NULL, err))
+        return -1;
+    PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(b_filter, filter_kernel<K>(p),
+                                                              PB_RADIK_BLOCK, 0),
+                err);
+    return 0;
+}
+
 int setup(pb_gpu_topk *g, const void *, pb_err *err)
 {
     radik *r = (radik *)calloc(1, sizeof *r);
@@ -226,30 +265,24 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
                                "rows (got %llu)",
                           (unsigned long long)p.rows);
     size_t rows = (size_t)p.rows, total = (size_t)(p.total ? p.total : 1);
-    PB_CUDA_TRY(cudaMalloc(&r->rows, rows * sizeof(pb_radik_row)), err);
+    r->wide = pb_topk_dtype_is64(p.dtype);
+    size_t row_bytes = r->wide ? sizeof(pb_radik_row64) : sizeof(pb_radik_row);
+    PB_CUDA_TRY(cudaMalloc(&r->rows, rows * row_bytes), err);
     PB_CUDA_TRY(cudaMalloc(&r->hist, rows * PB_RADIK_BINS * 4), err);
     /* Every select leaves its histogram zeroed, so this holds for every run. */
     PB_CUDA_TRY(cudaMemset(r->hist, 0, rows * PB_RADIK_BINS * 4), err);
-    for (int i = 0; i < 2; i++) PB_CUDA_TRY(cudaMalloc(&r->cand[i], total * sizeof(uint2)), err);
+    size_t cand_bytes = r->wide ? sizeof(ulonglong2) : sizeof(uint2);
+    for (int i = 0; i < 2; i++) PB_CUDA_TRY(cudaMalloc(&r->cand[i], total * cand_bytes), err);
     PB_CUDA_TRY(cudaMalloc(&r->parts, rows * 4), err);
     PB_CUDA_TRY(cudaMalloc(&r->work, (rows + 1) * 4), err);
     PB_CUDA_TRY(cudaMalloc(&r->arrivals, 4), err);
     PB_CUDA_TRY(cudaMemset(r->arrivals, 0, 4), err); /* the last block leaves it at 0 */
     if (r->lowest && rows && setup_ties(p, r, err)) return -1;
 
-    r->smem_plain = sizeof(pb_radik_pass_smem<false>);
-    r->smem_buf = sizeof(pb_radik_pass_smem<true>);
-    /* The candidate passes use the input passes' grids. */
-    int b_in = 0, b_in_buf = 0;
-    if (set_smem<true, false>(r->smem_plain, &b_in, err) ||
-        set_smem<true, true>(r->smem_buf, &b_in_buf, err) ||
-        set_smem<false, false>(r->smem_plain, NULL, err) ||
-        set_smem<false, true>(r->smem_buf, NULL, err))
+    int b_in = 0, b_in_buf = 0, b_filter = 0;
+    if (r->wide ? setup_kernels<uint64_t>(p, r, &b_in, &b_in_buf, &b_filter, err)
+                : setup_kernels<uint32_t>(p, r, &b_in, &b_in_buf, &b_filter, err))
         return -1;
-    int b_filter = 0;
-    PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b_filter, filter_kernel(p),
-                                                              PB_RADIK_BLOCK, 0),
-                err);
     int dev = 0, sms = 0;
     PB_CUDA_TRY(cudaGetDevice(&dev), err);
     PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
@@ -267,40 +300,18 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     return rows ? capture(g, r, err) : 0;
 }
 
-/* fp64 and u64 are not radik's yet: its digits, histograms and candidates
- * are built on 32-bit order keys (radik_digit.h, radik_kernels.cuh). A
- * point with them is refused before it runs, through `available` (the
- * harness then names the section in one line, exit 2, or skips it with
- * skip_unavailable = yes), and again by prepare, for callers that prepare
- * it directly. Writes why into `why`. */
-bool dtype_supported(long long dtype, char *why, size_t whylen)
-{
-    if (!pb_topk_dtype_is64((int)dtype)) return true;
-    snprintf(why, whylen, "dtype %s is not supported yet (64-bit order keys)",
-             dtype == PB_TOPK_F64 ? "f64" : "u64");
-    return false;
-}
-
-/* The harness's line names the module already. No parameters: at its
- * defaults (f32). */
-bool available(const pb_params *params, char *why, size_t whylen)
-{
-    return !params || dtype_supported(params->v[PB_TOPK_P_DTYPE], why, whylen);
-}
-
+/* Every dtype is radik's (fp64 and u64 on the 64-bit kernels), so it has
+ * no `available` hook: nothing to refuse before a point runs. */
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
-    char reason[128];
     *state = NULL;
-    if (!dtype_supported(pt->params->v[PB_TOPK_P_DTYPE], reason, sizeof reason))
-        return pb_err_set(err, "radik: %s", reason);
     return pb_gpu_topk_prepare_with(pt, setup, nullptr, state, err);
 }
 
 /* A pass's grid: `resident` blocks walking the work prefix of all rows
  * (a single row: its partitions, no prefix), or one fold of blocks a row.
  * Sets a.work to match. */
-dim3 grid_of(const radik *r, pb_radik_args &a, unsigned resident)
+template <class K> dim3 grid_of(const radik *r, pb_radik_args<K> &a, unsigned resident)
 {
     if (a.nrows == 1 || r->resched) {
         a.work = a.nrows == 1 ? NULL : r->work;
@@ -310,29 +321,30 @@ dim3 grid_of(const radik *r, pb_radik_args &a, unsigned resident)
     return dim3(r->foldx, a.nrows);
 }
 
-template <bool INPUT, bool BUF> int launch_pass(const radik *r, pb_radik_args a, pb_err *err)
+template <class K, bool INPUT, bool BUF>
+int launch_pass(const radik *r, pb_radik_args<K> a, pb_err *err)
 {
     dim3 grid = grid_of(r, a, BUF ? r->grid_buf : r->grid);
-    pb_radik_pass<INPUT, BUF>
+    pb_radik_pass<K, INPUT, BUF>
         <<<grid, PB_RADIK_BLOCK, BUF ? r->smem_buf : r->smem_plain, r->stream>>>(a);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
 
-template <bool INPUT>
-int pass(const radik *r, const pb_radik_args &a, bool buf, pb_err *err)
+template <bool INPUT, class K>
+int pass(const radik *r, const pb_radik_args<K> &a, bool buf, pb_err *err)
 {
-    return buf ? launch_pass<INPUT, true>(r, a, err) : launch_pass<INPUT, false>(r, a, err);
+    return buf ? launch_pass<K, INPUT, true>(r, a, err) : launch_pass<K, INPUT, false>(r, a, err);
 }
 
 /* Whether the passes walk a work prefix (else one row, or a fold a row). */
-bool planned(const radik *r, const pb_radik_args &a)
+template <class K> bool planned(const radik *r, const pb_radik_args<K> &a)
 {
     return r->resched && a.nrows > 1;
 }
 
 /* Where start and select leave the next pass's plan (none: no plan). */
-pb_radik_plan plan_of(const radik *r, const pb_radik_args &a)
+template <class K> pb_radik_plan plan_of(const radik *r, const pb_radik_args<K> &a)
 {
     pb_radik_plan pl = {NULL, NULL, NULL};
     if (planned(r, a)) pl = {r->parts, r->work, r->arrivals};
@@ -341,18 +353,21 @@ pb_radik_plan plan_of(const radik *r, const pb_radik_args &a)
 
 /* Select after the pass that read `ran` (the filter pass if `filtered`);
  * the next pass reads `next`. */
-int select(const radik *r, const pb_radik_args &a, int ran, bool filtered, int next, pb_err *err)
+template <class K>
+int select(const radik *r, const pb_radik_args<K> &a, int ran, bool filtered, int next,
+           pb_err *err)
 {
-    pb_radik_select<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, plan_of(r, a), ran,
+    pb_radik_select<K><<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, plan_of(r, a), ran,
                                                                filtered ? 1 : 0, next);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
 
-int filter_pass(const pb_gpu_topk *g, const radik *r, pb_radik_args a, pb_err *err)
+template <class K>
+int filter_pass(const pb_gpu_topk *g, const radik *r, pb_radik_args<K> a, pb_err *err)
 {
     dim3 grid = grid_of(r, a, r->grid_filter);
-    filter_kernel(g->prob)<<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a);
+    filter_kernel<K>(g->prob)<<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
@@ -371,26 +386,42 @@ bool may_filter(const pb_topk_problem &p, int filter)
 /* ties = lowest-index: the rows whose final pass had ties to choose get
  * the `need` of the smallest indices (radik_ties.cuh): count, scan, write,
  * over the tie partitions of all rows with one resident grid. */
-int tie_pass(const radik *r, const pb_radik_args &a, pb_err *err)
+template <class K> int tie_pass(const radik *r, const pb_radik_args<K> &a, pb_err *err)
 {
     if (!r->tparts) return 0;
     unsigned grid = r->grid < r->tparts ? r->grid : r->tparts;
-    pb_radik_tie_count<<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->tbase, r->tcounts);
+    pb_radik_tie_count<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->tbase, r->tcounts);
     PB_CUDA_LAUNCHED(err);
     size_t bytes = r->scan_bytes;
     cudaError_t e = cub::DeviceScan::ExclusiveSum(r->scan_temp, bytes, r->tcounts, r->tranks,
                                                   (int64_t)r->tparts, r->stream);
     if (e != cudaSuccess) return pb_err_set(err, "radik: tie scan: %s", cudaGetErrorString(e));
-    pb_radik_tie_write<<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->tbase, r->tranks);
+    pb_radik_tie_write<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->tbase, r->tranks);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
 
+/* The candidate passes after pass 1 that finish every row: the splits
+ * that take its interval to one key, and the final pass (TAKE, FINAL:
+ * output only). 13-bit digits; a plain first digit leaves kbits - 13 bits,
+ * a scaled one (a filter's, or pass 0's) 24 (32-bit keys) or 57 (64-bit
+ * keys: radik_digit.h), and pass 1 takes 13 more off a row that did not
+ * filter. 32-bit keys: 2 (19 -> 6 -> 0, or 24 -> 11 -> 0 scaled), 3 after
+ * a filter (24: 11, 0, final). 64-bit keys: 4 plain (51 -> 38: 25, 12, 0,
+ * final), 5 scaled (57 -> 44: 31, 18, 5, 0, final), 6 after a filter (57:
+ * 44, 31, 18, 5, 0, final). A row that finishes sooner is DONE, and the
+ * passes left are no-ops for it. */
+int candidate_passes(bool wide, bool filtered, bool may_scale)
+{
+    if (!wide) return filtered ? 3 : 2;
+    return filtered ? 6 : may_scale ? 5 : 4;
+}
+
 /* The query's launches, in stream order on r->stream. */
-int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
+template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
 {
     const int IN = PB_RADIK_SRC_INPUT, CAND = PB_RADIK_SRC_CAND;
-    pb_radik_args a = args_of(g, r);
+    pb_radik_args<K> a = args_of<K>(g, r);
     /* Where no row may filter, the query is the paper's: neither the
      * filter pass nor a third candidate pass is launched. */
     int filter = may_filter(g->prob, r->filter) ? r->filter : PB_RADIK_FILTER_OFF;
@@ -398,24 +429,27 @@ int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
     /* The sample depends on the problem's seed only: every repeat of a
      * query does the same work. */
     uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
-    pb_radik_start<<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, g->prob.k, r->scale, filter, salt,
-                                                              plan_of(r, a));
+    pb_radik_start<K><<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, g->prob.k, r->scale, filter,
+                                                                 salt, plan_of(r, a));
     PB_CUDA_LAUNCHED(err);
     /* The filter pass writes its candidates to cand[0], where pass 1 of
      * the rows that fall back writes theirs. */
-    a.cout = r->cand[0];
+    a.cout = static_cast<cand_t<K> *>(r->cand[0]);
     if (filt && (filter_pass(g, r, a, err) || select(r, a, IN, true, IN, err))) return -1;
     /* Pass 0 histograms the input (and outputs rows that take it whole). */
     if (pass<true>(r, a, false, err) || select(r, a, IN, false, IN, err)) return -1;
     /* Pass 1 reads the input again and writes candidates to cand[0]. */
     if (pass<true>(r, a, r->wbuf, err) || select(r, a, IN, false, CAND, err)) return -1;
-    /* Candidate passes, alternating buffers. Two finish a row after pass 1
-     * (the last only outputs: TAKE, FINAL); a filtered row, whose first
-     * digit leaves an interval of up to 2^24 keys, needs three. */
-    int left = filt ? 3 : 2;
+    /* Candidate passes, alternating buffers. Two finish a 32-bit row after
+     * pass 1 (the last only outputs: TAKE, FINAL); a filtered row, whose
+     * first digit leaves an interval of up to 2^24 keys, needs three;
+     * 64-bit keys need up to six (candidate_passes). Rows are scaled only
+     * from PB_RADIK_SCALE_MIN keys. */
+    bool may_scale = r->scale != PB_RADIK_SCALE_OFF && g->prob.max_len >= PB_RADIK_SCALE_MIN;
+    int left = candidate_passes(sizeof(K) == 8, filt, may_scale);
     for (int i = 0; i < left; i++) {
-        a.cin = r->cand[i & 1];
-        a.cout = r->cand[(i + 1) & 1];
+        a.cin = static_cast<const cand_t<K> *>(r->cand[i & 1]);
+        a.cout = static_cast<cand_t<K> *>(r->cand[(i + 1) & 1]);
         if (pass<false>(r, a, r->wbuf, err)) return -1;
         if (i + 1 < left && select(r, a, CAND, false, CAND, err)) return -1;
     }
@@ -428,7 +462,7 @@ int capture(const pb_gpu_topk *g, radik *r, pb_err *err)
 {
     PB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), err);
     PB_CUDA_TRY(cudaStreamBeginCapture(r->stream, cudaStreamCaptureModeThreadLocal), err);
-    int rc = enqueue(g, r, err);
+    int rc = r->wide ? enqueue<uint64_t>(g, r, err) : enqueue<uint32_t>(g, r, err);
     cudaError_t e = cudaStreamEndCapture(r->stream, &r->graph);
     if (rc) return -1;
     if (e != cudaSuccess)
@@ -451,13 +485,17 @@ uint64_t footprint(const pb_point *pt)
 {
     uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
     uint64_t total = pt->n * rows + 4 * rows + 4;
+    /* 64-bit keys: candidates of 16 bytes, a larger row state. */
+    bool wide = pb_topk_dtype_is64((int)pt->params->v[PB_TOPK_P_DTYPE]);
+    uint64_t cand = wide ? sizeof(ulonglong2) : sizeof(uint2);
+    uint64_t row_bytes = wide ? sizeof(pb_radik_row64) : sizeof(pb_radik_row);
     /* ties = lowest-index: tbase, and two words a tie partition (CUB's scan
      * scratch is in the slack). */
     uint64_t ties = pt->params->v[PB_TOPK_P_TIES] == PB_TOPK_TIES_LOWEST
                         ? 4 * (rows + 1) + 8 * (total / PB_RADIK_PART + rows + 1)
                         : 0;
-    return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + sizeof(pb_radik_row) + 12) +
-           2 * 8 * total + ties + (1 << 20) + pb_gpu_topk_rank_footprint(pt);
+    return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + row_bytes + 12) +
+           2 * cand * total + ties + (1 << 20) + pb_gpu_topk_rank_footprint(pt);
 }
 
 } // namespace
@@ -478,5 +516,4 @@ extern "C" const pb_module pb_module_radik = {
     .release = pb_gpu_topk_release,
     .work = pb_topk_work,
     .refresh = pb_gpu_topk_refresh,
-    .available = available,
 };

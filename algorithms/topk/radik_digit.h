@@ -11,6 +11,15 @@
  * (13) bits, so three passes take the full 32-bit interval to one key
  * (shifts 19, 6, 0) — except that the first digit can be *scaled*.
  *
+ * Key widths. Order keys are 32-bit for every dtype up to 32 bits and
+ * 64-bit for fp64 and u64 (topk_key.h). The row state and every function
+ * that holds a key exist at both widths (radik_digit_w.h, included twice):
+ * pb_radik_row and the plain names for 32-bit keys, pb_radik_row64 and the
+ * names ending in 64 for 64-bit ones (C++ also has the latter under the
+ * plain names, as overloads, for the kernels' templates). Digits stay 13
+ * bits, so a 64-bit interval takes five plain passes (shifts 51, 38, 25,
+ * 12, 0); counts and indices stay 32-bit (rows below 2^31).
+ *
  * Scaling (the paper's Section 4.3). An input whose values share their top
  * bits (U[128.6, 128.7]: every key has the same top 12 bits) puts every
  * element into the pivot's bin of the first pass, and the first pass then
@@ -25,6 +34,14 @@
  * subtraction would round, merge distinct values near large ones and need a
  * tie-breaking pass. The interval of a scaled bin spans at most 2^24 keys,
  * so two 13-bit passes (shifts 11, 0) still finish the select.
+ * 64-bit keys: |d| has up to 64 bits, 56 octaves past the exact 256, and
+ * 128 bins an octave would need 256 + 56 * 128 = 7424 bins a side, past
+ * the 4096 (PB_RADIK_MID) there are; with 6 mantissa bits (PB_RADIK_MANT64)
+ * it is 256 + 56 * 64 = 3840. A bin then spans at most 2^57 keys: five
+ * more passes (shifts 44, 31, 18, 5, 0). The difference is taken after the
+ * compare (key - ref or ref - key - 1, never negative), so no 65-bit
+ * signed arithmetic is needed, and the interval is clamped to [0, 2^64 - 1]
+ * end by end.
  *
  * The drawn element: `random` is the paper's choice, a pseudo-random
  * element of the row, and always scales; `pivot` draws a sample of the row,
@@ -88,6 +105,10 @@
 #define PB_RADIK_EXACT_BITS 8
 #define PB_RADIK_MANT 7
 #define PB_RADIK_MID (PB_RADIK_BINS / 2)
+/* 64-bit keys: 6 mantissa bits, so that the 3840 bins a side fit MID. */
+#define PB_RADIK_MANT64 6
+#define PB_RADIK_LOG_BINS64 \
+    ((1u << PB_RADIK_EXACT_BITS) + ((64u - PB_RADIK_EXACT_BITS) << PB_RADIK_MANT64))
 
 /* What the next pass does with a row's candidates. */
 enum pb_radik_mode {
@@ -117,130 +138,6 @@ enum pb_radik_src { PB_RADIK_SRC_INPUT = 0, PB_RADIK_SRC_CAND = 1 };
  * sample: beyond that the candidates cost about what a second read does. */
 #define PB_RADIK_FILTER_KEEP 16
 
-/* One row's select state (device memory; the counters are atomics). */
-typedef struct pb_radik_row {
-    uint32_t lo, hi;  /* the candidates' interval */
-    uint32_t shift;   /* digit of the next pass: (key - lo) >> shift */
-    uint32_t scaled;  /* first pass: the digit is pb_radik_scaled_digit(key, ref) */
-    uint32_t ref;     /* the scaling reference key */
-    uint32_t mode;    /* pb_radik_mode of the next pass */
-    uint32_t need;    /* keys still to choose among the candidates in [lo, hi] */
-    uint32_t take;    /* min(k, row length): the row's whole answer */
-    uint32_t len_in;  /* candidates the next pass reads (input passes: the row) */
-    uint32_t wr;      /* candidates the running pass has written */
-    uint32_t nout;    /* results written (keys above the interval, in any order) */
-    uint32_t ties;    /* final pass: pivot keys claimed */
-    uint32_t tie_need; /* after a final pass: the ties it had to choose (`need`), else 0 */
-    uint32_t tie_key;  /* ... and their key (the pivot) */
-    uint32_t strict;   /* pb_radik_strict of a filtering row (lo is the threshold) */
-    uint32_t eq;       /* strict filter: keys equal to the threshold seen (saturates past take) */
-    uint32_t src;     /* pb_radik_src of the next pass */
-    uint32_t cscaled, cref; /* the counting pass's scaling, should a filter fall back */
-    uint32_t kmax;    /* the largest order key the dtype has (2^16 - 1 for 16-bit types) */
-} pb_radik_row;
-
-PB_RADIK_HD uint32_t pb_radik_bitlen(uint32_t x)
-{
-#if defined(__CUDA_ARCH__)
-    return 32 - __clz(x);
-#else
-    return x ? 32 - (uint32_t)__builtin_clz(x) : 0;
-#endif
-}
-
-/* The log bin of u = |d| or |d| - 1, 0 .. 3327. */
-PB_RADIK_HD uint32_t pb_radik_log_bin(uint32_t u)
-{
-    if (u < (1u << PB_RADIK_EXACT_BITS)) return u;
-    uint32_t e = pb_radik_bitlen(u); /* 9 .. 32 */
-    uint32_t t = (u >> (e - 1 - PB_RADIK_MANT)) & ((1u << PB_RADIK_MANT) - 1);
-    return (1u << PB_RADIK_EXACT_BITS) + ((e - PB_RADIK_EXACT_BITS - 1) << PB_RADIK_MANT) + t;
-}
-
-/* The u range [*ulo, *uhi] of log bin v. */
-PB_RADIK_HD void pb_radik_log_range(uint32_t v, uint64_t *ulo, uint64_t *uhi)
-{
-    if (v < (1u << PB_RADIK_EXACT_BITS)) {
-        *ulo = *uhi = v;
-        return;
-    }
-    v -= 1u << PB_RADIK_EXACT_BITS;
-    uint32_t e = (v >> PB_RADIK_MANT) + PB_RADIK_EXACT_BITS + 1;
-    uint32_t t = v & ((1u << PB_RADIK_MANT) - 1);
-    uint32_t s = e - 1 - PB_RADIK_MANT;
-    *ulo = (uint64_t)((1u << PB_RADIK_MANT) + t) << s;
-    *uhi = *ulo + ((uint64_t)1 << s) - 1;
-}
-
-/* The scaled first digit of `key` around `ref`: monotone in key. */
-PB_RADIK_HD uint32_t pb_radik_scaled_digit(uint32_t key, uint32_t ref)
-{
-    /* One log bin either side (the select keeps it branch-free). */
-    uint32_t up = key >= ref;
-    uint32_t v = pb_radik_log_bin(up ? key - ref : ref - key - 1);
-    return up ? PB_RADIK_MID + v : PB_RADIK_MID - 1 - v;
-}
-
-/* The keys whose scaled digit around ref is `bin`; returns 0 if none. */
-PB_RADIK_HD int pb_radik_scaled_interval(uint32_t bin, uint32_t ref, uint32_t *lo, uint32_t *hi)
-{
-    uint64_t ulo, uhi;
-    int64_t klo, khi;
-    if (bin >= PB_RADIK_MID) {
-        pb_radik_log_range(bin - PB_RADIK_MID, &ulo, &uhi);
-        klo = (int64_t)ref + (int64_t)ulo;
-        khi = (int64_t)ref + (int64_t)uhi;
-    } else {
-        pb_radik_log_range(PB_RADIK_MID - 1 - bin, &ulo, &uhi);
-        klo = (int64_t)ref - (int64_t)uhi - 1;
-        khi = (int64_t)ref - (int64_t)ulo - 1;
-    }
-    if (klo < 0) klo = 0;
-    if (khi > (int64_t)UINT32_MAX) khi = UINT32_MAX;
-    if (klo > khi) return 0;
-    *lo = (uint32_t)klo;
-    *hi = (uint32_t)khi;
-    return 1;
-}
-
-/* The digit of a candidate key in the current pass. */
-PB_RADIK_HD uint32_t pb_radik_digit(const pb_radik_row *r, uint32_t key)
-{
-    return r->scaled ? pb_radik_scaled_digit(key, r->ref) : (key - r->lo) >> r->shift;
-}
-
-/* The shift that makes (key - lo) >> shift fit the digit for [lo, hi]. */
-PB_RADIK_HD uint32_t pb_radik_shift_for(uint32_t lo, uint32_t hi)
-{
-    uint32_t b = pb_radik_bitlen(hi - lo);
-    return b > PB_RADIK_BITS ? b - PB_RADIK_BITS : 0;
-}
-
-/* A row before its first pass: the whole key range [0, kmax] (kmax: the
- * dtype's largest order key, 2^bits - 1), `take` results. 16-bit keys
- * thus take two plain passes (shifts 3, 0), not three. */
-PB_RADIK_HD void pb_radik_row_init(pb_radik_row *r, uint32_t len, uint64_t k, int scaled,
-                                   uint32_t ref, uint32_t kmax)
-{
-    r->kmax = kmax;
-    r->lo = 0;
-    r->hi = kmax;
-    r->shift = pb_radik_shift_for(0, kmax);
-    r->scaled = scaled ? 1u : 0u;
-    r->ref = ref;
-    r->take = k < len ? (uint32_t)k : len;
-    r->need = r->take;
-    r->len_in = len;
-    r->wr = r->nout = r->ties = r->tie_need = r->tie_key = 0;
-    r->strict = PB_RADIK_STRICT_OFF;
-    r->eq = 0;
-    r->src = PB_RADIK_SRC_INPUT;
-    r->mode = r->take == 0 ? PB_RADIK_DONE : r->take == len ? PB_RADIK_TAKE : PB_RADIK_COUNT;
-    if (r->mode == PB_RADIK_TAKE) r->scaled = 0;
-    r->cscaled = r->scaled;
-    r->cref = ref;
-}
-
 /* The sample rank (0-based, descending) of the pre-filter's threshold for a
  * sample of s keys of a row of len keys with `take` results: the number of
  * sample keys above the pivot is about Poisson(mu), mu = s * take / len,
@@ -264,106 +161,42 @@ PB_RADIK_HD int pb_radik_filterable(uint64_t len, uint64_t take, int any_k)
                         PB_RADIK_SAMPLE;
 }
 
-/* A counting row turned into a filtering one: keys >= thr (strict: > thr,
- * and per `strict` those equal) are kept and histogrammed by the scaled
- * digit around ref. Other rows are left alone. */
-PB_RADIK_HD void pb_radik_row_filter(pb_radik_row *r, uint32_t thr, uint32_t ref, uint32_t strict)
-{
-    if (r->mode != PB_RADIK_COUNT) return;
-    r->mode = PB_RADIK_FILTER;
-    r->strict = strict;
-    r->eq = 0;
-    r->lo = thr;
-    r->hi = r->kmax;
-    r->scaled = 1;
-    r->ref = ref;
-}
+#define PB_RADIK_KW 32
+#include "algorithms/topk/radik_digit_w.h"
+#undef PB_RADIK_KW
+#define PB_RADIK_KW 64
+#include "algorithms/topk/radik_digit_w.h"
+#undef PB_RADIK_KW
 
-/* The select step after a pass: `bin` holds the pivot, `above` candidates
- * lie in higher bins (they are output by the next pass), `count` in the
- * bin. Sets up the next pass. `written` is what the pass wrote as
- * candidates: the next pass reads them after a split or filter pass, and
- * the input again after the counting pass. Passes that only output finish
- * the row. */
-PB_RADIK_HD void pb_radik_row_advance(pb_radik_row *r, uint32_t bin, uint32_t above,
+#ifdef __cplusplus
+/* The 64-bit functions under the plain names, for code templated over the
+ * key type (radik_kernels.cuh): the row's type, or the key's, picks the
+ * width. */
+PB_RADIK_HD uint32_t pb_radik_scaled_digit(uint64_t key, uint64_t ref)
+{
+    return pb_radik_scaled_digit64(key, ref);
+}
+PB_RADIK_HD uint32_t pb_radik_digit(const pb_radik_row64 *r, uint64_t key)
+{
+    return pb_radik_digit64(r, key);
+}
+PB_RADIK_HD void pb_radik_row_init(pb_radik_row64 *r, uint32_t len, uint64_t k, int scaled,
+                                   uint64_t ref, uint64_t kmax)
+{
+    pb_radik_row_init64(r, len, k, scaled, ref, kmax);
+}
+PB_RADIK_HD void pb_radik_row_filter(pb_radik_row64 *r, uint64_t thr, uint64_t ref,
+                                     uint32_t strict)
+{
+    pb_radik_row_filter64(r, thr, ref, strict);
+}
+PB_RADIK_HD void pb_radik_row_advance(pb_radik_row64 *r, uint32_t bin, uint32_t above,
                                       uint32_t count, uint32_t written)
 {
-    if (r->mode == PB_RADIK_TAKE || r->mode == PB_RADIK_FINAL || r->mode == PB_RADIK_DONE) {
-        /* A final pass leaves lo (the pivot), take and need as they were:
-         * with ties = lowest-index the tie pass reads them. */
-        if (r->mode == PB_RADIK_FINAL) {
-            r->tie_need = r->need;
-            r->tie_key = r->lo;
-        }
-        r->mode = PB_RADIK_DONE;
-        return;
-    }
-    if (r->mode == PB_RADIK_FILTER && written < r->need && r->strict == PB_RADIK_STRICT_COUNT &&
-        (uint64_t)written + r->eq >= r->need) {
-        /* The pivot is the threshold: the `written` keys above it are all
-         * in, and the tie pass chooses the rest among the keys equal to it. */
-        r->tie_key = r->lo;
-        r->tie_need = r->need - written;
-        r->need = written;
-        r->lo = r->lo == r->kmax ? r->kmax : r->lo + 1; /* none above kmax: nothing kept */
-        r->hi = r->kmax;
-        r->scaled = 0;
-        r->len_in = written;
-        r->src = PB_RADIK_SRC_CAND;
-        r->wr = 0;
-        r->mode = written ? PB_RADIK_TAKE : PB_RADIK_DONE;
-        return;
-    }
-    if (r->mode == PB_RADIK_FILTER && written < r->need) {
-        /* Fewer keys passed the threshold than the row needs (it wrote no
-         * results): the two-read passes from the start. */
-        pb_radik_row_init(r, r->len_in, r->take, (int)r->cscaled, r->cref, r->kmax);
-        return;
-    }
-    if (r->mode == PB_RADIK_SPLIT || r->mode == PB_RADIK_FILTER) {
-        r->len_in = written;
-        r->src = PB_RADIK_SRC_CAND;
-    }
-    uint32_t lo = 0, hi = 0;
-    if (r->scaled) {
-        /* A filter's candidates lie in [r->lo, kmax]: the bin's keys there. */
-        pb_radik_scaled_interval(bin, r->ref, &lo, &hi);
-        if (lo < r->lo) lo = r->lo;
-        if (hi > r->kmax) hi = r->kmax;
-        r->scaled = 0;
-    } else {
-        lo = r->lo + (bin << r->shift);
-        uint64_t top = (uint64_t)lo + ((uint64_t)1 << r->shift) - 1;
-        hi = top < r->hi ? (uint32_t)top : r->hi;
-    }
-    r->lo = lo;
-    r->hi = hi;
-    r->need -= above;
-    r->wr = 0;
-    if (count == r->need)
-        r->mode = PB_RADIK_TAKE;
-    else if (lo == hi)
-        r->mode = PB_RADIK_FINAL;
-    else {
-        r->mode = PB_RADIK_SPLIT;
-        r->shift = pb_radik_shift_for(lo, hi);
-    }
+    pb_radik_row_advance64(r, bin, above, count, written);
 }
-
-/* After the query's last pass: the ties at the pivot (lo) a row's final
- * pass left to choose (ties = lowest-index), 0 if none. A row whose final
- * pass was the query's last is still in mode FINAL (no select follows the
- * last pass); one whose final pass came earlier was advanced to DONE with
- * tie_need set. Either way take - need keys above the pivot were output. */
-PB_RADIK_HD uint32_t pb_radik_tie_need(const pb_radik_row *r)
-{
-    return r->mode == PB_RADIK_FINAL ? r->need : r->tie_need;
-}
-
-/* ... and their key: the pivot. */
-PB_RADIK_HD uint32_t pb_radik_tie_key(const pb_radik_row *r)
-{
-    return r->mode == PB_RADIK_FINAL ? r->lo : r->tie_key;
-}
+PB_RADIK_HD uint32_t pb_radik_tie_need(const pb_radik_row64 *r) { return pb_radik_tie_need64(r); }
+PB_RADIK_HD uint64_t pb_radik_tie_key(const pb_radik_row64 *r) { return pb_radik_tie_key64(r); }
+#endif
 
 #endif

@@ -39,7 +39,20 @@
  *   pad      offset padding (3.2.2): a misaligned row is read as aligned
  *            16-byte packs from the nearest aligned address to its left,
  *            masking the elements outside it. Off: misaligned rows are read
- *            element by element. */
+ *            element by element.
+ *
+ * Key widths. Every kernel is a template over the order key's type K:
+ * uint32_t for the dtypes up to 32 bits (16-bit values are read as such,
+ * through data16), uint64_t for fp64 and u64 (instantiated only for them).
+ * With 64-bit keys the row state is pb_radik_row64, a candidate is a
+ * ulonglong2 {key, index} (16 bytes, one aligned load or store), a pack of
+ * four values is two 16-byte loads (so a pack still starts at a multiple
+ * of four elements, and the padding arithmetic is the same), and results
+ * are written as 8-byte values. The 32-bit instantiation is the code as
+ * it was: its PTX is the earlier one instruction for instruction, up to
+ * the numbering of virtual registers, except in the filter kernels of
+ * fp16 / bf16 smallest, where one complement of a kept key folds
+ * differently (`not` of the order key for an `or` of the key, equal). */
 #ifndef PB_RADIK_KERNELS_CUH
 #define PB_RADIK_KERNELS_CUH
 
@@ -71,15 +84,58 @@ enum pb_radik_scale { PB_RADIK_SCALE_OFF, PB_RADIK_SCALE_RANDOM, PB_RADIK_SCALE_
  * keeps, so that most rows fall back (the tests' way to reach the fallback) */
 enum pb_radik_filter_mode { PB_RADIK_FILTER_OFF, PB_RADIK_FILTER_ON, PB_RADIK_FILTER_OVERSHOOT };
 
-struct pb_radik_args {
-    const uint32_t *data;   /* 32-bit dtypes' values */
+/* What a key width K brings: the row state, a candidate {key, index} and
+ * a pack of four raw values. */
+template <class K> struct pb_radik_kt;
+template <> struct pb_radik_kt<uint32_t> {
+    typedef pb_radik_row row;
+    typedef uint2 cand;
+    typedef uint4 pack;
+};
+struct pb_radik_pack64 {
+    ulonglong2 a, b; /* values 0, 1 and 2, 3 */
+};
+template <> struct pb_radik_kt<uint64_t> {
+    typedef pb_radik_row64 row;
+    typedef ulonglong2 cand; /* .y: the index */
+    typedef pb_radik_pack64 pack;
+};
+
+/* The order key type of a dtype. */
+template <int DT> struct pb_radik_key_of {
+    typedef uint32_t type;
+};
+template <> struct pb_radik_key_of<PB_TOPK_F64> {
+    typedef uint64_t type;
+};
+template <> struct pb_radik_key_of<PB_TOPK_U64> {
+    typedef uint64_t type;
+};
+
+__host__ __device__ __forceinline__ uint2 pb_radik_cand(uint32_t key, uint32_t idx)
+{
+    return make_uint2(key, idx);
+}
+__host__ __device__ __forceinline__ ulonglong2 pb_radik_cand(uint64_t key, uint32_t idx)
+{
+    return make_ulonglong2(key, idx);
+}
+__device__ __forceinline__ uint32_t pb_radik_cand_key(const uint2 &e) { return e.x; }
+__device__ __forceinline__ uint64_t pb_radik_cand_key(const ulonglong2 &e) { return e.x; }
+__device__ __forceinline__ uint32_t pb_radik_cand_idx(const uint2 &e) { return e.y; }
+__device__ __forceinline__ uint32_t pb_radik_cand_idx(const ulonglong2 &e) { return (uint32_t)e.y; }
+
+template <class K> struct pb_radik_args {
+    const K *data;          /* the values: 32-bit dtypes' (K = uint32_t), or 64-bit ones' */
     const uint16_t *data16; /* fp16 / bf16 values (the same buffer), else NULL */
     const uint64_t *begin, *end, *out_off;
-    uint32_t *vals, *idx;
-    pb_radik_row *rows;
+    K *vals;                /* results in the values' words (32- or 64-bit) */
+    uint32_t *idx;
+    typename pb_radik_kt<K>::row *rows;
     uint32_t *hist;       /* rows * PB_RADIK_BINS */
-    const uint2 *cin;     /* candidates read (key, index); row r's at begin[r] */
-    uint2 *cout;          /* candidates written */
+    /* candidates read (key, index), row r's at begin[r]; and written */
+    const typename pb_radik_kt<K>::cand *cin;
+    typename pb_radik_kt<K>::cand *cout;
     const uint32_t *work; /* rescheduled: rows + 1 partition prefix; NULL: one fold a row */
     uint32_t nrows;
     int dtype, largest;
@@ -91,34 +147,97 @@ struct pb_radik_args {
     int prefetch;  /* radik's `prefetch`: a single row's filter loads a partition ahead */
 };
 
-__device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args &a, uint32_t raw)
+__device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args<uint32_t> &a, uint32_t raw)
 {
     return pb_topk_okey_of(raw, a.dtype, a.largest);
 }
 
+/* fp64 or u64 (a.dtype is one of them: the 64-bit kernels serve no other). */
+__device__ __forceinline__ uint64_t pb_radik_okey(const pb_radik_args<uint64_t> &a, uint64_t raw)
+{
+    uint64_t key = a.dtype == PB_TOPK_U64 ? raw : pb_topk_key_f64_bits(raw);
+    return a.largest ? key : ~key;
+}
+
 /* The raw value of an order key (a NaN comes back as the canonical NaN). */
-__device__ __forceinline__ uint32_t pb_radik_raw(const pb_radik_args &a, uint32_t okey)
+__device__ __forceinline__ uint32_t pb_radik_raw(const pb_radik_args<uint32_t> &a, uint32_t okey)
 {
     return pb_topk_raw_of(okey, a.dtype, a.largest);
 }
 
-/* Raw value i of the batch (zero-extended for 16-bit types), streamed. */
-__device__ __forceinline__ uint32_t pb_radik_at(const pb_radik_args &a, bool is16, uint64_t i)
+__device__ __forceinline__ uint64_t pb_radik_raw(const pb_radik_args<uint64_t> &a, uint64_t okey)
 {
-    return is16 ? (uint32_t)__ldcs(a.data16 + i) : __ldcs(a.data + i);
+    uint64_t key = a.largest ? okey : ~okey;
+    return a.dtype == PB_TOPK_U64 ? key : pb_topk_key_f64_to_bits(key);
+}
+
+/* The order key of raw value `raw` of dtype DT (LG: largest), the dtype
+ * known when compiled (the filter pass). */
+template <int DT, int LG> __device__ __forceinline__ uint32_t pb_radik_okey_dt(uint32_t raw)
+{
+    return pb_topk_okey_of(raw, DT, LG);
+}
+template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_okey_dt(uint64_t raw)
+{
+    uint64_t key = DT == PB_TOPK_U64 ? raw : pb_topk_key_f64_bits(raw);
+    return LG ? key : ~key;
+}
+
+/* Whether the data are 16-bit values (read through data16). */
+template <class K> __device__ __forceinline__ bool pb_radik_is16(const pb_radik_args<K> &a)
+{
+    return sizeof(K) == 4 && a.data16 != nullptr;
+}
+
+/* Raw value i of the batch (zero-extended for 16-bit types), streamed. */
+template <class K>
+__device__ __forceinline__ K pb_radik_at(const pb_radik_args<K> &a, bool is16, uint64_t i)
+{
+    return is16 ? (K)__ldcs(a.data16 + i) : __ldcs(a.data + i);
 }
 
 /* The pack of four values from element e (a multiple of 4): one 16-byte
  * load, or an 8-byte one of 16-bit values. */
-__device__ __forceinline__ uint4 pb_radik_pack(const pb_radik_args &a, bool is16, uint64_t e)
+__device__ __forceinline__ uint4 pb_radik_pack(const pb_radik_args<uint32_t> &a, bool is16,
+                                               uint64_t e)
 {
     if (!is16) return __ldcs(reinterpret_cast<const uint4 *>(a.data + e));
     uint2 h = __ldcs(reinterpret_cast<const uint2 *>(a.data16 + e));
     return make_uint4(h.x & 0xffffu, h.x >> 16, h.y & 0xffffu, h.y >> 16);
 }
 
+/* ... or two 16-byte loads of 64-bit values (element e is 32-byte aligned). */
+__device__ __forceinline__ pb_radik_pack64 pb_radik_pack(const pb_radik_args<uint64_t> &a, bool,
+                                                         uint64_t e)
+{
+    const ulonglong2 *q = reinterpret_cast<const ulonglong2 *>(a.data + e);
+    pb_radik_pack64 x;
+    x.a = __ldcs(q);
+    x.b = __ldcs(q + 1);
+    return x;
+}
+
+__device__ __forceinline__ uint4 pb_radik_pack_zero(uint32_t) { return make_uint4(0, 0, 0, 0); }
+__device__ __forceinline__ pb_radik_pack64 pb_radik_pack_zero(uint64_t)
+{
+    pb_radik_pack64 x;
+    x.a = x.b = make_ulonglong2(0, 0);
+    return x;
+}
+
+/* A pack's four values. */
+__device__ __forceinline__ void pb_radik_unpack(const uint4 &x, uint32_t (&raw)[4])
+{
+    raw[0] = x.x, raw[1] = x.y, raw[2] = x.z, raw[3] = x.w;
+}
+__device__ __forceinline__ void pb_radik_unpack(const pb_radik_pack64 &x, uint64_t (&raw)[4])
+{
+    raw[0] = x.a.x, raw[1] = x.a.y, raw[2] = x.b.x, raw[3] = x.b.y;
+}
+
 /* Whether row r is read as aligned packs from (begin & ~3). */
-__device__ __forceinline__ bool pb_radik_packed(const pb_radik_args &a, uint64_t begin)
+template <class K>
+__device__ __forceinline__ bool pb_radik_packed(const pb_radik_args<K> &a, uint64_t begin)
 {
     return a.pad || (begin & 3) == 0;
 }
@@ -130,21 +249,24 @@ __host__ __device__ __forceinline__ uint32_t pb_radik_nparts(uint64_t len)
 
 /* The elements an input pass reads of row `row`: packed reads start at the
  * aligned address at or left of the row. */
-__device__ __forceinline__ uint64_t pb_radik_span(const pb_radik_args &a, uint32_t row)
+template <class K>
+__device__ __forceinline__ uint64_t pb_radik_span(const pb_radik_args<K> &a, uint32_t row)
 {
     uint64_t b = a.begin[row];
     return a.end[row] - (pb_radik_packed(a, b) ? (b & ~UINT64_C(3)) : b);
 }
 
-__device__ __forceinline__ uint32_t pb_radik_input_nparts(const pb_radik_args &a, uint32_t row)
+template <class K>
+__device__ __forceinline__ uint32_t pb_radik_input_nparts(const pb_radik_args<K> &a, uint32_t row)
 {
     return pb_radik_nparts(pb_radik_span(a, row));
 }
 
 /* Partitions of row `row`, in state r, in the filter pass (0 unless it
  * filters). */
-__device__ __forceinline__ uint32_t pb_radik_filter_parts(const pb_radik_args &a, uint32_t row,
-                                                          const pb_radik_row &r)
+template <class K>
+__device__ __forceinline__ uint32_t pb_radik_filter_parts(const pb_radik_args<K> &a, uint32_t row,
+                                                          const typename pb_radik_kt<K>::row &r)
 {
     if (r.mode != PB_RADIK_FILTER) return 0;
     return (uint32_t)((pb_radik_span(a, row) + PB_RADIK_FPART - 1) / PB_RADIK_FPART);
@@ -153,8 +275,10 @@ __device__ __forceinline__ uint32_t pb_radik_filter_parts(const pb_radik_args &a
 /* Partitions of row `row`, in state r, in a pass over the input or over
  * candidates: 0 for a finished row, one waiting to filter, or one whose
  * next read is the other source. */
-__device__ __forceinline__ uint32_t pb_radik_parts(const pb_radik_args &a, uint32_t row,
-                                                   const pb_radik_row &r, bool input)
+template <class K>
+__device__ __forceinline__ uint32_t pb_radik_parts(const pb_radik_args<K> &a, uint32_t row,
+                                                   const typename pb_radik_kt<K>::row &r,
+                                                   bool input)
 {
     if (r.mode == PB_RADIK_DONE || r.mode == PB_RADIK_FILTER ||
         r.src != (input ? PB_RADIK_SRC_INPUT : PB_RADIK_SRC_CAND))
@@ -218,18 +342,20 @@ __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
 
 /* `filter`: a pb_radik_filter_mode. Plans the first pass: the filter pass
  * if `filter` is on. */
+template <class K>
 __global__ void __launch_bounds__(PB_RADIK_BLOCK)
-    pb_radik_start(pb_radik_args a, uint64_t k, int scale, int filter, uint32_t salt,
+    pb_radik_start(pb_radik_args<K> a, uint64_t k, int scale, int filter, uint32_t salt,
                    pb_radik_plan pl)
 {
-    typedef cub::BlockRadixSort<uint32_t, PB_RADIK_BLOCK, PB_RADIK_SAMPLE_ITEMS> sort_t;
+    typedef cub::BlockRadixSort<K, PB_RADIK_BLOCK, PB_RADIK_SAMPLE_ITEMS> sort_t;
     __shared__ typename sort_t::TempStorage tmp;
-    __shared__ uint32_t sorted[PB_RADIK_SAMPLE];
+    __shared__ K sorted[PB_RADIK_SAMPLE];
     uint32_t row = blockIdx.x;
     uint64_t b = a.begin[row];
     uint32_t len = (uint32_t)(a.end[row] - b);
     uint32_t take = k < len ? (uint32_t)k : len;
-    uint32_t ref = 0, thr = 0, est = 0, strict = PB_RADIK_STRICT_OFF;
+    K ref = 0, thr = 0, est = 0;
+    uint32_t strict = PB_RADIK_STRICT_OFF;
     /* A short row costs a few launches whatever its digits, and the sample
      * would cost more than the passes it saves. */
     bool scaled = scale != PB_RADIK_SCALE_OFF && len >= PB_RADIK_SCALE_MIN && take < len;
@@ -237,16 +363,16 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                 pb_radik_filterable(len, take, filter == PB_RADIK_FILTER_OVERSHOOT);
     if (scaled && scale == PB_RADIK_SCALE_RANDOM) {
         uint32_t i = pb_radik_hash(row * 0x9e3779b9U + salt) % len;
-        ref = pb_radik_okey(a, pb_radik_at(a, a.data16 != nullptr, b + i));
+        ref = pb_radik_okey(a, pb_radik_at(a, pb_radik_is16(a), b + i));
     }
     if ((scaled && scale == PB_RADIK_SCALE_PIVOT) || filt) {
         /* The sample, drawn at hashed positions, sorted descending; its
          * (take * S / len)-th key estimates the pivot. */
-        uint32_t keys[PB_RADIK_SAMPLE_ITEMS];
+        K keys[PB_RADIK_SAMPLE_ITEMS];
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) {
             uint32_t s = threadIdx.x * PB_RADIK_SAMPLE_ITEMS + j;
             uint32_t i = pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
-            keys[j] = pb_radik_okey(a, pb_radik_at(a, a.data16 != nullptr, b + i));
+            keys[j] = pb_radik_okey(a, pb_radik_at(a, pb_radik_is16(a), b + i));
         }
         sort_t(tmp).SortDescendingBlockedToStriped(keys);
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
@@ -261,11 +387,11 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
              * estimate): on a narrow range, and on U[0, 1), whose top 13
              * key bits keep 1/32 of it (4 mantissa bits). Otherwise the
              * plain digit (one shift) is the cheaper first pass. */
+            const int top = 8 * (int)sizeof(K) - PB_RADIK_BITS; /* the plain first digit */
             int same = 0;
             for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
-                same += __syncthreads_count(sorted[j * PB_RADIK_BLOCK + threadIdx.x] >>
-                                                (32 - PB_RADIK_BITS) ==
-                                            ref >> (32 - PB_RADIK_BITS));
+                same += __syncthreads_count(sorted[j * PB_RADIK_BLOCK + threadIdx.x] >> top ==
+                                            ref >> top);
             scaled = same * 256 > PB_RADIK_SAMPLE;
         }
         if (filt) {
@@ -282,7 +408,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                 thr = sorted[j];
                 int kept = 0, tied = 0;
                 for (int i = 0; i < PB_RADIK_SAMPLE_ITEMS; i++) {
-                    uint32_t x = sorted[i * PB_RADIK_BLOCK + threadIdx.x];
+                    K x = sorted[i * PB_RADIK_BLOCK + threadIdx.x];
                     kept += __syncthreads_count(x >= thr);
                     tied += __syncthreads_count(x == thr);
                 }
@@ -301,9 +427,12 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         }
     }
     if (threadIdx.x == 0) {
-        pb_radik_row r;
+        typename pb_radik_kt<K>::row r;
+        /* 16-bit types: 2^16 - 1; else every key of the width (no shift
+         * by the width itself). */
         uint32_t kbits = pb_topk_key_bits_of(a.dtype);
-        pb_radik_row_init(&r, len, k, scaled, ref, kbits == 32 ? UINT32_MAX : (1u << kbits) - 1);
+        pb_radik_row_init(&r, len, k, scaled, ref,
+                          kbits == 8 * sizeof(K) ? (K)~(K)0 : ((K)1 << kbits) - 1);
         if (filt) pb_radik_row_filter(&r, thr, est, strict);
         a.rows[row] = r;
         if (pl.parts)
@@ -320,15 +449,17 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
 /* Advances the rows that took part in the pass just run: those reading
  * `ran_src`, in mode FILTER if `ran_filter` and in any other mode if not.
  * Plans the next pass, which reads `next_src`. */
+template <class K>
 __global__ void __launch_bounds__(PB_RADIK_BLOCK)
-    pb_radik_select(pb_radik_args a, pb_radik_plan pl, int ran_src, int ran_filter, int next_src)
+    pb_radik_select(pb_radik_args<K> a, pb_radik_plan pl, int ran_src, int ran_filter,
+                    int next_src)
 {
     typedef cub::BlockScan<uint32_t, PB_RADIK_BLOCK> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
     __shared__ uint32_t h[PB_RADIK_BINS];
     __shared__ uint32_t s_bin, s_above, s_count;
     uint32_t row = blockIdx.x;
-    pb_radik_row *rp = &a.rows[row];
+    typename pb_radik_kt<K>::row *rp = &a.rows[row];
     uint32_t mode = rp->mode;
     bool mine = mode != PB_RADIK_DONE && rp->src == (uint32_t)ran_src &&
                 (mode == PB_RADIK_FILTER) == (ran_filter != 0);
@@ -366,7 +497,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         __syncthreads();
     }
     if (threadIdx.x == 0) {
-        pb_radik_row r = *rp;
+        typename pb_radik_kt<K>::row r = *rp;
         if (counted)
             pb_radik_row_advance(&r, s_bin, s_above, s_count, r.wr);
         else if (mine)
@@ -402,14 +533,16 @@ struct pb_radik_smem_buf {
 };
 
 /* The block's row context while it works on a row's partitions. */
-struct pb_radik_ctx {
+template <class K> struct pb_radik_ctx {
     uint32_t row;
-    pb_radik_row r;
+    typename pb_radik_kt<K>::row r;
     uint64_t begin, end, out0; /* a row's candidates sit at begin, as the row does */
 };
 
-__device__ __forceinline__ void pb_radik_write_out(const pb_radik_args &a, const pb_radik_ctx &c,
-                                                   uint32_t pos, uint32_t key, uint32_t idx)
+template <class K>
+__device__ __forceinline__ void pb_radik_write_out(const pb_radik_args<K> &a,
+                                                   const pb_radik_ctx<K> &c, uint32_t pos, K key,
+                                                   uint32_t idx)
 {
     a.vals[c.out0 + pos] = pb_radik_raw(a, key);
     a.idx[c.out0 + pos] = idx;
@@ -440,14 +573,17 @@ __device__ __forceinline__ uint32_t pb_radik_warp_incl_sum(uint32_t v)
     return v;
 }
 
-template <bool BUF> struct pb_radik_pass_smem {
+/* 64-bit keys: candidates of 16 bytes, so the buffer takes 64 KiB, not 32. */
+template <class K, bool BUF> struct pb_radik_pass_smem {
     uint32_t hist[PB_RADIK_BINS];
-    uint2 buf[BUF ? 2 * PB_RADIK_PART : 1];
+    typename pb_radik_kt<K>::cand buf[BUF ? 2 * PB_RADIK_PART : 1];
     pb_radik_smem_buf b;
 };
 
 /* Moves the block's histogram h of row c into the global one. */
-__device__ void pb_radik_flush_hist(const pb_radik_args &a, const pb_radik_ctx &c, uint32_t *h)
+template <class K>
+__device__ void pb_radik_flush_hist(const pb_radik_args<K> &a, const pb_radik_ctx<K> &c,
+                                    uint32_t *h)
 {
     __syncthreads();
     uint32_t *g = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
@@ -462,9 +598,9 @@ __device__ void pb_radik_flush_hist(const pb_radik_args &a, const pb_radik_ctx &
 }
 
 /* Writes the buffered candidates and results of row c in two bursts. */
-template <bool BUF>
-__device__ void pb_radik_flush_buf(const pb_radik_args &a, const pb_radik_ctx &c,
-                                   pb_radik_pass_smem<BUF> &s)
+template <class K, bool BUF>
+__device__ void pb_radik_flush_buf(const pb_radik_args<K> &a, const pb_radik_ctx<K> &c,
+                                   pb_radik_pass_smem<K, BUF> &s)
 {
     __syncthreads();
     uint32_t fk = s.b.fill_keep, fo = s.b.fill_out;
@@ -478,8 +614,8 @@ __device__ void pb_radik_flush_buf(const pb_radik_args &a, const pb_radik_ctx &c
     for (uint32_t i = threadIdx.x; i < fk; i += PB_RADIK_BLOCK)
         a.cout[c.begin + bk + i] = s.buf[i];
     for (uint32_t i = threadIdx.x; i < fo; i += PB_RADIK_BLOCK) {
-        uint2 e = s.buf[2 * PB_RADIK_PART - 1 - i];
-        pb_radik_write_out(a, c, bo + i, e.x, e.y);
+        typename pb_radik_kt<K>::cand e = s.buf[2 * PB_RADIK_PART - 1 - i];
+        pb_radik_write_out(a, c, bo + i, pb_radik_cand_key(e), pb_radik_cand_idx(e));
     }
     __syncthreads();
     if (threadIdx.x == 0) s.b.fill_keep = s.b.fill_out = 0;
@@ -490,9 +626,9 @@ __device__ void pb_radik_flush_buf(const pb_radik_args &a, const pb_radik_ctx &c
  * bit j of `valid` says whether slot j holds an element. Row-relative
  * indices are 32-bit (radik refuses rows of 2^31 or more). Every load of
  * the partition is issued before any key is used. */
-template <bool INPUT>
-__device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_radik_ctx &c,
-                                              uint32_t p, uint32_t (&key)[PB_RADIK_ITEMS],
+template <bool INPUT, class K>
+__device__ __forceinline__ void pb_radik_load(const pb_radik_args<K> &a, const pb_radik_ctx<K> &c,
+                                              uint32_t p, K (&key)[PB_RADIK_ITEMS],
                                               uint32_t (&idx)[PB_RADIK_ITEMS], uint32_t &valid)
 {
     valid = 0;
@@ -502,10 +638,10 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
          * row (offset padding): only the first and last pack see other
          * rows' elements, which the masks drop. */
         uint32_t head = (uint32_t)(c.begin & 3);
-        const bool is16 = a.data16 != nullptr;
+        const bool is16 = pb_radik_is16(a);
         const uint64_t e0 = c.begin - head + (uint64_t)p * PB_RADIK_PART;
         uint32_t rel0 = p * PB_RADIK_PART - head; /* wraps below 0: masked */
-        uint4 x[PB_RADIK_ITEMS / 4];
+        typename pb_radik_kt<K>::pack x[PB_RADIK_ITEMS / 4];
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS / 4; j++) {
             uint32_t q = threadIdx.x + j * PB_RADIK_BLOCK;
@@ -513,12 +649,13 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
             /* Some element of the pack is in the row (the first pack's r0
              * has wrapped to -head). */
             x[j] = r0 + 3 < len + 3 ? pb_radik_pack(a, is16, e0 + 4 * (uint64_t)q)
-                                    : make_uint4(0, 0, 0, 0);
+                                    : pb_radik_pack_zero(K());
         }
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS / 4; j++) {
             uint32_t r0 = rel0 + 4 * (threadIdx.x + j * PB_RADIK_BLOCK);
-            uint32_t raw[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+            K raw[4];
+            pb_radik_unpack(x[j], raw);
 #pragma unroll
             for (int t = 0; t < 4; t++) {
                 uint32_t rel = r0 + t;
@@ -528,8 +665,8 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
             }
         }
     } else if (INPUT) {
-        const bool is16 = a.data16 != nullptr;
-        uint32_t raw[PB_RADIK_ITEMS];
+        const bool is16 = pb_radik_is16(a);
+        K raw[PB_RADIK_ITEMS];
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS; j++) {
             uint32_t rel = p * PB_RADIK_PART + threadIdx.x + j * PB_RADIK_BLOCK;
@@ -540,14 +677,14 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS; j++) key[j] = pb_radik_okey(a, raw[j]);
     } else {
-        const uint2 *cin = a.cin + c.begin;
+        const typename pb_radik_kt<K>::cand *cin = a.cin + c.begin;
         uint32_t n = c.r.len_in;
 #pragma unroll
         for (int j = 0; j < PB_RADIK_ITEMS; j++) {
             uint32_t e = p * PB_RADIK_PART + threadIdx.x + j * PB_RADIK_BLOCK;
-            uint2 x = e < n ? __ldcs(cin + e) : make_uint2(0, 0);
-            key[j] = x.x;
-            idx[j] = x.y;
+            typename pb_radik_kt<K>::cand x = e < n ? __ldcs(cin + e) : pb_radik_cand((K)0, 0u);
+            key[j] = pb_radik_cand_key(x);
+            idx[j] = pb_radik_cand_idx(x);
             valid |= (uint32_t)(e < n) << j;
         }
     }
@@ -555,9 +692,10 @@ __device__ __forceinline__ void pb_radik_load(const pb_radik_args &a, const pb_r
 
 /* Adds one key to the histogram of its digit (counted lanes only). The
  * first pass counts every key: plain shared atomics. */
-template <bool BUF>
-__device__ __forceinline__ void pb_radik_count_all(const pb_radik_args &a, const pb_radik_ctx &c,
-                                                   pb_radik_pass_smem<BUF> &s, bool counted,
+template <class K, bool BUF>
+__device__ __forceinline__ void pb_radik_count_all(const pb_radik_args<K> &a,
+                                                   const pb_radik_ctx<K> &c,
+                                                   pb_radik_pass_smem<K, BUF> &s, bool counted,
                                                    uint32_t d)
 {
     if (!counted) return;
@@ -568,9 +706,9 @@ __device__ __forceinline__ void pb_radik_count_all(const pb_radik_args &a, const
 }
 
 /* The later passes count the candidates; warps without any skip it. */
-template <bool BUF>
-__device__ __forceinline__ void pb_radik_count(const pb_radik_args &a, const pb_radik_ctx &c,
-                                               pb_radik_pass_smem<BUF> &s, bool counted,
+template <class K, bool BUF>
+__device__ __forceinline__ void pb_radik_count(const pb_radik_args<K> &a, const pb_radik_ctx<K> &c,
+                                               pb_radik_pass_smem<K, BUF> &s, bool counted,
                                                uint32_t d)
 {
     if (!__any_sync(0xffffffffu, counted)) return;
@@ -593,13 +731,14 @@ __device__ __forceinline__ void pb_radik_count(const pb_radik_args &a, const pb_
 
 /* One partition in one mode (the row's mode is uniform in a partition, so
  * each mode gets its own straight-line code). */
-template <int MODE, bool INPUT, bool BUF>
-__device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
-                                                        const pb_radik_ctx &c, uint32_t p,
-                                                        pb_radik_pass_smem<BUF> &s)
+template <int MODE, bool INPUT, class K, bool BUF>
+__device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args<K> &a,
+                                                        const pb_radik_ctx<K> &c, uint32_t p,
+                                                        pb_radik_pass_smem<K, BUF> &s)
 {
-    const pb_radik_row &r = c.r;
-    uint32_t key[PB_RADIK_ITEMS], idx[PB_RADIK_ITEMS], valid;
+    const typename pb_radik_kt<K>::row &r = c.r;
+    K key[PB_RADIK_ITEMS];
+    uint32_t idx[PB_RADIK_ITEMS], valid;
     pb_radik_load<INPUT>(a, c, p, key, idx, valid);
     if (MODE == PB_RADIK_COUNT) {
 #pragma unroll
@@ -610,13 +749,14 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
     uint32_t keep = 0, out = 0;
 #pragma unroll
     for (int j = 0; j < PB_RADIK_ITEMS; j++) {
-        uint32_t k = key[j];
+        K k = key[j];
         bool v = (valid >> j) & 1;
         bool o = v && (MODE == PB_RADIK_TAKE ? k >= r.lo : k > r.hi);
         bool kp = MODE == PB_RADIK_SPLIT && v && !o && k >= r.lo;
         out |= (uint32_t)o << j;
         keep |= (uint32_t)kp << j;
-        if (MODE == PB_RADIK_SPLIT) pb_radik_count(a, c, s, kp, kp ? (k - r.lo) >> r.shift : 0);
+        if (MODE == PB_RADIK_SPLIT)
+            pb_radik_count(a, c, s, kp, kp ? (uint32_t)((k - r.lo) >> r.shift) : 0u);
         /* ties = any: a key equal to the pivot claims a slot on the row's
          * one `ties` counter in global memory (once per warp with hier,
          * once per key without) and is written if its slot is below
@@ -642,7 +782,7 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
                 uint32_t mk = __ballot_sync(0xffffffffu, kp);
                 if (kp) {
                     uint32_t pos = pb_radik_reserve(&a.rows[c.row].wr, mk, a.hier);
-                    a.cout[c.begin + pos] = make_uint2(k, idx[j]);
+                    a.cout[c.begin + pos] = pb_radik_cand(k, idx[j]);
                 }
             }
             uint32_t mo = __ballot_sync(0xffffffffu, o);
@@ -668,8 +808,8 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
     uint32_t fk = base & 0xffff, fo = base >> 16;
 #pragma unroll
     for (int j = 0; j < PB_RADIK_ITEMS; j++) {
-        if ((keep >> j) & 1) s.buf[fk++] = make_uint2(key[j], idx[j]);
-        if ((out >> j) & 1) s.buf[2 * PB_RADIK_PART - 1 - fo++] = make_uint2(key[j], idx[j]);
+        if ((keep >> j) & 1) s.buf[fk++] = pb_radik_cand(key[j], idx[j]);
+        if ((out >> j) & 1) s.buf[2 * PB_RADIK_PART - 1 - fo++] = pb_radik_cand(key[j], idx[j]);
     }
     __syncthreads();
     uint32_t fill = s.b.fill_keep + s.b.fill_out;
@@ -678,24 +818,25 @@ __device__ __forceinline__ void pb_radik_partition_mode(const pb_radik_args &a,
     if (fill > PB_RADIK_PART) pb_radik_flush_buf(a, c, s);
 }
 
-template <bool INPUT, bool BUF>
-__device__ __forceinline__ void pb_radik_partition(const pb_radik_args &a, const pb_radik_ctx &c,
-                                                   uint32_t p, pb_radik_pass_smem<BUF> &s)
+template <bool INPUT, class K, bool BUF>
+__device__ __forceinline__ void pb_radik_partition(const pb_radik_args<K> &a,
+                                                   const pb_radik_ctx<K> &c, uint32_t p,
+                                                   pb_radik_pass_smem<K, BUF> &s)
 {
     switch (c.r.mode) {
     case PB_RADIK_COUNT:
-        if (INPUT) pb_radik_partition_mode<PB_RADIK_COUNT, INPUT, BUF>(a, c, p, s);
+        if (INPUT) pb_radik_partition_mode<PB_RADIK_COUNT, INPUT>(a, c, p, s);
         break;
-    case PB_RADIK_SPLIT: pb_radik_partition_mode<PB_RADIK_SPLIT, INPUT, BUF>(a, c, p, s); break;
-    case PB_RADIK_TAKE: pb_radik_partition_mode<PB_RADIK_TAKE, INPUT, BUF>(a, c, p, s); break;
-    case PB_RADIK_FINAL: pb_radik_partition_mode<PB_RADIK_FINAL, INPUT, BUF>(a, c, p, s); break;
+    case PB_RADIK_SPLIT: pb_radik_partition_mode<PB_RADIK_SPLIT, INPUT>(a, c, p, s); break;
+    case PB_RADIK_TAKE: pb_radik_partition_mode<PB_RADIK_TAKE, INPUT>(a, c, p, s); break;
+    case PB_RADIK_FINAL: pb_radik_partition_mode<PB_RADIK_FINAL, INPUT>(a, c, p, s); break;
     default: break;
     }
 }
 
-template <bool BUF> __device__ void pb_radik_finish_row(const pb_radik_args &a,
-                                                        const pb_radik_ctx &c,
-                                                        pb_radik_pass_smem<BUF> &s)
+template <class K, bool BUF>
+__device__ void pb_radik_finish_row(const pb_radik_args<K> &a, const pb_radik_ctx<K> &c,
+                                    pb_radik_pass_smem<K, BUF> &s)
 {
     if (a.hier && (c.r.mode == PB_RADIK_COUNT || c.r.mode == PB_RADIK_SPLIT))
         pb_radik_flush_hist(a, c, s.hist);
@@ -710,8 +851,9 @@ template <bool BUF> __device__ void pb_radik_finish_row(const pb_radik_args &a,
     }
 }
 
-__device__ __forceinline__ void pb_radik_enter(const pb_radik_args &a, uint32_t row,
-                                               pb_radik_ctx &c)
+template <class K>
+__device__ __forceinline__ void pb_radik_enter(const pb_radik_args<K> &a, uint32_t row,
+                                               pb_radik_ctx<K> &c)
 {
     c.row = row;
     c.r = a.rows[row];
@@ -725,11 +867,11 @@ __device__ __forceinline__ void pb_radik_enter(const pb_radik_args &a, uint32_t 
  * prefix of parts_of over rows): block b takes a contiguous range of the
  * partitions of all rows; else block (x, row) takes row's partitions x,
  * x + gridDim.x, ... (parts_of(row) of them). */
-template <class Parts, class Body, class Finish>
-__device__ __forceinline__ void pb_radik_walk(const pb_radik_args &a, Parts parts_of, Body body,
+template <class K, class Parts, class Body, class Finish>
+__device__ __forceinline__ void pb_radik_walk(const pb_radik_args<K> &a, Parts parts_of, Body body,
                                               Finish finish)
 {
-    pb_radik_ctx c;
+    pb_radik_ctx<K> c;
     if (a.work) {
         uint32_t total = a.work[a.nrows];
         uint32_t chunk = (total + gridDim.x - 1) / gridDim.x;
@@ -766,19 +908,20 @@ __device__ __forceinline__ void pb_radik_walk(const pb_radik_args &a, Parts part
 }
 
 /* One pass over the input (INPUT) or the candidates a.cin. */
-template <bool INPUT, bool BUF>
-__global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args a)
+template <class K, bool INPUT, bool BUF>
+__global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args<K> a)
 {
     extern __shared__ __align__(16) unsigned char pb_radik_raw_smem[];
-    pb_radik_pass_smem<BUF> &s = *reinterpret_cast<pb_radik_pass_smem<BUF> *>(pb_radik_raw_smem);
+    pb_radik_pass_smem<K, BUF> &s =
+        *reinterpret_cast<pb_radik_pass_smem<K, BUF> *>(pb_radik_raw_smem);
     if (a.hier)
         for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) s.hist[i] = 0;
     if (threadIdx.x == 0) s.b.fill_keep = s.b.fill_out = s.b.ties_full = 0;
     __syncthreads();
     pb_radik_walk(
         a, [&](uint32_t row) { return pb_radik_parts(a, row, a.rows[row], INPUT); },
-        [&](const pb_radik_ctx &c, uint32_t p) { pb_radik_partition<INPUT, BUF>(a, c, p, s); },
-        [&](const pb_radik_ctx &c) { pb_radik_finish_row(a, c, s); });
+        [&](const pb_radik_ctx<K> &c, uint32_t p) { pb_radik_partition<INPUT>(a, c, p, s); },
+        [&](const pb_radik_ctx<K> &c) { pb_radik_finish_row(a, c, s); });
 }
 
 /* ---- the filter pass ---- */
@@ -786,11 +929,14 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_pass(pb_radik_args a)
 /* The filter pass's shared memory: the histogram, and a staging buffer for
  * candidates, flushed past half full with one reservation of the row's
  * counter a flush: a reservation a warp would serialise the whole grid on
- * one address (2^20 of them on a 2^29 row). */
-#define PB_RADIK_FBUF 1536
-struct pb_radik_filter_smem {
+ * one address (2^20 of them on a 2^29 row). The buffer is 12 KiB: 1536
+ * candidates of 32-bit keys, 768 of 64-bit ones (the pass's static shared
+ * memory stays below 48 KiB). */
+#define PB_RADIK_FBUF_BYTES (1536 * 8)
+template <class K> struct pb_radik_filter_smem {
+    static const uint32_t FBUF = PB_RADIK_FBUF_BYTES / sizeof(typename pb_radik_kt<K>::cand);
     uint32_t hist[PB_RADIK_BINS];
-    uint2 buf[PB_RADIK_FBUF];
+    typename pb_radik_kt<K>::cand buf[FBUF];
     uint32_t fill, base;
     uint32_t stop;    /* where the first reservation past the end began (FBUF: none) */
     uint32_t eq_full; /* strict filter: this block has seen the row's `eq` reach take */
@@ -798,8 +944,9 @@ struct pb_radik_filter_smem {
 
 /* Writes the staged candidates of row c if there are more than `past`;
  * every thread of the block calls it. */
-__device__ void pb_radik_filter_flush(const pb_radik_args &a, const pb_radik_ctx &c,
-                                      pb_radik_filter_smem &s, uint32_t past)
+template <class K>
+__device__ void pb_radik_filter_flush(const pb_radik_args<K> &a, const pb_radik_ctx<K> &c,
+                                      pb_radik_filter_smem<K> &s, uint32_t past)
 {
     __syncthreads();
     uint32_t fill = min(s.fill, s.stop); /* the staged entries: [0, first failed reservation) */
@@ -807,10 +954,10 @@ __device__ void pb_radik_filter_flush(const pb_radik_args &a, const pb_radik_ctx
     if (fill <= past) return;
     if (threadIdx.x == 0) s.base = atomicAdd(&a.rows[c.row].wr, fill);
     __syncthreads();
-    uint2 *out = a.cout + c.begin + s.base;
+    typename pb_radik_kt<K>::cand *out = a.cout + c.begin + s.base;
     for (uint32_t i = threadIdx.x; i < fill; i += PB_RADIK_BLOCK) out[i] = s.buf[i];
     __syncthreads();
-    if (threadIdx.x == 0) s.fill = 0, s.stop = PB_RADIK_FBUF;
+    if (threadIdx.x == 0) s.fill = 0, s.stop = s.FBUF;
     __syncthreads();
 }
 
@@ -819,9 +966,10 @@ __device__ void pb_radik_filter_flush(const pb_radik_args &a, const pb_radik_ctx
  * has seen `eq` reach take; with KEEP, those whose slot is below take join
  * `keep` (slot order is slot-major within the warp's lanes: any order
  * would do, the slots only bound how many). */
-template <int STRICT>
-__device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args &a, const pb_radik_ctx &c,
-                                                   pb_radik_filter_smem &sm, uint32_t eqm,
+template <int STRICT, class K>
+__device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args<K> &a,
+                                                   const pb_radik_ctx<K> &c,
+                                                   pb_radik_filter_smem<K> &sm, uint32_t eqm,
                                                    uint32_t &keep)
 {
     uint32_t cnt = (uint32_t)__popc(eqm);
@@ -842,14 +990,15 @@ __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args &a, const
 }
 
 /* Loads the raw values of partition p of filtering row c: 16 a thread,
- * as aligned packs of four (16 bytes, or 8 of 16-bit values) when the row
- * is read packed (slot s at rel0 + (s / 4) * 4 * BLOCK + s % 4), else one
- * value a slot (rel0 + s * BLOCK); slots outside the row read 0. DT: the
- * dtype (16-bit values are loaded as such). */
-template <int DT>
-__device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args &a, const pb_radik_ctx &c,
-                                                     uint32_t p,
-                                                     uint32_t (&raw)[PB_RADIK_FITEMS])
+ * as aligned packs of four (16 bytes, 8 of 16-bit values, two loads of 16
+ * of 64-bit ones) when the row is read packed (slot s at rel0 + (s / 4) *
+ * 4 * BLOCK + s % 4), else one value a slot (rel0 + s * BLOCK); slots
+ * outside the row read 0. DT: the dtype (16-bit values are loaded as such;
+ * K is its key type). */
+template <int DT, class K>
+__device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args<K> &a,
+                                                     const pb_radik_ctx<K> &c, uint32_t p,
+                                                     K (&raw)[PB_RADIK_FITEMS])
 {
     const uint32_t len = (uint32_t)(c.end - c.begin);
     const bool is16 = pb_topk_dtype_is16(DT);
@@ -857,18 +1006,20 @@ __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args &a, con
         uint32_t head = (uint32_t)(c.begin & 3);
         const uint64_t e0 = c.begin - head + (uint64_t)p * PB_RADIK_FPART;
         uint32_t rel0 = p * PB_RADIK_FPART - head + 4 * threadIdx.x;
-        uint4 x[PB_RADIK_FITEMS / 4];
+        typename pb_radik_kt<K>::pack x[PB_RADIK_FITEMS / 4];
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS / 4; j++) {
             uint32_t r0 = rel0 + 4 * j * PB_RADIK_BLOCK;
             x[j] = r0 + 3 < len + 3
                        ? pb_radik_pack(a, is16, e0 + 4 * (uint64_t)(threadIdx.x + j * PB_RADIK_BLOCK))
-                       : make_uint4(0, 0, 0, 0);
+                       : pb_radik_pack_zero(K());
         }
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS / 4; j++) {
-            raw[4 * j] = x[j].x, raw[4 * j + 1] = x[j].y;
-            raw[4 * j + 2] = x[j].z, raw[4 * j + 3] = x[j].w;
+            K q[4];
+            pb_radik_unpack(x[j], q);
+            raw[4 * j] = q[0], raw[4 * j + 1] = q[1];
+            raw[4 * j + 2] = q[2], raw[4 * j + 3] = q[3];
         }
     } else {
         uint32_t rel0 = p * PB_RADIK_FPART + threadIdx.x;
@@ -910,7 +1061,8 @@ __device__ __forceinline__ uint32_t pb_radik_cmp16(uint32_t w, uint32_t t, bool 
  * +-0.0, which compares equal to the other zero, a different key. */
 template <int DT, int LG, int STRICT>
 __device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&raw)[PB_RADIK_FITEMS],
-                                                     uint32_t tq, pb_radik_filter_smem &sm)
+                                                     uint32_t tq,
+                                                     pb_radik_filter_smem<uint32_t> &sm)
 {
     bool strict = STRICT && (tq & 0x7fffu) != 0 && pb_radik_flag_warp(&sm.eq_full);
     uint32_t t2 = tq | tq << 16, maybe = 0;
@@ -923,6 +1075,36 @@ __device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&raw)[PB_RA
     return maybe;
 }
 
+/* Whether raw value x of dtype DT (LG: largest) may have an order key at
+ * or above the one whose raw value is tq (the quick test): for the dtypes
+ * up to 32 bits pb_topk_raw_may_reach; for fp64 the same rule on doubles
+ * (a compare of the values, unordered: a NaN value, or a NaN threshold,
+ * passes; -0.0 and +0.0 compare equal, so both pass, and the key compare
+ * after it tells them apart), for u64 the key compare itself. */
+template <int DT, int LG>
+__device__ __forceinline__ bool pb_radik_may_reach(uint32_t x, uint32_t tq)
+{
+    return pb_topk_raw_may_reach(x, tq, DT, LG);
+}
+template <int DT, int LG>
+__device__ __forceinline__ bool pb_radik_may_reach(uint64_t x, uint64_t tq)
+{
+    if (DT == PB_TOPK_U64) return LG ? x >= tq : x <= tq;
+    double v = __longlong_as_double((long long)x), t = __longlong_as_double((long long)tq);
+    return LG ? !(v < t) : !(v > t);
+}
+
+/* The raw value of order key okey of dtype DT (LG: largest). */
+template <int DT, int LG> __device__ __forceinline__ uint32_t pb_radik_raw_dt(uint32_t okey)
+{
+    return pb_topk_raw_of(okey, DT, LG);
+}
+template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_raw_dt(uint64_t okey)
+{
+    uint64_t key = LG ? okey : ~okey;
+    return DT == PB_TOPK_U64 ? key : pb_topk_key_f64_to_bits(key);
+}
+
 /* Partition p of a filtering row c, its raw values loaded: keys at or
  * above the threshold (c.r.lo) become candidates, histogrammed by the
  * scaled digit around c.r.ref; a strict filter (STRICT, a pb_radik_strict)
@@ -931,9 +1113,9 @@ __device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&raw)[PB_RA
  *
  * With `quick` (radik's parameter, on by default) a slot's key is converted
  * and compared only when some lane of the warp has a value there that may
- * reach the threshold (pb_topk_raw_may_reach: one compare of the raw
- * value), a branch a slot on the warp's OR of the lanes' masks (uniform);
- * a warp with none leaves at once.
+ * reach the threshold (pb_radik_may_reach: one compare of the raw
+ * value, a double compare for fp64), a branch a slot on the warp's OR of
+ * the lanes' masks (uniform); a warp with none leaves at once.
  * A selective threshold then costs about a load, a compare and a vote a
  * value: the H200 profile had the pass issue-bound (0.46 warp instructions
  * a cycle a scheduler, ~19 a key) with every slot converted, and a warp of
@@ -942,13 +1124,14 @@ __device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&raw)[PB_RA
  * With `hier` a warp stages its candidates with one shared reservation (or,
  * should the buffer be full, one of the row's counter); without, every
  * candidate reserves alone. */
-template <int DT, int LG, int STRICT>
-__device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
-                                                     const pb_radik_ctx &c, uint32_t p,
-                                                     const uint32_t (&raw)[PB_RADIK_FITEMS],
-                                                     pb_radik_filter_smem &sm)
+template <int DT, int LG, int STRICT, class K>
+__device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
+                                                     const pb_radik_ctx<K> &c, uint32_t p,
+                                                     const K (&raw)[PB_RADIK_FITEMS],
+                                                     pb_radik_filter_smem<K> &sm)
 {
-    const uint32_t len = (uint32_t)(c.end - c.begin), thr = c.r.lo;
+    const uint32_t len = (uint32_t)(c.end - c.begin);
+    const K thr = c.r.lo;
     const bool packed = pb_radik_packed(a, c.begin);
     const uint32_t rel0 = packed ? p * PB_RADIK_FPART - (uint32_t)(c.begin & 3) + 4 * threadIdx.x
                                  : p * PB_RADIK_FPART + threadIdx.x;
@@ -956,14 +1139,14 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
      * every lane, so the branches on it are uniform). */
     uint32_t keep = 0, eqm = 0, wm = 0xffffu;
     if (a.quick) {
-        const uint32_t tq = pb_topk_raw_of(thr, DT, LG);
+        const K tq = pb_radik_raw_dt<DT, LG>(thr);
         uint32_t maybe = 0;
-        if (pb_topk_dtype_is16(DT)) {
+        if constexpr (DT == PB_TOPK_F16 || DT == PB_TOPK_BF16) {
             maybe = pb_radik_maybe16<DT, LG, STRICT>(raw, tq, sm);
         } else {
 #pragma unroll
             for (int s = 0; s < PB_RADIK_FITEMS; s++)
-                maybe |= (uint32_t)pb_topk_raw_may_reach(raw[s], tq, DT, LG) << s;
+                maybe |= (uint32_t)pb_radik_may_reach<DT, LG>(raw[s], tq) << s;
         }
         wm = __reduce_or_sync(0xffffffffu, maybe);
         if (!wm) return;
@@ -973,7 +1156,7 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
         if (!((wm >> s) & 1)) continue;
         uint32_t rel = packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + (s % 4)
                               : rel0 + s * PB_RADIK_BLOCK;
-        uint32_t k = pb_topk_okey_of(raw[s], DT, LG);
+        K k = pb_radik_okey_dt<DT, LG>(raw[s]);
         bool in = rel < len;
         keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << s;
         if (STRICT) eqm |= (uint32_t)(in && k == thr) << s;
@@ -1000,7 +1183,7 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
         uint32_t at = 0;
         if (lane == 31) {
             at = atomicAdd(&sm.fill, incl);
-            if (at + incl > PB_RADIK_FBUF) {
+            if (at + incl > sm.FBUF) {
                 atomicMin(&sm.stop, at);
                 at = atomicAdd(wr, incl) | 0x80000000u; /* rows < 2^31 */
             }
@@ -1016,8 +1199,8 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
         uint32_t rel = packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + (s % 4)
                               : rel0 + s * PB_RADIK_BLOCK;
         /* The key again (kept slots are few): no array of keys to hold. */
-        uint32_t k = pb_topk_okey_of(raw[s], DT, LG);
-        uint2 e = make_uint2(k, rel);
+        K k = pb_radik_okey_dt<DT, LG>(raw[s]);
+        typename pb_radik_kt<K>::cand e = pb_radik_cand(k, rel);
         if (staged) sm.buf[base++] = e;
         else a.cout[c.begin + (a.hier ? base++ : atomicAdd(wr, 1u))] = e;
         uint32_t d = pb_radik_scaled_digit(k, c.r.ref);
@@ -1027,11 +1210,11 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args &a,
 
 /* One partition of the filter pass, dispatched on the row's strictness
  * (uniform over its partitions), then the staging buffer's flush check. */
-template <int DT, int LG>
-__device__ __forceinline__ void pb_radik_filter_body(const pb_radik_args &a, const pb_radik_ctx &c,
-                                                     uint32_t p,
-                                                     const uint32_t (&raw)[PB_RADIK_FITEMS],
-                                                     pb_radik_filter_smem &sm)
+template <int DT, int LG, class K>
+__device__ __forceinline__ void pb_radik_filter_body(const pb_radik_args<K> &a,
+                                                     const pb_radik_ctx<K> &c, uint32_t p,
+                                                     const K (&raw)[PB_RADIK_FITEMS],
+                                                     pb_radik_filter_smem<K> &sm)
 {
     if (c.r.strict == PB_RADIK_STRICT_KEEP)
         pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_KEEP>(a, c, p, raw, sm);
@@ -1039,18 +1222,21 @@ __device__ __forceinline__ void pb_radik_filter_body(const pb_radik_args &a, con
         pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_COUNT>(a, c, p, raw, sm);
     else
         pb_radik_filter_part<DT, LG, PB_RADIK_STRICT_OFF>(a, c, p, raw, sm);
-    if (a.hier) pb_radik_filter_flush(a, c, sm, PB_RADIK_FBUF / 2);
+    if (a.hier) pb_radik_filter_flush(a, c, sm, sm.FBUF / 2);
 }
 
+/* DT: the dtype (K, its key type, follows). */
 template <int DT, int LG>
-__global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args a)
+__global__ void __launch_bounds__(PB_RADIK_BLOCK)
+    pb_radik_filter(pb_radik_args<typename pb_radik_key_of<DT>::type> a)
 {
-    __shared__ pb_radik_filter_smem sm;
+    typedef typename pb_radik_key_of<DT>::type K;
+    __shared__ pb_radik_filter_smem<K> sm;
     if (a.hier)
         for (uint32_t i = threadIdx.x; i < PB_RADIK_BINS; i += PB_RADIK_BLOCK) sm.hist[i] = 0;
-    if (threadIdx.x == 0) sm.fill = sm.eq_full = 0, sm.stop = PB_RADIK_FBUF;
+    if (threadIdx.x == 0) sm.fill = sm.eq_full = 0, sm.stop = sm.FBUF;
     __syncthreads();
-    auto finish = [&](const pb_radik_ctx &c) {
+    auto finish = [&](const pb_radik_ctx<K> &c) {
         if (a.hier) {
             pb_radik_filter_flush(a, c, sm, 0);
             pb_radik_flush_hist(a, c, sm.hist);
@@ -1068,14 +1254,14 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args 
          * partition's loads are issued before this one is processed, so a
          * block's reads stay in flight across its compares, votes and
          * barriers (radik's `prefetch`). */
-        pb_radik_ctx c;
+        pb_radik_ctx<K> c;
         pb_radik_enter(a, 0, c);
         uint32_t parts = pb_radik_filter_parts(a, 0, c.r);
         if (blockIdx.x >= parts) return;
-        uint32_t cur[PB_RADIK_FITEMS];
+        K cur[PB_RADIK_FITEMS];
         pb_radik_filter_load<DT>(a, c, blockIdx.x, cur);
         for (uint32_t p = blockIdx.x; p < parts; p += gridDim.x) {
-            uint32_t next[PB_RADIK_FITEMS];
+            K next[PB_RADIK_FITEMS];
             bool more = p + gridDim.x < parts;
             if (more) pb_radik_filter_load<DT>(a, c, p + gridDim.x, next);
             pb_radik_filter_body<DT, LG>(a, c, p, cur, sm);
@@ -1089,8 +1275,8 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK) pb_radik_filter(pb_radik_args 
     }
     pb_radik_walk(
         a, [&](uint32_t row) { return pb_radik_filter_parts(a, row, a.rows[row]); },
-        [&](const pb_radik_ctx &c, uint32_t p) {
-            uint32_t raw[PB_RADIK_FITEMS];
+        [&](const pb_radik_ctx<K> &c, uint32_t p) {
+            K raw[PB_RADIK_FITEMS];
             pb_radik_filter_load<DT>(a, c, p, raw);
             pb_radik_filter_body<DT, LG>(a, c, p, raw, sm);
         },

@@ -51,17 +51,19 @@ __device__ __forceinline__ uint32_t pb_radik_tie_row(const uint32_t *tbase, uint
 /* Loads tie partition p of row `row` (PB_RADIK_ITEMS keys a thread, slot
  * j of thread t at row index p * PART + j * BLOCK + t, so that index order
  * is slot-major, then thread order); bit j of the result: slot j holds the
- * pivot. raw[] gets the values. */
-__device__ __forceinline__ uint32_t pb_radik_tie_load(const pb_radik_args &a, uint32_t row,
-                                                      uint32_t p, uint32_t pivot,
-                                                      uint32_t (&raw)[PB_RADIK_ITEMS])
+ * pivot. raw[] gets the values (K: the key width, 64-bit values for fp64
+ * and u64). */
+template <class K>
+__device__ __forceinline__ uint32_t pb_radik_tie_load(const pb_radik_args<K> &a, uint32_t row,
+                                                      uint32_t p, K pivot,
+                                                      K (&raw)[PB_RADIK_ITEMS])
 {
     uint64_t b = a.begin[row];
     uint32_t len = (uint32_t)(a.end[row] - b), eq = 0;
 #pragma unroll
     for (int j = 0; j < PB_RADIK_ITEMS; j++) {
         uint32_t rel = p * PB_RADIK_PART + j * PB_RADIK_BLOCK + threadIdx.x;
-        raw[j] = rel < len ? pb_radik_at(a, a.data16 != nullptr, b + rel) : 0;
+        raw[j] = rel < len ? pb_radik_at(a, pb_radik_is16(a), b + rel) : 0;
     }
 #pragma unroll
     for (int j = 0; j < PB_RADIK_ITEMS; j++) {
@@ -71,16 +73,17 @@ __device__ __forceinline__ uint32_t pb_radik_tie_load(const pb_radik_args &a, ui
     return eq;
 }
 
+template <class K>
 __global__ void __launch_bounds__(PB_RADIK_BLOCK)
-    pb_radik_tie_count(pb_radik_args a, const uint32_t *tbase, uint32_t *counts)
+    pb_radik_tie_count(pb_radik_args<K> a, const uint32_t *tbase, uint32_t *counts)
 {
     uint32_t total = tbase[a.nrows];
     for (uint32_t q = blockIdx.x; q < total; q += gridDim.x) {
         uint32_t row = pb_radik_tie_row(tbase, a.nrows, q);
-        const pb_radik_row *rp = &a.rows[row];
+        const typename pb_radik_kt<K>::row *rp = &a.rows[row];
         uint32_t need = pb_radik_tie_need(rp), sum = 0;
         if (need) {
-            uint32_t raw[PB_RADIK_ITEMS];
+            K raw[PB_RADIK_ITEMS];
             uint32_t eq = pb_radik_tie_load(a, row, q - tbase[row], pb_radik_tie_key(rp), raw);
             /* Also a barrier: the block moves on to q + gridDim.x together. */
 #pragma unroll
@@ -91,22 +94,24 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     }
 }
 
+template <class K>
 __global__ void __launch_bounds__(PB_RADIK_BLOCK)
-    pb_radik_tie_write(pb_radik_args a, const uint32_t *tbase, const uint32_t *ranks)
+    pb_radik_tie_write(pb_radik_args<K> a, const uint32_t *tbase, const uint32_t *ranks)
 {
     const uint32_t warps = PB_RADIK_BLOCK / 32;
     __shared__ uint32_t wt[PB_RADIK_ITEMS][PB_RADIK_BLOCK / 32];
     uint32_t total = tbase[a.nrows], lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     for (uint32_t q = blockIdx.x; q < total; q += gridDim.x) {
         uint32_t row = pb_radik_tie_row(tbase, a.nrows, q);
-        const pb_radik_row *rp = &a.rows[row];
+        const typename pb_radik_kt<K>::row *rp = &a.rows[row];
         uint32_t need = pb_radik_tie_need(rp);
         if (!need) continue;
         /* The rank of this partition's first tie in its row. */
         uint32_t first = ranks[q] - ranks[tbase[row]];
         if (first >= need) continue; /* uniform in the block */
-        uint32_t pivot = pb_radik_tie_key(rp), out = (uint32_t)(rp->take - need);
-        uint32_t raw[PB_RADIK_ITEMS];
+        K pivot = pb_radik_tie_key(rp);
+        uint32_t out = (uint32_t)(rp->take - need);
+        K raw[PB_RADIK_ITEMS];
         uint32_t eq = pb_radik_tie_load(a, row, q - tbase[row], pivot, raw);
         uint32_t below[PB_RADIK_ITEMS];
 #pragma unroll

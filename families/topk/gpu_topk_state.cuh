@@ -49,10 +49,8 @@ uint64_t pb_gpu_topk_footprint_io(const pb_point *pt);
 
 /* sorted = yes for a module whose selection leaves rows unordered
  * (gpu_topk_rank.cu): setup makes the scratch (nothing without `sorted`),
- * rank enqueues the ranking on stream s after the module's own work.
- * Dtypes up to 32 bits (its sort keys pack a 32-bit order key above the
- * index; radik, its one user, refuses 64-bit values): setup refuses the
- * others. */
+ * rank enqueues the ranking on stream s after the module's own work. Every
+ * dtype (64-bit values take two stable sorts: by index, then by key). */
 int pb_gpu_topk_rank_setup(pb_gpu_topk *g, pb_err *err);
 int pb_gpu_topk_rank(const pb_gpu_topk *g, cudaStream_t s, pb_err *err);
 void pb_gpu_topk_rank_free(pb_gpu_topk_ranker *k);

@@ -228,8 +228,8 @@ PB_TOPK_HD uint64_t pb_topk_raw64_of(uint64_t okey, int dtype, int largest)
  * compare by their order keys, every value passing a NaN threshold as for
  * fp32 (radik's filter compares them two at a time as half2 / bfloat162
  * instead: radik_kernels.cuh). For smallest, the order keys at or above
- * the threshold are the values at or below tq. Dtypes up to 32 bits (the
- * filter of radik, which refuses 64-bit values). */
+ * the threshold are the values at or below tq. Dtypes up to 32 bits (radik's
+ * filter has its own test for fp64 and u64: radik_kernels.cuh). */
 PB_TOPK_HD float pb_topk_bits_float(uint32_t b)
 {
 #if defined(__CUDA_ARCH__)
