@@ -40,14 +40,20 @@
 
 /* A pass's tile: BLOCK threads of ITEMS keys, MINB blocks an SM (which
  * caps the registers). CUB's sm90 onesweep tuning is 384 x 20 for 4-byte
- * keys and 384 x 23 for 4-byte key-value pairs, two blocks an SM. SEQ
- * (pairs): the values are reordered after the keys are written, through
- * the keys' buffer (two tile-sized buffers, not three: larger tiles fit
- * two blocks an SM), at the cost of one more barrier and the slots'
- * buckets kept in registers. */
-template <int BLOCK_, int ITEMS_, int MINB_, bool SEQ_ = false> struct pb_os_shape {
+ * keys and 384 x 23 for 4-byte key-value pairs, two blocks an SM. PERM
+ * (pairs): the values are not reordered in a buffer of their own; the key
+ * reorder also writes each position's source slot (16 bits) and the
+ * write-out reads the value from the staged tile through it: 2.5 tile
+ * words of shared memory, not 3, so larger tiles fit two blocks an SM,
+ * with the keys' registers and no per-slot state kept across the
+ * write-out. (The earlier SEQ form, values reordered after the keys
+ * through the keys' buffer, kept every slot's rank and bucket live across
+ * the key write-out and spilled at 384 x 28: 4.2 M local-memory requests
+ * a pass at 2^28, m = 256, Nsight Compute on an H100 at 7bd5bbf.) */
+template <int BLOCK_, int ITEMS_, int MINB_, bool PERM_ = false> struct pb_os_shape {
     static constexpr int BLOCK = BLOCK_, ITEMS = ITEMS_, MINB = MINB_;
-    static constexpr bool SEQ = SEQ_;
+    static constexpr bool PERM = PERM_;
+    static_assert(!PERM_ || BLOCK_ * ITEMS_ <= 65536, "16-bit source slots");
 };
 #define PB_OS_HBLOCK 512
 #define PB_OS_PARTIAL (1u << 30)
@@ -165,20 +171,23 @@ struct pb_os_publish {
     }
 };
 
-/* Keys, and for pairs the values beside them, each in tile order after the
- * reorder; the ranker's storage is dead by then and shares their space.
- * Pairs also stage the tile's values in input order (`stage`, filled by
- * cp.async while the keys are ranked). Pairs take 3 x 35 KB (SEQ: 2 x 43):
- * dynamic shared memory. */
+/* Keys, and for pairs the values beside them (PERM: each position's
+ * source slot), each in tile order after the reorder; the ranker's storage
+ * is dead by then and shares their space. Pairs also stage the tile's
+ * values in input order (`stage`, filled by cp.async while the keys are
+ * ranked). Pairs take 3 x 35 KB at 384 x 23 (PERM at 384 x 28: 2 x 43 +
+ * 21 KB): dynamic shared memory. */
 template <int NB, class S, bool PAIRS> struct pb_os_smem {
-    uint32_t stage[PAIRS ? S::BLOCK * S::ITEMS : 1];
+    static constexpr int TILE = S::BLOCK * S::ITEMS;
+    uint32_t stage[PAIRS ? TILE : 1];
     union {
         struct {
-            uint32_t keys[S::BLOCK * S::ITEMS];
-            uint32_t vals[PAIRS && !S::SEQ ? S::BLOCK * S::ITEMS : 1];
+            uint32_t keys[TILE];
+            uint32_t vals[PAIRS && !S::PERM ? TILE : 1];
         };
         typename pb_os_rank_t<NB, S>::TempStorage rank;
     };
+    uint16_t perm[PAIRS && S::PERM ? TILE : 1];
     uint32_t goff[1 << NB];
     uint32_t spl[PB_MS_MAX_BUCKETS];
     uint32_t tile;
@@ -239,10 +248,14 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     pb_os_rank_t<NB, S>(s.rank).RankKeys(key, rank, digit, excl, pub);
     if (PAIRS) __pipeline_wait_prior(0);
     __syncthreads(); /* the ranker's storage becomes the reorder buffer */
-#pragma unroll
-    for (int u = 0; u < ITEMS; u++) s.keys[rank[u]] = key[u];
     const uint32_t slot0 = warp * ITEMS * 32 + lane;
-    if (PAIRS && !S::SEQ) {
+    constexpr bool PERM = PAIRS && S::PERM;
+#pragma unroll
+    for (int u = 0; u < ITEMS; u++) {
+        s.keys[rank[u]] = key[u];
+        if (PERM) s.perm[rank[u]] = (uint16_t)(slot0 + u * 32);
+    }
+    if (PAIRS && !PERM) {
         /* The values follow their keys into the buffer now, while the
          * ranks are at hand, so the write-out needs no per-slot state. */
 #pragma unroll
@@ -271,28 +284,13 @@ __device__ __forceinline__ void pb_os_tile(const uint32_t *__restrict__ keys,
     }
     __syncthreads();
     const uint32_t items = FULL ? TILE : n - base;
-    constexpr bool SEQ = PAIRS && S::SEQ;
-    uint32_t dig[SEQ ? (ITEMS + 3) / 4 : 1] = {};
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) {
         uint32_t i = threadIdx.x + u * S::BLOCK;
         if (FULL || i < items) {
-            uint32_t k = s.keys[i], d = digit.Digit(k), o = i + s.goff[d];
+            uint32_t k = s.keys[i], o = i + s.goff[digit.Digit(k)];
             okeys[o] = k;
-            if (PAIRS && !SEQ) ovals[o] = s.vals[i];
-            if (SEQ) dig[u / 4] |= d << (8 * (u % 4));
-        }
-    }
-    if (SEQ) {
-        __syncthreads(); /* every key is out of the buffer */
-#pragma unroll
-        for (int u = 0; u < ITEMS; u++) s.keys[rank[u]] = s.stage[slot0 + u * 32];
-        __syncthreads();
-#pragma unroll
-        for (int u = 0; u < ITEMS; u++) {
-            uint32_t i = threadIdx.x + u * S::BLOCK;
-            if (FULL || i < items)
-                ovals[i + s.goff[(dig[u / 4] >> (8 * (u % 4))) & 0xffu]] = s.keys[i];
+            if (PAIRS) ovals[o] = PERM ? s.stage[s.perm[i]] : s.vals[i];
         }
     }
 }
