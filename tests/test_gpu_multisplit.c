@@ -36,7 +36,7 @@ static const ms_case cases[] = {
     {"bms", "scan", 1},         {"bms", "stage", 3},       {"wms", "stage", 1},
     {"rb-sort", NULL, 0},       {"rb-sort", "label", 1},   {"scan-split", NULL, 0},
     {"cub-partition", NULL, 0}, {"cub-radix-sort", NULL, 0}, {"onesweep-ms", NULL, 0},
-    {"onesweep-ms", "tile", 1}, {"onesweep-ms", "tile", 2},
+    {"onesweep-ms", "tile", 1},
 };
 
 static bool applies(const char *mod, uint32_t m, int kind)

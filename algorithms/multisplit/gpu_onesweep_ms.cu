@@ -14,12 +14,11 @@ namespace {
 
 const pb_param_spec params[] = {
     PB_MS_COMMON_PARAMS,
-    {"tile", PB_PARAM_ENUM, 0, 0, 0, "large|cub|mid",
+    {"tile", PB_PARAM_ENUM, 0, 0, 0, "large|cub",
      "threads x items a block, two blocks an SM: large 384 x 28 (fewer tiles share the "
-     "per-tile cost of m bins: ranking, look-back; keys measured fastest), cub CUB's sm90 "
-     "onesweep shapes (384 x 20 keys, 384 x 23 pairs), mid 384 x 24 (pairs without register "
-     "spills); pairs at large and mid read each value through its position's 16-bit source "
-     "slot, at cub from a third tile buffer"},
+     "per-tile cost of m bins: ranking, look-back; keys measured fastest; pairs read each "
+     "value through its position's 16-bit source slot) or CUB's sm90 onesweep shapes, "
+     "384 x 20 keys, 384 x 23 pairs (values reordered through a third tile buffer)"},
 };
 enum { P_TILE = PB_MS_NCOMMON };
 
@@ -28,13 +27,12 @@ enum { P_TILE = PB_MS_NCOMMON };
  * between; 512 x 24 at one block an SM, and 256 x 16, 384 x 12, 512 x 12 (H200,
  * 4585dee), slower than 384 x 20. Pairs at 384 x 28 take the PERM form
  * (gpu_os_kernels.cuh): 3 x 43 KB of shared memory would leave one block an
- * SM. */
+ * SM. Pairs measured 0.95-0.99x CUB at every shape (H100, d668c67: 384 x 23,
+ * 384 x 28, and 384 x 24, where the PERM kernels spill no registers). */
 using shape_large_keys = pb_os_shape<384, 28, 2>;
 using shape_cub_keys = pb_os_shape<384, 20, 2>;
 using shape_large_pairs = pb_os_shape<384, 28, 2, true>;
 using shape_cub_pairs = pb_os_shape<384, 23, 2>;
-using shape_mid_keys = pb_os_shape<384, 24, 2>;
-using shape_mid_pairs = pb_os_shape<384, 24, 2, true>;
 
 struct os_mod {
     int tile; /* the `tile` parameter */
@@ -51,19 +49,15 @@ void os_free(void *p)
 }
 
 /* The `tile` values, in the parameter's order. */
-enum { TILE_LARGE, TILE_CUB, TILE_MID };
+enum { TILE_LARGE, TILE_CUB };
 
 template <class S> constexpr uint32_t items_of() { return S::BLOCK * S::ITEMS; }
 
 uint32_t tile_items(int tile, bool pairs)
 {
     if (pairs)
-        return tile == TILE_CUB   ? items_of<shape_cub_pairs>()
-               : tile == TILE_MID ? items_of<shape_mid_pairs>()
-                                  : items_of<shape_large_pairs>();
-    return tile == TILE_CUB   ? items_of<shape_cub_keys>()
-           : tile == TILE_MID ? items_of<shape_mid_keys>()
-                              : items_of<shape_large_keys>();
+        return tile == TILE_CUB ? items_of<shape_cub_pairs>() : items_of<shape_large_pairs>();
+    return tile == TILE_CUB ? items_of<shape_cub_keys>() : items_of<shape_large_keys>();
 }
 
 cudaError_t dispatch(pb_gpu_ms *g, bool configure);
@@ -133,12 +127,10 @@ cudaError_t launch(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn, bool configure)
             g->d_keys, (uint32_t)g->n, fn, o->d_hist, o->d_bins, o->d_lookback, o->tiles * fn.m,
             o->d_ctrs);
     if (g->pairs)
-        return o->tile == TILE_CUB   ? pass<NB, shape_cub_pairs, true, KIND>(g, o, fn, configure)
-               : o->tile == TILE_MID ? pass<NB, shape_mid_pairs, true, KIND>(g, o, fn, configure)
-                                     : pass<NB, shape_large_pairs, true, KIND>(g, o, fn, configure);
-    return o->tile == TILE_CUB   ? pass<NB, shape_cub_keys, false, KIND>(g, o, fn, configure)
-           : o->tile == TILE_MID ? pass<NB, shape_mid_keys, false, KIND>(g, o, fn, configure)
-                                 : pass<NB, shape_large_keys, false, KIND>(g, o, fn, configure);
+        return o->tile == TILE_CUB ? pass<NB, shape_cub_pairs, true, KIND>(g, o, fn, configure)
+                                   : pass<NB, shape_large_pairs, true, KIND>(g, o, fn, configure);
+    return o->tile == TILE_CUB ? pass<NB, shape_cub_keys, false, KIND>(g, o, fn, configure)
+                               : pass<NB, shape_large_keys, false, KIND>(g, o, fn, configure);
 }
 
 /* Every kernel is compiled for each bucket kind and each NB. */
