@@ -102,115 +102,19 @@ static long rd_strict_pivot;
  * *fell_back says whether a filter fell back. With tie_idx (ties =
  * lowest-index) the final pass leaves the ties alone and radik_ties.cuh's
  * pass follows, on the row state the GPU has then (no select after the last
- * pass): the tied keys' indices go to tie_idx, and it returns how many. */
+ * pass): the tied keys' indices go to tie_idx, and it returns how many.
+ * Written once for both key widths (tests/radik_model_w.h). */
 /* The largest order key of the dtype under test (radik_digit.h's kmax):
  * 2^32 - 1, or 2^16 - 1 for fp16 and bf16 keys. */
 static uint32_t rd_kmax = UINT32_MAX;
 
-static int rd_model(const uint32_t *keys, uint32_t len, uint64_t k, int scaled, uint32_t ref,
-                    int filter, int strict, uint32_t thr, uint32_t fref, uint32_t *out_keys,
-                    uint32_t *nout_total, int *fell_back, uint32_t *tie_idx)
-{
-    static uint32_t hist[PB_RADIK_BINS];
-    uint32_t *cand = malloc((len ? len : 1) * sizeof *cand);
-    uint32_t *next = malloc((len ? len : 1) * sizeof *next);
-    pb_radik_row r;
-    pb_radik_row_init(&r, len, k, scaled, ref, rd_kmax);
-    uint32_t st = !strict  ? PB_RADIK_STRICT_OFF
-                  : tie_idx ? PB_RADIK_STRICT_COUNT
-                            : PB_RADIK_STRICT_KEEP;
-    if (filter) pb_radik_row_filter(&r, thr, fref, st);
-    uint32_t nout = 0, ties = 0, ncand = 0;
-    *fell_back = 0;
-    /* The row as the GPU leaves it: no select follows the last pass. */
-    pb_radik_row gpu_view;
-    for (const char *q = filter ? "FIICCC" : "IICC"; *q; q++) {
-        bool fpass = *q == 'F', input = *q != 'C';
-        gpu_view = r;
-        uint32_t mode = r.mode, wr = 0;
-        if (mode == PB_RADIK_DONE ||
-            r.src != (input ? (uint32_t)PB_RADIK_SRC_INPUT : (uint32_t)PB_RADIK_SRC_CAND) ||
-            (mode == PB_RADIK_FILTER) != fpass)
-            continue;
-        const uint32_t *src = input ? keys : cand;
-        uint32_t n = input ? len : r.len_in;
-        memset(hist, 0, sizeof hist);
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t key = src[i];
-            switch (mode) {
-            case PB_RADIK_COUNT: hist[pb_radik_digit(&r, key)]++; break;
-            case PB_RADIK_FILTER: {
-                /* The GPU's eq slots go in arrival order; any `take` of
-                 * the equal keys are the same keys. */
-                bool in = r.strict ? key > r.lo : key >= r.lo;
-                if (r.strict && key == r.lo && r.eq++ < r.take)
-                    in = r.strict == PB_RADIK_STRICT_KEEP;
-                if (in) {
-                    next[wr++] = key;
-                    hist[pb_radik_digit(&r, key)]++;
-                }
-                break;
-            }
-            case PB_RADIK_SPLIT:
-                if (key > r.hi) out_keys[nout++] = key;
-                else if (key >= r.lo) {
-                    next[wr++] = key;
-                    hist[pb_radik_digit(&r, key)]++;
-                }
-                break;
-            case PB_RADIK_TAKE:
-                if (key >= r.lo) out_keys[nout++] = key;
-                break;
-            case PB_RADIK_FINAL:
-                /* lowest-index (tie_idx): the ties wait for the tie pass. */
-                if (key > r.hi) out_keys[nout++] = key;
-                else if (!tie_idx && key == r.lo && ties++ < r.need)
-                    out_keys[r.take - r.need + ties - 1] = key;
-                break;
-            }
-        }
-        if (mode == PB_RADIK_SPLIT || mode == PB_RADIK_FILTER) {
-            uint32_t *t = cand;
-            cand = next;
-            next = t;
-            ncand = wr;
-        }
-        uint32_t bin = 0, above = 0, count = 0;
-        if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT || mode == PB_RADIK_FILTER) {
-            uint32_t seen = 0;
-            for (uint32_t b = PB_RADIK_BINS; b-- > 0;) {
-                if (seen + hist[b] >= r.need) {
-                    bin = b;
-                    above = seen;
-                    count = hist[b];
-                    break;
-                }
-                seen += hist[b];
-            }
-        }
-        pb_radik_row_advance(&r, bin, above, count, ncand);
-        if (mode == PB_RADIK_FILTER && r.mode == PB_RADIK_COUNT) *fell_back = 1;
-        if (mode == PB_RADIK_FILTER && r.tie_need) rd_strict_pivot++;
-        if (q[1]) gpu_view = r;
-    }
-    free(cand);
-    free(next);
-    if (tie_idx) {
-        /* radik_ties.cuh's pass, sequentially: the first `need` keys equal
-         * to the pivot in index order, after the take - need above it. */
-        uint32_t need = pb_radik_tie_need(&gpu_view), pivot = pb_radik_tie_key(&gpu_view);
-        if (need && nout != gpu_view.take - need) return -1;
-        for (uint32_t i = 0; i < len && ties < need; i++)
-            if (keys[i] == pivot) {
-                out_keys[gpu_view.take - need + ties] = keys[i];
-                tie_idx[ties++] = i;
-            }
-        *nout_total = nout + ties;
-        return r.mode == PB_RADIK_DONE ? (int)ties : -1;
-    }
-    *nout_total = nout + (ties < r.need ? ties : r.need);
-    return r.mode == PB_RADIK_DONE ? 0 : -1;
-}
+#define RD_KEY uint32_t
+#define RD_ROW pb_radik_row
+#define RD_W(name) name
+#define RD_KMAX rd_kmax
+#define RD_BITS 32
+#define RD_ORDER(filter, scaled) ((void)(scaled), (filter) ? "FIICCC" : "IICC")
+#include "tests/radik_model_w.h"
 
 TEST_IMPL(radik_filter_rank)
 {
@@ -241,55 +145,6 @@ TEST_IMPL(radik_filter_rank)
     return 0;
 }
 
-static int cmp_u32_desc(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* The model with ties = lowest-index at one point: the row finishes, its
- * take keys are the twin's (sorted: the row's keys best first), and its
- * ties are the first indices of the pivot's key, as many as the keys above
- * the pivot leave to fill. Returns 1 on failure (printed). */
-static int rd_lowest(const uint32_t *keys, uint32_t n, uint64_t k, int scaled, uint32_t ref,
-                     int filter, int strict, uint32_t thr, uint32_t fref, const uint32_t *sorted,
-                     uint32_t *tie_idx)
-{
-    uint32_t take = k < n ? (uint32_t)k : n, got = 0;
-    uint32_t *out = malloc((n ? n : 1) * sizeof *out);
-    int fell = 0;
-    int ties =
-        rd_model(keys, n, k, scaled, ref, filter, strict, thr, fref, out, &got, &fell, tie_idx);
-    int rc = 0;
-    if (ties < 0 || got != take) {
-        fprintf(stderr, "lowest-index model: rc %d, %u of %u\n", ties, got, take);
-        rc = 1;
-    }
-    if (!rc) {
-        qsort(out, take, sizeof *out, cmp_u32_desc);
-        rc = memcmp(out, sorted, take * sizeof *out) != 0;
-        if (rc) fprintf(stderr, "lowest-index model: not the twin's keys\n");
-    }
-    if (!rc && take > 0 && take < n) {
-        /* The keys above the pivot are all in; the rest of take are the
-         * pivot's first indices. TAKE rows (every tie needed) choose none. */
-        uint32_t pivot = sorted[take - 1], above = 0, ntie = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            above += keys[i] > pivot;
-            ntie += keys[i] == pivot;
-        }
-        uint32_t need = take - above;
-        if (ties != 0 && (uint32_t)ties != need) rc = 1;
-        if (ties == 0 && need != ntie) rc = 1; /* only a TAKE row chooses none */
-        for (uint32_t i = 0, t = 0; i < n && !rc && t < (uint32_t)ties; i++)
-            if (keys[i] == pivot && tie_idx[t++] != i) rc = 1;
-        if (rc)
-            fprintf(stderr, "lowest-index model: %d ties chosen, %u needed of %u; not the "
-                            "first indices\n", ties, need, ntie);
-    }
-    free(out);
-    return rc;
-}
 
 TEST_IMPL(radik_host_model)
 {
@@ -330,7 +185,7 @@ TEST_IMPL(radik_host_model)
                 for (uint64_t i = 0; i < n; i++)
                     keys[i] = pb_topk_problem_okey(&p, p.data[p.begin[0] + i]);
                 memcpy(sorted, keys, n * sizeof *keys);
-                qsort(sorted, n, sizeof *sorted, cmp_u32_desc);
+                qsort(sorted, n, sizeof *sorted, rd_cmp_desc);
                 uint64_t kl[] = {1, 2, 31, 32, 33, 1000, n / 2, n - 1, n, n + 1};
                 for (size_t ki = 0; ki < sizeof kl / sizeof kl[0]; ki++)
                     for (int sc = 0; sc < 3 * 5 * 2; sc++) {
@@ -374,7 +229,7 @@ TEST_IMPL(radik_host_model)
                             return 1;
                         }
                         falls += fell;
-                        qsort(out, take, sizeof *out, cmp_u32_desc);
+                        qsort(out, take, sizeof *out, rd_cmp_desc);
                         for (uint32_t i = 0; i < take; i++)
                             if (out[i] != sorted[i]) {
                                 fprintf(stderr,
@@ -634,155 +489,16 @@ TEST_IMPL(radik_digit64_passes)
     return 0;
 }
 
-/* rd_model on 64-bit keys: radik.cu's launches for them are F, I, I and
+/* The model on 64-bit keys: radik.cu's launches for them are F, I, I and
  * six candidate passes with the filter; I, I and five (a scaled first
- * digit) or four without (candidate_passes). The rest as rd_model. */
-static int rd_model64(const uint64_t *keys, uint32_t len, uint64_t k, int scaled, uint64_t ref,
-                      int filter, int strict, uint64_t thr, uint64_t fref, uint64_t *out_keys,
-                      uint32_t *nout_total, int *fell_back, uint32_t *tie_idx)
-{
-    static uint32_t hist[PB_RADIK_BINS];
-    uint64_t *cand = malloc((len ? len : 1) * sizeof *cand);
-    uint64_t *next = malloc((len ? len : 1) * sizeof *next);
-    pb_radik_row64 r;
-    pb_radik_row_init64(&r, len, k, scaled, ref, UINT64_MAX);
-    uint32_t st = !strict  ? PB_RADIK_STRICT_OFF
-                  : tie_idx ? PB_RADIK_STRICT_COUNT
-                            : PB_RADIK_STRICT_KEEP;
-    if (filter) pb_radik_row_filter64(&r, thr, fref, st);
-    uint32_t nout = 0, ties = 0, ncand = 0;
-    *fell_back = 0;
-    pb_radik_row64 gpu_view;
-    const char *order = filter ? "FIICCCCCC" : scaled ? "IICCCCC" : "IICCCC";
-    for (const char *q = order; *q; q++) {
-        bool fpass = *q == 'F', input = *q != 'C';
-        gpu_view = r;
-        uint32_t mode = r.mode, wr = 0;
-        if (mode == PB_RADIK_DONE ||
-            r.src != (input ? (uint32_t)PB_RADIK_SRC_INPUT : (uint32_t)PB_RADIK_SRC_CAND) ||
-            (mode == PB_RADIK_FILTER) != fpass)
-            continue;
-        const uint64_t *src = input ? keys : cand;
-        uint32_t n = input ? len : r.len_in;
-        memset(hist, 0, sizeof hist);
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t key = src[i];
-            switch (mode) {
-            case PB_RADIK_COUNT: hist[pb_radik_digit64(&r, key)]++; break;
-            case PB_RADIK_FILTER: {
-                bool in = r.strict ? key > r.lo : key >= r.lo;
-                if (r.strict && key == r.lo && r.eq++ < r.take)
-                    in = r.strict == PB_RADIK_STRICT_KEEP;
-                if (in) {
-                    next[wr++] = key;
-                    hist[pb_radik_digit64(&r, key)]++;
-                }
-                break;
-            }
-            case PB_RADIK_SPLIT:
-                if (key > r.hi) out_keys[nout++] = key;
-                else if (key >= r.lo) {
-                    next[wr++] = key;
-                    hist[pb_radik_digit64(&r, key)]++;
-                }
-                break;
-            case PB_RADIK_TAKE:
-                if (key >= r.lo) out_keys[nout++] = key;
-                break;
-            case PB_RADIK_FINAL:
-                if (key > r.hi) out_keys[nout++] = key;
-                else if (!tie_idx && key == r.lo && ties++ < r.need)
-                    out_keys[r.take - r.need + ties - 1] = key;
-                break;
-            }
-        }
-        if (mode == PB_RADIK_SPLIT || mode == PB_RADIK_FILTER) {
-            uint64_t *t = cand;
-            cand = next;
-            next = t;
-            ncand = wr;
-        }
-        uint32_t bin = 0, above = 0, count = 0;
-        if (mode == PB_RADIK_COUNT || mode == PB_RADIK_SPLIT || mode == PB_RADIK_FILTER) {
-            uint32_t seen = 0;
-            for (uint32_t b = PB_RADIK_BINS; b-- > 0;) {
-                if (seen + hist[b] >= r.need) {
-                    bin = b;
-                    above = seen;
-                    count = hist[b];
-                    break;
-                }
-                seen += hist[b];
-            }
-        }
-        pb_radik_row_advance64(&r, bin, above, count, ncand);
-        if (mode == PB_RADIK_FILTER && r.mode == PB_RADIK_COUNT) *fell_back = 1;
-        if (mode == PB_RADIK_FILTER && r.tie_need) rd_strict_pivot++;
-        if (q[1]) gpu_view = r;
-    }
-    free(cand);
-    free(next);
-    if (tie_idx) {
-        uint32_t need = pb_radik_tie_need64(&gpu_view);
-        uint64_t pivot = pb_radik_tie_key64(&gpu_view);
-        if (need && nout != gpu_view.take - need) return -1;
-        for (uint32_t i = 0; i < len && ties < need; i++)
-            if (keys[i] == pivot) {
-                out_keys[gpu_view.take - need + ties] = keys[i];
-                tie_idx[ties++] = i;
-            }
-        *nout_total = nout + ties;
-        return r.mode == PB_RADIK_DONE ? (int)ties : -1;
-    }
-    *nout_total = nout + (ties < r.need ? ties : r.need);
-    return r.mode == PB_RADIK_DONE ? 0 : -1;
-}
-
-static int cmp_u64_desc(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* rd_lowest on 64-bit keys. Returns 1 on failure (printed). */
-static int rd_lowest64(const uint64_t *keys, uint32_t n, uint64_t k, int scaled, uint64_t ref,
-                       int filter, int strict, uint64_t thr, uint64_t fref, const uint64_t *sorted,
-                       uint32_t *tie_idx)
-{
-    uint32_t take = k < n ? (uint32_t)k : n, got = 0;
-    uint64_t *out = malloc((n ? n : 1) * sizeof *out);
-    int fell = 0;
-    int ties =
-        rd_model64(keys, n, k, scaled, ref, filter, strict, thr, fref, out, &got, &fell, tie_idx);
-    int rc = 0;
-    if (ties < 0 || got != take) {
-        fprintf(stderr, "lowest-index model (64-bit): rc %d, %u of %u\n", ties, got, take);
-        rc = 1;
-    }
-    if (!rc) {
-        qsort(out, take, sizeof *out, cmp_u64_desc);
-        rc = memcmp(out, sorted, take * sizeof *out) != 0;
-        if (rc) fprintf(stderr, "lowest-index model (64-bit): not the twin's keys\n");
-    }
-    if (!rc && take > 0 && take < n) {
-        uint64_t pivot = sorted[take - 1];
-        uint32_t above = 0, ntie = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            above += keys[i] > pivot;
-            ntie += keys[i] == pivot;
-        }
-        uint32_t need = take - above;
-        if (ties != 0 && (uint32_t)ties != need) rc = 1;
-        if (ties == 0 && need != ntie) rc = 1;
-        for (uint32_t i = 0, t = 0; i < n && !rc && t < (uint32_t)ties; i++)
-            if (keys[i] == pivot && tie_idx[t++] != i) rc = 1;
-        if (rc)
-            fprintf(stderr, "lowest-index model (64-bit): %d ties chosen, %u needed of %u; not "
-                            "the first indices\n", ties, need, ntie);
-    }
-    free(out);
-    return rc;
-}
+ * digit) or four without (candidate_passes). */
+#define RD_KEY uint64_t
+#define RD_ROW pb_radik_row64
+#define RD_W(name) name##64
+#define RD_KMAX UINT64_MAX
+#define RD_BITS 64
+#define RD_ORDER(filter, scaled) ((filter) ? "FIICCCCCC" : (scaled) ? "IICCCCC" : "IICCCC")
+#include "tests/radik_model_w.h"
 
 TEST_IMPL(radik_host_model64)
 {
@@ -821,7 +537,7 @@ TEST_IMPL(radik_host_model64)
                     for (uint64_t i = 0; i < n; i++)
                         keys[i] = pb_topk_problem_okey64(&p, pb_topk_value_at(&p, p.begin[0] + i));
                     memcpy(sorted, keys, n * sizeof *keys);
-                    qsort(sorted, n, sizeof *sorted, cmp_u64_desc);
+                    qsort(sorted, n, sizeof *sorted, rd_cmp_desc64);
                     uint64_t kl[] = {1, 2, 31, 32, 33, 1000, n / 2, n - 1, n, n + 1};
                     for (size_t ki = 0; ki < sizeof kl / sizeof kl[0]; ki++)
                         for (int sc = 0; sc < 3 * 5 * 2; sc++) {
@@ -861,7 +577,7 @@ TEST_IMPL(radik_host_model64)
                                 return 1;
                             }
                             falls += fell;
-                            qsort(out, take, sizeof *out, cmp_u64_desc);
+                            qsort(out, take, sizeof *out, rd_cmp_desc64);
                             for (uint32_t i = 0; i < take; i++)
                                 if (out[i] != sorted[i]) {
                                     fprintf(stderr,
