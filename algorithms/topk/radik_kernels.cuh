@@ -155,8 +155,7 @@ __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args<uint32_t> 
 /* fp64 or u64 (a.dtype is one of them: the 64-bit kernels serve no other). */
 __device__ __forceinline__ uint64_t pb_radik_okey(const pb_radik_args<uint64_t> &a, uint64_t raw)
 {
-    uint64_t key = a.dtype == PB_TOPK_U64 ? raw : pb_topk_key_f64_bits(raw);
-    return a.largest ? key : ~key;
+    return pb_topk_okey_wide(raw, a.dtype, a.largest);
 }
 
 /* The raw value of an order key (a NaN comes back as the canonical NaN). */
@@ -167,8 +166,7 @@ __device__ __forceinline__ uint32_t pb_radik_raw(const pb_radik_args<uint32_t> &
 
 __device__ __forceinline__ uint64_t pb_radik_raw(const pb_radik_args<uint64_t> &a, uint64_t okey)
 {
-    uint64_t key = a.largest ? okey : ~okey;
-    return a.dtype == PB_TOPK_U64 ? key : pb_topk_key_f64_to_bits(key);
+    return pb_topk_raw_wide(okey, a.dtype, a.largest);
 }
 
 /* The order key of raw value `raw` of dtype DT (LG: largest), the dtype
@@ -179,8 +177,7 @@ template <int DT, int LG> __device__ __forceinline__ uint32_t pb_radik_okey_dt(u
 }
 template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_okey_dt(uint64_t raw)
 {
-    uint64_t key = DT == PB_TOPK_U64 ? raw : pb_topk_key_f64_bits(raw);
-    return LG ? key : ~key;
+    return pb_topk_okey_wide(raw, DT, LG);
 }
 
 /* Whether the data are 16-bit values (read through data16). */
@@ -1101,8 +1098,7 @@ template <int DT, int LG> __device__ __forceinline__ uint32_t pb_radik_raw_dt(ui
 }
 template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_raw_dt(uint64_t okey)
 {
-    uint64_t key = LG ? okey : ~okey;
-    return DT == PB_TOPK_U64 ? key : pb_topk_key_f64_to_bits(key);
+    return pb_topk_raw_wide(okey, DT, LG);
 }
 
 /* Partition p of a filtering row c, its raw values loaded: keys at or

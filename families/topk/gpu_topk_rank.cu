@@ -94,6 +94,22 @@ cudaError_t rank_sort_key64(const pb_gpu_topk *g, pb_gpu_topk_ranker *k, void *t
         (int64_t)rows, g->d_out_off, g->d_out_off + 1, s);
 }
 
+/* The values (words of T) and indices in the sorted positions' order,
+ * through the ranker's buffers, and copied back over the results. */
+template <class T>
+cudaError_t gather_back(const pb_gpu_topk *g, pb_gpu_topk_ranker *k, const uint32_t *order,
+                        unsigned grid, cudaStream_t s)
+{
+    uint64_t n = g->prob.out_total;
+    T *vals = static_cast<T *>(g->d_vals), *out = static_cast<T *>(k->vals);
+    pb_gather_by_index<<<grid, 256, 0, s>>>(vals, out, order, n);
+    pb_gather_by_index<<<grid, 256, 0, s>>>(g->d_idx, k->idx, order, n);
+    cudaError_t e = cudaGetLastError();
+    if (!e) e = cudaMemcpyAsync(vals, out, n * sizeof(T), cudaMemcpyDeviceToDevice, s);
+    if (!e) e = cudaMemcpyAsync(g->d_idx, k->idx, n * 4, cudaMemcpyDeviceToDevice, s);
+    return e;
+}
+
 } // namespace
 
 uint64_t pb_gpu_topk_rank_footprint(const pb_point *pt)
@@ -145,34 +161,22 @@ int pb_gpu_topk_rank(const pb_gpu_topk *g, cudaStream_t s, pb_err *err)
     if (!k) return pb_err_set(err, "sorted = yes, but the ranking's buffers were not made");
     if (n < 2) return 0;
     unsigned grid = pb_grid_for(n, 256);
+    size_t bytes = k->temp_bytes;
     if (pb_topk_dtype_is64(g->prob.dtype)) {
-        uint64_t *vals = static_cast<uint64_t *>(g->d_vals);
-        uint64_t *out = static_cast<uint64_t *>(k->vals);
-        size_t bytes = k->temp_bytes;
         PB_CUDA_TRY(rank_sort_idx(g, k, k->temp, bytes, s), err);
-        rank_keys64<<<grid, 256, 0, s>>>(vals, k->pos_sorted, n, (int)g->prob.dtype,
-                                         (int)g->prob.largest, k->keys);
+        rank_keys64<<<grid, 256, 0, s>>>(static_cast<const uint64_t *>(g->d_vals), k->pos_sorted,
+                                         n, (int)g->prob.dtype, (int)g->prob.largest, k->keys);
         PB_CUDA_LAUNCHED(err);
         bytes = k->temp_bytes;
         PB_CUDA_TRY(rank_sort_key64(g, k, k->temp, bytes, s), err);
-        pb_gather_by_index<<<grid, 256, 0, s>>>(vals, out, k->pos_final, n);
-        pb_gather_by_index<<<grid, 256, 0, s>>>(g->d_idx, k->idx, k->pos_final, n);
-        PB_CUDA_LAUNCHED(err);
-        PB_CUDA_TRY(cudaMemcpyAsync(g->d_vals, out, n * 8, cudaMemcpyDeviceToDevice, s), err);
-        PB_CUDA_TRY(cudaMemcpyAsync(g->d_idx, k->idx, n * 4, cudaMemcpyDeviceToDevice, s), err);
+        PB_CUDA_TRY(gather_back<uint64_t>(g, k, k->pos_final, grid, s), err);
         return 0;
     }
-    uint32_t *vals = static_cast<uint32_t *>(g->d_vals), *out = static_cast<uint32_t *>(k->vals);
-    rank_keys<<<grid, 256, 0, s>>>(vals, g->d_idx, n, (int)g->prob.dtype, (int)g->prob.largest,
-                                   k->keys);
+    rank_keys<<<grid, 256, 0, s>>>(static_cast<const uint32_t *>(g->d_vals), g->d_idx, n,
+                                   (int)g->prob.dtype, (int)g->prob.largest, k->keys);
     PB_CUDA_LAUNCHED(err);
-    size_t bytes = k->temp_bytes;
     PB_CUDA_TRY(rank_sort(g, k, k->temp, bytes, s), err);
-    pb_gather_by_index<<<grid, 256, 0, s>>>(vals, out, k->pos_sorted, n);
-    pb_gather_by_index<<<grid, 256, 0, s>>>(g->d_idx, k->idx, k->pos_sorted, n);
-    PB_CUDA_LAUNCHED(err);
-    PB_CUDA_TRY(cudaMemcpyAsync(g->d_vals, out, n * 4, cudaMemcpyDeviceToDevice, s), err);
-    PB_CUDA_TRY(cudaMemcpyAsync(g->d_idx, k->idx, n * 4, cudaMemcpyDeviceToDevice, s), err);
+    PB_CUDA_TRY(gather_back<uint32_t>(g, k, k->pos_sorted, grid, s), err);
     return 0;
 }
 

@@ -200,22 +200,35 @@ PB_TOPK_HD uint64_t pb_topk_key_f64_to_bits(uint64_t key)
     return (key & PB_TOPK_SIGN64) ? (key ^ PB_TOPK_SIGN64) : ~key;
 }
 
+/* A 64-bit dtype's (fp64 or u64) order key of a raw value, and back:
+ * smallest complements all 64 bits. For code that serves only those two
+ * (radik's 64-bit kernels, where dtype is often a constant). */
+PB_TOPK_HD uint64_t pb_topk_okey_wide(uint64_t raw, int dtype, int largest)
+{
+    uint64_t key = dtype == PB_TOPK_U64 ? raw : pb_topk_key_f64_bits(raw);
+    return largest ? key : ~key;
+}
+
+PB_TOPK_HD uint64_t pb_topk_raw_wide(uint64_t okey, int dtype, int largest)
+{
+    uint64_t key = largest ? okey : ~okey;
+    return dtype == PB_TOPK_U64 ? key : pb_topk_key_f64_to_bits(key);
+}
+
 /* A raw value's order key, and back, for every dtype, widened to 64 bits:
- * the 64-bit dtypes' own rule (smallest complements all 64 bits), and the
- * 32-bit functions' answer, zero-extended, for the others (raw is then the
- * 32-bit word, zero-extended). */
+ * the 64-bit dtypes' own rule, and the 32-bit functions' answer,
+ * zero-extended, for the others (raw is then the 32-bit word,
+ * zero-extended). */
 PB_TOPK_HD uint64_t pb_topk_okey64_of(uint64_t raw, int dtype, int largest)
 {
     if (!pb_topk_dtype_is64(dtype)) return pb_topk_okey_of((uint32_t)raw, dtype, largest);
-    uint64_t key = dtype == PB_TOPK_U64 ? raw : pb_topk_key_f64_bits(raw);
-    return largest ? key : ~key;
+    return pb_topk_okey_wide(raw, dtype, largest);
 }
 
 PB_TOPK_HD uint64_t pb_topk_raw64_of(uint64_t okey, int dtype, int largest)
 {
     if (!pb_topk_dtype_is64(dtype)) return pb_topk_raw_of((uint32_t)okey, dtype, largest);
-    uint64_t key = largest ? okey : ~okey;
-    return dtype == PB_TOPK_U64 ? key : pb_topk_key_f64_to_bits(key);
+    return pb_topk_raw_wide(okey, dtype, largest);
 }
 
 /* Whether the raw value x may have an order key at or above the order key
