@@ -64,8 +64,8 @@ const pb_param_spec params[] = {
      "only in the slots where a lane's value may pass (not in the paper; no: every key converted "
      "and compared)"},
     {"prefetch", PB_PARAM_BOOL, 1, 0, 1, NULL,
-     "the filter pass over a single row loads each block's next partition before processing the "
-     "current one (not in the paper; no: load, then process)"},
+     "the filter pass loads each block's next partition of a row before processing the current "
+     "one, in a single row or a batch (not in the paper; no: load, then process)"},
 };
 
 struct radik {
@@ -409,10 +409,13 @@ template <class K> int tie_pass(const radik *r, const pb_radik_args<K> &a, pb_er
  * filter. 32-bit keys: 2 (19 -> 6 -> 0, or 24 -> 11 -> 0 scaled), 3 after
  * a filter (24: 11, 0, final). 64-bit keys: 4 plain (51 -> 38: 25, 12, 0,
  * final), 5 scaled (57 -> 44: 31, 18, 5, 0, final), 6 after a filter (57:
- * 44, 31, 18, 5, 0, final). A row that finishes sooner is DONE, and the
- * passes left are no-ops for it. */
-int candidate_passes(bool wide, bool filtered, bool may_scale)
+ * 44, 31, 18, 5, 0, final). 16-bit keys (fp16, bf16: 16 bits): 1, 2
+ * after a filter (a plain first digit leaves 3 bits, a scaled bin at most
+ * 256 keys: one split to a single key, then the final pass). A row that
+ * finishes sooner is DONE, and the passes left are no-ops for it. */
+int candidate_passes(bool wide, bool is16, bool filtered, bool may_scale)
 {
+    if (is16) return filtered ? 2 : 1;
     if (!wide) return filtered ? 3 : 2;
     return filtered ? 6 : may_scale ? 5 : 4;
 }
@@ -443,10 +446,10 @@ template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err
     /* Candidate passes, alternating buffers. Two finish a 32-bit row after
      * pass 1 (the last only outputs: TAKE, FINAL); a filtered row, whose
      * first digit leaves an interval of up to 2^24 keys, needs three;
-     * 64-bit keys need up to six (candidate_passes). Rows are scaled only
+     * 64-bit keys need up to six, 16-bit ones two (candidate_passes). Rows are scaled only
      * from PB_RADIK_SCALE_MIN keys. */
     bool may_scale = r->scale != PB_RADIK_SCALE_OFF && g->prob.max_len >= PB_RADIK_SCALE_MIN;
-    int left = candidate_passes(sizeof(K) == 8, filt, may_scale);
+    int left = candidate_passes(sizeof(K) == 8, pb_topk_dtype_is16(g->prob.dtype), filt, may_scale);
     for (int i = 0; i < left; i++) {
         a.cin = static_cast<const cand_t<K> *>(r->cand[i & 1]);
         a.cout = static_cast<cand_t<K> *>(r->cand[(i + 1) & 1]);

@@ -72,9 +72,14 @@
 #define PB_RADIK_SAMPLE_ITEMS (PB_RADIK_SAMPLE / PB_RADIK_BLOCK)
 #define PB_RADIK_SCALE_MIN (1u << 15) /* shorter rows are not scaled */
 
-/* The filter pass reads more keys a thread: its work per key is a compare. */
+/* The filter pass reads more keys a thread: its work per key is a compare.
+ * 16-bit values stay packed two to a 32-bit word, so the same 16 words a
+ * thread hold 32 of them: a partition of 16-bit values is twice as long,
+ * read as 16-byte packs of eight. */
 #define PB_RADIK_FITEMS 16
 #define PB_RADIK_FPART (PB_RADIK_BLOCK * PB_RADIK_FITEMS)
+#define PB_RADIK_FITEMS16 (2 * PB_RADIK_FITEMS)
+#define PB_RADIK_FPART16 (PB_RADIK_BLOCK * PB_RADIK_FITEMS16)
 /* A sampled threshold shared by more than 1/PB_RADIK_TIE_STRICT of the
  * sample filters strictly (tie_aware) even when it is selective. */
 #define PB_RADIK_TIE_STRICT 64
@@ -144,7 +149,7 @@ template <class K> struct pb_radik_args {
     int tie_aware; /* radik's `tie_aware`: strict filters at shared thresholds, ties claimed
                       until a block sees `need` taken (off: the paper's query, every tie claims) */
     int quick;     /* radik's `quick`: the filter compares raw values first */
-    int prefetch;  /* radik's `prefetch`: a single row's filter loads a partition ahead */
+    int prefetch;  /* radik's `prefetch`: the filter loads a row's next partition ahead */
 };
 
 __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args<uint32_t> &a, uint32_t raw)
@@ -179,6 +184,11 @@ template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_okey_dt(u
 {
     return pb_topk_okey_wide(raw, DT, LG);
 }
+
+/* Whether dtype DT (known when compiled) has 16-bit values. */
+template <int DT> struct pb_radik_dt16 {
+    static const bool value = DT == PB_TOPK_F16 || DT == PB_TOPK_BF16;
+};
 
 /* Whether the data are 16-bit values (read through data16). */
 template <class K> __device__ __forceinline__ bool pb_radik_is16(const pb_radik_args<K> &a)
@@ -259,13 +269,27 @@ __device__ __forceinline__ uint32_t pb_radik_input_nparts(const pb_radik_args<K>
     return pb_radik_nparts(pb_radik_span(a, row));
 }
 
+/* Whether the filter pass reads row r's 16-bit values as aligned packs of
+ * eight from (begin & ~7). */
+template <class K>
+__device__ __forceinline__ bool pb_radik_packed16(const pb_radik_args<K> &a, uint64_t begin)
+{
+    return a.pad || (begin & 7) == 0;
+}
+
 /* Partitions of row `row`, in state r, in the filter pass (0 unless it
- * filters). */
+ * filters): of FPART values, or of FPART16 16-bit ones, which packed reads
+ * take from (begin & ~7). */
 template <class K>
 __device__ __forceinline__ uint32_t pb_radik_filter_parts(const pb_radik_args<K> &a, uint32_t row,
                                                           const typename pb_radik_kt<K>::row &r)
 {
     if (r.mode != PB_RADIK_FILTER) return 0;
+    if (pb_radik_is16(a)) {
+        uint64_t b = a.begin[row];
+        uint64_t span = a.end[row] - (pb_radik_packed16(a, b) ? (b & ~UINT64_C(7)) : b);
+        return (uint32_t)((span + PB_RADIK_FPART16 - 1) / PB_RADIK_FPART16);
+    }
     return (uint32_t)((pb_radik_span(a, row) + PB_RADIK_FPART - 1) / PB_RADIK_FPART);
 }
 
@@ -371,7 +395,8 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
             uint32_t i = pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
             keys[j] = pb_radik_okey(a, pb_radik_at(a, pb_radik_is16(a), b + i));
         }
-        sort_t(tmp).SortDescendingBlockedToStriped(keys);
+        /* On the key's bits only: 16-bit keys take half the digit passes. */
+        sort_t(tmp).SortDescendingBlockedToStriped(keys, 0, (int)pb_topk_key_bits_of(a.dtype));
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
             sorted[j * PB_RADIK_BLOCK + threadIdx.x] = keys[j];
         __syncthreads();
@@ -958,12 +983,12 @@ __device__ void pb_radik_filter_flush(const pb_radik_args<K> &a, const pb_radik_
     __syncthreads();
 }
 
-/* A strict filter's keys equal to the threshold (bit s of eqm: slot s):
- * the warp counts them on the row's `eq` with one atomic, unless its block
- * has seen `eq` reach take; with KEEP, those whose slot is below take join
- * `keep` (slot order is slot-major within the warp's lanes: any order
- * would do, the slots only bound how many). */
-template <int STRICT, class K>
+/* A strict filter's keys equal to the threshold (bit s of eqm: slot s of
+ * NS): the warp counts them on the row's `eq` with one atomic, unless its
+ * block has seen `eq` reach take; with KEEP, those whose slot is below
+ * take join `keep` (slot order is slot-major within the warp's lanes: any
+ * order would do, the slots only bound how many). */
+template <int STRICT, int NS, class K>
 __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args<K> &a,
                                                    const pb_radik_ctx<K> &c,
                                                    pb_radik_filter_smem<K> &sm, uint32_t eqm,
@@ -981,25 +1006,52 @@ __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args<K> &a,
     base = __shfl_sync(0xffffffffu, base, 31) + incl - cnt;
     if (STRICT == PB_RADIK_STRICT_KEEP) {
 #pragma unroll
-        for (int s = 0; s < PB_RADIK_FITEMS; s++)
+        for (int s = 0; s < NS; s++)
             if ((eqm >> s) & 1) keep |= (uint32_t)(base++ < c.r.take) << s;
     }
 }
 
 /* Loads the raw values of partition p of filtering row c: 16 a thread,
- * as aligned packs of four (16 bytes, 8 of 16-bit values, two loads of 16
- * of 64-bit ones) when the row is read packed (slot s at rel0 + (s / 4) *
- * 4 * BLOCK + s % 4), else one value a slot (rel0 + s * BLOCK); slots
- * outside the row read 0. DT: the dtype (16-bit values are loaded as such;
- * K is its key type). */
+ * as aligned packs of four (16 bytes, two loads of 16 of 64-bit ones)
+ * when the row is read packed (slot s at rel0 + (s / 4) * 4 * BLOCK + s %
+ * 4), else one value a slot (rel0 + s * BLOCK); slots outside the row read
+ * 0. 16-bit values (DT fp16 or bf16): 32 a thread, two to a word (slot s in
+ * half s % 2 of word s / 2), as aligned 16-byte packs of eight (slot s at
+ * rel0 + (s / 8) * 8 * BLOCK + s % 8) when read packed (pb_radik_packed16),
+ * else one a slot. */
 template <int DT, class K>
 __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args<K> &a,
                                                      const pb_radik_ctx<K> &c, uint32_t p,
                                                      K (&raw)[PB_RADIK_FITEMS])
 {
     const uint32_t len = (uint32_t)(c.end - c.begin);
-    const bool is16 = pb_topk_dtype_is16(DT);
-    if (pb_radik_packed(a, c.begin)) {
+    if constexpr (pb_radik_dt16<DT>::value) {
+        if (pb_radik_packed16(a, c.begin)) {
+            uint32_t head = (uint32_t)(c.begin & 7);
+            const uint16_t *e0 = a.data16 + (c.begin - head + (uint64_t)p * PB_RADIK_FPART16);
+            uint32_t rel0 = p * PB_RADIK_FPART16 - head + 8 * threadIdx.x;
+#pragma unroll
+            for (int j = 0; j < PB_RADIK_FITEMS16 / 8; j++) {
+                uint32_t r0 = rel0 + 8 * j * PB_RADIK_BLOCK;
+                uint4 x = make_uint4(0, 0, 0, 0);
+                if (r0 + 7 < len + 7)
+                    x = __ldcs(reinterpret_cast<const uint4 *>(
+                        e0 + 8 * (uint64_t)(threadIdx.x + j * PB_RADIK_BLOCK)));
+                raw[4 * j] = x.x, raw[4 * j + 1] = x.y, raw[4 * j + 2] = x.z, raw[4 * j + 3] = x.w;
+            }
+        } else {
+            uint32_t rel0 = p * PB_RADIK_FPART16 + threadIdx.x;
+#pragma unroll
+            for (int j = 0; j < PB_RADIK_FITEMS; j++) {
+                uint32_t r = rel0 + 2 * j * PB_RADIK_BLOCK;
+                uint32_t lo = r < len ? __ldcs(a.data16 + c.begin + r) : 0;
+                uint32_t hi = r + PB_RADIK_BLOCK < len
+                                  ? __ldcs(a.data16 + c.begin + r + PB_RADIK_BLOCK)
+                                  : 0;
+                raw[j] = lo | hi << 16;
+            }
+        }
+    } else if (pb_radik_packed(a, c.begin)) {
         uint32_t head = (uint32_t)(c.begin & 3);
         const uint64_t e0 = c.begin - head + (uint64_t)p * PB_RADIK_FPART;
         uint32_t rel0 = p * PB_RADIK_FPART - head + 4 * threadIdx.x;
@@ -1008,7 +1060,7 @@ __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args<K> &a,
         for (int j = 0; j < PB_RADIK_FITEMS / 4; j++) {
             uint32_t r0 = rel0 + 4 * j * PB_RADIK_BLOCK;
             x[j] = r0 + 3 < len + 3
-                       ? pb_radik_pack(a, is16, e0 + 4 * (uint64_t)(threadIdx.x + j * PB_RADIK_BLOCK))
+                       ? pb_radik_pack(a, false, e0 + 4 * (uint64_t)(threadIdx.x + j * PB_RADIK_BLOCK))
                        : pb_radik_pack_zero(K());
         }
 #pragma unroll
@@ -1023,7 +1075,7 @@ __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args<K> &a,
 #pragma unroll
         for (int j = 0; j < PB_RADIK_FITEMS; j++) {
             uint32_t rel = rel0 + j * PB_RADIK_BLOCK;
-            raw[j] = rel < len ? pb_radik_at(a, is16, c.begin + rel) : 0;
+            raw[j] = rel < len ? pb_radik_at(a, false, c.begin + rel) : 0;
         }
     }
 }
@@ -1048,25 +1100,30 @@ __device__ __forceinline__ uint32_t pb_radik_cmp16(uint32_t w, uint32_t t, bool 
     return strict ? __hltu2_mask(v, q) : __hleu2_mask(v, q);
 }
 
-/* The quick pre-test of a partition of 16-bit values: bit s set where slot
- * s may hold a key at or above the threshold (whose raw value is tq), two
- * slots a compare. Slots 2j and 2j + 1 are repacked into one word. Once
- * the block has seen the row's ties fill its `take` (a strict row's
+/* The quick pre-test of a partition of 16-bit values, kept packed two to a
+ * word: bit s set where slot s may hold a key at or above the threshold
+ * (whose raw value is tq), two slots a compare. The common case, no lane
+ * of the warp with a value that may pass, costs a compare and an OR a
+ * word and one vote (0 then); only a warp with one builds the slot mask.
+ * Once the block has seen the row's ties fill its `take` (a strict row's
  * eq_full), the keys equal to the threshold are of no more use (filter_eq
  * turns them away), so the compare becomes strict: the values equal to the
  * threshold stop costing a key conversion each. Not for a threshold of
  * +-0.0, which compares equal to the other zero, a different key. */
 template <int DT, int LG, int STRICT>
-__device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&raw)[PB_RADIK_FITEMS],
+__device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&w)[PB_RADIK_FITEMS],
                                                      uint32_t tq,
                                                      pb_radik_filter_smem<uint32_t> &sm)
 {
     bool strict = STRICT && (tq & 0x7fffu) != 0 && pb_radik_flag_warp(&sm.eq_full);
-    uint32_t t2 = tq | tq << 16, maybe = 0;
+    uint32_t t2 = tq | tq << 16, any = 0;
 #pragma unroll
-    for (int j = 0; j < PB_RADIK_FITEMS / 2; j++) {
-        uint32_t m = pb_radik_cmp16<DT, LG>(__byte_perm(raw[2 * j], raw[2 * j + 1], 0x5410), t2,
-                                            strict);
+    for (int j = 0; j < PB_RADIK_FITEMS; j++) any |= pb_radik_cmp16<DT, LG>(w[j], t2, strict);
+    if (!__any_sync(0xffffffffu, any != 0)) return 0;
+    uint32_t maybe = 0;
+#pragma unroll
+    for (int j = 0; j < PB_RADIK_FITEMS; j++) {
+        uint32_t m = pb_radik_cmp16<DT, LG>(w[j], t2, strict);
         maybe |= ((m & 1u) | ((m >> 15) & 2u)) << (2 * j);
     }
     return maybe;
@@ -1101,6 +1158,39 @@ template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_raw_dt(ui
     return pb_topk_raw_wide(okey, DT, LG);
 }
 
+/* A partition's slots as the filter sees them: NS of them (16, or 32 of
+ * 16-bit values), raw value s (zero-extended) and its index in the row (an
+ * index at or past the row's length: a slot outside it). */
+template <int DT, class K> struct pb_radik_fslots {
+    static const int NS = pb_radik_dt16<DT>::value ? PB_RADIK_FITEMS16 : PB_RADIK_FITEMS;
+    uint32_t rel0;
+    bool packed;
+    __device__ __forceinline__ pb_radik_fslots(const pb_radik_args<K> &a,
+                                               const pb_radik_ctx<K> &c, uint32_t p)
+    {
+        if constexpr (pb_radik_dt16<DT>::value) {
+            packed = pb_radik_packed16(a, c.begin);
+            rel0 = packed ? p * PB_RADIK_FPART16 - (uint32_t)(c.begin & 7) + 8 * threadIdx.x
+                          : p * PB_RADIK_FPART16 + threadIdx.x;
+        } else {
+            packed = pb_radik_packed(a, c.begin);
+            rel0 = packed ? p * PB_RADIK_FPART - (uint32_t)(c.begin & 3) + 4 * threadIdx.x
+                          : p * PB_RADIK_FPART + threadIdx.x;
+        }
+    }
+    static __device__ __forceinline__ K value(const K (&raw)[PB_RADIK_FITEMS], int s)
+    {
+        if constexpr (pb_radik_dt16<DT>::value) return (raw[s / 2] >> (16 * (s % 2))) & 0xffffu;
+        return raw[s];
+    }
+    __device__ __forceinline__ uint32_t rel(int s) const
+    {
+        if constexpr (pb_radik_dt16<DT>::value)
+            return packed ? rel0 + (s / 8) * 8 * PB_RADIK_BLOCK + s % 8 : rel0 + s * PB_RADIK_BLOCK;
+        return packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + s % 4 : rel0 + s * PB_RADIK_BLOCK;
+    }
+};
+
 /* Partition p of a filtering row c, its raw values loaded: keys at or
  * above the threshold (c.r.lo) become candidates, histogrammed by the
  * scaled digit around c.r.ref; a strict filter (STRICT, a pb_radik_strict)
@@ -1110,8 +1200,9 @@ template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_raw_dt(ui
  * With `quick` (radik's parameter, on by default) a slot's key is converted
  * and compared only when some lane of the warp has a value there that may
  * reach the threshold (pb_radik_may_reach: one compare of the raw
- * value, a double compare for fp64), a branch a slot on the warp's OR of
- * the lanes' masks (uniform); a warp with none leaves at once.
+ * value, a double compare for fp64, a packed compare of two 16-bit values:
+ * pb_radik_maybe16), a branch a slot on the warp's OR of the lanes' masks
+ * (uniform); a warp with none leaves at once.
  * A selective threshold then costs about a load, a compare and a vote a
  * value: the H200 profile had the pass issue-bound (0.46 warp instructions
  * a cycle a scheduler, ~19 a key) with every slot converted, and a warp of
@@ -1126,38 +1217,36 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
                                                      const K (&raw)[PB_RADIK_FITEMS],
                                                      pb_radik_filter_smem<K> &sm)
 {
+    typedef pb_radik_fslots<DT, K> slots_t;
+    const int NS = slots_t::NS;
     const uint32_t len = (uint32_t)(c.end - c.begin);
     const K thr = c.r.lo;
-    const bool packed = pb_radik_packed(a, c.begin);
-    const uint32_t rel0 = packed ? p * PB_RADIK_FPART - (uint32_t)(c.begin & 3) + 4 * threadIdx.x
-                                 : p * PB_RADIK_FPART + threadIdx.x;
     /* wm: the slots some lane of the warp must look at (the same word in
      * every lane, so the branches on it are uniform). */
-    uint32_t keep = 0, eqm = 0, wm = 0xffffu;
+    uint32_t keep = 0, eqm = 0, wm = NS == 32 ? 0xffffffffu : (1u << NS) - 1;
     if (a.quick) {
         const K tq = pb_radik_raw_dt<DT, LG>(thr);
         uint32_t maybe = 0;
-        if constexpr (DT == PB_TOPK_F16 || DT == PB_TOPK_BF16) {
+        if constexpr (pb_radik_dt16<DT>::value) {
             maybe = pb_radik_maybe16<DT, LG, STRICT>(raw, tq, sm);
         } else {
 #pragma unroll
-            for (int s = 0; s < PB_RADIK_FITEMS; s++)
+            for (int s = 0; s < NS; s++)
                 maybe |= (uint32_t)pb_radik_may_reach<DT, LG>(raw[s], tq) << s;
         }
         wm = __reduce_or_sync(0xffffffffu, maybe);
         if (!wm) return;
     }
+    const slots_t sl(a, c, p);
 #pragma unroll
-    for (int s = 0; s < PB_RADIK_FITEMS; s++) {
+    for (int s = 0; s < NS; s++) {
         if (!((wm >> s) & 1)) continue;
-        uint32_t rel = packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + (s % 4)
-                              : rel0 + s * PB_RADIK_BLOCK;
-        K k = pb_radik_okey_dt<DT, LG>(raw[s]);
-        bool in = rel < len;
+        K k = pb_radik_okey_dt<DT, LG>(sl.value(raw, s));
+        bool in = sl.rel(s) < len;
         keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << s;
         if (STRICT) eqm |= (uint32_t)(in && k == thr) << s;
     }
-    if (STRICT) pb_radik_filter_eq<STRICT>(a, c, sm, eqm, keep);
+    if (STRICT) pb_radik_filter_eq<STRICT, NS>(a, c, sm, eqm, keep);
     const uint32_t wk = __reduce_or_sync(0xffffffffu, keep);
     if (!wk) return;
     uint32_t cnt = (uint32_t)__popc(keep), base = 0;
@@ -1190,13 +1279,11 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
     }
     uint32_t *g = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
 #pragma unroll
-    for (int s = 0; s < PB_RADIK_FITEMS; s++) {
+    for (int s = 0; s < NS; s++) {
         if (!((wk >> s) & 1) || !((keep >> s) & 1)) continue;
-        uint32_t rel = packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + (s % 4)
-                              : rel0 + s * PB_RADIK_BLOCK;
         /* The key again (kept slots are few): no array of keys to hold. */
-        K k = pb_radik_okey_dt<DT, LG>(raw[s]);
-        typename pb_radik_kt<K>::cand e = pb_radik_cand(k, rel);
+        K k = pb_radik_okey_dt<DT, LG>(sl.value(raw, s));
+        typename pb_radik_kt<K>::cand e = pb_radik_cand(k, sl.rel(s));
         if (staged) sm.buf[base++] = e;
         else a.cout[c.begin + (a.hier ? base++ : atomicAdd(wr, 1u))] = e;
         uint32_t d = pb_radik_scaled_digit(k, c.r.ref);
@@ -1221,9 +1308,16 @@ __device__ __forceinline__ void pb_radik_filter_body(const pb_radik_args<K> &a,
     if (a.hier) pb_radik_filter_flush(a, c, sm, sm.FBUF / 2);
 }
 
+/* The filter pass's blocks an SM for 32-bit keys: four, as its shared
+ * memory allows, so 64 registers a thread (the compiler's choice for it
+ * would be 80, and three blocks); 64-bit keys need more than 64. */
+template <int DT> struct pb_radik_filter_blocks {
+    static const int value = sizeof(typename pb_radik_key_of<DT>::type) == 4 ? 4 : 2;
+};
+
 /* DT: the dtype (K, its key type, follows). */
 template <int DT, int LG>
-__global__ void __launch_bounds__(PB_RADIK_BLOCK)
+__global__ void __launch_bounds__(PB_RADIK_BLOCK, pb_radik_filter_blocks<DT>::value)
     pb_radik_filter(pb_radik_args<typename pb_radik_key_of<DT>::type> a)
 {
     typedef typename pb_radik_key_of<DT>::type K;
@@ -1245,21 +1339,29 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
             __syncthreads();
         }
     };
-    if (a.prefetch && !a.work && gridDim.y == 1) {
-        /* A single row (the grid strides over its partitions): the next
-         * partition's loads are issued before this one is processed, so a
-         * block's reads stay in flight across its compares, votes and
-         * barriers (radik's `prefetch`). */
-        pb_radik_ctx<K> c;
-        pb_radik_enter(a, 0, c);
-        uint32_t parts = pb_radik_filter_parts(a, 0, c.r);
-        if (blockIdx.x >= parts) return;
+    if (!a.prefetch) {
+        pb_radik_walk(
+            a, [&](uint32_t row) { return pb_radik_filter_parts(a, row, a.rows[row]); },
+            [&](const pb_radik_ctx<K> &c, uint32_t p) {
+                K raw[PB_RADIK_FITEMS];
+                pb_radik_filter_load<DT>(a, c, p, raw);
+                pb_radik_filter_body<DT, LG>(a, c, p, raw, sm);
+            },
+            finish);
+        return;
+    }
+    /* radik's `prefetch`: within a row, a block's next partition is loaded
+     * before the current one is processed, so its reads stay in flight
+     * across the compares, votes and barriers. The block's partitions of a
+     * row: [pa, pb) by `step` (the grid's width over one row, or 1 over a
+     * block's range of the work prefix). */
+    auto segment = [&](const pb_radik_ctx<K> &c, uint32_t pa, uint32_t pb, uint32_t step) {
         K cur[PB_RADIK_FITEMS];
-        pb_radik_filter_load<DT>(a, c, blockIdx.x, cur);
-        for (uint32_t p = blockIdx.x; p < parts; p += gridDim.x) {
+        pb_radik_filter_load<DT>(a, c, pa, cur);
+        for (uint32_t p = pa; p < pb; p += step) {
             K next[PB_RADIK_FITEMS];
-            bool more = p + gridDim.x < parts;
-            if (more) pb_radik_filter_load<DT>(a, c, p + gridDim.x, next);
+            bool more = p + step < pb;
+            if (more) pb_radik_filter_load<DT>(a, c, p + step, next);
             pb_radik_filter_body<DT, LG>(a, c, p, cur, sm);
             if (more) {
 #pragma unroll
@@ -1267,16 +1369,38 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
             }
         }
         finish(c);
-        return;
+    };
+    /* One call of segment (the compiler allocates registers for one):
+     * rescheduled (as pb_radik_walk), a contiguous range [gp, gp1) of the
+     * partitions of all rows, a segment a row it meets; else the row's
+     * partitions from blockIdx.x by the grid's width. */
+    pb_radik_ctx<K> c;
+    uint32_t row = gridDim.y == 1 ? 0 : blockIdx.y, gp = 0, gp1 = 0;
+    if (a.work) {
+        uint32_t total = a.work[a.nrows];
+        uint32_t chunk = (total + gridDim.x - 1) / gridDim.x;
+        gp = blockIdx.x * chunk, gp1 = min(total, gp + chunk);
+        uint32_t lo = 0, hi = a.nrows;
+        while (hi - lo > 1) {
+            uint32_t mid = (lo + hi) / 2;
+            if (a.work[mid] <= gp) lo = mid;
+            else hi = mid;
+        }
+        row = lo;
     }
-    pb_radik_walk(
-        a, [&](uint32_t row) { return pb_radik_filter_parts(a, row, a.rows[row]); },
-        [&](const pb_radik_ctx<K> &c, uint32_t p) {
-            K raw[PB_RADIK_FITEMS];
-            pb_radik_filter_load<DT>(a, c, p, raw);
-            pb_radik_filter_body<DT, LG>(a, c, p, raw, sm);
-        },
-        finish);
+    for (;;) {
+        uint32_t pa = blockIdx.x, pb, step = gridDim.x;
+        if (a.work) {
+            if (gp >= gp1) return;
+            while (a.work[row + 1] <= gp) row++; /* skips rows without work */
+            uint32_t w0 = a.work[row], e = min(gp1, a.work[row + 1]);
+            pa = gp - w0, pb = e - w0, step = 1, gp = e;
+        }
+        pb_radik_enter(a, row, c);
+        if (!a.work) pb = pb_radik_filter_parts(a, row, c.r);
+        if (pa < pb) segment(c, pa, pb, step);
+        if (!a.work) return;
+    }
 }
 
 #endif
