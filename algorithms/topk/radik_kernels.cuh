@@ -983,12 +983,12 @@ __device__ void pb_radik_filter_flush(const pb_radik_args<K> &a, const pb_radik_
     __syncthreads();
 }
 
-/* A strict filter's keys equal to the threshold (bit s of eqm: slot s of
- * NS): the warp counts them on the row's `eq` with one atomic, unless its
+/* A strict filter's keys equal to the threshold (bit s of eqm: slot s):
+ * the warp counts them on the row's `eq` with one atomic, unless its
  * block has seen `eq` reach take; with KEEP, those whose slot is below
  * take join `keep` (slot order is slot-major within the warp's lanes: any
  * order would do, the slots only bound how many). */
-template <int STRICT, int NS, class K>
+template <int STRICT, class K>
 __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args<K> &a,
                                                    const pb_radik_ctx<K> &c,
                                                    pb_radik_filter_smem<K> &sm, uint32_t eqm,
@@ -1004,11 +1004,8 @@ __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args<K> &a,
         if ((uint64_t)base + incl >= c.r.take) pb_radik_flag_set(&sm.eq_full);
     }
     base = __shfl_sync(0xffffffffu, base, 31) + incl - cnt;
-    if (STRICT == PB_RADIK_STRICT_KEEP) {
-#pragma unroll
-        for (int s = 0; s < NS; s++)
-            if ((eqm >> s) & 1) keep |= (uint32_t)(base++ < c.r.take) << s;
-    }
+    if (STRICT == PB_RADIK_STRICT_KEEP)
+        for (uint32_t m = eqm; m; m &= m - 1) keep |= (uint32_t)(base++ < c.r.take) << (__ffs(m) - 1);
 }
 
 /* Loads the raw values of partition p of filtering row c: 16 a thread,
@@ -1101,8 +1098,9 @@ __device__ __forceinline__ uint32_t pb_radik_cmp16(uint32_t w, uint32_t t, bool 
 }
 
 /* The quick pre-test of a partition of 16-bit values, kept packed two to a
- * word: bit s set where slot s may hold a key at or above the threshold
- * (whose raw value is tq), two slots a compare. The common case, no lane
+ * word: bit s set where slot s (pb_radik_fslots: half s / 16 of word
+ * s % 16) may hold a key at or above the threshold (whose raw value is
+ * tq), two slots a compare. The common case, no lane
  * of the warp with a value that may pass, costs a compare and an OR a
  * word and one vote (0 then); only a warp with one builds the slot mask.
  * Once the block has seen the row's ties fill its `take` (a strict row's
@@ -1122,10 +1120,8 @@ __device__ __forceinline__ uint32_t pb_radik_maybe16(const uint32_t (&w)[PB_RADI
     if (!__any_sync(0xffffffffu, any != 0)) return 0;
     uint32_t maybe = 0;
 #pragma unroll
-    for (int j = 0; j < PB_RADIK_FITEMS; j++) {
-        uint32_t m = pb_radik_cmp16<DT, LG>(w[j], t2, strict);
-        maybe |= ((m & 1u) | ((m >> 15) & 2u)) << (2 * j);
-    }
+    for (int j = 0; j < PB_RADIK_FITEMS; j++)
+        maybe |= (pb_radik_cmp16<DT, LG>(w[j], t2, strict) & 0x10001u) << j;
     return maybe;
 }
 
@@ -1158,9 +1154,24 @@ template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_raw_dt(ui
     return pb_topk_raw_wide(okey, DT, LG);
 }
 
+/* Word j (0..15, not known when compiled) of a thread's 16: a chain of
+ * compares and selects, where an index into the array would put it in
+ * local memory (and a tree of selects would hold eight more registers
+ * beside the 32 words of the current and next partitions). */
+template <class K> __device__ __forceinline__ K pb_radik_pick(const K (&r)[PB_RADIK_FITEMS], uint32_t j)
+{
+    K v = r[0];
+#pragma unroll
+    for (int i = 1; i < PB_RADIK_FITEMS; i++) v = j == (uint32_t)i ? r[i] : v;
+    return v;
+}
+
 /* A partition's slots as the filter sees them: NS of them (16, or 32 of
  * 16-bit values), raw value s (zero-extended) and its index in the row (an
- * index at or past the row's length: a slot outside it). */
+ * index at or past the row's length: a slot outside it). Slot s of 16-bit
+ * values is half s / 16 of word s % 16 (so that a word's two compare
+ * results land in the mask with one shift: pb_radik_maybe16), which holds
+ * value 2 (s % 16) + s / 16 of the thread's 32 in reading order. */
 template <int DT, class K> struct pb_radik_fslots {
     static const int NS = pb_radik_dt16<DT>::value ? PB_RADIK_FITEMS16 : PB_RADIK_FITEMS;
     uint32_t rel0;
@@ -1178,15 +1189,18 @@ template <int DT, class K> struct pb_radik_fslots {
                           : p * PB_RADIK_FPART + threadIdx.x;
         }
     }
-    static __device__ __forceinline__ K value(const K (&raw)[PB_RADIK_FITEMS], int s)
-    {
-        if constexpr (pb_radik_dt16<DT>::value) return (raw[s / 2] >> (16 * (s % 2))) & 0xffffu;
-        return raw[s];
-    }
-    __device__ __forceinline__ uint32_t rel(int s) const
+    static __device__ __forceinline__ K value(const K (&raw)[PB_RADIK_FITEMS], uint32_t s)
     {
         if constexpr (pb_radik_dt16<DT>::value)
-            return packed ? rel0 + (s / 8) * 8 * PB_RADIK_BLOCK + s % 8 : rel0 + s * PB_RADIK_BLOCK;
+            return (pb_radik_pick(raw, s % 16) >> (16 * (s / 16))) & 0xffffu;
+        return pb_radik_pick(raw, s);
+    }
+    __device__ __forceinline__ uint32_t rel(uint32_t s) const
+    {
+        if constexpr (pb_radik_dt16<DT>::value) {
+            uint32_t o = 2 * (s % 16) + s / 16; /* in reading order */
+            return packed ? rel0 + (o / 8) * 8 * PB_RADIK_BLOCK + o % 8 : rel0 + o * PB_RADIK_BLOCK;
+        }
         return packed ? rel0 + (s / 4) * 4 * PB_RADIK_BLOCK + s % 4 : rel0 + s * PB_RADIK_BLOCK;
     }
 };
@@ -1198,19 +1212,20 @@ template <int DT, class K> struct pb_radik_fslots {
  * The key conversion is specialised (DT, LG: dtype, largest).
  *
  * With `quick` (radik's parameter, on by default) a slot's key is converted
- * and compared only when some lane of the warp has a value there that may
- * reach the threshold (pb_radik_may_reach: one compare of the raw
- * value, a double compare for fp64, a packed compare of two 16-bit values:
- * pb_radik_maybe16), a branch a slot on the warp's OR of the lanes' masks
- * (uniform); a warp with none leaves at once.
- * A selective threshold then costs about a load, a compare and a vote a
- * value: the H200 profile had the pass issue-bound (0.46 warp instructions
- * a cycle a scheduler, ~19 a key) with every slot converted, and a warp of
- * 512 values meets one candidate in most partitions, so the test must be
- * per slot, not per warp. Without, every key is converted and compared.
- * With `hier` a warp stages its candidates with one shared reservation (or,
- * should the buffer be full, one of the row's counter); without, every
- * candidate reserves alone. */
+ * and compared only where the lane's value may reach the threshold
+ * (pb_radik_may_reach: one compare of the raw value, a double compare for
+ * fp64, a packed compare of two 16-bit values: pb_radik_maybe16); a warp
+ * with none leaves at once. A lane visits only its own slots that may
+ * pass, by their bits (pb_radik_pick fetches the word), since a selective
+ * threshold leaves two or three such slots in a warp's 512 or 1024 values:
+ * at 2^29, k = 1024, the threshold keeps 5 / 2048 of the keys, so most
+ * warps have one, and a loop over every slot (uniform, as the first
+ * version had) cost three instructions a slot where the compare costs one
+ * (the 16-bit pass ran at 53% of the copy's rate on an H100 so). Without
+ * `quick`, every key is converted and compared. With `hier` a warp stages
+ * its candidates with one shared reservation (or, should the buffer be
+ * full, one of the row's counter); without, every candidate reserves
+ * alone. */
 template <int DT, int LG, int STRICT, class K>
 __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
                                                      const pb_radik_ctx<K> &c, uint32_t p,
@@ -1221,9 +1236,7 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
     const int NS = slots_t::NS;
     const uint32_t len = (uint32_t)(c.end - c.begin);
     const K thr = c.r.lo;
-    /* wm: the slots some lane of the warp must look at (the same word in
-     * every lane, so the branches on it are uniform). */
-    uint32_t keep = 0, eqm = 0, wm = NS == 32 ? 0xffffffffu : (1u << NS) - 1;
+    uint32_t keep = 0, eqm = 0;
     if (a.quick) {
         const K tq = pb_radik_raw_dt<DT, LG>(thr);
         uint32_t maybe = 0;
@@ -1234,21 +1247,27 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
             for (int s = 0; s < NS; s++)
                 maybe |= (uint32_t)pb_radik_may_reach<DT, LG>(raw[s], tq) << s;
         }
-        wm = __reduce_or_sync(0xffffffffu, maybe);
-        if (!wm) return;
-    }
-    const slots_t sl(a, c, p);
+        if (!__any_sync(0xffffffffu, maybe != 0)) return;
+        const slots_t sl(a, c, p);
+        for (uint32_t m = maybe; m; m &= m - 1) {
+            uint32_t s = __ffs(m) - 1;
+            K k = pb_radik_okey_dt<DT, LG>(slots_t::value(raw, s));
+            bool in = sl.rel(s) < len;
+            keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << s;
+            if (STRICT) eqm |= (uint32_t)(in && k == thr) << s;
+        }
+    } else {
+        const slots_t sl(a, c, p);
 #pragma unroll
-    for (int s = 0; s < NS; s++) {
-        if (!((wm >> s) & 1)) continue;
-        K k = pb_radik_okey_dt<DT, LG>(sl.value(raw, s));
-        bool in = sl.rel(s) < len;
-        keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << s;
-        if (STRICT) eqm |= (uint32_t)(in && k == thr) << s;
+        for (int s = 0; s < NS; s++) {
+            K k = pb_radik_okey_dt<DT, LG>(slots_t::value(raw, s));
+            bool in = sl.rel(s) < len;
+            keep |= (uint32_t)(in && (STRICT ? k > thr : k >= thr)) << s;
+            if (STRICT) eqm |= (uint32_t)(in && k == thr) << s;
+        }
     }
-    if (STRICT) pb_radik_filter_eq<STRICT, NS>(a, c, sm, eqm, keep);
-    const uint32_t wk = __reduce_or_sync(0xffffffffu, keep);
-    if (!wk) return;
+    if (STRICT) pb_radik_filter_eq<STRICT>(a, c, sm, eqm, keep);
+    if (!__any_sync(0xffffffffu, keep != 0)) return;
     uint32_t cnt = (uint32_t)__popc(keep), base = 0;
     uint32_t *wr = &a.rows[c.row].wr;
     bool staged = false;
@@ -1278,11 +1297,11 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
         base = (at & 0x7fffffffu) + incl - cnt;
     }
     uint32_t *g = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
-#pragma unroll
-    for (int s = 0; s < NS; s++) {
-        if (!((wk >> s) & 1) || !((keep >> s) & 1)) continue;
+    const slots_t sl(a, c, p);
+    for (uint32_t m = keep; m; m &= m - 1) {
+        uint32_t s = __ffs(m) - 1;
         /* The key again (kept slots are few): no array of keys to hold. */
-        K k = pb_radik_okey_dt<DT, LG>(sl.value(raw, s));
+        K k = pb_radik_okey_dt<DT, LG>(slots_t::value(raw, s));
         typename pb_radik_kt<K>::cand e = pb_radik_cand(k, sl.rel(s));
         if (staged) sm.buf[base++] = e;
         else a.cout[c.begin + (a.hier ? base++ : atomicAdd(wr, 1u))] = e;
@@ -1311,8 +1330,12 @@ __device__ __forceinline__ void pb_radik_filter_body(const pb_radik_args<K> &a,
 /* The filter pass's blocks an SM for 32-bit keys: four, as its shared
  * memory allows, so 64 registers a thread (the compiler's choice for it
  * would be 80, and three blocks); 64-bit keys need more than 64. */
+#ifndef PB_RADIK_FILTER_MINB
+#define PB_RADIK_FILTER_MINB 4
+#endif
 template <int DT> struct pb_radik_filter_blocks {
-    static const int value = sizeof(typename pb_radik_key_of<DT>::type) == 4 ? 4 : 2;
+    static const int value =
+        sizeof(typename pb_radik_key_of<DT>::type) == 4 ? PB_RADIK_FILTER_MINB : 2;
 };
 
 /* DT: the dtype (K, its key type, follows). */
