@@ -884,6 +884,30 @@ __device__ __forceinline__ void pb_radik_enter(const pb_radik_args<K> &a, uint32
     c.out0 = a.out_off[row];
 }
 
+/* Rescheduled passes (a.work, the prefix of the rows' partition counts):
+ * this block's contiguous range [*p0, *p1) of the partitions of all rows. */
+template <class K>
+__device__ __forceinline__ void pb_radik_work_range(const pb_radik_args<K> &a, uint32_t *p0,
+                                                    uint32_t *p1)
+{
+    uint32_t total = a.work[a.nrows];
+    uint32_t chunk = (total + gridDim.x - 1) / gridDim.x;
+    *p0 = blockIdx.x * chunk, *p1 = min(total, *p0 + chunk);
+}
+
+/* The row holding partition p of the work prefix: the last row whose
+ * prefix is <= p (rows without work may follow it: the walkers skip them). */
+template <class K> __device__ __forceinline__ uint32_t pb_radik_work_row(const pb_radik_args<K> &a, uint32_t p)
+{
+    uint32_t lo = 0, hi = a.nrows;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (a.work[mid] <= p) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* Walks the partitions this block owns, calling body(c, p) for partition p
  * of row c.row and finish(c) after a row's last. Rescheduled (a.work, the
  * prefix of parts_of over rows): block b takes a contiguous range of the
@@ -895,18 +919,10 @@ __device__ __forceinline__ void pb_radik_walk(const pb_radik_args<K> &a, Parts p
 {
     pb_radik_ctx<K> c;
     if (a.work) {
-        uint32_t total = a.work[a.nrows];
-        uint32_t chunk = (total + gridDim.x - 1) / gridDim.x;
-        uint32_t p0 = blockIdx.x * chunk, p1 = min(total, p0 + chunk);
+        uint32_t p0, p1;
+        pb_radik_work_range(a, &p0, &p1);
         if (p0 >= p1) return;
-        /* The row holding p0: the last row whose prefix is <= p0. */
-        uint32_t lo = 0, hi = a.nrows;
-        while (hi - lo > 1) {
-            uint32_t mid = (lo + hi) / 2;
-            if (a.work[mid] <= p0) lo = mid;
-            else hi = mid;
-        }
-        uint32_t row = lo;
+        uint32_t row = pb_radik_work_row(a, p0);
         while (a.work[row + 1] <= p0) row++; /* skips rows without work */
         pb_radik_enter(a, row, c);
         for (uint32_t p = p0; p < p1; p++) {
@@ -1241,6 +1257,7 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
     const bool PER_LANE = pb_radik_dt16<DT>::value;
     const uint32_t len = (uint32_t)(c.end - c.begin);
     const K thr = c.r.lo;
+    const slots_t sl(a, c, p);
     uint32_t keep = 0, eqm = 0;
     if (a.quick) {
         const K tq = pb_radik_raw_dt<DT, LG>(thr);
@@ -1252,7 +1269,6 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
             for (int s = 0; s < NS; s++)
                 maybe |= (uint32_t)pb_radik_may_reach<DT, LG>(raw[s], tq) << s;
         }
-        const slots_t sl(a, c, p);
         if constexpr (PER_LANE) {
             if (!__any_sync(0xffffffffu, maybe != 0)) return;
             for (uint32_t m = maybe; m; m &= m - 1) {
@@ -1275,7 +1291,6 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
             }
         }
     } else {
-        const slots_t sl(a, c, p);
 #pragma unroll
         for (int s = 0; s < NS; s++) {
             K k = pb_radik_okey_dt<DT, LG>(slots_t::value(raw, s));
@@ -1315,32 +1330,26 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
         base = (at & 0x7fffffffu) + incl - cnt;
     }
     uint32_t *g = a.hist + (uint64_t)c.row * PB_RADIK_BINS;
-    const slots_t sl(a, c, p);
-    /* The key again (kept slots are few): no array of keys to hold. */
-#define PB_RADIK_PUT(s, k)                                                                        \
-    do {                                                                                           \
-        typename pb_radik_kt<K>::cand e = pb_radik_cand(k, sl.rel(s));                            \
-        if (staged) sm.buf[base++] = e;                                                            \
-        else a.cout[c.begin + (a.hier ? base++ : atomicAdd(wr, 1u))] = e;                         \
-        uint32_t d = pb_radik_scaled_digit(k, c.r.ref);                                            \
-        atomicAdd(a.hier ? &sm.hist[d] : &g[d], 1u);                                               \
-    } while (0)
+    /* Slot s's candidate, its key converted again (kept slots are few: no
+     * array of keys to hold). */
+    auto put = [&](uint32_t s, K k) {
+        typename pb_radik_kt<K>::cand e = pb_radik_cand(k, sl.rel(s));
+        if (staged) sm.buf[base++] = e;
+        else a.cout[c.begin + (a.hier ? base++ : atomicAdd(wr, 1u))] = e;
+        uint32_t d = pb_radik_scaled_digit(k, c.r.ref);
+        atomicAdd(a.hier ? &sm.hist[d] : &g[d], 1u);
+    };
     if constexpr (PER_LANE) {
         for (uint32_t m = keep; m; m &= m - 1) {
             uint32_t s = __ffs(m) - 1;
-            K k = pb_radik_okey_dt<DT, LG>(slots_t::value(raw, s));
-            PB_RADIK_PUT(s, k);
+            put(s, pb_radik_okey_dt<DT, LG>(slots_t::value(raw, s)));
         }
     } else {
         const uint32_t wk = __reduce_or_sync(0xffffffffu, keep);
 #pragma unroll
-        for (int s = 0; s < NS; s++) {
-            if (!((wk >> s) & 1) || !((keep >> s) & 1)) continue;
-            K k = pb_radik_okey_dt<DT, LG>(raw[s]);
-            PB_RADIK_PUT(s, k);
-        }
+        for (int s = 0; s < NS; s++)
+            if (((wk >> s) & 1) && ((keep >> s) & 1)) put(s, pb_radik_okey_dt<DT, LG>(raw[s]));
     }
-#undef PB_RADIK_PUT
 }
 
 /* One partition of the filter pass, dispatched on the row's strictness
@@ -1432,18 +1441,11 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK, pb_radik_filter_blocks<DT>::va
      * partitions of all rows, a segment a row it meets; else the row's
      * partitions from blockIdx.x by the grid's width. */
     pb_radik_ctx<K> c;
-    uint32_t row = gridDim.y == 1 ? 0 : blockIdx.y, gp = 0, gp1 = 0;
+    uint32_t row = blockIdx.y, gp = 0, gp1 = 0;
     if (a.work) {
-        uint32_t total = a.work[a.nrows];
-        uint32_t chunk = (total + gridDim.x - 1) / gridDim.x;
-        gp = blockIdx.x * chunk, gp1 = min(total, gp + chunk);
-        uint32_t lo = 0, hi = a.nrows;
-        while (hi - lo > 1) {
-            uint32_t mid = (lo + hi) / 2;
-            if (a.work[mid] <= gp) lo = mid;
-            else hi = mid;
-        }
-        row = lo;
+        pb_radik_work_range(a, &gp, &gp1);
+        if (gp >= gp1) return;
+        row = pb_radik_work_row(a, gp);
     }
     for (;;) {
         uint32_t pa = blockIdx.x, pb, step = gridDim.x;
