@@ -1010,6 +1010,60 @@ TEST_IMPL(gpu_topk_wide_switches)
 #endif
 }
 
+/* radik's `refine` (the threshold from a 16384-key sample) acts only on
+ * rows of 2^25 keys or more, longer than any other test's: radik with it
+ * on (the default) and off, any and lowest-index ties (lowest-index: the
+ * twin's index sets exactly), on single rows of 2^25 + 3 (aligned or not)
+ * and two ragged misaligned rows of about 2^25 (one of them past it), on
+ * distributions whose thresholds are selective (uniform, normal, zipf,
+ * relu, masked, sorted, reversed) or shared (few:256, int8, equal), fp32,
+ * fp16, bf16 and u32 keys, k in {1, 32, 1000, 2^18} by hash. */
+TEST_IMPL(gpu_topk_refine)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+#ifndef PB_HAVE_CUDA
+    return 1; /* a device without the GPU modules built cannot happen */
+#else
+    static const tk_case rcases[] = {{"radik", NULL, NULL}, {"radik", "refine", "0"}};
+    const pb_module *m = pb_module_find("radik");
+    if (!m || pb_module_param_index(m, "refine") < 0) {
+        fprintf(stderr, "no radik with its parameter refine in this build\n");
+        return 1;
+    }
+    const pb_module *mods[NTIE_CASES];
+    for (int ci = 0; ci < NTIE_CASES; ci++)
+        if (!(mods[ci] = pb_module_find(tie_cases[ci].module))) {
+            fprintf(stderr, "no module '%s' in this build\n", tie_cases[ci].module);
+            return 1;
+        }
+    const char *dists[] = {"uniform", "normal", "zipf", "relu", "masked:0.5", "sorted",
+                           "reversed", "few:256", "int8", "equal"};
+    const int dts[] = {PB_TOPK_F32, PB_TOPK_F16, PB_TOPK_BF16, PB_TOPK_U32};
+    const uint64_t ks[] = {1, 32, 1000, 1u << 18};
+    const tk_shape two = {2, 1, 1};
+    tk_tally t = {0, 0};
+    double t0 = now_s();
+    for (int d = 0; d < 10 && t.failures < MAX_FAILURES; d++)
+        for (int i = 0; i < 2 && t.failures < MAX_FAILURES; i++) {
+            uint32_t h = tk_coords(0x2e5, 0, d, i, 0);
+            tk_point q = {(UINT64_C(1) << 25) + 3, ks[h & 3], i ? two : shapes[h >> 2 & 1],
+                          dist_named(dists[d]), (int)(h >> 3 & 1), dts[(h >> 4) & 3]};
+            for (int ci = 0; ci < 2; ci++) {
+                t.failures += one(m, &rcases[ci], &q);
+                t.runs++;
+            }
+            /* lowest-index on the tie cases' list, once a distribution. */
+            if (i == 0) {
+                t.failures += ties_point(mods, &q, NTIE_CASES);
+                t.runs += NTIE_CASES;
+            }
+        }
+    printf("%ld module runs in %.1f s, %d failures\n", t.runs, now_s() - t0, t.failures);
+    return t.failures != 0;
+#endif
+}
+
 /* radik takes every dtype (fp64 and u64 on its 64-bit kernels since they
  * replaced the refusal that stood here): no availability check refuses
  * one, with or without a GPU (gpu_topk_wide runs them). SKIP in a build

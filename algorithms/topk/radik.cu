@@ -30,7 +30,8 @@
 
 namespace {
 
-enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK, P_PREFETCH };
+enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK, P_PREFETCH,
+       P_REFINE };
 
 const pb_param_spec params[] = {
     PB_TOPK_COMMON_PARAMS,
@@ -66,6 +67,10 @@ const pb_param_spec params[] = {
     {"prefetch", PB_PARAM_BOOL, 1, 0, 1, NULL,
      "the filter pass loads each block's next partition of a row before processing the current "
      "one, in a single row or a batch (not in the paper; no: load, then process)"},
+    {"refine", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "rows of 2^25 or more of 32- or 16-bit keys take the filter's threshold from a 16384-key "
+     "sample (the 2048-key sample's threshold screens the extra keys), so it keeps about an "
+     "eighth as many candidates (not in the paper; no: the 2048-key sample's)"},
 };
 
 struct radik {
@@ -146,6 +151,7 @@ template <class K> pb_radik_args<K> args_of(const pb_gpu_topk *g, const radik *r
     a.tie_aware = (int)g->params.v[P_TIE_AWARE];
     a.quick = (int)g->params.v[P_QUICK];
     a.prefetch = (int)g->params.v[P_PREFETCH];
+    a.refine = (int)g->params.v[P_REFINE];
     return a;
 }
 

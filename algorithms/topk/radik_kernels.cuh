@@ -83,6 +83,17 @@
 /* A sampled threshold shared by more than 1/PB_RADIK_TIE_STRICT of the
  * sample filters strictly (tie_aware) even when it is selective. */
 #define PB_RADIK_TIE_STRICT 64
+/* radik's `refine`: a long row's filter threshold is read from a sample
+ * eight times larger (PB_RADIK_REFINE_SAMPLE keys: the 2048 sorted ones and
+ * PB_RADIK_REFINE_ITEMS more a thread), so that it keeps about an eighth
+ * as many candidates. Only the extra keys at or above the small sample's
+ * threshold are kept (a few dozen: at most PB_RADIK_REFINE_LIST), and
+ * ranked by counting, not sorted. 32-bit words only (16-bit values too):
+ * the extra keys are held in registers across the small sample's sort. */
+#define PB_RADIK_REFINE_ITEMS 56
+#define PB_RADIK_REFINE_SAMPLE (PB_RADIK_SAMPLE + PB_RADIK_BLOCK * PB_RADIK_REFINE_ITEMS)
+#define PB_RADIK_REFINE_LIST 512
+#define PB_RADIK_REFINE_MIN (1u << 25)
 
 enum pb_radik_scale { PB_RADIK_SCALE_OFF, PB_RADIK_SCALE_RANDOM, PB_RADIK_SCALE_PIVOT };
 /* overshoot: the threshold is the sample's largest key, used whatever it
@@ -150,6 +161,7 @@ template <class K> struct pb_radik_args {
                       until a block sees `need` taken (off: the paper's query, every tie claims) */
     int quick;     /* radik's `quick`: the filter compares raw values first */
     int prefetch;  /* radik's `prefetch`: the filter loads a row's next partition ahead */
+    int refine;    /* radik's `refine`: a long row's threshold from the larger sample */
 };
 
 __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args<uint32_t> &a, uint32_t raw)
@@ -361,6 +373,69 @@ __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
     return x;
 }
 
+/* radik's `refine` (see PB_RADIK_REFINE_ITEMS), every thread of the start
+ * block: the threshold thr (the small sample's key of rank j, which keeps
+ * `kept` of its keys, sorted[0, kept)) is replaced by the key of rank j'
+ * (pb_radik_filter_rank of the larger sample) among the larger sample's
+ * keys, and the pivot estimate est by its key of rank take * S' / len, where
+ * those ranks fall among the keys at or above thr. Every key of the larger
+ * sample at or above thr is listed (the small sample's, and the extra ones
+ * the test keeps), so a rank below their number is the larger sample's rank
+ * too. Left as they are where the list overflows (a threshold shared by
+ * much of the row: the small sample decided that already) or is too short
+ * for rank j' (the larger sample disagrees with the small one; both are
+ * samples, and the answer never depends on them), or where the new
+ * threshold is shared by more than 1/PB_RADIK_TIE_STRICT of the larger
+ * sample (a strict filter's case; the small sample did not see it). A key
+ * of the list is ranked by counting the keys above it, and the equal ones
+ * listed before it: a unique position, so one thread writes each. */
+template <int NB, class K>
+__device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[NB], const K *sorted,
+                                uint32_t kept, uint32_t take, uint32_t len, K *list,
+                                uint32_t *nlist, K *s_thr, K *s_est, K *thr, K *est)
+{
+    if (threadIdx.x == 0) *nlist = 0;
+    __syncthreads();
+    const K t = *thr;
+    for (uint32_t i = threadIdx.x; i < kept; i += PB_RADIK_BLOCK) {
+        uint32_t at = atomicAdd(nlist, 1u);
+        if (at < PB_RADIK_REFINE_LIST) list[at] = sorted[i];
+    }
+#pragma unroll
+    for (int j = 0; j < NB; j++) {
+        K key = pb_radik_okey(a, big[j]);
+        if (key >= t) {
+            uint32_t at = atomicAdd(nlist, 1u);
+            if (at < PB_RADIK_REFINE_LIST) list[at] = key;
+        }
+    }
+    __syncthreads();
+    const uint32_t n = *nlist;
+    const uint32_t j = pb_radik_filter_rank(PB_RADIK_REFINE_SAMPLE, take, len);
+    const uint64_t r = (uint64_t)take * PB_RADIK_REFINE_SAMPLE / len;
+    if (n > PB_RADIK_REFINE_LIST || j >= n) return; /* block-uniform */
+    for (uint32_t i = threadIdx.x; i < n; i += PB_RADIK_BLOCK) {
+        K x = list[i];
+        uint32_t pos = 0;
+        for (uint32_t m = 0; m < n; m++) {
+            K y = list[m];
+            pos += y > x || (y == x && m < i);
+        }
+        if (pos == j) *s_thr = x;
+        if (pos == r) *s_est = x;
+    }
+    __syncthreads();
+    const K t2 = *s_thr;
+    int tied = 0;
+    for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
+        uint32_t i = base + threadIdx.x;
+        tied += __syncthreads_count(i < n && list[i] == t2);
+    }
+    if ((uint64_t)tied * PB_RADIK_TIE_STRICT > PB_RADIK_REFINE_SAMPLE) return;
+    *thr = t2;
+    if (r < n) *est = *s_est;
+}
+
 /* `filter`: a pb_radik_filter_mode. Plans the first pass: the filter pass
  * if `filter` is on. */
 template <class K>
@@ -371,6 +446,9 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     typedef cub::BlockRadixSort<K, PB_RADIK_BLOCK, PB_RADIK_SAMPLE_ITEMS> sort_t;
     __shared__ typename sort_t::TempStorage tmp;
     __shared__ K sorted[PB_RADIK_SAMPLE];
+    __shared__ K list[PB_RADIK_REFINE_LIST];
+    __shared__ uint32_t nlist;
+    __shared__ K s_thr, s_est;
     uint32_t row = blockIdx.x;
     uint64_t b = a.begin[row];
     uint32_t len = (uint32_t)(a.end[row] - b);
@@ -394,6 +472,19 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
             uint32_t s = threadIdx.x * PB_RADIK_SAMPLE_ITEMS + j;
             uint32_t i = pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
             keys[j] = pb_radik_okey(a, pb_radik_at(a, pb_radik_is16(a), b + i));
+        }
+        /* `refine`: the larger sample's other keys, loaded now so that
+         * their reads are in flight across the sort (block-uniform). */
+        const bool refine = sizeof(K) == 4 && a.refine && filt &&
+                            filter == PB_RADIK_FILTER_ON && len >= PB_RADIK_REFINE_MIN;
+        K big[sizeof(K) == 4 ? PB_RADIK_REFINE_ITEMS : 1];
+        if (sizeof(K) == 4 && refine) {
+#pragma unroll
+            for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++) {
+                uint32_t s = PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS + j;
+                uint32_t i = pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
+                big[j] = pb_radik_at(a, pb_radik_is16(a), b + i);
+            }
         }
         /* On the key's bits only: 16-bit keys take half the digit passes. */
         sort_t(tmp).SortDescendingBlockedToStriped(keys, 0, (int)pb_topk_key_bits_of(a.dtype));
@@ -445,6 +536,10 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                 if ((!selective || many_tied) && a.tie_aware)
                     strict = a.lowest ? PB_RADIK_STRICT_COUNT : PB_RADIK_STRICT_KEEP;
                 filt = filter == PB_RADIK_FILTER_OVERSHOOT || selective || strict;
+                if (sizeof(K) == 4 && refine && filt && !strict)
+                    pb_radik_refine<sizeof(K) == 4 ? PB_RADIK_REFINE_ITEMS : 1>(
+                        a, big, sorted, (uint32_t)kept, take, len, list, &nlist, &s_thr, &s_est,
+                        &thr, &est);
             }
         }
     }
