@@ -373,22 +373,6 @@ __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
     return x;
 }
 
-/* Whether a threshold that `tied` keys of a sample of s equal calls for a
- * strict filter (tie_aware), the row's keys equal to it being about
- * tied * len / s: where they are more than 1/PB_RADIK_TIE_STRICT of the
- * sample (few:16 keeps exactly 1/16, its top level, at k = 32: fp16 few:16
- * at 2^24 took 1.54x its uniform time on an H100 without), or where two or
- * more sample keys say they outnumber twice the take: a plain filter
- * writes them all as candidates, a strict one `take` of them. bf16 values
- * of U[0, 1) have 128 levels in [0.5, 1): the threshold at 2^29 is a level
- * of 2^21 keys, where k = 1024 needs a thousandth of them. */
-__device__ __forceinline__ bool pb_radik_many_tied(uint32_t tied, uint32_t s, uint32_t len,
-                                                   uint32_t take)
-{
-    return (uint64_t)tied * PB_RADIK_TIE_STRICT > s ||
-           (tied >= 2 && (uint64_t)tied * len > 2 * (uint64_t)take * s);
-}
-
 /* radik's `refine` (see PB_RADIK_REFINE_ITEMS), every thread of the start
  * block: the threshold thr (the small sample's key of rank j, which keeps
  * `kept` of its keys, sorted[0, kept)) is replaced by the key of rank j'
@@ -400,13 +384,13 @@ __device__ __forceinline__ bool pb_radik_many_tied(uint32_t tied, uint32_t s, ui
  * too. Left as they are where the list overflows (a threshold shared by
  * much of the row: the small sample decided that already) or is too short
  * for rank j' (the larger sample disagrees with the small one; both are
- * samples, and the answer never depends on them). Returns whether the
- * larger sample's ties at the new threshold call for a strict filter
- * (pb_radik_many_tied). A key
+ * samples, and the answer never depends on them), or where the new
+ * threshold is shared by more than 1/PB_RADIK_TIE_STRICT of the larger
+ * sample (a strict filter's case; the small sample did not see it). A key
  * of the list is ranked by counting the keys above it, and the equal ones
  * listed before it: a unique position, so one thread writes each. */
 template <int NB, class K>
-__device__ bool pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[NB], const K *sorted,
+__device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[NB], const K *sorted,
                                 uint32_t kept, uint32_t take, uint32_t len, K *list,
                                 uint32_t *nlist, K *s_thr, K *s_est, K *thr, K *est)
 {
@@ -429,7 +413,7 @@ __device__ bool pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[NB], c
     const uint32_t n = *nlist;
     const uint32_t j = pb_radik_filter_rank(PB_RADIK_REFINE_SAMPLE, take, len);
     const uint64_t r = (uint64_t)take * PB_RADIK_REFINE_SAMPLE / len;
-    if (n > PB_RADIK_REFINE_LIST || j >= n) return false; /* block-uniform */
+    if (n > PB_RADIK_REFINE_LIST || j >= n) return; /* block-uniform */
     for (uint32_t i = threadIdx.x; i < n; i += PB_RADIK_BLOCK) {
         K x = list[i];
         uint32_t pos = 0;
@@ -447,9 +431,9 @@ __device__ bool pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[NB], c
         uint32_t i = base + threadIdx.x;
         tied += __syncthreads_count(i < n && list[i] == t2);
     }
+    if ((uint64_t)tied * PB_RADIK_TIE_STRICT > PB_RADIK_REFINE_SAMPLE) return;
     *thr = t2;
     if (r < n) *est = *s_est;
-    return pb_radik_many_tied((uint32_t)tied, PB_RADIK_REFINE_SAMPLE, len, take);
 }
 
 /* `filter`: a pb_radik_filter_mode. Plans the first pass: the filter pass
@@ -543,18 +527,19 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                 }
                 bool selective = kept * PB_RADIK_FILTER_KEEP <= PB_RADIK_SAMPLE;
                 /* Strict also where the threshold is selective but shared
-                 * by many keys (pb_radik_many_tied): the keys equal to it
-                 * would all become candidates for a few of them to be
-                 * chosen. With `refine`, the larger sample's threshold and
-                 * ties decide. */
-                bool many_tied = pb_radik_many_tied((uint32_t)tied, PB_RADIK_SAMPLE, len, take);
-                if (sizeof(K) == 4 && refine && selective && !many_tied)
-                    many_tied = pb_radik_refine<sizeof(K) == 4 ? PB_RADIK_REFINE_ITEMS : 1>(
-                        a, big, sorted, (uint32_t)kept, take, len, list, &nlist, &s_thr, &s_est,
-                        &thr, &est);
+                 * by many keys (more than 1/64 of the sample: few:16 keeps
+                 * exactly 1/16, its top level, at k = 32): the keys equal
+                 * to it would all become candidates for a few of them to
+                 * be chosen (fp16 few:16 at 2^24 took 1.54x its uniform
+                 * time on an H100 so). */
+                bool many_tied = tied * PB_RADIK_TIE_STRICT > PB_RADIK_SAMPLE;
                 if ((!selective || many_tied) && a.tie_aware)
                     strict = a.lowest ? PB_RADIK_STRICT_COUNT : PB_RADIK_STRICT_KEEP;
                 filt = filter == PB_RADIK_FILTER_OVERSHOOT || selective || strict;
+                if (sizeof(K) == 4 && refine && filt && !strict)
+                    pb_radik_refine<sizeof(K) == 4 ? PB_RADIK_REFINE_ITEMS : 1>(
+                        a, big, sorted, (uint32_t)kept, take, len, list, &nlist, &s_thr, &s_est,
+                        &thr, &est);
             }
         }
     }
@@ -1212,18 +1197,13 @@ __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args<K> &a,
 template <int DT, int LG>
 __device__ __forceinline__ uint32_t pb_radik_cmp16(uint32_t w, uint32_t t, bool strict)
 {
-    /* bf16 values are compared as fp16 ones, bit for bit: both formats are
-     * sign and magnitude, and fp16's order of finite values is the order
-     * of their magnitude bits, so the order holds wherever both patterns
-     * are finite as fp16 (magnitude below 0x7c00: |bf16| < 2^121). Above,
-     * a pattern is fp16's infinity or a NaN, which the unordered compare
-     * passes: a bf16 NaN, infinity or huge value passes the quick test,
-     * and the key compare after it decides. The bfloat162 compare has no
-     * instruction of its own on sm_90: bf16 took 0.519 ms against fp16's
-     * 0.438 at 2^29 on an H200 (f53035b); two fp32 compares a word
-     * instead took 0.700 against 0.468 (refine, 2026-11-25). */
-    (void)DT;
-    __half2 v = *reinterpret_cast<const __half2 *>(&w), q = *reinterpret_cast<const __half2 *>(&t);
+    if (DT == PB_TOPK_F16) {
+        __half2 v = *reinterpret_cast<const __half2 *>(&w), q = *reinterpret_cast<const __half2 *>(&t);
+        if (LG) return strict ? __hgtu2_mask(v, q) : __hgeu2_mask(v, q);
+        return strict ? __hltu2_mask(v, q) : __hleu2_mask(v, q);
+    }
+    __nv_bfloat162 v = *reinterpret_cast<const __nv_bfloat162 *>(&w);
+    __nv_bfloat162 q = *reinterpret_cast<const __nv_bfloat162 *>(&t);
     if (LG) return strict ? __hgtu2_mask(v, q) : __hgeu2_mask(v, q);
     return strict ? __hltu2_mask(v, q) : __hleu2_mask(v, q);
 }
