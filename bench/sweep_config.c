@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/plot.h"
 #include "config/params.h"
 #include "registry/registry.h"
 
@@ -214,8 +215,12 @@ static int set_plot(void *u, const pb_ini_field *f, const char *value, int line,
 
 static int set_title(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
-    (void)f, (void)line, (void)err;
+    (void)f, (void)line;
     pb_config *c = ((load *)u)->cfg;
+    /* The title is written into the figures' gnuplot strings: one that
+     * `permbench plot` must refuse is refused here, before a run. */
+    if (!pb_gnuplot_quotable(value))
+        return pb_err_set(err, "title has a quote or control character (figures could not show it)");
     snprintf(c->title, sizeof c->title, "%s", value);
     return 0;
 }

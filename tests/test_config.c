@@ -121,6 +121,7 @@ static const struct {
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 1, , 2\n", ":4: empty value in the list"},
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 2, 1, 2\n", ":4: value '2' appears twice in 'threads'"},
     {"[sweep]\nsizes = 10\nreference = nope\n[cpu-gather]\n", ":3: reference 'nope' is not a section of this file"},
+    {"[sweep]\nsizes = 10\ntitle = radik's\n[cpu-gather]\n", ":3: title has a quote or control character"},
     {"[sweep]\nsizes = 10\nmin_samples = 9\nmax_samples = 3\n[fisher-yates]\n", ": max_samples (3) is below min_samples (9)"},
     {"[sweep]\nsizes = 0\n[fisher-yates]\n", ": size 0 cannot be timed"},
     /* INI corners a new user met (each passed or misread before). */
