@@ -137,6 +137,12 @@ TEST_IMPL(radik_filter_rank)
     }
     ASSERT_EQ_U64(pb_radik_filter_rank(2048, 1, 1u << 29), 5);
     ASSERT_EQ_U64(pb_radik_filter_rank(2048, 1u << 18, 1u << 29), 11);
+    /* radik's `refine` sample of 16384 keys (PB_RADIK_REFINE_SAMPLE): ranks
+     * 5 and 27, so the threshold keeps 6 / 16384 and 28 / 16384 of 2^29
+     * keys (196608 and 917504) where the 2048-key one kept 6 / 2048 and
+     * 12 / 2048 (1572864 and 3145728): the candidates the docs quote. */
+    ASSERT_EQ_U64(pb_radik_filter_rank(16384, 32, 1u << 29), 5);
+    ASSERT_EQ_U64(pb_radik_filter_rank(16384, 1u << 18, 1u << 29), 27);
     /* Which rows may filter: long enough, a proper subset, a take whose
      * threshold could keep at most 1/16 of the sample (any with any_k). */
     ASSERT(pb_radik_filterable(1u << 29, 1u << 18, 0));
