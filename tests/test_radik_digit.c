@@ -519,7 +519,7 @@ TEST_IMPL(radik_host_model64)
     static const int dtypes[] = {PB_TOPK_F64, PB_TOPK_U64};
     for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++)
         /* 100003 not under the sanitizers (PB_TEST_SANITIZED). */
-    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0] - PB_TEST_SANITIZED; ni++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0] - PB_TEST_SANITIZED; ni++)
             for (int dist = 0; dist < PB_TOPK_NDIST; dist++)
                 for (int largest = 0; largest < 2; largest++) {
                     uint64_t n = ns[ni];

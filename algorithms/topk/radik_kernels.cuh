@@ -373,6 +373,24 @@ __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
     return x;
 }
 
+/* The position in its row (of len keys) of sample key s: hashed, so that
+ * the sample does not depend on the row's order. The small sample's keys
+ * are s < PB_RADIK_SAMPLE, `refine`'s extra ones the next. */
+__device__ __forceinline__ uint32_t pb_radik_sample_pos(uint32_t s, uint32_t row, uint32_t salt,
+                                                        uint32_t len)
+{
+    return pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
+}
+
+/* `refine`'s shared memory: the larger sample's keys at or above the small
+ * sample's threshold, their number, and the two keys ranked. `refine` is
+ * for 32-bit words: 64-bit keys hold no list. */
+template <class K> struct pb_radik_refine_smem {
+    K list[sizeof(K) == 4 ? PB_RADIK_REFINE_LIST : 1];
+    uint32_t n;
+    K thr, est;
+};
+
 /* radik's `refine` (see PB_RADIK_REFINE_ITEMS), every thread of the start
  * block: the threshold thr (the small sample's key of rank j, which keeps
  * `kept` of its keys, sorted[0, kept)) is replaced by the key of rank j'
@@ -389,28 +407,27 @@ __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
  * sample (a strict filter's case; the small sample did not see it). A key
  * of the list is ranked by counting the keys above it, and the equal ones
  * listed before it: a unique position, so one thread writes each. */
-template <int NB, class K>
-__device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[NB], const K *sorted,
-                                uint32_t kept, uint32_t take, uint32_t len, K *list,
-                                uint32_t *nlist, K *s_thr, K *s_est, K *thr, K *est)
+template <class K>
+__device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[PB_RADIK_REFINE_ITEMS],
+                                const K *sorted, uint32_t kept, uint32_t take, uint32_t len,
+                                pb_radik_refine_smem<K> &sm, K *thr, K *est)
 {
-    if (threadIdx.x == 0) *nlist = 0;
+    K *list = sm.list;
+    if (threadIdx.x == 0) sm.n = 0;
     __syncthreads();
     const K t = *thr;
-    for (uint32_t i = threadIdx.x; i < kept; i += PB_RADIK_BLOCK) {
-        uint32_t at = atomicAdd(nlist, 1u);
-        if (at < PB_RADIK_REFINE_LIST) list[at] = sorted[i];
-    }
+    auto add = [&](K key) {
+        uint32_t at = atomicAdd(&sm.n, 1u);
+        if (at < PB_RADIK_REFINE_LIST) list[at] = key;
+    };
+    for (uint32_t i = threadIdx.x; i < kept; i += PB_RADIK_BLOCK) add(sorted[i]);
 #pragma unroll
-    for (int j = 0; j < NB; j++) {
+    for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++) {
         K key = pb_radik_okey(a, big[j]);
-        if (key >= t) {
-            uint32_t at = atomicAdd(nlist, 1u);
-            if (at < PB_RADIK_REFINE_LIST) list[at] = key;
-        }
+        if (key >= t) add(key);
     }
     __syncthreads();
-    const uint32_t n = *nlist;
+    const uint32_t n = sm.n;
     const uint32_t j = pb_radik_filter_rank(PB_RADIK_REFINE_SAMPLE, take, len);
     const uint64_t r = (uint64_t)take * PB_RADIK_REFINE_SAMPLE / len;
     if (n > PB_RADIK_REFINE_LIST || j >= n) return; /* block-uniform */
@@ -421,11 +438,11 @@ __device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[NB], c
             K y = list[m];
             pos += y > x || (y == x && m < i);
         }
-        if (pos == j) *s_thr = x;
-        if (pos == r) *s_est = x;
+        if (pos == j) sm.thr = x;
+        if (pos == r) sm.est = x;
     }
     __syncthreads();
-    const K t2 = *s_thr;
+    const K t2 = sm.thr;
     int tied = 0;
     for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
         uint32_t i = base + threadIdx.x;
@@ -433,7 +450,7 @@ __device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[NB], c
     }
     if ((uint64_t)tied * PB_RADIK_TIE_STRICT > PB_RADIK_REFINE_SAMPLE) return;
     *thr = t2;
-    if (r < n) *est = *s_est;
+    if (r < n) *est = sm.est;
 }
 
 /* `filter`: a pb_radik_filter_mode. Plans the first pass: the filter pass
@@ -446,9 +463,8 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     typedef cub::BlockRadixSort<K, PB_RADIK_BLOCK, PB_RADIK_SAMPLE_ITEMS> sort_t;
     __shared__ typename sort_t::TempStorage tmp;
     __shared__ K sorted[PB_RADIK_SAMPLE];
-    __shared__ K list[PB_RADIK_REFINE_LIST];
-    __shared__ uint32_t nlist;
-    __shared__ K s_thr, s_est;
+    constexpr bool CAN_REFINE = sizeof(K) == 4; /* see pb_radik_refine_smem */
+    __shared__ pb_radik_refine_smem<K> rsm;
     uint32_t row = blockIdx.x;
     uint64_t b = a.begin[row];
     uint32_t len = (uint32_t)(a.end[row] - b);
@@ -470,20 +486,22 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         K keys[PB_RADIK_SAMPLE_ITEMS];
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) {
             uint32_t s = threadIdx.x * PB_RADIK_SAMPLE_ITEMS + j;
-            uint32_t i = pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
+            uint32_t i = pb_radik_sample_pos(s, row, salt, len);
             keys[j] = pb_radik_okey(a, pb_radik_at(a, pb_radik_is16(a), b + i));
         }
         /* `refine`: the larger sample's other keys, loaded now so that
          * their reads are in flight across the sort (block-uniform). */
-        const bool refine = sizeof(K) == 4 && a.refine && filt &&
-                            filter == PB_RADIK_FILTER_ON && len >= PB_RADIK_REFINE_MIN;
-        K big[sizeof(K) == 4 ? PB_RADIK_REFINE_ITEMS : 1];
-        if (sizeof(K) == 4 && refine) {
+        const bool refine = CAN_REFINE && a.refine && filt && filter == PB_RADIK_FILTER_ON &&
+                            len >= PB_RADIK_REFINE_MIN;
+        K big[CAN_REFINE ? PB_RADIK_REFINE_ITEMS : 1];
+        if constexpr (CAN_REFINE) {
+            if (refine) {
 #pragma unroll
-            for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++) {
-                uint32_t s = PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS + j;
-                uint32_t i = pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
-                big[j] = pb_radik_at(a, pb_radik_is16(a), b + i);
+                for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++) {
+                    uint32_t s = PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS + j;
+                    uint32_t i = pb_radik_sample_pos(s, row, salt, len);
+                    big[j] = pb_radik_at(a, pb_radik_is16(a), b + i);
+                }
             }
         }
         /* On the key's bits only: 16-bit keys take half the digit passes. */
@@ -536,10 +554,10 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                 if ((!selective || many_tied) && a.tie_aware)
                     strict = a.lowest ? PB_RADIK_STRICT_COUNT : PB_RADIK_STRICT_KEEP;
                 filt = filter == PB_RADIK_FILTER_OVERSHOOT || selective || strict;
-                if (sizeof(K) == 4 && refine && filt && !strict)
-                    pb_radik_refine<sizeof(K) == 4 ? PB_RADIK_REFINE_ITEMS : 1>(
-                        a, big, sorted, (uint32_t)kept, take, len, list, &nlist, &s_thr, &s_est,
-                        &thr, &est);
+                if constexpr (CAN_REFINE)
+                    if (refine && filt && !strict)
+                        pb_radik_refine(a, big, sorted, (uint32_t)kept, take, len, rsm, &thr,
+                                        &est);
             }
         }
     }
