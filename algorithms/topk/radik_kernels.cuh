@@ -328,37 +328,64 @@ __device__ __forceinline__ uint32_t pb_radik_parts(const pb_radik_args<K> &a, ui
  * no plan (a single row, or a fold of blocks a row). */
 struct pb_radik_plan {
     uint32_t *parts, *work, *arrivals;
+    /* radik's `skip`, in the select after the filter pass only (else
+     * has_skip is 0): the graph's conditional node around the two input
+     * passes and their selects, set to run them only where a row still
+     * reads the input; cparts[row] (planned queries) is the plan of the
+     * first candidate pass, which stands in when they are skipped. */
+    int has_skip;
+    cudaGraphConditionalHandle skip;
+    uint32_t *cparts;
 };
 
-/* Called by every thread of every block after thread 0 wrote parts[row]. */
-__device__ void pb_radik_plan_last(const pb_radik_plan &pl, uint32_t n)
+/* The exclusive prefix of v[0, n) into work[0, n], by one block; returns
+ * the total (work[n]). */
+__device__ uint32_t pb_radik_plan_scan(const uint32_t *v, uint32_t *work, uint32_t n)
 {
     typedef cub::BlockScan<uint32_t, PB_RADIK_BLOCK> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
     __shared__ uint32_t carry;
+    __syncthreads(); /* every thread has read a previous call's carry */
+    if (threadIdx.x == 0) carry = 0;
+    __syncthreads();
+    for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
+        uint32_t i = base + threadIdx.x;
+        uint32_t x = i < n ? __ldcg(v + i) : 0, sum;
+        scan_t(tmp).ExclusiveSum(x, x, sum);
+        if (i < n) work[i] = carry + x;
+        __syncthreads();
+        if (threadIdx.x == 0) carry += sum;
+        __syncthreads();
+    }
+    uint32_t total = carry;
+    if (threadIdx.x == 0) work[n] = total;
+    return total;
+}
+
+/* Called by every thread of every block after thread 0 wrote parts[row]
+ * (and cparts[row] with `skip`). With `skip`, the last block also sets
+ * the conditional: where no row has an input partition left (every row
+ * filtered and kept enough), the input passes and their selects would be
+ * no-ops, so they are skipped and the first candidate pass gets the plan
+ * their last select would have made (they change no row: a select
+ * advances only rows that read the input). */
+__device__ void pb_radik_plan_last(const pb_radik_plan &pl, uint32_t n)
+{
     __shared__ bool last;
     if (!pl.parts) return;
     if (threadIdx.x == 0) {
         __threadfence(); /* this block's parts[] before its arrival */
         last = atomicAdd(pl.arrivals, 1u) == gridDim.x - 1;
-        carry = 0;
     }
     __syncthreads();
     if (!last) return;
     __threadfence();
-    for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
-        uint32_t i = base + threadIdx.x;
-        uint32_t v = i < n ? __ldcg(pl.parts + i) : 0, x, total;
-        scan_t(tmp).ExclusiveSum(v, x, total);
-        if (i < n) pl.work[i] = carry + x;
-        __syncthreads();
-        if (threadIdx.x == 0) carry += total;
-        __syncthreads();
+    uint32_t total = pb_radik_plan_scan(pl.parts, pl.work, n);
+    if (pl.has_skip) {
+        if (total == 0) pb_radik_plan_scan(pl.cparts, pl.work, n);
+        if (threadIdx.x == 0) cudaGraphSetConditional(pl.skip, total != 0);
     }
-    if (threadIdx.x == 0) {
-        pl.work[n] = carry;
-        *pl.arrivals = 0;
-    }
+    if (threadIdx.x == 0) *pl.arrivals = 0;
 }
 
 /* ---- start: select state and scaling reference, one block per row ---- */
@@ -380,6 +407,29 @@ __device__ __forceinline__ uint32_t pb_radik_sample_pos(uint32_t s, uint32_t row
                                                         uint32_t len)
 {
     return pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
+}
+
+/* Raw values of sample keys s0 .. s0 + N - 1 of row `row` (from b, len
+ * keys). The loads are issued together, with no conversion or branch
+ * between them: each is a random read, and when pb_radik_at's select and
+ * the key conversion sat between them the compiler issued them one after
+ * another, each waiting on the last (the start kernel of a 2^29 fp16 row
+ * took 47 us on an H200 under ncu, 34 of them in `refine`'s 56 loads a
+ * thread; 13 without refine). */
+template <int N, class K>
+__device__ __forceinline__ void pb_radik_sample_load(const pb_radik_args<K> &a, uint64_t b,
+                                                     uint32_t s0, uint32_t row, uint32_t salt,
+                                                     uint32_t len, K (&out)[N])
+{
+    if (pb_radik_is16(a)) {
+        const uint16_t *d = a.data16 + b;
+#pragma unroll
+        for (int j = 0; j < N; j++) out[j] = __ldcs(d + pb_radik_sample_pos(s0 + j, row, salt, len));
+    } else {
+        const K *d = a.data + b;
+#pragma unroll
+        for (int j = 0; j < N; j++) out[j] = __ldcs(d + pb_radik_sample_pos(s0 + j, row, salt, len));
+    }
 }
 
 /* `refine`'s shared memory: the larger sample's keys at or above the small
@@ -484,26 +534,18 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         /* The sample, drawn at hashed positions, sorted descending; its
          * (take * S / len)-th key estimates the pivot. */
         K keys[PB_RADIK_SAMPLE_ITEMS];
-        for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) {
-            uint32_t s = threadIdx.x * PB_RADIK_SAMPLE_ITEMS + j;
-            uint32_t i = pb_radik_sample_pos(s, row, salt, len);
-            keys[j] = pb_radik_okey(a, pb_radik_at(a, pb_radik_is16(a), b + i));
-        }
+        pb_radik_sample_load(a, b, threadIdx.x * PB_RADIK_SAMPLE_ITEMS, row, salt, len, keys);
         /* `refine`: the larger sample's other keys, loaded now so that
          * their reads are in flight across the sort (block-uniform). */
         const bool refine = CAN_REFINE && a.refine && filt && filter == PB_RADIK_FILTER_ON &&
                             len >= PB_RADIK_REFINE_MIN;
         K big[CAN_REFINE ? PB_RADIK_REFINE_ITEMS : 1];
-        if constexpr (CAN_REFINE) {
-            if (refine) {
+        if constexpr (CAN_REFINE)
+            if (refine)
+                pb_radik_sample_load(a, b, PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS,
+                                     row, salt, len, big);
 #pragma unroll
-                for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++) {
-                    uint32_t s = PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS + j;
-                    uint32_t i = pb_radik_sample_pos(s, row, salt, len);
-                    big[j] = pb_radik_at(a, pb_radik_is16(a), b + i);
-                }
-            }
-        }
+        for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) keys[j] = pb_radik_okey(a, keys[j]);
         /* On the key's bits only: 16-bit keys take half the digit passes. */
         sort_t(tmp).SortDescendingBlockedToStriped(keys, 0, (int)pb_topk_key_bits_of(a.dtype));
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
@@ -639,6 +681,11 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
             pb_radik_row_advance(&r, 0, 0, 0, 0);
         if (mine) *rp = r;
         if (pl.parts) pl.parts[row] = pb_radik_parts(a, row, r, next_src == PB_RADIK_SRC_INPUT);
+        if (pl.has_skip) {
+            /* A single row has no plan: its block decides alone. */
+            if (pl.cparts) pl.cparts[row] = pb_radik_parts(a, row, r, false);
+            else cudaGraphSetConditional(pl.skip, pb_radik_parts(a, row, r, true) != 0);
+        }
     }
     pb_radik_plan_last(pl, a.nrows);
 }
@@ -1273,6 +1320,25 @@ __device__ __forceinline__ bool pb_radik_may_reach(uint64_t x, uint64_t tq)
     return LG ? !(v < t) : !(v > t);
 }
 
+/* The quick test of a strict row of 32-bit keys whose block has seen its
+ * ties fill `take` (eq_full): whether raw x may have an order key above
+ * the threshold's (raw value tq), not equal to it; as pb_radik_maybe16's
+ * strict compare, and for the same reason: a warp whose values all equal
+ * the threshold (an all-equal row) then leaves at the vote instead of
+ * converting and comparing each key (on an H200 at 9aea95f, fp32 equal
+ * at 2^29 took 0.745 ms against uniform's 0.600). A NaN value or
+ * threshold passes (unordered); fp32 thresholds of +-0.0 are not asked
+ * (the zeros compare equal but are different keys). */
+template <int DT, int LG> __device__ __forceinline__ bool pb_radik_may_exceed(uint32_t x, uint32_t tq)
+{
+    if (DT == PB_TOPK_F32) {
+        float v = __uint_as_float(x), t = __uint_as_float(tq);
+        return LG ? !(v <= t) : !(v >= t);
+    }
+    if (DT == PB_TOPK_I32) return LG ? (int32_t)x > (int32_t)tq : (int32_t)x < (int32_t)tq;
+    return LG ? x > tq : x < tq;
+}
+
 /* The raw value of order key okey of dtype DT (LG: largest). */
 template <int DT, int LG> __device__ __forceinline__ uint32_t pb_radik_raw_dt(uint32_t okey)
 {
@@ -1377,6 +1443,14 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
         uint32_t maybe = 0;
         if constexpr (pb_radik_dt16<DT>::value) {
             maybe = pb_radik_maybe16<DT, LG, STRICT>(raw, tq, sm);
+        } else if constexpr (STRICT && sizeof(K) == 4) {
+            const bool strict = (DT != PB_TOPK_F32 || (tq & 0x7fffffffu) != 0) &&
+                                pb_radik_flag_warp(&sm.eq_full);
+#pragma unroll
+            for (int s = 0; s < NS; s++)
+                maybe |= (uint32_t)(strict ? pb_radik_may_exceed<DT, LG>(raw[s], tq)
+                                           : pb_radik_may_reach<DT, LG>(raw[s], tq))
+                         << s;
         } else {
 #pragma unroll
             for (int s = 0; s < NS; s++)
