@@ -71,10 +71,12 @@ const pb_param_spec params[] = {
      "rows of 2^25 or more of 32- or 16-bit keys take the filter's threshold from a 16384-key "
      "sample (the 2048-key sample's threshold screens the extra keys), so it keeps about an "
      "eighth as many candidates (not in the paper; no: the 2048-key sample's)"},
-    {"skip", PB_PARAM_BOOL, 1, 0, 1, NULL,
+    {"skip", PB_PARAM_BOOL, 0, 0, 1, NULL,
      "the two input passes and their selects sit in a conditional node of the query's graph, "
      "which the select after the filter pass sets: skipped where every row filtered and kept "
-     "enough keys (not in the paper; no: always launched, no-ops for the rows that filtered)"},
+     "enough keys (not in the paper; off by default: it gained 1.7% on a batch of 16 rows of "
+     "2^20 fp16 and nothing on one row of 2^29 on an H200, and ncu cannot profile the kernel "
+     "nodes of a graph with a conditional node)"},
 };
 
 struct radik {
@@ -84,6 +86,11 @@ struct radik {
     bool wide;      /* 64-bit order keys (fp64, u64) */
     uint32_t *parts, *work, *arrivals;
     uint32_t *cparts; /* `skip`: the first candidate pass's plan, should the input passes be skipped */
+    /* Rows that refine: their slots (rslot, -1 for none), the rows in slot
+     * order (rrows) and the samples pb_radik_presample gathers (samp). */
+    int32_t *rslot;
+    uint32_t *rrows, *samp;
+    uint32_t nslots;
     unsigned grid, grid_buf, grid_filter; /* rescheduled grids: resident blocks */
     unsigned foldx; /* one fold a row: blocks a row */
     size_t smem_plain, smem_buf;
@@ -116,6 +123,9 @@ void radik_free(void *p)
     cudaFree(r->work);
     cudaFree(r->arrivals);
     cudaFree(r->cparts);
+    cudaFree(r->rslot);
+    cudaFree(r->rrows);
+    cudaFree(r->samp);
     cudaFree(r->tbase);
     cudaFree(r->tcounts);
     cudaFree(r->tranks);
@@ -159,6 +169,9 @@ template <class K> pb_radik_args<K> args_of(const pb_gpu_topk *g, const radik *r
     a.quick = (int)g->params.v[P_QUICK];
     a.prefetch = (int)g->params.v[P_PREFETCH];
     a.refine = (int)g->params.v[P_REFINE];
+    a.rslot = r->nslots ? r->rslot : NULL;
+    a.samp = NULL;
+    if constexpr (sizeof(K) == 4) a.samp = r->nslots ? r->samp : NULL;
     return a;
 }
 
@@ -202,6 +215,59 @@ template <> filter_fn<uint32_t> filter_kernel<uint32_t>(const pb_topk_problem &p
 }
 
 int capture(const pb_gpu_topk *g, radik *r, pb_err *err);
+
+/* Whether any row of the problem may filter (start decides the rest). */
+bool may_filter(const pb_topk_problem &p, int filter)
+{
+    if (filter == PB_RADIK_FILTER_OFF) return false;
+    for (uint64_t i = 0; i < p.rows; i++) {
+        uint64_t len = pb_topk_row_len(&p, i), take = p.k < len ? p.k : len;
+        if (pb_radik_filterable(len, take, filter == PB_RADIK_FILTER_OVERSHOOT)) return true;
+    }
+    return false;
+}
+
+/* The rows that refine (32-bit words, `refine`, the filter on, long rows
+ * that may filter: the start kernel's own test), each given a slot of
+ * PB_RADIK_REFINE_SAMPLE words for pb_radik_presample. At most one a
+ * 2^25 keys of the batch. */
+int setup_presample(const pb_gpu_topk *g, radik *r, pb_err *err)
+{
+    const pb_topk_problem &p = g->prob;
+    if (r->wide || !g->params.v[P_REFINE] || r->filter != PB_RADIK_FILTER_ON) return 0;
+    size_t rows = (size_t)p.rows;
+    int32_t *slot = (int32_t *)malloc(rows * sizeof *slot);
+    uint32_t *list = (uint32_t *)malloc(rows * sizeof *list);
+    if (!slot || !list) {
+        free(slot);
+        free(list);
+        return pb_err_set(err, "out of host memory");
+    }
+    uint32_t n = 0;
+    for (size_t i = 0; i < rows; i++) {
+        uint64_t len = pb_topk_row_len(&p, i), take = p.k < len ? p.k : len;
+        bool on = len >= PB_RADIK_REFINE_MIN && pb_radik_filterable(len, take, 0);
+        slot[i] = on ? (int32_t)n : -1;
+        if (on) list[n++] = (uint32_t)i;
+    }
+    cudaError_t e = cudaSuccess;
+    if (n) {
+        e = cudaMalloc(&r->rslot, rows * sizeof *slot);
+        if (e == cudaSuccess) e = cudaMalloc(&r->rrows, n * sizeof *list);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&r->samp, (size_t)n * PB_RADIK_REFINE_SAMPLE * sizeof(uint32_t));
+        if (e == cudaSuccess)
+            e = cudaMemcpy(r->rslot, slot, rows * sizeof *slot, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(r->rrows, list, n * sizeof *list, cudaMemcpyHostToDevice);
+    }
+    free(slot);
+    free(list);
+    if (e != cudaSuccess)
+        return pb_err_set(err, "radik: refine's sample buffers: %s", cudaGetErrorString(e));
+    r->nslots = n;
+    return 0;
+}
 
 /* The tie pass's buffers (ties = lowest-index): tbase from the layout on
  * the host, and the scan's scratch for the batch's partition count. */
@@ -292,6 +358,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     PB_CUDA_TRY(cudaMalloc(&r->arrivals, 4), err);
     PB_CUDA_TRY(cudaMemset(r->arrivals, 0, 4), err); /* the last block leaves it at 0 */
     if (r->lowest && rows && setup_ties(p, r, err)) return -1;
+    if (rows && setup_presample(g, r, err)) return -1;
 
     int b_in = 0, b_in_buf = 0, b_filter = 0;
     if (r->wide ? setup_kernels<uint64_t>(p, r, &b_in, &b_in_buf, &b_filter, err)
@@ -391,17 +458,6 @@ int filter_pass(const pb_gpu_topk *g, const radik *r, pb_radik_args<K> a, pb_err
     filter_kernel<K>(g->prob)<<<grid, PB_RADIK_BLOCK, 0, r->launch>>>(a);
     PB_CUDA_LAUNCHED(err);
     return 0;
-}
-
-/* Whether any row of the problem may filter (start decides the rest). */
-bool may_filter(const pb_topk_problem &p, int filter)
-{
-    if (filter == PB_RADIK_FILTER_OFF) return false;
-    for (uint64_t i = 0; i < p.rows; i++) {
-        uint64_t len = pb_topk_row_len(&p, i), take = p.k < len ? p.k : len;
-        if (pb_radik_filterable(len, take, filter == PB_RADIK_FILTER_OVERSHOOT)) return true;
-    }
-    return false;
 }
 
 /* ties = lowest-index: the rows whose final pass had ties to choose get
@@ -513,6 +569,13 @@ template <class K> int enqueue(const pb_gpu_topk *g, radik *r, pb_err *err)
     /* The sample depends on the problem's seed only: every repeat of a
      * query does the same work. */
     uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
+    if constexpr (sizeof(K) == 4) {
+        if (r->nslots && filt) {
+            dim3 grid(PB_RADIK_REFINE_SAMPLE / PB_RADIK_PART, r->nslots);
+            pb_radik_presample<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->rrows, salt);
+            PB_CUDA_LAUNCHED(err);
+        }
+    }
     pb_radik_start<K><<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, g->prob.k, r->scale, filter,
                                                                  salt, plan_of(r, a));
     PB_CUDA_LAUNCHED(err);
@@ -592,8 +655,11 @@ uint64_t footprint(const pb_point *pt)
     uint64_t ties = pt->params->v[PB_TOPK_P_TIES] == PB_TOPK_TIES_LOWEST
                         ? 4 * (rows + 1) + 8 * (total / PB_RADIK_PART + rows + 1)
                         : 0;
-    return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + row_bytes + 12) +
-           2 * cand * total + ties + (1 << 20) + pb_gpu_topk_rank_footprint(pt);
+    /* `refine`'s samples: a slot a row of 2^25 keys or more (rows with a
+     * slot, its list and cparts: 12 bytes a row). */
+    uint64_t presample = (total / PB_RADIK_REFINE_MIN) * PB_RADIK_REFINE_SAMPLE * 4;
+    return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + row_bytes + 24) +
+           2 * cand * total + ties + presample + (1 << 20) + pb_gpu_topk_rank_footprint(pt);
 }
 
 } // namespace

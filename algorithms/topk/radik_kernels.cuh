@@ -162,6 +162,11 @@ template <class K> struct pb_radik_args {
     int quick;     /* radik's `quick`: the filter compares raw values first */
     int prefetch;  /* radik's `prefetch`: the filter loads a row's next partition ahead */
     int refine;    /* radik's `refine`: a long row's threshold from the larger sample */
+    /* Rows that refine: their samples, gathered ahead by pb_radik_presample
+     * (rslot[row]: its slot in samp, of PB_RADIK_REFINE_SAMPLE raw values;
+     * -1: the start kernel loads its own). NULL: none. */
+    const int32_t *rslot;
+    K *samp;
 };
 
 __device__ __forceinline__ uint32_t pb_radik_okey(const pb_radik_args<uint32_t> &a, uint32_t raw)
@@ -503,6 +508,30 @@ __device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[PB_RAD
     if (r < n) *est = sm.est;
 }
 
+/* The samples of the rows that refine (radik.cu lists them: rrows, their
+ * slots in order), gathered before the start kernel by many blocks: grid
+ * (PB_RADIK_REFINE_SAMPLE / PB_RADIK_PART, slots). Each of the 16384 keys
+ * is a random read of a long row, and the start kernel's one block, with
+ * every load issued together, took 47 us on a 2^29 fp16 row on an H200
+ * (34 of them in refine's keys; 13 without refine): one SM keeps only so
+ * many misses in flight. Spread over the GPU they cost a few
+ * microseconds. The values are the ones the start kernel would read, at
+ * the same positions (pb_radik_sample_pos). */
+template <class K>
+__global__ void __launch_bounds__(PB_RADIK_BLOCK)
+    pb_radik_presample(pb_radik_args<K> a, const uint32_t *rrows, uint32_t salt)
+{
+    const uint32_t slot = blockIdx.y, row = rrows[slot];
+    const uint64_t b = a.begin[row];
+    const uint32_t len = (uint32_t)(a.end[row] - b);
+    const uint32_t s0 = blockIdx.x * PB_RADIK_PART + threadIdx.x * PB_RADIK_ITEMS;
+    K v[PB_RADIK_ITEMS];
+    pb_radik_sample_load(a, b, s0, row, salt, len, v);
+    K *out = a.samp + (uint64_t)slot * PB_RADIK_REFINE_SAMPLE + s0;
+#pragma unroll
+    for (int j = 0; j < PB_RADIK_ITEMS; j++) out[j] = v[j];
+}
+
 /* `filter`: a pb_radik_filter_mode. Plans the first pass: the filter pass
  * if `filter` is on. */
 template <class K>
@@ -534,16 +563,31 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         /* The sample, drawn at hashed positions, sorted descending; its
          * (take * S / len)-th key estimates the pivot. */
         K keys[PB_RADIK_SAMPLE_ITEMS];
-        pb_radik_sample_load(a, b, threadIdx.x * PB_RADIK_SAMPLE_ITEMS, row, salt, len, keys);
         /* `refine`: the larger sample's other keys, loaded now so that
-         * their reads are in flight across the sort (block-uniform). */
+         * their reads are in flight across the sort (block-uniform). A row
+         * with a slot has its whole sample gathered already. */
         const bool refine = CAN_REFINE && a.refine && filt && filter == PB_RADIK_FILTER_ON &&
                             len >= PB_RADIK_REFINE_MIN;
+        const int32_t slot = a.rslot ? a.rslot[row] : -1;
         K big[CAN_REFINE ? PB_RADIK_REFINE_ITEMS : 1];
-        if constexpr (CAN_REFINE)
-            if (refine)
-                pb_radik_sample_load(a, b, PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS,
-                                     row, salt, len, big);
+        if (slot >= 0) {
+            const K *sp = a.samp + (uint64_t)slot * PB_RADIK_REFINE_SAMPLE;
+#pragma unroll
+            for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
+                keys[j] = sp[threadIdx.x * PB_RADIK_SAMPLE_ITEMS + j];
+            if constexpr (CAN_REFINE)
+                if (refine)
+#pragma unroll
+                    for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++)
+                        big[j] = sp[PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS + j];
+        } else {
+            pb_radik_sample_load(a, b, threadIdx.x * PB_RADIK_SAMPLE_ITEMS, row, salt, len, keys);
+            if constexpr (CAN_REFINE)
+                if (refine)
+                    pb_radik_sample_load(a, b,
+                                         PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS,
+                                         row, salt, len, big);
+        }
 #pragma unroll
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) keys[j] = pb_radik_okey(a, keys[j]);
         /* On the key's bits only: 16-bit keys take half the digit passes. */
