@@ -43,8 +43,7 @@
  *    k, and the lowest-index index sets of every tie case against the
  *    twin's; gpu_topk_wide_switches: the same points on radik with each of
  *    its switches turned off alone (filter=off and overshoot, scale=off and
- *    random, tie_aware, hier, resched, pad, wbuf, quick, prefetch; and
- *    skip on, which is off by default);
+ *    random, tie_aware, hier, resched, pad, wbuf, quick, prefetch);
  *    gpu_topk_radik_every_dtype (no GPU needed): radik refuses no dtype.
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
  *    65537 batch, which radik filters at k = 32 and 1000) for
@@ -90,7 +89,7 @@ static const tk_case cases[] = {
     {"radik", "scale", "off"},       {"radik", "scale", "random"}, {"radik", "filter", "off"},
     {"radik", "filter", "overshoot"}, {"sort-and-choose", "ties", "lowest-index"},
     {"radik", "ties", "lowest-index"}, {"radik", "sorted", "yes"}, {"sort-and-choose", "sorted", "yes"},
-    {"radik", "quick", "0"},           {"radik", "prefetch", "0"},    {"radik", "skip", "1"},
+    {"radik", "quick", "0"},           {"radik", "prefetch", "0"},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
@@ -909,7 +908,7 @@ static int wide_sweep(bool switches)
         {"radik", "filter", "off"},  {"radik", "filter", "overshoot"}, {"radik", "scale", "off"},
         {"radik", "scale", "random"}, {"radik", "tie_aware", "0"},     {"radik", "hier", "0"},
         {"radik", "resched", "0"},    {"radik", "pad", "0"},           {"radik", "wbuf", "0"},
-        {"radik", "quick", "0"},      {"radik", "prefetch", "0"},       {"radik", "skip", "1"},
+        {"radik", "quick", "0"},      {"radik", "prefetch", "0"},
     };
     const tk_case *wc = switches ? switch_cases : main_cases;
     int nwc = switches ? (int)(sizeof switch_cases / sizeof switch_cases[0])

@@ -31,7 +31,7 @@
 namespace {
 
 enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK, P_PREFETCH,
-       P_REFINE, P_SKIP };
+       P_REFINE };
 
 const pb_param_spec params[] = {
     PB_TOPK_COMMON_PARAMS,
@@ -71,12 +71,6 @@ const pb_param_spec params[] = {
      "rows of 2^25 or more of 32- or 16-bit keys take the filter's threshold from a 16384-key "
      "sample (the 2048-key sample's threshold screens the extra keys), so it keeps about an "
      "eighth as many candidates (not in the paper; no: the 2048-key sample's)"},
-    {"skip", PB_PARAM_BOOL, 0, 0, 1, NULL,
-     "the two input passes and their selects sit in a conditional node of the query's graph, "
-     "which the select after the filter pass sets: skipped where every row filtered and kept "
-     "enough keys (not in the paper; off by default: it gained 1.7% on a batch of 16 rows of "
-     "2^20 fp16 and nothing on one row of 2^29 on an H200, and ncu cannot profile the kernel "
-     "nodes of a graph with a conditional node)"},
 };
 
 struct radik {
@@ -85,7 +79,6 @@ struct radik {
     void *cand[2];  /* candidates: uint2 {key, index}, or ulonglong2 for 64-bit keys */
     bool wide;      /* 64-bit order keys (fp64, u64) */
     uint32_t *parts, *work, *arrivals;
-    uint32_t *cparts; /* `skip`: the first candidate pass's plan, should the input passes be skipped */
     /* Rows that refine: their slots (rslot, -1 for none), the rows in slot
      * order (rrows) and the samples pb_radik_presample gathers (samp). */
     int32_t *rslot;
@@ -106,7 +99,6 @@ struct radik {
      * host more than the GPU takes for a short row, so run() launches the
      * graph once. */
     cudaStream_t stream;
-    cudaStream_t launch; /* where the launches go: stream, or the conditional body's capture */
     cudaGraph_t graph;
     cudaGraphExec_t exec;
 };
@@ -122,7 +114,6 @@ void radik_free(void *p)
     cudaFree(r->parts);
     cudaFree(r->work);
     cudaFree(r->arrivals);
-    cudaFree(r->cparts);
     cudaFree(r->rslot);
     cudaFree(r->rrows);
     cudaFree(r->samp);
@@ -353,7 +344,6 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     size_t cand_bytes = r->wide ? sizeof(ulonglong2) : sizeof(uint2);
     for (int i = 0; i < 2; i++) PB_CUDA_TRY(cudaMalloc(&r->cand[i], total * cand_bytes), err);
     PB_CUDA_TRY(cudaMalloc(&r->parts, rows * 4), err);
-    PB_CUDA_TRY(cudaMalloc(&r->cparts, rows * 4), err);
     PB_CUDA_TRY(cudaMalloc(&r->work, (rows + 1) * 4), err);
     PB_CUDA_TRY(cudaMalloc(&r->arrivals, 4), err);
     PB_CUDA_TRY(cudaMemset(r->arrivals, 0, 4), err); /* the last block leaves it at 0 */
@@ -407,7 +397,7 @@ int launch_pass(const radik *r, pb_radik_args<K> a, pb_err *err)
 {
     dim3 grid = grid_of(r, a, BUF ? r->grid_buf : r->grid);
     pb_radik_pass<K, INPUT, BUF>
-        <<<grid, PB_RADIK_BLOCK, BUF ? r->smem_buf : r->smem_plain, r->launch>>>(a);
+        <<<grid, PB_RADIK_BLOCK, BUF ? r->smem_buf : r->smem_plain, r->stream>>>(a);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
@@ -427,26 +417,19 @@ template <class K> bool planned(const radik *r, const pb_radik_args<K> &a)
 /* Where start and select leave the next pass's plan (none: no plan). */
 template <class K> pb_radik_plan plan_of(const radik *r, const pb_radik_args<K> &a)
 {
-    pb_radik_plan pl = {NULL, NULL, NULL, 0, 0, NULL};
-    if (planned(r, a)) pl.parts = r->parts, pl.work = r->work, pl.arrivals = r->arrivals;
+    pb_radik_plan pl = {NULL, NULL, NULL};
+    if (planned(r, a)) pl = {r->parts, r->work, r->arrivals};
     return pl;
 }
 
 /* Select after the pass that read `ran` (the filter pass if `filtered`);
- * the next pass reads `next`. With `skip` (the select after the filter
- * pass, where the query has the conditional node) it also sets it. */
+ * the next pass reads `next`. */
 template <class K>
 int select(const radik *r, const pb_radik_args<K> &a, int ran, bool filtered, int next,
-           pb_err *err, const cudaGraphConditionalHandle *skip = NULL)
+           pb_err *err)
 {
-    pb_radik_plan pl = plan_of(r, a);
-    if (skip) {
-        pl.has_skip = 1;
-        pl.skip = *skip;
-        pl.cparts = planned(r, a) ? r->cparts : NULL;
-    }
-    pb_radik_select<K><<<a.nrows, PB_RADIK_BLOCK, 0, r->launch>>>(a, pl, ran, filtered ? 1 : 0,
-                                                               next);
+    pb_radik_select<K><<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, plan_of(r, a), ran,
+                                                               filtered ? 1 : 0, next);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
@@ -455,7 +438,7 @@ template <class K>
 int filter_pass(const pb_gpu_topk *g, const radik *r, pb_radik_args<K> a, pb_err *err)
 {
     dim3 grid = grid_of(r, a, r->grid_filter);
-    filter_kernel<K>(g->prob)<<<grid, PB_RADIK_BLOCK, 0, r->launch>>>(a);
+    filter_kernel<K>(g->prob)<<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a);
     PB_CUDA_LAUNCHED(err);
     return 0;
 }
@@ -497,68 +480,8 @@ int candidate_passes(bool wide, bool is16, bool filtered, bool may_scale)
     return filtered ? 6 : may_scale ? 5 : 4;
 }
 
-/* `skip`: the conditional node that the two input passes and their
- * selects are captured into (its body, on a stream of its own, becomes
- * r->launch), after the launches captured so far on r->stream. Its handle
- * runs the body unless the select after the filter pass says otherwise
- * (default 1, assigned at every launch of the graph). */
-int skip_open(radik *r, cudaGraphConditionalHandle h, pb_err *err)
-{
-    cudaStreamCaptureStatus st;
-    cudaGraph_t graph;
-    const cudaGraphNode_t *deps = NULL;
-    size_t ndeps = 0;
-    PB_CUDA_TRY(cudaStreamGetCaptureInfo(r->stream, &st, NULL, &graph, &deps, NULL, &ndeps), err);
-    cudaGraphNodeParams p = {};
-    p.type = cudaGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = cudaGraphCondTypeIf;
-    p.conditional.size = 1;
-    cudaGraphNode_t node;
-    PB_CUDA_TRY(cudaGraphAddNode(&node, graph, deps, NULL, ndeps, &p), err);
-    PB_CUDA_TRY(cudaStreamUpdateCaptureDependencies(r->stream, &node, NULL, 1,
-                                                    cudaStreamSetCaptureDependencies),
-                err);
-    cudaStream_t body;
-    PB_CUDA_TRY(cudaStreamCreateWithFlags(&body, cudaStreamNonBlocking), err);
-    cudaError_t e = cudaStreamBeginCaptureToGraph(body, p.conditional.phGraph_out[0], NULL, NULL,
-                                                  0, cudaStreamCaptureModeThreadLocal);
-    if (e != cudaSuccess) {
-        cudaStreamDestroy(body);
-        return pb_err_set(err, "radik: capturing the input passes' node: %s",
-                          cudaGetErrorString(e));
-    }
-    r->launch = body;
-    return 0;
-}
-
-/* Ends the body's capture (rc: the launches' result so far). */
-int skip_close(radik *r, int rc, pb_err *err)
-{
-    cudaStream_t body = r->launch;
-    r->launch = r->stream;
-    cudaError_t e = cudaStreamEndCapture(body, NULL);
-    cudaStreamDestroy(body);
-    if (rc) return rc;
-    if (e != cudaSuccess)
-        return pb_err_set(err, "radik: capturing the input passes' node: %s",
-                          cudaGetErrorString(e));
-    return 0;
-}
-
-/* The input passes: pass 0 histograms the input (and outputs rows that
- * take it whole), pass 1 reads it again and writes candidates to cand[0]. */
-template <class K> int input_passes(const radik *r, const pb_radik_args<K> &a, pb_err *err)
-{
-    const int IN = PB_RADIK_SRC_INPUT, CAND = PB_RADIK_SRC_CAND;
-    if (pass<true>(r, a, false, err) || select(r, a, IN, false, IN, err)) return -1;
-    if (pass<true>(r, a, r->wbuf, err) || select(r, a, IN, false, CAND, err)) return -1;
-    return 0;
-}
-
-/* The query's launches, in stream order on r->stream (the input passes
- * in a conditional node of their own with `skip`). */
-template <class K> int enqueue(const pb_gpu_topk *g, radik *r, pb_err *err)
+/* The query's launches, in stream order on r->stream. */
+template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
 {
     const int IN = PB_RADIK_SRC_INPUT, CAND = PB_RADIK_SRC_CAND;
     pb_radik_args<K> a = args_of<K>(g, r);
@@ -582,24 +505,11 @@ template <class K> int enqueue(const pb_gpu_topk *g, radik *r, pb_err *err)
     /* The filter pass writes its candidates to cand[0], where pass 1 of
      * the rows that fall back writes theirs. */
     a.cout = static_cast<cand_t<K> *>(r->cand[0]);
-    /* `skip` where a select can decide for the whole query: one row, or a
-     * planned batch (whose last select block sees every row's plan). */
-    bool skip = filt && g->params.v[P_SKIP] && (a.nrows == 1 || planned(r, a));
-    cudaGraphConditionalHandle h = 0;
-    if (skip) {
-        cudaStreamCaptureStatus st;
-        cudaGraph_t graph;
-        PB_CUDA_TRY(cudaStreamGetCaptureInfo(r->stream, &st, NULL, &graph, NULL, NULL, NULL), err);
-        PB_CUDA_TRY(cudaGraphConditionalHandleCreate(&h, graph, 1, cudaGraphCondAssignDefault),
-                    err);
-    }
-    if (filt && (filter_pass(g, r, a, err) || select(r, a, IN, true, IN, err, skip ? &h : NULL)))
-        return -1;
-    if (skip) {
-        if (skip_open(r, h, err) || skip_close(r, input_passes(r, a, err), err)) return -1;
-    } else if (input_passes(r, a, err)) {
-        return -1;
-    }
+    if (filt && (filter_pass(g, r, a, err) || select(r, a, IN, true, IN, err))) return -1;
+    /* Pass 0 histograms the input (and outputs rows that take it whole). */
+    if (pass<true>(r, a, false, err) || select(r, a, IN, false, IN, err)) return -1;
+    /* Pass 1 reads the input again and writes candidates to cand[0]. */
+    if (pass<true>(r, a, r->wbuf, err) || select(r, a, IN, false, CAND, err)) return -1;
     /* Candidate passes, alternating buffers. Two finish a 32-bit row after
      * pass 1 (the last only outputs: TAKE, FINAL); a filtered row, whose
      * first digit leaves an interval of up to 2^24 keys, needs three;
@@ -621,7 +531,6 @@ template <class K> int enqueue(const pb_gpu_topk *g, radik *r, pb_err *err)
 int capture(const pb_gpu_topk *g, radik *r, pb_err *err)
 {
     PB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), err);
-    r->launch = r->stream;
     PB_CUDA_TRY(cudaStreamBeginCapture(r->stream, cudaStreamCaptureModeThreadLocal), err);
     int rc = r->wide ? enqueue<uint64_t>(g, r, err) : enqueue<uint32_t>(g, r, err);
     cudaError_t e = cudaStreamEndCapture(r->stream, &r->graph);
@@ -655,10 +564,10 @@ uint64_t footprint(const pb_point *pt)
     uint64_t ties = pt->params->v[PB_TOPK_P_TIES] == PB_TOPK_TIES_LOWEST
                         ? 4 * (rows + 1) + 8 * (total / PB_RADIK_PART + rows + 1)
                         : 0;
-    /* `refine`'s samples: a slot a row of 2^25 keys or more (rows with a
-     * slot, its list and cparts: 12 bytes a row). */
+    /* `refine`'s samples: a slot a row of 2^25 keys or more (and the rows'
+     * slots: 4 bytes a row). */
     uint64_t presample = (total / PB_RADIK_REFINE_MIN) * PB_RADIK_REFINE_SAMPLE * 4;
-    return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + row_bytes + 24) +
+    return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + row_bytes + 16) +
            2 * cand * total + ties + presample + (1 << 20) + pb_gpu_topk_rank_footprint(pt);
 }
 

@@ -333,64 +333,37 @@ __device__ __forceinline__ uint32_t pb_radik_parts(const pb_radik_args<K> &a, ui
  * no plan (a single row, or a fold of blocks a row). */
 struct pb_radik_plan {
     uint32_t *parts, *work, *arrivals;
-    /* radik's `skip`, in the select after the filter pass only (else
-     * has_skip is 0): the graph's conditional node around the two input
-     * passes and their selects, set to run them only where a row still
-     * reads the input; cparts[row] (planned queries) is the plan of the
-     * first candidate pass, which stands in when they are skipped. */
-    int has_skip;
-    cudaGraphConditionalHandle skip;
-    uint32_t *cparts;
 };
 
-/* The exclusive prefix of v[0, n) into work[0, n], by one block; returns
- * the total (work[n]). */
-__device__ uint32_t pb_radik_plan_scan(const uint32_t *v, uint32_t *work, uint32_t n)
+/* Called by every thread of every block after thread 0 wrote parts[row]. */
+__device__ void pb_radik_plan_last(const pb_radik_plan &pl, uint32_t n)
 {
     typedef cub::BlockScan<uint32_t, PB_RADIK_BLOCK> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
     __shared__ uint32_t carry;
-    __syncthreads(); /* every thread has read a previous call's carry */
-    if (threadIdx.x == 0) carry = 0;
-    __syncthreads();
-    for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
-        uint32_t i = base + threadIdx.x;
-        uint32_t x = i < n ? __ldcg(v + i) : 0, sum;
-        scan_t(tmp).ExclusiveSum(x, x, sum);
-        if (i < n) work[i] = carry + x;
-        __syncthreads();
-        if (threadIdx.x == 0) carry += sum;
-        __syncthreads();
-    }
-    uint32_t total = carry;
-    if (threadIdx.x == 0) work[n] = total;
-    return total;
-}
-
-/* Called by every thread of every block after thread 0 wrote parts[row]
- * (and cparts[row] with `skip`). With `skip`, the last block also sets
- * the conditional: where no row has an input partition left (every row
- * filtered and kept enough), the input passes and their selects would be
- * no-ops, so they are skipped and the first candidate pass gets the plan
- * their last select would have made (they change no row: a select
- * advances only rows that read the input). */
-__device__ void pb_radik_plan_last(const pb_radik_plan &pl, uint32_t n)
-{
     __shared__ bool last;
     if (!pl.parts) return;
     if (threadIdx.x == 0) {
         __threadfence(); /* this block's parts[] before its arrival */
         last = atomicAdd(pl.arrivals, 1u) == gridDim.x - 1;
+        carry = 0;
     }
     __syncthreads();
     if (!last) return;
     __threadfence();
-    uint32_t total = pb_radik_plan_scan(pl.parts, pl.work, n);
-    if (pl.has_skip) {
-        if (total == 0) pb_radik_plan_scan(pl.cparts, pl.work, n);
-        if (threadIdx.x == 0) cudaGraphSetConditional(pl.skip, total != 0);
+    for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
+        uint32_t i = base + threadIdx.x;
+        uint32_t v = i < n ? __ldcg(pl.parts + i) : 0, x, total;
+        scan_t(tmp).ExclusiveSum(v, x, total);
+        if (i < n) pl.work[i] = carry + x;
+        __syncthreads();
+        if (threadIdx.x == 0) carry += total;
+        __syncthreads();
     }
-    if (threadIdx.x == 0) *pl.arrivals = 0;
+    if (threadIdx.x == 0) {
+        pl.work[n] = carry;
+        *pl.arrivals = 0;
+    }
 }
 
 /* ---- start: select state and scaling reference, one block per row ---- */
@@ -411,11 +384,14 @@ __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
 __device__ __forceinline__ uint32_t pb_radik_sample_pos(uint32_t s, uint32_t row, uint32_t salt,
                                                         uint32_t len)
 {
-    return pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
+    /* The hash's high bits scaled to [0, len) (a multiply, where % len
+     * costs a division's two dozen instructions: the start kernel's one
+     * block, latency-bound, spent about 19 cycles an instruction). */
+    return (uint32_t)(((uint64_t)pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) * len) >> 32);
 }
 
-/* Raw values of sample keys s0 .. s0 + N - 1 of row `row` (from b, len
- * keys). The loads are issued together, with no conversion or branch
+/* Raw values of sample keys s0 + j * stride (j < N) of row `row` (from b,
+ * len keys). The loads are issued together, with no conversion or branch
  * between them: each is a random read, and when pb_radik_at's select and
  * the key conversion sat between them the compiler issued them one after
  * another, each waiting on the last (the start kernel of a 2^29 fp16 row
@@ -423,17 +399,19 @@ __device__ __forceinline__ uint32_t pb_radik_sample_pos(uint32_t s, uint32_t row
  * thread; 13 without refine). */
 template <int N, class K>
 __device__ __forceinline__ void pb_radik_sample_load(const pb_radik_args<K> &a, uint64_t b,
-                                                     uint32_t s0, uint32_t row, uint32_t salt,
-                                                     uint32_t len, K (&out)[N])
+                                                     uint32_t s0, uint32_t stride, uint32_t row,
+                                                     uint32_t salt, uint32_t len, K (&out)[N])
 {
     if (pb_radik_is16(a)) {
         const uint16_t *d = a.data16 + b;
 #pragma unroll
-        for (int j = 0; j < N; j++) out[j] = __ldcs(d + pb_radik_sample_pos(s0 + j, row, salt, len));
+        for (int j = 0; j < N; j++)
+            out[j] = __ldcs(d + pb_radik_sample_pos(s0 + j * stride, row, salt, len));
     } else {
         const K *d = a.data + b;
 #pragma unroll
-        for (int j = 0; j < N; j++) out[j] = __ldcs(d + pb_radik_sample_pos(s0 + j, row, salt, len));
+        for (int j = 0; j < N; j++)
+            out[j] = __ldcs(d + pb_radik_sample_pos(s0 + j * stride, row, salt, len));
     }
 }
 
@@ -509,14 +487,15 @@ __device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[PB_RAD
 }
 
 /* The samples of the rows that refine (radik.cu lists them: rrows, their
- * slots in order), gathered before the start kernel by many blocks: grid
- * (PB_RADIK_REFINE_SAMPLE / PB_RADIK_PART, slots). Each of the 16384 keys
- * is a random read of a long row, and the start kernel's one block, with
- * every load issued together, took 47 us on a 2^29 fp16 row on an H200
- * (34 of them in refine's keys; 13 without refine): one SM keeps only so
- * many misses in flight. Spread over the GPU they cost a few
- * microseconds. The values are the ones the start kernel would read, at
- * the same positions (pb_radik_sample_pos). */
+ * slots in order), gathered before the start kernel by several blocks:
+ * grid (PB_RADIK_REFINE_SAMPLE / PB_RADIK_PART, slots). Each of the 16384
+ * keys is a random read of a long row, and the start kernel's one block
+ * took 47 us on a 2^29 fp16 row on an H200 (34 more than without refine).
+ * Sample key s is word s of the slot, so that both this kernel's writes
+ * and the start kernel's reads are coalesced (key s = x * PART + j *
+ * BLOCK + t of block x's thread t); the start kernel reads the same keys,
+ * in other threads than when it loads them itself, which changes nothing
+ * (the sort and refine's ranking see a set of keys). */
 template <class K>
 __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     pb_radik_presample(pb_radik_args<K> a, const uint32_t *rrows, uint32_t salt)
@@ -524,12 +503,12 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     const uint32_t slot = blockIdx.y, row = rrows[slot];
     const uint64_t b = a.begin[row];
     const uint32_t len = (uint32_t)(a.end[row] - b);
-    const uint32_t s0 = blockIdx.x * PB_RADIK_PART + threadIdx.x * PB_RADIK_ITEMS;
+    const uint32_t s0 = blockIdx.x * PB_RADIK_PART + threadIdx.x;
     K v[PB_RADIK_ITEMS];
-    pb_radik_sample_load(a, b, s0, row, salt, len, v);
+    pb_radik_sample_load(a, b, s0, PB_RADIK_BLOCK, row, salt, len, v);
     K *out = a.samp + (uint64_t)slot * PB_RADIK_REFINE_SAMPLE + s0;
 #pragma unroll
-    for (int j = 0; j < PB_RADIK_ITEMS; j++) out[j] = v[j];
+    for (int j = 0; j < PB_RADIK_ITEMS; j++) out[j * PB_RADIK_BLOCK] = v[j];
 }
 
 /* `filter`: a pb_radik_filter_mode. Plans the first pass: the filter pass
@@ -571,21 +550,21 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         const int32_t slot = a.rslot ? a.rslot[row] : -1;
         K big[CAN_REFINE ? PB_RADIK_REFINE_ITEMS : 1];
         if (slot >= 0) {
-            const K *sp = a.samp + (uint64_t)slot * PB_RADIK_REFINE_SAMPLE;
+            const K *sp = a.samp + (uint64_t)slot * PB_RADIK_REFINE_SAMPLE + threadIdx.x;
 #pragma unroll
-            for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
-                keys[j] = sp[threadIdx.x * PB_RADIK_SAMPLE_ITEMS + j];
+            for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) keys[j] = sp[j * PB_RADIK_BLOCK];
             if constexpr (CAN_REFINE)
                 if (refine)
 #pragma unroll
                     for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++)
-                        big[j] = sp[PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS + j];
+                        big[j] = sp[PB_RADIK_SAMPLE + j * PB_RADIK_BLOCK];
         } else {
-            pb_radik_sample_load(a, b, threadIdx.x * PB_RADIK_SAMPLE_ITEMS, row, salt, len, keys);
+            pb_radik_sample_load(a, b, threadIdx.x * PB_RADIK_SAMPLE_ITEMS, 1, row, salt, len,
+                                 keys);
             if constexpr (CAN_REFINE)
                 if (refine)
                     pb_radik_sample_load(a, b,
-                                         PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS,
+                                         PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS, 1,
                                          row, salt, len, big);
         }
 #pragma unroll
@@ -725,11 +704,6 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
             pb_radik_row_advance(&r, 0, 0, 0, 0);
         if (mine) *rp = r;
         if (pl.parts) pl.parts[row] = pb_radik_parts(a, row, r, next_src == PB_RADIK_SRC_INPUT);
-        if (pl.has_skip) {
-            /* A single row has no plan: its block decides alone. */
-            if (pl.cparts) pl.cparts[row] = pb_radik_parts(a, row, r, false);
-            else cudaGraphSetConditional(pl.skip, pb_radik_parts(a, row, r, true) != 0);
-        }
     }
     pb_radik_plan_last(pl, a.nrows);
 }
