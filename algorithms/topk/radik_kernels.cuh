@@ -384,10 +384,7 @@ __device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
 __device__ __forceinline__ uint32_t pb_radik_sample_pos(uint32_t s, uint32_t row, uint32_t salt,
                                                         uint32_t len)
 {
-    /* The hash's high bits scaled to [0, len) (a multiply, where % len
-     * costs a division's two dozen instructions: the start kernel's one
-     * block, latency-bound, spent about 19 cycles an instruction). */
-    return (uint32_t)(((uint64_t)pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) * len) >> 32);
+    return pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
 }
 
 /* Raw values of sample keys s0 + j * stride (j < N) of row `row` (from b,
@@ -439,9 +436,10 @@ template <class K> struct pb_radik_refine_smem {
  * threshold is shared by more than 1/PB_RADIK_TIE_STRICT of the larger
  * sample (a strict filter's case; the small sample did not see it). A key
  * of the list is ranked by counting the keys above it, and the equal ones
- * listed before it: a unique position, so one thread writes each. */
+ * listed before it: a unique position, so one thread writes each. big:
+ * this thread's extra keys, order keys. */
 template <class K>
-__device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[PB_RADIK_REFINE_ITEMS],
+__device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
                                 const K *sorted, uint32_t kept, uint32_t take, uint32_t len,
                                 pb_radik_refine_smem<K> &sm, K *thr, K *est)
 {
@@ -456,7 +454,7 @@ __device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[PB_RAD
     for (uint32_t i = threadIdx.x; i < kept; i += PB_RADIK_BLOCK) add(sorted[i]);
 #pragma unroll
     for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++) {
-        K key = pb_radik_okey(a, big[j]);
+        K key = big[j];
         if (key >= t) add(key);
     }
     __syncthreads();
@@ -491,7 +489,9 @@ __device__ void pb_radik_refine(const pb_radik_args<K> &a, const K (&big)[PB_RAD
  * grid (PB_RADIK_REFINE_SAMPLE / PB_RADIK_PART, slots). Each of the 16384
  * keys is a random read of a long row, and the start kernel's one block
  * took 47 us on a 2^29 fp16 row on an H200 (34 more than without refine).
- * Sample key s is word s of the slot, so that both this kernel's writes
+ * They are written as order keys (the start kernel, latency-bound at
+ * about 19 cycles an instruction, spent much of its time converting
+ * them). Sample key s is word s of the slot, so that both this kernel's writes
  * and the start kernel's reads are coalesced (key s = x * PART + j *
  * BLOCK + t of block x's thread t); the start kernel reads the same keys,
  * in other threads than when it loads them itself, which changes nothing
@@ -508,7 +508,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     pb_radik_sample_load(a, b, s0, PB_RADIK_BLOCK, row, salt, len, v);
     K *out = a.samp + (uint64_t)slot * PB_RADIK_REFINE_SAMPLE + s0;
 #pragma unroll
-    for (int j = 0; j < PB_RADIK_ITEMS; j++) out[j * PB_RADIK_BLOCK] = v[j];
+    for (int j = 0; j < PB_RADIK_ITEMS; j++) out[j * PB_RADIK_BLOCK] = pb_radik_okey(a, v[j]);
 }
 
 /* `filter`: a pb_radik_filter_mode. Plans the first pass: the filter pass
@@ -548,6 +548,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         const bool refine = CAN_REFINE && a.refine && filt && filter == PB_RADIK_FILTER_ON &&
                             len >= PB_RADIK_REFINE_MIN;
         const int32_t slot = a.rslot ? a.rslot[row] : -1;
+        /* keys and big: order keys (presample's slots hold them). */
         K big[CAN_REFINE ? PB_RADIK_REFINE_ITEMS : 1];
         if (slot >= 0) {
             const K *sp = a.samp + (uint64_t)slot * PB_RADIK_REFINE_SAMPLE + threadIdx.x;
@@ -566,9 +567,13 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                     pb_radik_sample_load(a, b,
                                          PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS, 1,
                                          row, salt, len, big);
-        }
 #pragma unroll
-        for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) keys[j] = pb_radik_okey(a, keys[j]);
+            for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) keys[j] = pb_radik_okey(a, keys[j]);
+            if constexpr (CAN_REFINE)
+                if (refine)
+#pragma unroll
+                    for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++) big[j] = pb_radik_okey(a, big[j]);
+        }
         /* On the key's bits only: 16-bit keys take half the digit passes. */
         sort_t(tmp).SortDescendingBlockedToStriped(keys, 0, (int)pb_topk_key_bits_of(a.dtype));
         for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++)
@@ -621,7 +626,7 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                 filt = filter == PB_RADIK_FILTER_OVERSHOOT || selective || strict;
                 if constexpr (CAN_REFINE)
                     if (refine && filt && !strict)
-                        pb_radik_refine(a, big, sorted, (uint32_t)kept, take, len, rsm, &thr,
+                        pb_radik_refine(big, sorted, (uint32_t)kept, take, len, rsm, &thr,
                                         &est);
             }
         }
