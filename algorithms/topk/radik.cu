@@ -494,7 +494,7 @@ template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err
     uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
     if constexpr (sizeof(K) == 4) {
         if (r->nslots && filt) {
-            dim3 grid(PB_RADIK_REFINE_SAMPLE / PB_RADIK_PART, r->nslots);
+            dim3 grid(PB_RADIK_REFINE_SAMPLE / PB_RADIK_PRESAMPLE_PART, r->nslots);
             pb_radik_presample<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->rrows, salt);
             PB_CUDA_LAUNCHED(err);
         }

@@ -94,6 +94,10 @@
 #define PB_RADIK_REFINE_SAMPLE (PB_RADIK_SAMPLE + PB_RADIK_BLOCK * PB_RADIK_REFINE_ITEMS)
 #define PB_RADIK_REFINE_LIST 512
 #define PB_RADIK_REFINE_MIN (1u << 25)
+/* pb_radik_presample's keys a thread: few, so that each thread's chain of
+ * random reads is short and many blocks share the row's 16384. */
+#define PB_RADIK_PRESAMPLE_ITEMS 2
+#define PB_RADIK_PRESAMPLE_PART (PB_RADIK_BLOCK * PB_RADIK_PRESAMPLE_ITEMS)
 
 enum pb_radik_scale { PB_RADIK_SCALE_OFF, PB_RADIK_SCALE_RANDOM, PB_RADIK_SCALE_PIVOT };
 /* overshoot: the threshold is the sample's largest key, used whatever it
@@ -485,15 +489,15 @@ __device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
 }
 
 /* The samples of the rows that refine (radik.cu lists them: rrows, their
- * slots in order), gathered before the start kernel by several blocks:
- * grid (PB_RADIK_REFINE_SAMPLE / PB_RADIK_PART, slots). Each of the 16384
+ * slots in order), gathered before the start kernel by many blocks:
+ * grid (PB_RADIK_REFINE_SAMPLE / PB_RADIK_PRESAMPLE_PART, slots). Each of the 16384
  * keys is a random read of a long row, and the start kernel's one block
  * took 47 us on a 2^29 fp16 row on an H200 (34 more than without refine).
  * They are written as order keys (the start kernel, latency-bound at
  * about 19 cycles an instruction, spent much of its time converting
  * them). Sample key s is word s of the slot, so that both this kernel's writes
- * and the start kernel's reads are coalesced (key s = x * PART + j *
- * BLOCK + t of block x's thread t); the start kernel reads the same keys,
+ * and the start kernel's reads are coalesced (key s = x * PRESAMPLE_PART
+ * + j * BLOCK + t of block x's thread t); the start kernel reads the same keys,
  * in other threads than when it loads them itself, which changes nothing
  * (the sort and refine's ranking see a set of keys). */
 template <class K>
@@ -503,12 +507,13 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     const uint32_t slot = blockIdx.y, row = rrows[slot];
     const uint64_t b = a.begin[row];
     const uint32_t len = (uint32_t)(a.end[row] - b);
-    const uint32_t s0 = blockIdx.x * PB_RADIK_PART + threadIdx.x;
-    K v[PB_RADIK_ITEMS];
+    const uint32_t s0 = blockIdx.x * PB_RADIK_PRESAMPLE_PART + threadIdx.x;
+    K v[PB_RADIK_PRESAMPLE_ITEMS];
     pb_radik_sample_load(a, b, s0, PB_RADIK_BLOCK, row, salt, len, v);
     K *out = a.samp + (uint64_t)slot * PB_RADIK_REFINE_SAMPLE + s0;
 #pragma unroll
-    for (int j = 0; j < PB_RADIK_ITEMS; j++) out[j * PB_RADIK_BLOCK] = pb_radik_okey(a, v[j]);
+    for (int j = 0; j < PB_RADIK_PRESAMPLE_ITEMS; j++)
+        out[j * PB_RADIK_BLOCK] = pb_radik_okey(a, v[j]);
 }
 
 /* `filter`: a pb_radik_filter_mode. Plans the first pass: the filter pass
