@@ -167,7 +167,7 @@ template <class K> struct pb_radik_args {
     int prefetch;  /* radik's `prefetch`: the filter loads a row's next partition ahead */
     int refine;    /* radik's `refine`: a long row's threshold from the larger sample */
     /* Rows that refine: their samples, gathered ahead by pb_radik_presample
-     * (rslot[row]: its slot in samp, of PB_RADIK_REFINE_SAMPLE raw values;
+     * (rslot[row]: its slot in samp, of PB_RADIK_REFINE_SAMPLE order keys;
      * -1: the start kernel loads its own). NULL: none. */
     const int32_t *rslot;
     K *samp;
@@ -392,12 +392,8 @@ __device__ __forceinline__ uint32_t pb_radik_sample_pos(uint32_t s, uint32_t row
 }
 
 /* Raw values of sample keys s0 + j * stride (j < N) of row `row` (from b,
- * len keys). The loads are issued together, with no conversion or branch
- * between them: each is a random read, and when pb_radik_at's select and
- * the key conversion sat between them the compiler issued them one after
- * another, each waiting on the last (the start kernel of a 2^29 fp16 row
- * took 47 us on an H200 under ncu, 34 of them in `refine`'s 56 loads a
- * thread; 13 without refine). */
+ * len keys): random reads, issued together, with no key conversion or
+ * 16/32-bit select between them. */
 template <int N, class K>
 __device__ __forceinline__ void pb_radik_sample_load(const pb_radik_args<K> &a, uint64_t b,
                                                      uint32_t s0, uint32_t stride, uint32_t row,
@@ -489,17 +485,17 @@ __device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
 }
 
 /* The samples of the rows that refine (radik.cu lists them: rrows, their
- * slots in order), gathered before the start kernel by many blocks:
- * grid (PB_RADIK_REFINE_SAMPLE / PB_RADIK_PRESAMPLE_PART, slots). Each of the 16384
- * keys is a random read of a long row, and the start kernel's one block
- * took 47 us on a 2^29 fp16 row on an H200 (34 more than without refine).
- * They are written as order keys (the start kernel, latency-bound at
- * about 19 cycles an instruction, spent much of its time converting
- * them). Sample key s is word s of the slot, so that both this kernel's writes
- * and the start kernel's reads are coalesced (key s = x * PRESAMPLE_PART
- * + j * BLOCK + t of block x's thread t); the start kernel reads the same keys,
- * in other threads than when it loads them itself, which changes nothing
- * (the sort and refine's ranking see a set of keys). */
+ * slots in order), gathered before the start kernel by many blocks, as
+ * order keys: grid (PB_RADIK_REFINE_SAMPLE / PB_RADIK_PRESAMPLE_PART,
+ * slots). The start kernel is one block a row, latency-bound (about 19
+ * cycles an instruction): on a 2^29 fp16 row on an H200 it took 47 us,
+ * 34 more than without refine, most of it each extra key's position (a
+ * hash and a division), read and conversion, 56 a thread. Sample key s is
+ * word s of the slot (key s = x * PRESAMPLE_PART + j * BLOCK + t of block
+ * x's thread t), so that these writes and the start kernel's reads are
+ * coalesced; the start kernel then holds the keys in other threads than
+ * when it loads them itself, which changes nothing (the sort and refine's
+ * ranking see a set of keys). */
 template <class K>
 __global__ void __launch_bounds__(PB_RADIK_BLOCK)
     pb_radik_presample(pb_radik_args<K> a, const uint32_t *rrows, uint32_t salt)
@@ -549,7 +545,9 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         K keys[PB_RADIK_SAMPLE_ITEMS];
         /* `refine`: the larger sample's other keys, loaded now so that
          * their reads are in flight across the sort (block-uniform). A row
-         * with a slot has its whole sample gathered already. */
+         * with a slot (radik.cu gives every refining row one) has its
+         * whole sample gathered already; the loads here are for the rest,
+         * or should the host's list and this test ever differ. */
         const bool refine = CAN_REFINE && a.refine && filt && filter == PB_RADIK_FILTER_ON &&
                             len >= PB_RADIK_REFINE_MIN;
         const int32_t slot = a.rslot ? a.rslot[row] : -1;
