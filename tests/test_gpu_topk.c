@@ -1014,7 +1014,8 @@ TEST_IMPL(gpu_topk_wide_switches)
  * rows of 2^25 keys or more, longer than any other test's: radik with it
  * on (the default) and off, any and lowest-index ties (lowest-index: the
  * twin's index sets exactly), on single rows of 2^25 + 3 (aligned or not)
- * and two ragged misaligned rows of about 2^25 (one of them past it), on
+ * and three ragged misaligned rows (a pair about 2^25, one of them past
+ * it, and one of 2^25 + 3: presample's slots differ from the row indices), on
  * distributions whose thresholds are selective (uniform, normal, zipf,
  * relu, masked, sorted, reversed) or shared (few:256, int8, equal), fp32,
  * fp16, bf16 and u32 keys, k in {1, 32, 1000, 2^18} by hash. */
@@ -1041,13 +1042,16 @@ TEST_IMPL(gpu_topk_refine)
                            "reversed", "few:256", "int8", "equal"};
     const int dts[] = {PB_TOPK_F32, PB_TOPK_F16, PB_TOPK_BF16, PB_TOPK_U32};
     const uint64_t ks[] = {1, 32, 1000, 1u << 18};
-    const tk_shape two = {2, 1, 1};
+    /* Three ragged rows: a pair about 2^25 (one past it, one short of it)
+     * and a third of 2^25 + 3, so that a refining row's presample slot is
+     * not its row's index. */
+    const tk_shape three = {3, 1, 1};
     tk_tally t = {0, 0};
     double t0 = now_s();
     for (int d = 0; d < 10 && t.failures < MAX_FAILURES; d++)
         for (int i = 0; i < 2 && t.failures < MAX_FAILURES; i++) {
             uint32_t h = tk_coords(0x2e5, 0, d, i, 0);
-            tk_point q = {(UINT64_C(1) << 25) + 3, ks[h & 3], i ? two : shapes[h >> 2 & 1],
+            tk_point q = {(UINT64_C(1) << 25) + 3, ks[h & 3], i ? three : shapes[h >> 2 & 1],
                           dist_named(dists[d]), (int)(h >> 3 & 1), dts[(h >> 4) & 3]};
             for (int ci = 0; ci < 2; ci++) {
                 t.failures += one(m, &rcases[ci], &q);
