@@ -159,7 +159,6 @@ template <class K> pb_radik_args<K> args_of(const pb_gpu_topk *g, const radik *r
     a.tie_aware = (int)g->params.v[P_TIE_AWARE];
     a.quick = (int)g->params.v[P_QUICK];
     a.prefetch = (int)g->params.v[P_PREFETCH];
-    a.refine = (int)g->params.v[P_REFINE];
     a.rslot = r->nslots ? r->rslot : NULL;
     a.samp = NULL;
     if constexpr (sizeof(K) == 4) a.samp = r->nslots ? r->samp : NULL;

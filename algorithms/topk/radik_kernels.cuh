@@ -165,10 +165,11 @@ template <class K> struct pb_radik_args {
                       until a block sees `need` taken (off: the paper's query, every tie claims) */
     int quick;     /* radik's `quick`: the filter compares raw values first */
     int prefetch;  /* radik's `prefetch`: the filter loads a row's next partition ahead */
-    int refine;    /* radik's `refine`: a long row's threshold from the larger sample */
-    /* Rows that refine: their samples, gathered ahead by pb_radik_presample
-     * (rslot[row]: its slot in samp, of PB_RADIK_REFINE_SAMPLE order keys;
-     * -1: the start kernel loads its own). NULL: none. */
+    /* Rows that refine (radik's `refine`, decided on the host): their
+     * samples, gathered ahead by pb_radik_presample (rslot[row]: its slot
+     * in samp, of PB_RADIK_REFINE_SAMPLE order keys; -1: the row does not
+     * refine, and the start kernel loads its small sample itself). NULL:
+     * no row refines. */
     const int32_t *rslot;
     K *samp;
 };
@@ -543,39 +544,26 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
         /* The sample, drawn at hashed positions, sorted descending; its
          * (take * S / len)-th key estimates the pivot. */
         K keys[PB_RADIK_SAMPLE_ITEMS];
-        /* `refine`: the larger sample's other keys, loaded now so that
-         * their reads are in flight across the sort (block-uniform). A row
-         * with a slot (radik.cu gives every refining row one) has its
-         * whole sample gathered already; the loads here are for the rest,
-         * or should the host's list and this test ever differ. */
-        const bool refine = CAN_REFINE && a.refine && filt && filter == PB_RADIK_FILTER_ON &&
-                            len >= PB_RADIK_REFINE_MIN;
-        const int32_t slot = a.rslot ? a.rslot[row] : -1;
-        /* keys and big: order keys (presample's slots hold them). */
+        /* `refine`: a row with a slot (radik.cu gives one to exactly the
+         * rows that refine) has its whole sample gathered by presample, as
+         * order keys; the larger sample's other keys are read now so that
+         * their reads are in flight across the sort (block-uniform). */
+        const int32_t slot = CAN_REFINE && a.rslot ? a.rslot[row] : -1;
+        const bool refine = slot >= 0;
         K big[CAN_REFINE ? PB_RADIK_REFINE_ITEMS : 1];
-        if (slot >= 0) {
+        if (refine) {
             const K *sp = a.samp + (uint64_t)slot * PB_RADIK_REFINE_SAMPLE + threadIdx.x;
 #pragma unroll
             for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) keys[j] = sp[j * PB_RADIK_BLOCK];
             if constexpr (CAN_REFINE)
-                if (refine)
 #pragma unroll
-                    for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++)
-                        big[j] = sp[PB_RADIK_SAMPLE + j * PB_RADIK_BLOCK];
+                for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++)
+                    big[j] = sp[PB_RADIK_SAMPLE + j * PB_RADIK_BLOCK];
         } else {
             pb_radik_sample_load(a, b, threadIdx.x * PB_RADIK_SAMPLE_ITEMS, 1, row, salt, len,
                                  keys);
-            if constexpr (CAN_REFINE)
-                if (refine)
-                    pb_radik_sample_load(a, b,
-                                         PB_RADIK_SAMPLE + threadIdx.x * PB_RADIK_REFINE_ITEMS, 1,
-                                         row, salt, len, big);
 #pragma unroll
             for (int j = 0; j < PB_RADIK_SAMPLE_ITEMS; j++) keys[j] = pb_radik_okey(a, keys[j]);
-            if constexpr (CAN_REFINE)
-                if (refine)
-#pragma unroll
-                    for (int j = 0; j < PB_RADIK_REFINE_ITEMS; j++) big[j] = pb_radik_okey(a, big[j]);
         }
         /* On the key's bits only: 16-bit keys take half the digit passes. */
         sort_t(tmp).SortDescendingBlockedToStriped(keys, 0, (int)pb_topk_key_bits_of(a.dtype));
@@ -1469,18 +1457,24 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
         uint32_t maybe = 0;
         if constexpr (pb_radik_dt16<DT>::value) {
             maybe = pb_radik_maybe16<DT, LG, STRICT>(raw, tq, sm);
-        } else if constexpr (STRICT && sizeof(K) == 4) {
-            const bool strict = (DT != PB_TOPK_F32 || (tq & 0x7fffffffu) != 0) &&
-                                pb_radik_flag_warp(&sm.eq_full);
-#pragma unroll
-            for (int s = 0; s < NS; s++)
-                maybe |= (uint32_t)(strict ? pb_radik_may_exceed<DT, LG>(raw[s], tq)
-                                           : pb_radik_may_reach<DT, LG>(raw[s], tq))
-                         << s;
         } else {
+            /* A strict row of 32-bit keys, its ties full: pb_radik_may_exceed
+             * (the choice is the warp's, made once, not a slot's). */
+            bool strict = false;
+            if constexpr (STRICT && sizeof(K) == 4)
+                strict = (DT != PB_TOPK_F32 || (tq & 0x7fffffffu) != 0) &&
+                         pb_radik_flag_warp(&sm.eq_full);
+            if (strict) {
+                if constexpr (STRICT && sizeof(K) == 4) {
 #pragma unroll
-            for (int s = 0; s < NS; s++)
-                maybe |= (uint32_t)pb_radik_may_reach<DT, LG>(raw[s], tq) << s;
+                    for (int s = 0; s < NS; s++)
+                        maybe |= (uint32_t)pb_radik_may_exceed<DT, LG>(raw[s], tq) << s;
+                }
+            } else {
+#pragma unroll
+                for (int s = 0; s < NS; s++)
+                    maybe |= (uint32_t)pb_radik_may_reach<DT, LG>(raw[s], tq) << s;
+            }
         }
         if constexpr (PER_LANE) {
             if (!__any_sync(0xffffffffu, maybe != 0)) return;
