@@ -45,6 +45,10 @@
  *    its switches turned off alone (filter=off and overshoot, scale=off and
  *    random, tie_aware, hier, resched, pad, wbuf, quick, prefetch);
  *    gpu_topk_radik_every_dtype (no GPU needed): radik refuses no dtype.
+ *  - gpu_topk_cluster: radik's cluster path (cluster = on, and the
+ *    defaults on batches, which take it) on fp16 and bf16 keys, both tie
+ *    policies (lowest-index: the index sets against the twin's) and
+ *    sorted = yes, at awkward n and k (see the test).
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
  *    65537 batch, which radik filters at k = 32 and 1000) for
  *    compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */
@@ -488,6 +492,7 @@ TEST_IMPL(gpu_topk_half)
     static const tk_case half_cases[] = {
         {"radik", NULL, NULL},         {"radik", "filter", "off"},
         {"radik", "scale", "off"},     {"radik", "ties", "lowest-index"},
+        {"radik", "cluster", "off"},
         {"sort-and-choose", NULL, NULL}, {"sort-and-choose", "ties", "lowest-index"},
     };
     enum { NHC = sizeof half_cases / sizeof half_cases[0] };
@@ -1063,6 +1068,107 @@ TEST_IMPL(gpu_topk_refine)
                 t.runs += NTIE_CASES;
             }
         }
+    printf("%ld module runs in %.1f s, %d failures\n", t.runs, now_s() - t0, t.failures);
+    return t.failures != 0;
+#endif
+}
+
+#ifdef PB_HAVE_CUDA
+
+/* radik's cluster path (radik_cluster.cuh) at one point: cluster = on
+ * with ties = lowest-index (the index sets against the host twin's, as
+ * gpu_topk_ties does) and with ties = any, and radik's defaults and
+ * sorted = yes, which take the path on batches (cluster = auto). Returns
+ * failures. */
+static int cluster_point(const pb_module *m, const tk_point *q)
+{
+    static const tk_case on = {"radik", "cluster", "on"};
+    static const tk_case others[] = {
+        {"radik", "cluster", "on"}, {"radik", NULL, NULL}, {"radik", "sorted", "yes"}};
+    const pb_module *host = pb_module_find("omp-topk");
+    tk_case none = {"omp-topk", NULL, NULL};
+    pb_params p;
+    pb_err err = {{0}};
+    set_params(host, &none, q, &p, &err);
+    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
+    pb_topk_problem hp;
+    if (pb_topk_problem_init(&hp, &pt, &err) || pb_topk_twin_answer(&hp, &err)) {
+        describe(host, &none, q, "host problem: ", err.msg);
+        return 1;
+    }
+    uint64_t outs = hp.out_total;
+    uint32_t *tw = malloc((outs ? outs : 1) * 4), *got = malloc((outs ? outs : 1) * 4);
+    int failures = !tw || !got;
+    if (!failures) {
+        memcpy(tw, hp.twin_idx, outs * 4);
+        for (uint64_t r = 0; r < hp.rows; r++)
+            qsort(tw + hp.out_off[r], (size_t)(hp.out_off[r + 1] - hp.out_off[r]), 4, cmp_u32);
+        failures += ties_run(m, &on, q, outs, tw, got);
+    }
+    for (int ci = 0; ci < 3 && !failures; ci++) failures += one(m, &others[ci], q);
+    free(tw);
+    free(got);
+    pb_topk_problem_free(&hp);
+    return failures;
+}
+
+#endif
+
+/* radik's cluster path: fp16 and bf16, every distribution, both
+ * directions, n in {1, 2, 3, 7, 8, 9 (a pack of eight keys and its
+ * neighbours), 1023, 1025, 8191, 8193, 65537, 2^17 + 1 (two blocks a row),
+ * 2^20 + 1 (eight), 2^22 (eight, of 2^19 keys)}, k from the tie list (1, 2,
+ * n - 1, n, past n, past the distinct values of few:2, few:16 and int8,
+ * 1000, n / 2; three of them by hash past 8193), single rows aligned or
+ * not and batches (5 ragged misaligned rows, 16 misaligned rows; batches
+ * of long rows: the ragged five at 2^17 + 1 and 2^20 + 1). Each point:
+ * cluster_point. */
+TEST_IMPL(gpu_topk_cluster)
+{
+    int rc = need_gpu();
+    if (rc) return rc;
+#ifndef PB_HAVE_CUDA
+    return 1; /* a device without the GPU modules built cannot happen */
+#else
+    const pb_module *m = pb_module_find("radik");
+    if (!m || pb_module_param_index(m, "cluster") < 0) {
+        fprintf(stderr, "no radik with its parameter cluster in this build\n");
+        return 1;
+    }
+    static const uint64_t sizes[] = {1,    2,    3,     7,     8,          9,          1023,
+                                     1025, 8191, 8193, 65537, 131073, (1u << 20) + 1, 1u << 22};
+    enum { NS = sizeof sizes / sizeof sizes[0] };
+    tk_tally t = {0, 0};
+    double t0 = now_s();
+    for (int si = 0; si < NS && t.failures < MAX_FAILURES; si++)
+        for (int dist = 0; dist < NDISTS && t.failures < MAX_FAILURES; dist++) {
+            uint64_t n = sizes[si], ks[10];
+            int nk = tie_k_list(n, ks);
+            for (int ki = 0; ki < nk && t.failures < MAX_FAILURES; ki++) {
+                uint32_t h = tk_coords(0xc1, 0, dist, ki, si);
+                if (n > 8193 && h % (uint32_t)nk >= 3) continue;
+                int sh = n <= 65537 ? (int)(h >> 4 & 3)
+                         : n < (1u << 22) ? (int)((h >> 4) % 3)
+                                          : (int)(h >> 4 & 1);
+                tk_point q = {n, ks[ki], shapes[sh], dist, (int)(h >> 8 & 1),
+                              (h >> 9 & 1) ? PB_TOPK_BF16 : PB_TOPK_F16};
+                t.failures += cluster_point(m, &q);
+                t.runs += 4;
+            }
+        }
+    /* cluster = on refuses what it does not serve: 32-bit keys. */
+    pb_params p;
+    pb_err err = {{0}};
+    tk_case on = {"radik", "cluster", "on"};
+    tk_point q = {1000, 10, shapes[0], PB_TOPK_UNIFORM, 1, PB_TOPK_F32};
+    set_params(m, &on, &q, &p, &err);
+    pb_point pt = {q.n, 4, tk_seed(&q), &p, 0};
+    void *st = NULL;
+    if (m->prepare(&pt, &st, &err) == 0 || !strstr(err.msg, "fp16 and bf16")) {
+        fprintf(stderr, "radik cluster = on on fp32 keys: not refused (%s)\n", err.msg);
+        t.failures++;
+    }
+    if (st) m->release(st);
     printf("%ld module runs in %.1f s, %d failures\n", t.runs, now_s() - t0, t.failures);
     return t.failures != 0;
 #endif

@@ -22,6 +22,7 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include "algorithms/topk/radik_cluster.cuh"
 #include "algorithms/topk/radik_kernels.cuh"
 #include "algorithms/topk/radik_ties.cuh"
 #include "core/gpu_launch.cuh"
@@ -31,7 +32,9 @@
 namespace {
 
 enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK, P_PREFETCH,
-       P_REFINE };
+       P_REFINE, P_CLUSTER };
+
+enum { CLUSTER_OFF, CLUSTER_ON, CLUSTER_AUTO };
 
 const pb_param_spec params[] = {
     PB_TOPK_COMMON_PARAMS,
@@ -71,6 +74,12 @@ const pb_param_spec params[] = {
      "rows of 2^25 or more of 32- or 16-bit keys take the filter's threshold from a 16384-key "
      "sample (the 2048-key sample's threshold screens the extra keys), so it keeps about an "
      "eighth as many candidates (not in the paper; no: the 2048-key sample's)"},
+    {"cluster", PB_PARAM_ENUM, CLUSTER_AUTO, 0, 0, "off|on|auto",
+     "fp16 / bf16 rows selected by one kernel, one thread-block cluster a row reading it three "
+     "times, its blocks sharing histograms in distributed shared memory (radik_cluster.cuh; not "
+     "in the paper); auto: batches of two or more rows of at most 2^22 keys, 2^25 in all, with "
+     "the other switches at their defaults (their ablations time the multi-pass query); on: "
+     "every 16-bit query"},
 };
 
 struct radik {
@@ -95,6 +104,9 @@ struct radik {
     uint32_t tparts;
     bool wbuf, resched, lowest;
     int scale, filter;
+    /* The cluster path (radik_cluster.cuh): taken, and its blocks a row. */
+    bool cluster;
+    unsigned cl_blocks;
     /* The whole query as one CUDA graph: its ten small launches cost the
      * host more than the GPU takes for a short row, so run() launches the
      * graph once. */
@@ -259,6 +271,74 @@ int setup_presample(const pb_gpu_topk *g, radik *r, pb_err *err)
     return 0;
 }
 
+/* The cluster kernel for a problem's 16-bit dtype and direction. */
+typedef void (*cluster_fn)(pb_radik_args<uint32_t>, uint64_t);
+cluster_fn cluster_kernel(const pb_topk_problem &p)
+{
+    if (p.dtype == PB_TOPK_F16)
+        return p.largest ? pb_radik_cluster16<PB_TOPK_F16, 1> : pb_radik_cluster16<PB_TOPK_F16, 0>;
+    return p.largest ? pb_radik_cluster16<PB_TOPK_BF16, 1> : pb_radik_cluster16<PB_TOPK_BF16, 0>;
+}
+
+/* The cluster kernel's launch: grid (blocks a row, rows), one cluster a
+ * row. */
+cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttribute *at)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(r->cl_blocks, rows);
+    cfg.blockDim = dim3(PB_RADIK_CL_BLOCK);
+    cfg.stream = r->stream;
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = r->cl_blocks;
+    at->val.clusterDim.y = 1;
+    at->val.clusterDim.z = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+/* Whether the query takes the cluster path (radik_cluster.cuh), and with
+ * how many blocks a row: one a PB_RADIK_CL_PART keys of the longest row, a
+ * power of two up to PB_RADIK_CL_MAXC. `auto` takes it where it measured
+ * faster (docs/topk-radik.md): batches of short 16-bit rows, and only
+ * with the other switches at their defaults, so that each switch's
+ * ablation still times the query it belongs to. */
+int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
+{
+    const pb_topk_problem &p = g->prob;
+    int mode = (int)g->params.v[P_CLUSTER];
+    bool is16 = pb_topk_dtype_is16(p.dtype);
+    if (mode == CLUSTER_ON && !is16)
+        return pb_err_set(err, "radik: cluster = on serves fp16 and bf16 keys only");
+    if (mode == CLUSTER_ON && p.rows > 65535)
+        return pb_err_set(err, "radik: cluster = on takes at most 65535 rows (got %llu)",
+                          (unsigned long long)p.rows);
+    if (mode == CLUSTER_AUTO) {
+        bool defaults = true;
+        for (int i = P_HIER; i <= P_REFINE; i++) defaults &= g->params.v[i] == params[i].def;
+        if (!is16 || !defaults || p.rows < 2 || p.rows > 65535 ||
+            p.max_len > PB_RADIK_CL_MAXLEN || p.total > (UINT64_C(1) << 25))
+            return 0;
+    } else if (mode == CLUSTER_OFF)
+        return 0;
+    unsigned c = 1;
+    while (c < PB_RADIK_CL_MAXC && (uint64_t)c * PB_RADIK_CL_PART < p.max_len) c *= 2;
+    r->cl_blocks = c;
+    cudaLaunchAttribute at;
+    cudaLaunchConfig_t cfg = cluster_config(r, 1, &at);
+    int clusters = 0;
+    PB_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel(p), &cfg), err);
+    if (clusters < 1) {
+        if (mode == CLUSTER_ON)
+            return pb_err_set(err, "radik: cluster = on: this GPU holds no cluster of %u blocks "
+                                   "of %d threads",
+                              c, PB_RADIK_CL_BLOCK);
+        return 0;
+    }
+    r->cluster = true;
+    return 0;
+}
+
 /* The tie pass's buffers (ties = lowest-index): tbase from the layout on
  * the host, and the scan's scratch for the batch's partition count. */
 int setup_ties(const pb_topk_problem &p, radik *r, pb_err *err)
@@ -348,6 +428,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     PB_CUDA_TRY(cudaMemset(r->arrivals, 0, 4), err); /* the last block leaves it at 0 */
     if (r->lowest && rows && setup_ties(p, r, err)) return -1;
     if (rows && setup_presample(g, r, err)) return -1;
+    if (setup_cluster(g, r, err)) return -1;
 
     int b_in = 0, b_in_buf = 0, b_filter = 0;
     if (r->wide ? setup_kernels<uint64_t>(p, r, &b_in, &b_in_buf, &b_filter, err)
@@ -492,6 +573,15 @@ template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err
      * query does the same work. */
     uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
     if constexpr (sizeof(K) == 4) {
+        /* The cluster path is the whole query (ties chosen in it). */
+        if (r->cluster) {
+            cudaLaunchAttribute at;
+            cudaLaunchConfig_t cfg = cluster_config(r, a.nrows, &at);
+            PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel(g->prob), a, (uint64_t)g->prob.k),
+                        err);
+            PB_CUDA_LAUNCHED(err);
+            return g->prob.sorted ? pb_gpu_topk_rank(g, r->stream, err) : 0;
+        }
         if (r->nslots && filt) {
             dim3 grid(PB_RADIK_REFINE_SAMPLE / PB_RADIK_PRESAMPLE_PART, r->nslots);
             pb_radik_presample<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->rrows, salt);
