@@ -347,6 +347,33 @@ static uint32_t nearest_half(uint32_t x, int dtype)
  * bisection reference, on special values and a million random fp32
  * patterns each: to nearest, ties to even, overflow to inf, subnormals,
  * signed zeros; NaNs stay NaNs. */
+/* pb_topk_okey16x2 (two 16-bit order keys a word) equals pb_topk_okey_of
+ * on each half, for every pair of a value with each of a spread of
+ * others (every pattern in both halves, NaNs of both signs and every
+ * payload among them), fp16 and bf16, largest and smallest. */
+TEST_IMPL(topk_key16_pairs)
+{
+    static const uint32_t other[] = {0x0000u, 0x8000u, 0x7c00u, 0xfc00u, 0x7f80u, 0xff80u,
+                                     0x7e00u, 0x7fc0u, 0x7c01u, 0xffffu, 0x3c00u, 0xbc00u};
+    for (int dtype = PB_TOPK_F16; dtype <= PB_TOPK_BF16; dtype++)
+        for (int largest = 0; largest < 2; largest++)
+            for (uint32_t a = 0; a < 0x10000u; a++)
+                for (size_t j = 0; j < sizeof other / sizeof other[0] + 1; j++) {
+                    uint32_t b = j < sizeof other / sizeof other[0] ? other[j] : (a * 40503u) & 0xffffu;
+                    uint32_t lo = pb_topk_okey_of(a, dtype, largest);
+                    uint32_t hi = pb_topk_okey_of(b, dtype, largest);
+                    uint32_t two = pb_topk_okey16x2(a | b << 16, dtype, largest);
+                    if (two != (lo | hi << 16)) {
+                        fprintf(stderr, "dtype %d largest %d: %04x %04x -> %08x, want %08x\n", dtype,
+                                largest, a, b, two, lo | hi << 16);
+                        return 1;
+                    }
+                    two = pb_topk_okey16x2(b | a << 16, dtype, largest);
+                    ASSERT(two == (hi | lo << 16));
+                }
+    return 0;
+}
+
 TEST_IMPL(topk_half_rounding)
 {
     const uint32_t special[] = {0,           0x80000000u, fbits(1.0f),  fbits(-1.0f), fbits(65504.0f),

@@ -49,10 +49,12 @@
 
 #include "algorithms/topk/radik_kernels.cuh"
 
-#define PB_RADIK_CL_BLOCK 1024
-#define PB_RADIK_CL_WARPS (PB_RADIK_CL_BLOCK / 32)
-/* Packs a thread loads before it uses them (64 KiB in flight an SM). */
-#define PB_RADIK_CL_BATCH 4
+/* 512 threads, two blocks an SM: a cluster of eight 1024-thread blocks
+ * (one an SM) fitted 15 times at once on an H100, so a 16th row waited
+ * for a second wave (Nsight Compute, 0614d37: "Max Active Clusters 15"). */
+#define PB_RADIK_CL_BLOCK 512
+/* Packs a thread loads before it uses them (64 KiB in flight a block). */
+#define PB_RADIK_CL_BATCH 8
 /* A row's blocks: one a PB_RADIK_CL_PART keys, a power of two, at most
  * PB_RADIK_CL_MAXC (the portable cluster size). */
 #define PB_RADIK_CL_PART (1u << 17)
@@ -107,20 +109,19 @@ __device__ __forceinline__ uint32_t pb_radik_cl_half(const uint4 &x, uint32_t e)
 }
 
 /* Sums the lane copies of every digit into hist[h] and zeroes them for
- * the next read. Four threads a digit, each reading eight lanes rotated by
+ * the next read. Two threads a digit, each reading 16 lanes rotated by
  * the digit, so that a warp's 32 reads fall in 32 banks. */
 __device__ __forceinline__ void pb_radik_cl_reduce(pb_radik_cl_smem &s, int h)
 {
     __syncthreads();
-    uint32_t bin = threadIdx.x >> 2, part = threadIdx.x & 3, sum = 0;
+    uint32_t bin = threadIdx.x >> 1, part = threadIdx.x & 1, sum = 0;
 #pragma unroll
-    for (uint32_t j = 0; j < 8; j++) {
-        uint32_t w = bin * 32 + ((part * 8 + j + bin) & 31);
+    for (uint32_t j = 0; j < 16; j++) {
+        uint32_t w = bin * 32 + ((part * 16 + j + bin) & 31);
         sum += s.lane[w];
         s.lane[w] = 0;
     }
     sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
     if (part == 0) s.hist[h][bin] = sum;
 }
 
@@ -156,8 +157,30 @@ __device__ __forceinline__ void pb_radik_cl_read(const pb_radik_cl_part &w, F f)
     }
 }
 
-/* The masks of a pack's keys that are in the row and whose order key is
- * above T, and equal to it. */
+/* Whether pack p lies wholly in the row, and the mask of its keys that
+ * do (bit e: key e). */
+__device__ __forceinline__ bool pb_radik_cl_full(const pb_radik_cl_part &w, uint32_t p)
+{
+    return 8 * p >= w.head && 8 * p + 8 - w.head <= w.len;
+}
+__device__ __forceinline__ uint32_t pb_radik_cl_inrow(const pb_radik_cl_part &w, uint32_t p)
+{
+    if (pb_radik_cl_full(w, p)) return 0xffu;
+    uint32_t m = 0;
+#pragma unroll
+    for (uint32_t e = 0; e < 8; e++) m |= (uint32_t)(8 * p + e - w.head < w.len) << e;
+    return m;
+}
+
+/* Word j of a pack: its keys 2j (low half) and 2j + 1. */
+__device__ __forceinline__ uint32_t pb_radik_cl_word(const uint4 &x, int j)
+{
+    return j == 0 ? x.x : j == 1 ? x.y : j == 2 ? x.z : x.w;
+}
+
+/* The masks of a pack's keys in the row whose order key is above T, and
+ * equal to it. Most packs hold no key at T or above: one test a word
+ * finds that before the masks are built. */
 template <int DT, int LG>
 __device__ __forceinline__ void pb_radik_cl_masks(const uint4 &x, uint32_t p, bool in,
                                                   const pb_radik_cl_part &w, uint32_t T,
@@ -165,13 +188,23 @@ __device__ __forceinline__ void pb_radik_cl_masks(const uint4 &x, uint32_t p, bo
 {
     gt = eq = 0;
     if (!in) return;
+    uint32_t o[4];
+    bool reach = false;
 #pragma unroll
-    for (uint32_t e = 0; e < 8; e++) {
-        bool row = 8 * p + e - w.head < w.len;
-        uint32_t ok = pb_radik_okey_dt<DT, LG>(pb_radik_cl_half(x, e));
-        gt |= (uint32_t)(row && ok > T) << e;
-        eq |= (uint32_t)(row && ok == T) << e;
+    for (int j = 0; j < 4; j++) {
+        o[j] = pb_topk_okey16x2(pb_radik_cl_word(x, j), DT, LG);
+        reach |= (o[j] & 0xffffu) >= T || (o[j] >> 16) >= T;
     }
+    if (!reach) return;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        uint32_t lo = o[j] & 0xffffu, hi = o[j] >> 16;
+        gt |= (uint32_t)(lo > T) << (2 * j) | (uint32_t)(hi > T) << (2 * j + 1);
+        eq |= (uint32_t)(lo == T) << (2 * j) | (uint32_t)(hi == T) << (2 * j + 1);
+    }
+    uint32_t m = pb_radik_cl_inrow(w, p);
+    gt &= m;
+    eq &= m;
 }
 
 /* Writes the keys of mask m (of pack p) at vals/idx[at], [at + 1], ...,
@@ -200,7 +233,7 @@ __device__ __forceinline__ uint32_t pb_radik_cl_slots(uint32_t *ctr, uint32_t m)
 /* The kernel: grid (C, rows), clusters of C blocks along x (block rank =
  * blockIdx.x), one cluster a row. k: the query's k. */
 template <int DT, int LG>
-__global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 1)
+__global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     pb_radik_cluster16(pb_radik_args<uint32_t> a, uint64_t k)
 {
     namespace cg = cooperative_groups;
@@ -222,15 +255,17 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 1)
     w.pb = w.pa + per < np ? w.pa + per : np;
     __syncthreads();
 
-    /* Read 1: the high digit. */
+    /* Read 1: the high digit (okey >> 8 of each half; times 32, the lane
+     * copies' stride: (o >> 3) & 0x1fe0 and (o >> 19) & 0x1fe0). */
     pb_radik_cl_read<false>(w, [=](const uint4 &x, uint32_t p, bool in) {
         if (!in) return;
+        uint32_t m = pb_radik_cl_inrow(w, p);
 #pragma unroll
-        for (uint32_t e = 0; e < 8; e++)
-            if (8 * p + e - w.head < w.len) {
-                uint32_t ok = pb_radik_okey_dt<DT, LG>(pb_radik_cl_half(x, e));
-                atomicAdd(&s.lane[(ok >> 8) * 32 + lane], 1u);
-            }
+        for (int j = 0; j < 4; j++) {
+            uint32_t o = pb_topk_okey16x2(pb_radik_cl_word(x, j), DT, LG);
+            if (m >> (2 * j) & 1) atomicAdd(&s.lane[((o >> 3) & 0x1fe0u) | lane], 1u);
+            if (m >> (2 * j + 1) & 1) atomicAdd(&s.lane[((o >> 19) & 0x1fe0u) | lane], 1u);
+        }
     });
     pb_radik_cl_reduce(s, 0);
     cl.sync();
@@ -255,13 +290,17 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 1)
     const uint32_t B = s.sel[PB_RADIK_CL_B], above = s.sel[PB_RADIK_CL_ABOVE];
 
     /* Read 2: the low digit of the keys in B. */
+    const uint32_t B2 = B << 8 | B << 24;
     pb_radik_cl_read<false>(w, [=](const uint4 &x, uint32_t p, bool in) {
         if (!in) return;
+        uint32_t m = pb_radik_cl_inrow(w, p);
 #pragma unroll
-        for (uint32_t e = 0; e < 8; e++) {
-            uint32_t ok = pb_radik_okey_dt<DT, LG>(pb_radik_cl_half(x, e));
-            if (8 * p + e - w.head < w.len && (ok >> 8) == B)
-                atomicAdd(&s.lane[(ok & 255) * 32 + lane], 1u);
+        for (int j = 0; j < 4; j++) {
+            uint32_t o = pb_topk_okey16x2(pb_radik_cl_word(x, j), DT, LG), d = o ^ B2;
+            if ((m >> (2 * j) & 1) && !(d & 0xff00u))
+                atomicAdd(&s.lane[((o & 0xffu) << 5) | lane], 1u);
+            if ((m >> (2 * j + 1) & 1) && !(d & 0xff000000u))
+                atomicAdd(&s.lane[((o >> 11) & 0x1fe0u) | lane], 1u);
         }
     });
     pb_radik_cl_reduce(s, 1);
