@@ -232,6 +232,10 @@ static void describe(const pb_module *mod, const tk_case *c, const tk_point *q, 
             dist_names[q->dist], dtype_names[q->dtype], what, msg);
 }
 
+/* One more parameter every run takes (name = value), or none: the
+ * cluster test's way to run a case with two parameters set. */
+static const char *tk_extra_name, *tk_extra_value;
+
 static int set_params(const pb_module *mod, const tk_case *c, const tk_point *q, pb_params *p,
                       pb_err *err)
 {
@@ -243,6 +247,9 @@ static int set_params(const pb_module *mod, const tk_case *c, const tk_point *q,
     p->v[PB_TOPK_P_LARGEST] = q->largest;
     p->v[PB_TOPK_P_DTYPE] = q->dtype;
     if (pb_params_set(mod, p, "dist", dist_names[q->dist], err)) return -1;
+    if (tk_extra_name && pb_module_param_index(mod, tk_extra_name) >= 0 &&
+        pb_params_set(mod, p, tk_extra_name, tk_extra_value, err))
+        return -1;
     return c->param ? pb_params_set(mod, p, c->param, c->value, err) : 0;
 }
 
@@ -1106,6 +1113,18 @@ static int cluster_point(const pb_module *m, const tk_point *q)
         failures += ties_run(m, &on, q, outs, tw, got);
     }
     for (int ci = 0; ci < 3 && !failures; ci++) failures += one(m, &others[ci], q);
+    /* The cluster path's three reads (filter = off) and its fallback
+     * (overshoot), lowest-index against the twin and ties = any. */
+    static const char *const filters[] = {"off", "overshoot"};
+    for (int f = 0; f < 2 && !failures; f++) {
+        static const tk_case filt_on = {"radik", "filter", NULL};
+        tk_case fc = filt_on;
+        fc.value = filters[f];
+        tk_extra_name = "cluster", tk_extra_value = "on";
+        failures += ties_run(m, &fc, q, outs, tw, got);
+        if (!failures) failures += one(m, &fc, q);
+        tk_extra_name = tk_extra_value = NULL;
+    }
     free(tw);
     free(got);
     pb_topk_problem_free(&hp);
@@ -1122,7 +1141,8 @@ static int cluster_point(const pb_module *m, const tk_point *q)
  * 1000, n / 2; three of them by hash past 8193), single rows aligned or
  * not and batches (5 ragged misaligned rows, 16 misaligned rows; batches
  * of long rows: the ragged five at 2^17 + 1 and 2^20 + 1). Each point:
- * cluster_point. */
+ * cluster_point, with its filter on (the default), off (three reads) and
+ * overshoot (its fallback). */
 TEST_IMPL(gpu_topk_cluster)
 {
     int rc = need_gpu();
@@ -1153,7 +1173,7 @@ TEST_IMPL(gpu_topk_cluster)
                 tk_point q = {n, ks[ki], shapes[sh], dist, (int)(h >> 8 & 1),
                               (h >> 9 & 1) ? PB_TOPK_BF16 : PB_TOPK_F16};
                 t.failures += cluster_point(m, &q);
-                t.runs += 4;
+                t.runs += 8;
             }
         }
     /* cluster = on refuses what it does not serve: 32-bit keys. */

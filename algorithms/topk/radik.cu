@@ -75,11 +75,12 @@ const pb_param_spec params[] = {
      "sample (the 2048-key sample's threshold screens the extra keys), so it keeps about an "
      "eighth as many candidates (not in the paper; no: the 2048-key sample's)"},
     {"cluster", PB_PARAM_ENUM, CLUSTER_AUTO, 0, 0, "off|on|auto",
-     "fp16 / bf16 rows selected by one kernel, one thread-block cluster a row reading it three "
-     "times, its blocks sharing histograms in distributed shared memory (radik_cluster.cuh; not "
-     "in the paper); auto: batches of two or more rows of at most 2^22 keys, 2^25 in all, with "
-     "the other switches at their defaults (their ablations time the multi-pass query); on: "
-     "every 16-bit query"},
+     "fp16 / bf16 rows selected by one kernel, one thread-block cluster a row, its blocks "
+     "sharing histograms in distributed shared memory (radik_cluster.cuh; not "
+     "in the paper; `filter` reads it once from a sample's threshold); auto: batches of two or "
+     "more rows of at most 2^22 keys, 2^25 in all, k at most 1/64 of a row, with the other "
+     "switches at their defaults (their ablations time the multi-pass query); on: every 16-bit "
+     "query"},
 };
 
 struct radik {
@@ -272,7 +273,7 @@ int setup_presample(const pb_gpu_topk *g, radik *r, pb_err *err)
 }
 
 /* The cluster kernel for a problem's 16-bit dtype and direction. */
-typedef void (*cluster_fn)(pb_radik_args<uint32_t>, uint64_t);
+typedef void (*cluster_fn)(pb_radik_args<uint32_t>, uint64_t, uint32_t, int);
 cluster_fn cluster_kernel(const pb_topk_problem &p)
 {
     if (p.dtype == PB_TOPK_F16)
@@ -287,6 +288,7 @@ cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttri
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(r->cl_blocks, rows);
     cfg.blockDim = dim3(PB_RADIK_CL_BLOCK);
+    cfg.dynamicSmemBytes = pb_radik_cl_dyn_smem;
     cfg.stream = r->stream;
     at->id = cudaLaunchAttributeClusterDimension;
     at->val.clusterDim.x = r->cl_blocks;
@@ -300,9 +302,12 @@ cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttri
 /* Whether the query takes the cluster path (radik_cluster.cuh), and with
  * how many blocks a row: one a PB_RADIK_CL_PART keys of the longest row, a
  * power of two up to PB_RADIK_CL_MAXC. `auto` takes it where it measured
- * faster (docs/topk-radik.md): batches of short 16-bit rows, and only
- * with the other switches at their defaults, so that each switch's
- * ablation still times the query it belongs to. */
+ * faster (docs/topk-radik.md): batches of short 16-bit rows with a k the
+ * cluster's filter serves (k at most 1/64 of the longest row; a larger k
+ * writes so many keys that the multi-pass query is faster), and only with
+ * the other switches at their defaults, so that each switch's ablation
+ * still times the query it belongs to. `filter` reaches the cluster path
+ * too (off: its three reads; overshoot: its fallback). */
 int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
 {
     const pb_topk_problem &p = g->prob;
@@ -317,13 +322,17 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
         bool defaults = true;
         for (int i = P_HIER; i <= P_REFINE; i++) defaults &= g->params.v[i] == params[i].def;
         if (!is16 || !defaults || p.rows < 2 || p.rows > 65535 ||
-            p.max_len > PB_RADIK_CL_MAXLEN || p.total > (UINT64_C(1) << 25))
+            p.max_len > PB_RADIK_CL_MAXLEN || p.total > (UINT64_C(1) << 25) ||
+            p.k * 64 > p.max_len)
             return 0;
     } else if (mode == CLUSTER_OFF)
         return 0;
     unsigned c = 1;
     while (c < PB_RADIK_CL_MAXC && (uint64_t)c * PB_RADIK_CL_PART < p.max_len) c *= 2;
     r->cl_blocks = c;
+    PB_CUDA_TRY(cudaFuncSetAttribute(cluster_kernel(p), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)pb_radik_cl_dyn_smem),
+                err);
     cudaLaunchAttribute at;
     cudaLaunchConfig_t cfg = cluster_config(r, 1, &at);
     int clusters = 0;
@@ -577,7 +586,8 @@ template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err
         if (r->cluster) {
             cudaLaunchAttribute at;
             cudaLaunchConfig_t cfg = cluster_config(r, a.nrows, &at);
-            PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel(g->prob), a, (uint64_t)g->prob.k),
+            PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel(g->prob), a, (uint64_t)g->prob.k,
+                                           salt, r->filter),
                         err);
             PB_CUDA_LAUNCHED(err);
             return g->prob.sorted ? pb_gpu_topk_rank(g, r->stream, err) : 0;
