@@ -77,10 +77,10 @@ const pb_param_spec params[] = {
     {"cluster", PB_PARAM_ENUM, CLUSTER_AUTO, 0, 0, "off|on|auto",
      "fp16 / bf16 rows selected by one kernel, one thread-block cluster a row, its blocks "
      "sharing histograms in distributed shared memory (radik_cluster.cuh; not "
-     "in the paper; `filter` reads it once from a sample's threshold); auto: batches of two or "
-     "more rows of at most 2^22 keys, 2^25 in all, k at most 1/64 of a row, with the other "
-     "switches at their defaults (their ablations time the multi-pass query); on: every 16-bit "
-     "query"},
+     "in the paper; `filter` reads it once from a sample's threshold); auto: rows of at most "
+     "2^20 keys (2^22 in batches of four or more), 2^25 in all, k at most 1/64 of a row, with "
+     "the other switches at their defaults (their ablations time the multi-pass query); on: "
+     "every 16-bit query"},
 };
 
 struct radik {
@@ -302,7 +302,9 @@ cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttri
 /* Whether the query takes the cluster path (radik_cluster.cuh), and with
  * how many blocks a row: one a PB_RADIK_CL_PART keys of the longest row, a
  * power of two up to PB_RADIK_CL_MAXC. `auto` takes it where it measured
- * faster (docs/topk-radik.md): batches of short 16-bit rows with a k the
+ * faster (docs/topk-radik.md; H100 at 33036b6, topk-cluster.ini: 1.9x on
+ * 16 rows of 2^20, and faster at every shape but a single row of 2^22,
+ * 0.050 against 0.046 ms): short 16-bit rows with a k the
  * cluster's filter serves (k at most 1/64 of the longest row; a larger k
  * writes so many keys that the multi-pass query is faster), and only with
  * the other switches at their defaults, so that each switch's ablation
@@ -321,8 +323,8 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
     if (mode == CLUSTER_AUTO) {
         bool defaults = true;
         for (int i = P_HIER; i <= P_REFINE; i++) defaults &= g->params.v[i] == params[i].def;
-        if (!is16 || !defaults || p.rows < 2 || p.rows > 65535 ||
-            p.max_len > PB_RADIK_CL_MAXLEN || p.total > (UINT64_C(1) << 25) ||
+        if (!is16 || !defaults || p.rows > 65535 || p.max_len > PB_RADIK_CL_MAXLEN ||
+            (p.rows < 4 && p.max_len > PB_RADIK_CL_ONE_MAX) || p.total > (UINT64_C(1) << 25) ||
             p.k * 64 > p.max_len)
             return 0;
     } else if (mode == CLUSTER_OFF)

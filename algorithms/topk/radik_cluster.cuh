@@ -66,8 +66,10 @@
  * index (lowest-index). */
 #define PB_RADIK_CL_CAP 8192
 #define PB_RADIK_CL_TIES 512
-/* `cluster = auto` takes the path for rows up to this long (see radik.cu). */
+/* `cluster = auto` takes the path for rows up to this long, and up to
+ * PB_RADIK_CL_ONE_MAX in batches of fewer than four rows (radik.cu). */
 #define PB_RADIK_CL_MAXLEN (1u << 22)
+#define PB_RADIK_CL_ONE_MAX (1u << 20)
 
 struct pb_radik_cl_sum3 {
     __device__ __forceinline__ uint3 operator()(const uint3 &x, const uint3 &y) const
@@ -352,12 +354,13 @@ __device__ __forceinline__ uint32_t pb_radik_cl_slots(uint32_t *ctr, uint32_t m)
 }
 
 /* Whether a pack may hold a key at or above T (t2: T's raw value in both
- * halves; pb_radik_cmp16 passes every value whose key may reach it). */
+ * halves; pb_radik_cmp16 passes every value whose key may reach it;
+ * strict: above it). */
 template <int DT, int LG>
-__device__ __forceinline__ bool pb_radik_cl_reach(const uint4 &x, uint32_t t2)
+__device__ __forceinline__ bool pb_radik_cl_reach(const uint4 &x, uint32_t t2, bool strict)
 {
-    return (pb_radik_cmp16<DT, LG>(x.x, t2, false) | pb_radik_cmp16<DT, LG>(x.y, t2, false) |
-            pb_radik_cmp16<DT, LG>(x.z, t2, false) | pb_radik_cmp16<DT, LG>(x.w, t2, false)) != 0;
+    return (pb_radik_cmp16<DT, LG>(x.x, t2, strict) | pb_radik_cmp16<DT, LG>(x.y, t2, strict) |
+            pb_radik_cmp16<DT, LG>(x.z, t2, strict) | pb_radik_cmp16<DT, LG>(x.w, t2, strict)) != 0;
 }
 
 /* Read 3's output: where this block's keys above T go (vals, idx; slots
@@ -551,22 +554,25 @@ __device__ __forceinline__ bool pb_radik_cl_write_cands(pb_radik_cl_smem &s,
     return false;
 }
 
-/* Read 3 with writes as it goes, for a block whose candidates did not fit:
- * every key above T (gt) and its ties, in index order under lowest-index
- * (a block scan a sub-tile); ties only: the keys above T are written. */
+/* Read 3 with writes as it goes, for a block whose candidates did not fit
+ * (gt: it writes its keys above T, found by a strict compare where T is
+ * not +-0) or whose ties were too many to rank: the ties in index order,
+ * a block scan a sub-tile until the quota is full (under ties = any too:
+ * index order is one answer, and a row of ties then costs one scan). */
 template <int DT, int LG>
 __device__ __forceinline__ void pb_radik_cl_write_read(pb_radik_cl_smem &s,
                                                        const pb_radik_cl_part &w,
                                                        const pb_radik_cl_dest &d, bool gt)
 {
     const uint32_t t2 = pb_topk_raw_of(d.T, DT, LG) * 0x00010001u;
+    const bool strict = (t2 & 0x7fffu) != 0;
     pb_radik_cl_out o = {d.vals, d.idx, d.tvals, d.tidx, &s.ctr[0], &s.ctr[1], d.T, t2, w.head,
-                         w.len, d.ordered ? 0u : d.quota};
+                         w.len, 0u};
     uint32_t taken = 0; /* this block's ties met so far: the scans' running total */
     pb_radik_cl_read<true, 1>(w, [&](const uint4 &x, uint32_t p, bool in) {
-        if (gt && __any_sync(0xffffffffu, in && pb_radik_cl_reach<DT, LG>(x, t2)))
+        if (gt && __any_sync(0xffffffffu, in && pb_radik_cl_reach<DT, LG>(x, t2, strict)))
             pb_radik_cl_emit<DT, LG>(o, x, p, in);
-        if (!d.ordered || taken >= d.quota) return; /* block-uniform */
+        if (taken >= d.quota) return; /* block-uniform */
         uint32_t g, eq, ex, all;
         pb_radik_cl_masks<DT, LG>(x, p, in, w, d.T, t2, g, eq);
         pb_radik_cl_scan1(s.scan.s1).ExclusiveSum(__popc(eq), ex, all);
@@ -578,11 +584,13 @@ __device__ __forceinline__ void pb_radik_cl_write_read(pb_radik_cl_smem &s,
 }
 
 /* Appends the keys of mask r8 of pack p (row-relative index 8p + e - head)
- * to the candidates, counting past the room. */
+ * to the candidates, counting past the room, and no more once past it (a
+ * row of ties would otherwise keep every pack at the counter). */
 __device__ __forceinline__ void pb_radik_cl_append(pb_radik_cl_smem &s, const pb_radik_cl_cands &c,
                                                    const uint4 &x, uint32_t p, uint32_t head,
                                                    uint32_t r8)
 {
+    if (*(volatile uint32_t *)&s.ncand > PB_RADIK_CL_CAP) return;
     uint32_t at = atomicAdd(&s.ncand, __popc(r8));
     for (; r8; r8 &= r8 - 1, at++)
         if (at < PB_RADIK_CL_CAP) {
