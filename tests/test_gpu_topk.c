@@ -770,34 +770,55 @@ static int ties_run(const pb_module *mod, const tk_case *c, const tk_point *q, u
     return rc ? 1 : 0;
 }
 
-/* Every tie case at point q against one host twin; returns failures. */
-static int ties_point(const pb_module **mods, const tk_point *q, int ncases)
+/* The host twin's answer at point q, its index sets sorted per row (the
+ * twin's is the lowest-index one: topk_select.h), and room for a module's
+ * (got). Returns nonzero (printed) if it could not be made; tk_twin_free
+ * either way. */
+typedef struct tk_twin {
+    pb_topk_problem hp;
+    uint64_t outs;
+    uint32_t *tw, *got;
+} tk_twin;
+
+static int tk_twin_init(tk_twin *t, const tk_point *q)
 {
     const pb_module *host = pb_module_find("omp-topk");
     tk_case none = {"omp-topk", NULL, NULL};
     pb_params p;
     pb_err err = {{0}};
+    *t = (tk_twin){0};
     set_params(host, &none, q, &p, &err);
     pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
-    pb_topk_problem hp;
-    if (pb_topk_problem_init(&hp, &pt, &err) || pb_topk_twin_answer(&hp, &err)) {
+    if (pb_topk_problem_init(&t->hp, &pt, &err) || pb_topk_twin_answer(&t->hp, &err)) {
         describe(host, &none, q, "host problem: ", err.msg);
         return 1;
     }
-    uint64_t outs = hp.out_total;
-    uint32_t *tw = malloc((outs ? outs : 1) * 4), *got = malloc((outs ? outs : 1) * 4);
-    int failures = !tw || !got;
-    if (!failures) {
-        /* The twin's answer is the lowest-index one (topk_select.h). */
-        memcpy(tw, hp.twin_idx, outs * 4);
-        for (uint64_t r = 0; r < hp.rows; r++)
-            qsort(tw + hp.out_off[r], (size_t)(hp.out_off[r + 1] - hp.out_off[r]), 4, cmp_u32);
-    }
+    t->outs = t->hp.out_total;
+    t->tw = malloc((t->outs ? t->outs : 1) * 4);
+    t->got = malloc((t->outs ? t->outs : 1) * 4);
+    if (!t->tw || !t->got) return 1;
+    memcpy(t->tw, t->hp.twin_idx, t->outs * 4);
+    for (uint64_t r = 0; r < t->hp.rows; r++)
+        qsort(t->tw + t->hp.out_off[r], (size_t)(t->hp.out_off[r + 1] - t->hp.out_off[r]), 4,
+              cmp_u32);
+    return 0;
+}
+
+static void tk_twin_free(tk_twin *t)
+{
+    free(t->tw);
+    free(t->got);
+    pb_topk_problem_free(&t->hp);
+}
+
+/* Every tie case at point q against one host twin; returns failures. */
+static int ties_point(const pb_module **mods, const tk_point *q, int ncases)
+{
+    tk_twin t;
+    int failures = tk_twin_init(&t, q);
     for (int ci = 0; ci < ncases && !failures; ci++)
-        failures += ties_run(mods[ci], &tie_cases[ci], q, outs, tw, got);
-    free(tw);
-    free(got);
-    pb_topk_problem_free(&hp);
+        failures += ties_run(mods[ci], &tie_cases[ci], q, t.outs, t.tw, t.got);
+    tk_twin_free(&t);
     return failures;
 }
 
@@ -1022,6 +1043,17 @@ TEST_IMPL(gpu_topk_wide_switches)
 #endif
 }
 
+#ifdef PB_HAVE_CUDA
+/* radik, if this build has it with parameter `param` (else NULL, said). */
+static const pb_module *radik_with(const char *param)
+{
+    const pb_module *m = pb_module_find("radik");
+    if (m && pb_module_param_index(m, param) >= 0) return m;
+    fprintf(stderr, "no radik with its parameter %s in this build\n", param);
+    return NULL;
+}
+#endif
+
 /* radik's `refine` (the threshold from a 16384-key sample) acts only on
  * rows of 2^25 keys or more, longer than any other test's: radik with it
  * on (the default) and off, any and lowest-index ties (lowest-index: the
@@ -1039,11 +1071,8 @@ TEST_IMPL(gpu_topk_refine)
     return 1; /* a device without the GPU modules built cannot happen */
 #else
     static const tk_case rcases[] = {{"radik", NULL, NULL}, {"radik", "refine", "0"}};
-    const pb_module *m = pb_module_find("radik");
-    if (!m || pb_module_param_index(m, "refine") < 0) {
-        fprintf(stderr, "no radik with its parameter refine in this build\n");
-        return 1;
-    }
+    const pb_module *m = radik_with("refine");
+    if (!m) return 1;
     const pb_module *mods[NTIE_CASES];
     for (int ci = 0; ci < NTIE_CASES; ci++)
         if (!(mods[ci] = pb_module_find(tie_cases[ci].module))) {
@@ -1092,26 +1121,9 @@ static int cluster_point(const pb_module *m, const tk_point *q)
     static const tk_case on = {"radik", "cluster", "on"};
     static const tk_case others[] = {
         {"radik", "cluster", "on"}, {"radik", NULL, NULL}, {"radik", "sorted", "yes"}};
-    const pb_module *host = pb_module_find("omp-topk");
-    tk_case none = {"omp-topk", NULL, NULL};
-    pb_params p;
-    pb_err err = {{0}};
-    set_params(host, &none, q, &p, &err);
-    pb_point pt = {q->n, 4, tk_seed(q), &p, 0};
-    pb_topk_problem hp;
-    if (pb_topk_problem_init(&hp, &pt, &err) || pb_topk_twin_answer(&hp, &err)) {
-        describe(host, &none, q, "host problem: ", err.msg);
-        return 1;
-    }
-    uint64_t outs = hp.out_total;
-    uint32_t *tw = malloc((outs ? outs : 1) * 4), *got = malloc((outs ? outs : 1) * 4);
-    int failures = !tw || !got;
-    if (!failures) {
-        memcpy(tw, hp.twin_idx, outs * 4);
-        for (uint64_t r = 0; r < hp.rows; r++)
-            qsort(tw + hp.out_off[r], (size_t)(hp.out_off[r + 1] - hp.out_off[r]), 4, cmp_u32);
-        failures += ties_run(m, &on, q, outs, tw, got);
-    }
+    tk_twin t;
+    int failures = tk_twin_init(&t, q);
+    if (!failures) failures += ties_run(m, &on, q, t.outs, t.tw, t.got);
     for (int ci = 0; ci < 3 && !failures; ci++) failures += one(m, &others[ci], q);
     /* The cluster path's three reads (filter = off) and its fallback
      * (overshoot), lowest-index against the twin and ties = any. */
@@ -1121,13 +1133,11 @@ static int cluster_point(const pb_module *m, const tk_point *q)
         tk_case fc = filt_on;
         fc.value = filters[f];
         tk_extra_name = "cluster", tk_extra_value = "on";
-        failures += ties_run(m, &fc, q, outs, tw, got);
+        failures += ties_run(m, &fc, q, t.outs, t.tw, t.got);
         if (!failures) failures += one(m, &fc, q);
         tk_extra_name = tk_extra_value = NULL;
     }
-    free(tw);
-    free(got);
-    pb_topk_problem_free(&hp);
+    tk_twin_free(&t);
     return failures;
 }
 
@@ -1150,11 +1160,8 @@ TEST_IMPL(gpu_topk_cluster)
 #ifndef PB_HAVE_CUDA
     return 1; /* a device without the GPU modules built cannot happen */
 #else
-    const pb_module *m = pb_module_find("radik");
-    if (!m || pb_module_param_index(m, "cluster") < 0) {
-        fprintf(stderr, "no radik with its parameter cluster in this build\n");
-        return 1;
-    }
+    const pb_module *m = radik_with("cluster");
+    if (!m) return 1;
     static const uint64_t sizes[] = {1,    2,    3,     7,     8,          9,          1023,
                                      1025, 8191, 8193, 65537, 131073, (1u << 20) + 1, 1u << 22};
     enum { NS = sizeof sizes / sizeof sizes[0] };

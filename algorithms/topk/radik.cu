@@ -288,7 +288,7 @@ cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttri
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(r->cl_blocks, rows);
     cfg.blockDim = dim3(PB_RADIK_CL_BLOCK);
-    cfg.dynamicSmemBytes = pb_radik_cl_dyn_smem;
+    cfg.dynamicSmemBytes = PB_RADIK_CL_DYN_SMEM;
     cfg.stream = r->stream;
     at->id = cudaLaunchAttributeClusterDimension;
     at->val.clusterDim.x = r->cl_blocks;
@@ -333,7 +333,7 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
     while (c < PB_RADIK_CL_MAXC && (uint64_t)c * PB_RADIK_CL_PART < p.max_len) c *= 2;
     r->cl_blocks = c;
     PB_CUDA_TRY(cudaFuncSetAttribute(cluster_kernel(p), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)pb_radik_cl_dyn_smem),
+                                     (int)PB_RADIK_CL_DYN_SMEM),
                 err);
     cudaLaunchAttribute at;
     cudaLaunchConfig_t cfg = cluster_config(r, 1, &at);

@@ -15,30 +15,43 @@
  * How. A 16-bit order key (topk_key.h) is two 8-bit digits. The C blocks
  * of a row's cluster split it into contiguous parts of aligned 16-byte
  * packs (eight keys; offset padding: a pack's keys outside the row are
- * masked) and read it three times:
- *   read 1  every block histograms its keys' high digit; at a cluster
- *           barrier every block sums the C histograms (read remotely) and
- *           finds the pivot bin B, the high digit of the take-th largest
- *           key, and how many keys lie above it;
+ * masked, or counted as raw 0 and taken out of the histograms again).
+ *   filter  every block draws the same 2048-key sample and finds the key
+ *           at radik's filter rank in it (no barrier: the same keys, the
+ *           same answer); one read keeps the keys that may reach it
+ *           (radik's packed compare) as candidates in shared memory; at a
+ *           cluster barrier the blocks sum their candidates' high digits
+ *           (each reads the others' histograms remotely) and learn whether
+ *           the row kept at least take keys at or above the threshold with
+ *           no block out of room. If so the pivot is found among the
+ *           candidates alone: one read of the row.
+ * Otherwise (the sample was wrong, a row of few levels, filter = off) the
+ * row is read three times:
+ *   read 1  every block histograms its keys' high byte; the sum over the
+ *           cluster gives the pivot bin B, the high digit of the take-th
+ *           largest key, and how many keys lie above it;
  *   read 2  the low digit of the keys in B: the pivot key T, the number G
- *           of keys above T, and E = take - G ties to take; each block
- *           learns where its keys above T start in the row's output (the
- *           counts of the blocks before it) and how many ties it takes:
- *           its quota, the ties of the blocks before it first;
- *   read 3  keys above T are written (slots from a block counter, a warp
- *           at a time), and each block's quota of ties. With ties =
- *           lowest-index a block whose quota is part of its ties takes
- *           them in index order (a block scan a sub-tile, until the quota
- *           is full), so the row gets the E ties of the smallest indices;
- *           with ties = any it takes them in counter order.
+ *           of keys above T, and E = take - G ties to take;
+ *   read 3  keys that may reach T kept as candidates, then written.
+ * Reads 1 and 2 histogram raw bytes (no key conversion), which are a
+ * bijection of the order key's bytes except where NaNs lie: a row with keys
+ * in a byte that may hold one is read again with order keys.
+ * In both flows each block learns where its keys above T start in the
+ * row's output (the counts of the blocks before it) and its quota of ties
+ * (the ties of the blocks before it first); keys above T take slots from a
+ * block counter, a warp at a time. With ties = lowest-index a block whose
+ * quota is part of its ties takes them in index order (ranked among its
+ * candidates, or a block scan a sub-tile of a re-read), so the row gets
+ * the E ties of the smallest indices; with ties = any, in counter order.
  * The answer's contract is the family's: exactly take = min(k, len) keys,
- * every key above the take-th included. A batch's rows are at most a few
- * MiB each and read by their cluster back to back, so reads 2 and 3 find
- * most of the row in L2.
+ * every key above the take-th included.
  *
  * Histograms. Each digit has 32 counters, one a lane ([digit][lane]: bank
- * = lane), so a warp's 32 shared-memory atomics hit 32 banks whatever its
- * keys are: an all-equal row costs what a uniform one does. */
+ * = lane), so a warp's 32 shared-memory reductions hit 32 banks whatever
+ * its keys are.
+ *
+ * Measured on an H100 (results/reference/nvidia-h100/issue21-cluster-d7bf416/):
+ * 16 x 2^20 fp16 at k = 1024 in 0.039 ms, the multi-pass query 0.072. */
 #ifndef PB_RADIK_CLUSTER_CUH
 #define PB_RADIK_CLUSTER_CUH
 
@@ -51,7 +64,7 @@
 
 /* 512 threads, two blocks an SM: a cluster of eight 1024-thread blocks
  * (one an SM) fitted 15 times at once on an H100, so a 16th row waited
- * for a second wave (Nsight Compute, 0614d37: "Max Active Clusters 15"). */
+ * for a second wave (Nsight Compute at 8086773: "Max Active Clusters 15"). */
 #define PB_RADIK_CL_BLOCK 512
 /* Packs a thread loads before it uses them (64 KiB in flight a block). */
 #ifndef PB_RADIK_CL_BATCH
@@ -600,6 +613,21 @@ __device__ __forceinline__ void pb_radik_cl_append(pb_radik_cl_smem &s, const pb
         }
 }
 
+/* A read that keeps the keys of the block's part that may reach the key
+ * whose raw value t2 holds twice (strict: may pass it) as candidates. */
+template <int DT, int LG>
+__device__ __forceinline__ void pb_radik_cl_gather(pb_radik_cl_smem &s, const pb_radik_cl_cands &c,
+                                                   const pb_radik_cl_part &w, uint32_t t2,
+                                                   bool strict)
+{
+    pb_radik_cl_read<true>(w, [&](const uint4 &x, uint32_t p, bool in) {
+        uint32_t r8 = in ? pb_radik_cl_reach8<DT, LG>(x, t2, strict) : 0;
+        if (!r8) return;
+        if (!pb_radik_cl_full(w, p)) r8 &= pb_radik_cl_edge_mask(p, w.head, w.len);
+        if (r8) pb_radik_cl_append(s, c, x, p, w.head, r8);
+    });
+}
+
 /* The sample's threshold: the order key of rank r (0: the largest) among
  * PB_RADIK_SAMPLE keys of the row at radik's sample positions, found by
  * every block alike (the same keys, no cluster barrier): two 8-bit digit
@@ -644,22 +672,13 @@ __device__ __forceinline__ uint32_t pb_radik_cl_sample(pb_radik_cl_smem &s,
 
 /* The kernel: grid (C, rows), clusters of C blocks along x (block rank =
  * blockIdx.x), one cluster a row; PB_RADIK_CL_CAP candidates of dynamic
- * shared memory (pb_radik_cl_dyn_smem). k: the query's k; salt: the
+ * shared memory (PB_RADIK_CL_DYN_SMEM). k: the query's k; salt: the
  * sample's (radik's, from the problem's seed); filter: radik's `filter`
  * (pb_radik_filter_mode: off, the three reads; overshoot, the sample's
  * largest key as the threshold, so that most rows fall back).
- *
- * The filter (not in the 3-read description above, and tried first): a
- * row long enough, with a take that the sample can bound, is read once.
- * Every block draws the same 2048-key sample (pb_radik_cl_sample) and
- * keeps the keys at or above its threshold (rank pb_radik_filter_rank,
- * as radik's filter pass does) as candidates; at a cluster barrier the
- * blocks learn whether the row kept at least take such keys and no block
- * ran out of room; if so the two digits are histogrammed over the
- * candidates alone and the output written from them: one read of the
- * row. Otherwise the three reads follow (the sample never changes the
- * answer). */
-#define pb_radik_cl_dyn_smem ((size_t)PB_RADIK_CL_CAP * 6)
+ * The filter is tried first (see the top of this file); the sample never
+ * changes the answer, only which flow finds it. */
+#define PB_RADIK_CL_DYN_SMEM ((size_t)PB_RADIK_CL_CAP * 6)
 
 template <int DT, int LG>
 __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
@@ -707,12 +726,7 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
         thr = pb_radik_cl_sample<DT, LG>(s, a, rb, w.len, row, salt, r, &ties);
     if (ties && (uint64_t)(r + ties) * w.len <= room) {
         const uint32_t thr2 = pb_topk_raw_of(thr, DT, LG) * 0x00010001u;
-        pb_radik_cl_read<true>(w, [&](const uint4 &x, uint32_t p, bool in) {
-            uint32_t r8 = in ? pb_radik_cl_reach8<DT, LG>(x, thr2, false) : 0;
-            if (!r8) return;
-            if (!pb_radik_cl_full(w, p)) r8 &= pb_radik_cl_edge_mask(p, w.head, w.len);
-            if (r8) pb_radik_cl_append(s, cand, x, p, w.head, r8);
-        });
+        pb_radik_cl_gather<DT, LG>(s, cand, w, thr2, false);
         __syncthreads();
         const uint32_t nc = s.ncand < PB_RADIK_CL_CAP ? s.ncand : PB_RADIK_CL_CAP;
         const bool full = s.ncand > PB_RADIK_CL_CAP;
@@ -795,12 +809,7 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
          * the block reads its part once more and writes as it goes. */
         const uint32_t t2 = pb_topk_raw_of(d.T, DT, LG) * 0x00010001u;
         const bool strict = d.quota == 0 && (t2 & 0x7fffu) != 0;
-        pb_radik_cl_read<true>(w, [&](const uint4 &x, uint32_t p, bool in) {
-            uint32_t r8 = in ? pb_radik_cl_reach8<DT, LG>(x, t2, strict) : 0;
-            if (!r8) return;
-            if (!pb_radik_cl_full(w, p)) r8 &= pb_radik_cl_edge_mask(p, w.head, w.len);
-            if (r8) pb_radik_cl_append(s, cand, x, p, w.head, r8);
-        });
+        pb_radik_cl_gather<DT, LG>(s, cand, w, t2, strict);
         __syncthreads();
         const uint32_t nc = s.ncand;
         if (nc > PB_RADIK_CL_CAP)
