@@ -437,9 +437,10 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     PB_CUDA_TRY(cudaMalloc(&r->work, (rows + 1) * 4), err);
     PB_CUDA_TRY(cudaMalloc(&r->arrivals, 4), err);
     PB_CUDA_TRY(cudaMemset(r->arrivals, 0, 4), err); /* the last block leaves it at 0 */
-    if (r->lowest && rows && setup_ties(p, r, err)) return -1;
-    if (rows && setup_presample(g, r, err)) return -1;
+    /* The cluster path is the whole query: no tie pass, no presample. */
     if (setup_cluster(g, r, err)) return -1;
+    if (r->lowest && rows && !r->cluster && setup_ties(p, r, err)) return -1;
+    if (rows && !r->cluster && setup_presample(g, r, err)) return -1;
 
     int b_in = 0, b_in_buf = 0, b_filter = 0;
     if (r->wide ? setup_kernels<uint64_t>(p, r, &b_in, &b_in_buf, &b_filter, err)

@@ -67,9 +67,7 @@
  * for a second wave (Nsight Compute at 8086773: "Max Active Clusters 15"). */
 #define PB_RADIK_CL_BLOCK 512
 /* Packs a thread loads before it uses them (64 KiB in flight a block). */
-#ifndef PB_RADIK_CL_BATCH
 #define PB_RADIK_CL_BATCH 8
-#endif
 /* A row's blocks: one a PB_RADIK_CL_PART keys, a power of two, at most
  * PB_RADIK_CL_MAXC (the portable cluster size). */
 #define PB_RADIK_CL_PART (1u << 17)
@@ -91,7 +89,7 @@ struct pb_radik_cl_sum3 {
     }
 };
 
-/* Warp scans: a 1024-thread block's raking scan would take 12 KiB. */
+/* Warp scans: a raking scan keeps a word a thread (for uint3, 6 KiB). */
 typedef cub::BlockScan<uint3, PB_RADIK_CL_BLOCK, cub::BLOCK_SCAN_WARP_SCANS> pb_radik_cl_scan3;
 typedef cub::BlockScan<uint32_t, PB_RADIK_CL_BLOCK, cub::BLOCK_SCAN_WARP_SCANS> pb_radik_cl_scan1;
 
@@ -269,14 +267,21 @@ __device__ __forceinline__ uint4 pb_radik_cl_clear(uint4 x, uint32_t m)
     return make_uint4(k[0], k[1], k[2], k[3]);
 }
 
-/* An edge pack (one the row does not fill) with its keys outside the row
- * made raw 0: out of line, so that the unrolled reads stay small. */
-__device__ __noinline__ uint4 pb_radik_cl_edge(uint4 x, uint32_t p, uint32_t head, uint32_t len)
+/* The mask of an edge pack's keys in the row (out of line: two packs a
+ * row at most). */
+__device__ __noinline__ uint32_t pb_radik_cl_edge_mask(uint32_t p, uint32_t head, uint32_t len)
 {
     pb_radik_cl_part w;
     w.head = head;
     w.len = len;
-    return pb_radik_cl_clear(x, pb_radik_cl_inrow(w, p));
+    return pb_radik_cl_inrow(w, p);
+}
+
+/* An edge pack (one the row does not fill) with its keys outside the row
+ * made raw 0: out of line, so that the unrolled reads stay small. */
+__device__ __noinline__ uint4 pb_radik_cl_edge(uint4 x, uint32_t p, uint32_t head, uint32_t len)
+{
+    return pb_radik_cl_clear(x, pb_radik_cl_edge_mask(p, head, len));
 }
 
 /* Read 1: each key's high digit counted in lane column `at` (the shared
@@ -315,6 +320,28 @@ __device__ __forceinline__ void pb_radik_cl_read2(const pb_radik_cl_part &w, uin
     });
 }
 
+/* Read 3's quick test of a pack: bit e set where key e's raw value may
+ * reach T (strict: may be above it), two keys a packed compare. */
+template <int DT, int LG>
+__device__ __forceinline__ uint32_t pb_radik_cl_reach8(const uint4 &x, uint32_t t2, bool strict)
+{
+    uint32_t c[4] = {pb_radik_cmp16<DT, LG>(x.x, t2, strict), pb_radik_cmp16<DT, LG>(x.y, t2, strict),
+                     pb_radik_cmp16<DT, LG>(x.z, t2, strict), pb_radik_cmp16<DT, LG>(x.w, t2, strict)};
+    uint32_t r = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) r |= (c[j] & 1u) << (2 * j) | ((c[j] >> 16) & 1u) << (2 * j + 1);
+    return r;
+}
+
+/* Whether a pack may hold a key at or above T (t2: T's raw value in both
+ * halves; pb_radik_cmp16 passes every value whose key may reach it;
+ * strict: above it). */
+template <int DT, int LG>
+__device__ __forceinline__ bool pb_radik_cl_reach(const uint4 &x, uint32_t t2, bool strict)
+{
+    return pb_radik_cl_reach8<DT, LG>(x, t2, strict) != 0;
+}
+
 /* The masks of a pack's keys in the row whose order key is above T, and
  * equal to it. Most packs hold no key at T or above: one packed compare a
  * word of the raw values with T's (t2: T's raw value in both halves;
@@ -326,11 +353,7 @@ __device__ __forceinline__ void pb_radik_cl_masks(const uint4 &x, uint32_t p, bo
                                                   uint32_t t2, uint32_t &gt, uint32_t &eq)
 {
     gt = eq = 0;
-    if (!in) return;
-    uint32_t reach = 0;
-#pragma unroll
-    for (int j = 0; j < 4; j++) reach |= pb_radik_cmp16<DT, LG>(pb_radik_cl_word(x, j), t2, false);
-    if (!reach) return;
+    if (!in || !pb_radik_cl_reach<DT, LG>(x, t2, false)) return;
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         uint32_t o = pb_topk_okey16x2(pb_radik_cl_word(x, j), DT, LG);
@@ -366,16 +389,6 @@ __device__ __forceinline__ uint32_t pb_radik_cl_slots(uint32_t *ctr, uint32_t m)
     return __shfl_sync(0xffffffffu, base, 31) + incl - c;
 }
 
-/* Whether a pack may hold a key at or above T (t2: T's raw value in both
- * halves; pb_radik_cmp16 passes every value whose key may reach it;
- * strict: above it). */
-template <int DT, int LG>
-__device__ __forceinline__ bool pb_radik_cl_reach(const uint4 &x, uint32_t t2, bool strict)
-{
-    return (pb_radik_cmp16<DT, LG>(x.x, t2, strict) | pb_radik_cmp16<DT, LG>(x.y, t2, strict) |
-            pb_radik_cmp16<DT, LG>(x.z, t2, strict) | pb_radik_cmp16<DT, LG>(x.w, t2, strict)) != 0;
-}
-
 /* Read 3's output: where this block's keys above T go (vals, idx; slots
  * from *gctr) and its ties (tvals, tidx; slots from *tctr, the first
  * `quota` of them written; quota 0: none), the pivot key T, t2, and the
@@ -403,29 +416,6 @@ __device__ __noinline__ void pb_radik_cl_emit(const pb_radik_cl_out &o, uint4 x,
         uint32_t at = pb_radik_cl_slots(o.tctr, eq);
         if (at < o.quota) pb_radik_cl_write(o.tvals, o.tidx, at, x, p, o.head, eq, o.quota - at);
     }
-}
-
-/* Read 3's quick test of a pack: bit e set where key e's raw value may
- * reach T (strict: may be above it), two keys a packed compare. */
-template <int DT, int LG>
-__device__ __forceinline__ uint32_t pb_radik_cl_reach8(const uint4 &x, uint32_t t2, bool strict)
-{
-    uint32_t c[4] = {pb_radik_cmp16<DT, LG>(x.x, t2, strict), pb_radik_cmp16<DT, LG>(x.y, t2, strict),
-                     pb_radik_cmp16<DT, LG>(x.z, t2, strict), pb_radik_cmp16<DT, LG>(x.w, t2, strict)};
-    uint32_t r = 0;
-#pragma unroll
-    for (int j = 0; j < 4; j++) r |= (c[j] & 1u) << (2 * j) | ((c[j] >> 16) & 1u) << (2 * j + 1);
-    return r;
-}
-
-/* The mask of an edge pack's keys in the row (out of line: two packs a
- * row at most). */
-__device__ __noinline__ uint32_t pb_radik_cl_edge_mask(uint32_t p, uint32_t head, uint32_t len)
-{
-    pb_radik_cl_part w;
-    w.head = head;
-    w.len = len;
-    return pb_radik_cl_inrow(w, p);
 }
 
 /* Candidates: row-relative indices and raw values, in the kernel's
