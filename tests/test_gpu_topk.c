@@ -27,7 +27,7 @@
  *    per row the returned index sets are identical where the k-th best key
  *    is unique in the row, otherwise the key multisets are (neither scaling
  *    nor the filter changes the returned set).
- *  - gpu_topk_ties: ties = lowest-index on sort-and-choose, radik and radik
+ *  - gpu_topk_ties_part1..3 (a third of the points each): ties = lowest-index on sort-and-choose, radik and radik
  *    with scale=off (ties from the candidate passes), hier=0, resched=0,
  *    filter=overshoot, sorted=yes and tie_aware=0 (the paper's tie handling): each row's returned
  * index set equals the host twin's exactly (besides verify(), which then checks the same), on
@@ -838,7 +838,13 @@ static int tie_k_list(uint64_t n, uint64_t *ks)
     return c;
 }
 
-static int ties_sweep(void)
+/* gpu_topk_ties runs as three parts (537 s whole on an H100, which with a
+ * build does not fit one 600 s device call): part p takes the (size,
+ * distribution) pairs, then the 2^24 points, whose running index is p
+ * modulo 3. */
+enum { TIES_PARTS = 3 };
+
+static int ties_sweep(int part)
 {
     const pb_module *mods[NTIE_CASES];
     for (int ci = 0; ci < NTIE_CASES; ci++) {
@@ -862,6 +868,7 @@ static int ties_sweep(void)
     int failures = 0;
     for (int si = 0; si < NS; si++)
         for (int d = 0; d < ND; d++) {
+            if ((si * ND + d) % TIES_PARTS != part) continue;
             uint64_t ks[10];
             int nk = tie_k_list(sizes[si], ks);
             for (int ki = 0; ki < nk && failures < MAX_FAILURES; ki++) {
@@ -881,6 +888,7 @@ static int ties_sweep(void)
     const uint64_t big_k[] = {32, UINT64_C(1) << 18};
     for (int d = 0; d < 2; d++)
         for (int ki = 0; ki < 2 && failures < MAX_FAILURES; ki++) {
+            if ((d * 2 + ki) % TIES_PARTS != part) continue;
             tk_point q = {UINT64_C(1) << 24, big_k[ki], shapes[0], big_dists[d], 1, PB_TOPK_F32};
             failures += ties_point(mods, &q, 2);
             runs += 2;
@@ -891,16 +899,21 @@ static int ties_sweep(void)
 
 #endif
 
-TEST_IMPL(gpu_topk_ties)
+static int ties(int part)
 {
     int rc = need_gpu();
     if (rc) return rc;
 #ifdef PB_HAVE_CUDA
-    return ties_sweep();
+    return ties_sweep(part);
 #else
+    (void)part;
     return 1; /* a device without the GPU modules built cannot happen */
 #endif
 }
+
+TEST_IMPL(gpu_topk_ties_part1) { return ties(0); }
+TEST_IMPL(gpu_topk_ties_part2) { return ties(1); }
+TEST_IMPL(gpu_topk_ties_part3) { return ties(2); }
 
 TEST_IMPL(gpu_topk_scaling)
 {
@@ -1113,7 +1126,7 @@ TEST_IMPL(gpu_topk_refine)
 
 /* radik's cluster path (radik_cluster.cuh) at one point: cluster = on
  * with ties = lowest-index (the index sets against the host twin's, as
- * gpu_topk_ties does) and with ties = any, and radik's defaults and
+ * gpu_topk_ties_part* do) and with ties = any, and radik's defaults and
  * sorted = yes, which take the path on batches (cluster = auto). Returns
  * failures. */
 static int cluster_point(const pb_module *m, const tk_point *q)
