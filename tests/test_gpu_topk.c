@@ -27,10 +27,12 @@
  *    per row the returned index sets are identical where the k-th best key
  *    is unique in the row, otherwise the key multisets are (neither scaling
  *    nor the filter changes the returned set).
- *  - gpu_topk_ties_part1..3 (a third of the points each): ties = lowest-index on sort-and-choose, radik and radik
- *    with scale=off (ties from the candidate passes), hier=0, resched=0,
- *    filter=overshoot, sorted=yes and tie_aware=0 (the paper's tie handling): each row's returned
- * index set equals the host twin's exactly (besides verify(), which then checks the same), on
+ *  - gpu_topk_ties_part1..3 (a third of the points each): ties =
+ *    lowest-index on sort-and-choose, radik and radik with scale=off (ties
+ *    from the candidate passes), hier=0, resched=0, filter=overshoot,
+ *    sorted=yes and tie_aware=0 (the paper's tie handling): each row's
+ *    returned index set equals the host twin's exactly (besides verify(),
+ *    which then checks the same), on
  *    few:2, few:16, int8, relu, masked:0.5, equal, nan and uniform, at n in
  *    {1, 2, 3, 2^10 - 1, 2^11 - 1, 2^11, 2^11 + 1, 2^16 +- 1, 2^20 + 1} x
  *    k in {1, 2, n - 1, n, past n, 3, 17, 257, 1000, n / 2} (past the

@@ -810,8 +810,6 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
          * compares equal to the other zero), so that a row of ties does
          * not fill its room. Past the room, or with too many ties to rank,
          * the block reads its part once more and writes as it goes. */
-        const uint32_t t2 = pb_topk_raw_of(d.T, DT, LG) * 0x00010001u;
-        const bool strict = d.quota == 0 && (t2 & 0x7fffu) != 0;
         if (s.sel[PB_RADIK_CL_OWN_GT] == 0) {
             /* No key of this block is above T (a row whose pivot is its
              * top level: equal, few:L): only its quota of ties, if any,
@@ -820,6 +818,8 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
              * 16 x 2^20, few:2, in the micro-benchmark on an H200). */
             if (d.quota > 0) pb_radik_cl_write_read<DT, LG>(s, w, d, false);
         } else {
+            const uint32_t t2 = pb_topk_raw_of(d.T, DT, LG) * 0x00010001u;
+            const bool strict = d.quota == 0 && (t2 & 0x7fffu) != 0;
             pb_radik_cl_gather<DT, LG>(s, cand, w, t2, strict);
             __syncthreads();
             const uint32_t nc = s.ncand;
