@@ -60,8 +60,15 @@ pb=$build/permbench
 "$pb" info >"$work/info.txt" 2>&1
 nvidia-smi >>"$work/info.txt" 2>&1
 nvidia-smi topo -m >>"$work/info.txt" 2>&1
+# Tests run PB_CTEST_JOBS at once, each with its share of the cores for its
+# OpenMP twin (OMP_NUM_THREADS, unless set): eight GPU top-k tests of 16
+# threads each on a 16-core node took 2.5-3.5x their time alone (H100,
+# 2026-11-28), and four copies of topk_twin_batch on two cores took 133 s
+# with two threads each against 99 s with one.
+jobs=${PB_CTEST_JOBS:-4}
+omp=${OMP_NUM_THREADS:-$(($(nproc) / jobs > 0 ? $(nproc) / jobs : 1))}
 [ -z "$tests" ] || step "ctest -R $tests" "$work/ctest.log" \
-    ctest --test-dir "$build" -R "$tests" -j "${PB_CTEST_JOBS:-4}" --output-on-failure
+    env OMP_NUM_THREADS="$omp" ctest --test-dir "$build" -R "$tests" -j "$jobs" --output-on-failure -V
 for c in "${sweeps[@]}"; do
     name=$(basename "$c" .ini)
     step "run $name" "$work/$name.log" "$pb" run "$c" --out "$work/$name"
