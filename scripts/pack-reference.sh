@@ -14,16 +14,21 @@
 # older .gz, and only then is the plain file removed: a run cut short
 # leaves at worst both forms (readers take the plain one first), and a
 # second run finishes it. Nothing is left to pack: nothing is done.
+#
+# A figure drawn from the run's own results (an <name>.svg beside
+# <name>.png and the results.json) keeps its PNG only: `permbench plot DIR`
+# draws the SVG again from results.json.gz, and the SVGs were 11 of the
+# tree's 59 MB (2026-11-28).
 set -Eeuo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 case "${1:-}" in
--h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
 esac
 [ $# -gt 0 ] || set -- "$root/results/reference"
 
 tmp=""
 trap '[ -z "$tmp" ] || rm -f "$tmp"' EXIT
-packed=0 before=0 after=0
+packed=0 before=0 after=0 svgs=0 svg=0
 for dir in "$@"; do
     [ -d "$dir" ] || { echo "pack-reference.sh: $dir: no such folder" >&2; exit 2; }
     while IFS= read -r -d '' f; do
@@ -37,9 +42,16 @@ for dir in "$@"; do
         packed=$((packed + 1))
         after=$((after + $(stat -c %s -- "$f.gz")))
     done < <(find "$dir" -type f -name results.json -print0)
+    while IFS= read -r -d '' f; do
+        d=$(dirname -- "$f")
+        [ -f "${f%.svg}.png" ] && [ -f "$d/results.json.gz" ] || continue
+        svg=$((svg + $(stat -c %s -- "$f")))
+        rm -f -- "$f"
+        svgs=$((svgs + 1))
+    done < <(find "$dir" -type f -name '*.svg' -print0)
 done
-if [ "$packed" -eq 0 ]; then
-    echo "pack-reference.sh: no plain results.json under $*"
+if [ "$packed" -eq 0 ] && [ "$svgs" -eq 0 ]; then
+    echo "pack-reference.sh: no plain results.json or redrawable SVG under $*"
 else
-    echo "pack-reference.sh: packed $packed results.json ($before -> $after bytes); stage with git add -- $*"
+    echo "pack-reference.sh: packed $packed results.json ($before -> $after bytes), removed $svgs SVG figures ($svg bytes; permbench plot DIR draws them); stage with git add -- $*"
 fi
