@@ -68,7 +68,7 @@ nvidia-smi topo -m >>"$work/info.txt" 2>&1
 jobs=${PB_CTEST_JOBS:-4}
 omp=${OMP_NUM_THREADS:-$(($(nproc) / jobs > 0 ? $(nproc) / jobs : 1))}
 [ -z "$tests" ] || step "ctest -R $tests" "$work/ctest.log" \
-    env OMP_NUM_THREADS="$omp" ctest --test-dir "$build" -R "$tests" -j "$jobs" --output-on-failure -V
+    env OMP_NUM_THREADS="$omp" ctest --test-dir "$build" -R "$tests" -j "$jobs" -V
 for c in "${sweeps[@]}"; do
     name=$(basename "$c" .ini)
     step "run $name" "$work/$name.log" "$pb" run "$c" --out "$work/$name"

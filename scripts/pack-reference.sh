@@ -28,7 +28,7 @@ esac
 
 tmp=""
 trap '[ -z "$tmp" ] || rm -f "$tmp"' EXIT
-packed=0 before=0 after=0 svgs=0 svg=0
+packed=0 before=0 after=0 svgs=0 svg_bytes=0
 for dir in "$@"; do
     [ -d "$dir" ] || { echo "pack-reference.sh: $dir: no such folder" >&2; exit 2; }
     while IFS= read -r -d '' f; do
@@ -45,7 +45,7 @@ for dir in "$@"; do
     while IFS= read -r -d '' f; do
         d=$(dirname -- "$f")
         [ -f "${f%.svg}.png" ] && [ -f "$d/results.json.gz" ] || continue
-        svg=$((svg + $(stat -c %s -- "$f")))
+        svg_bytes=$((svg_bytes + $(stat -c %s -- "$f")))
         rm -f -- "$f"
         svgs=$((svgs + 1))
     done < <(find "$dir" -type f -name '*.svg' -print0)
@@ -53,5 +53,5 @@ done
 if [ "$packed" -eq 0 ] && [ "$svgs" -eq 0 ]; then
     echo "pack-reference.sh: no plain results.json or redrawable SVG under $*"
 else
-    echo "pack-reference.sh: packed $packed results.json ($before -> $after bytes), removed $svgs SVG figures ($svg bytes; permbench plot DIR draws them); stage with git add -- $*"
+    echo "pack-reference.sh: packed $packed results.json ($before -> $after bytes), removed $svgs SVG figures ($svg_bytes bytes; permbench plot DIR draws them); stage with git add -- $*"
 fi
