@@ -6,7 +6,7 @@ of one host and to several hosts from the two-GPU measurements.
 
 RUN_DIR holds a dist-shuffle sweep (results.csv: rows of dist-shuffle at
 devices 2, dist-exchange at devices 2 and bijective2) and phases/phases.log
-(PB_DIST_PHASES=1 output), as results/reference/nvidia-h200-x2/issue22-*/.
+(PB_DIST_PHASES=1 output), as results/reference/nvidia-h200-x2/dist-shuffle/.
 From them it takes, per device: the split's time per item, bijective2's
 time per item (the local shuffle), the link's rate per direction (the
 exchange ceiling: each device sends half its slice), and the host's
