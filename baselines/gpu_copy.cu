@@ -1,8 +1,8 @@
 /* copy: contiguous device copy by a kernel, the GPU bandwidth ceiling that
  * GPU rows are compared with. One 16-byte load and store per thread over a
- * grid that covers the whole buffer: on an H200 this matched
- * cudaMemcpyAsync (4.21 vs 4.15 TB/s at 512 MiB), where a persistent grid-stride
- * loop with four loads in flight reached 94% and streaming cache hints 90%. */
+ * grid that covers the whole buffer: this matched cudaMemcpyAsync, where a
+ * persistent grid-stride loop with four loads in flight and streaming cache
+ * hints fell short of it (docs/measurement.md, The ceilings). */
 #include "core/cuda_check.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
 

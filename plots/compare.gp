@@ -38,8 +38,7 @@ if (hi / lo < 30) {
     set ytics ("0.001" 0.001, "0.01" 0.01, "0.03" 0.03, "0.1" 0.1, "0.2" 0.2, "0.5" 0.5, "1" 1, \
                "2" 2, "5" 5, "10" 10, "30" 30, "100" 100, "1000" 1000)
 }
-# Below the plot, never over it: inside, the box hid the tallest rows
-# (the first H100-versus-H200 figure lost its copy rows at 1.41x under it).
+# Below the plot, never over it: inside, the box hid the tallest rows.
 set key below horizontal box
 # A series with no point makes gnuplot warn ("no valid points") into
 # gnuplot.log: only the verdicts that occur, and the share ratios only when

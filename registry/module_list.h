@@ -12,7 +12,7 @@ PB_MODULE(gsl_shuffle)
 
 /* Shuffle family: CPU shuffles */
 PB_MODULE(bijective_twin)
-PB_MODULE(grs_twin) /* the GPU Rao-Sandelius model (issue 20) */
+PB_MODULE(grs_twin) /* the GPU Rao-Sandelius model */
 PB_MODULE(rao_sandelius)
 PB_MODULE(merge_shuffle)
 PB_MODULE(cpu_dart_throwing)
@@ -46,8 +46,8 @@ PB_MODULE(dart_throwing)
 PB_MODULE(sort_shuffle)
 PB_MODULE(thrust_shuffle)
 PB_MODULE(gpu_pov_shuffle) /* approximately uniform; twin: pov_shuffle */
-PB_MODULE(gpu_rao_sandelius) /* exactly uniform, coalesced passes; twin: grs-twin (issue 20) */
-PB_MODULE(dist_shuffle) /* over G GPUs through NCCL (issue 22) */
+PB_MODULE(gpu_rao_sandelius) /* exactly uniform, coalesced passes; twin: grs-twin */
+PB_MODULE(dist_shuffle) /* over G GPUs through NCCL */
 PB_MODULE(dist_exchange) /* its all-to-all alone: the ceiling */
 
 /* Multisplit family: the paper's kernels, references, building blocks */
@@ -55,7 +55,7 @@ PB_MODULE(multisplit) /* picks dms, wms or bms by m */
 PB_MODULE(dms)
 PB_MODULE(wms)
 PB_MODULE(bms)
-PB_MODULE(onesweep_ms) /* one pass with decoupled look-back: many buckets (issue 20) */
+PB_MODULE(onesweep_ms) /* one pass with decoupled look-back: many buckets */
 PB_MODULE(rb_sort)
 PB_MODULE(cub_radix_sort)
 PB_MODULE(cub_partition)

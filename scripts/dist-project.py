@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Projects the distributed shuffle (issue 22, docs/distributed.md) to G GPUs
+"""Projects the distributed shuffle (docs/distributed.md) to G GPUs
 of one host and to several hosts from the two-GPU measurements.
 
     scripts/dist-project.py RUN_DIR

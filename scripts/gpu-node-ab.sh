@@ -41,9 +41,8 @@ else
 rm -rf "$old/src" "$old/build" && mkdir -p "$old/src"
 tar -xzf "$root/.bundle/baseline.tar.gz" -C "$old/src" || exit 1
 # PB_BUILD_FROM_TREE: the baseline's own tree. Without it, a baseline whose
-# gpu-node-build.sh builds the bundle's source.tar.gz (every commit since
-# 8bd789c) builds B's source a second time: the first H100 run of this
-# script made "A" that way, and its results named B's commit.
+# gpu-node-build.sh builds the bundle's source.tar.gz builds B's source a
+# second time, and A's results name B's commit.
 step "build A" "$work/build-A.log" env PB_BUILD_FROM_TREE=1 \
     "$old/src/scripts/gpu-node-build.sh" "$root/.bundle" /opt/permbench-deps "$old/build" ||
     step "build A (cmake)" "$work/build-A2.log" sh -c ". /opt/permbench-deps/env.sh 2>/dev/null;

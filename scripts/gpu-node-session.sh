@@ -61,10 +61,9 @@ pb=$build/permbench
 nvidia-smi >>"$work/info.txt" 2>&1
 nvidia-smi topo -m >>"$work/info.txt" 2>&1
 # Tests run PB_CTEST_JOBS at once, each with its share of the cores for its
-# OpenMP twin (OMP_NUM_THREADS, unless set): eight GPU top-k tests of 16
-# threads each on a 16-core node took 2.5-3.5x their time alone (H100,
-# 2026-11-28), and four copies of topk_twin_batch on two cores took 133 s
-# with two threads each against 99 s with one.
+# OpenMP twin (OMP_NUM_THREADS, unless set): tests that each take every
+# core for their twin oversubscribe the node and run several times slower
+# than alone.
 jobs=${PB_CTEST_JOBS:-4}
 omp=${OMP_NUM_THREADS:-$(($(nproc) / jobs > 0 ? $(nproc) / jobs : 1))}
 [ -z "$tests" ] || step "ctest -R $tests" "$work/ctest.log" \

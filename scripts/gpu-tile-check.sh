@@ -252,7 +252,7 @@ tar -czf "$out/tile-bundle.tar.gz" -C "$out" tile-work 2>/dev/null
             }
         }' "$out/tile-table.csv"
     echo
-    echo "issue #19 partition points (split vs scatter, same pattern and m):"
+    echo "partition points (split vs scatter, same pattern and m):"
     awk -F, '
         NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         $c["op"] == "partition" { t[$c["method"], $c["pattern"], $c["m"]] = $c["ns_per_item"];

@@ -17,8 +17,8 @@
 #
 # A figure drawn from the run's own results (an <name>.svg beside
 # <name>.png and the results.json) keeps its PNG only: `permbench plot DIR`
-# draws the SVG again from results.json.gz, and the SVGs were 11 of the
-# tree's 59 MB (2026-11-28).
+# draws the SVG again from results.json.gz, and an SVG is larger than its
+# PNG (results/ must stay under 15 MiB).
 set -Eeuo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 case "${1:-}" in
