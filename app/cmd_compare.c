@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "app/cli.h"
-#include "bench/compare.h"
-#include "bench/outdir.h"
-#include "bench/plot.h"
+#include "compare/compare.h"
+#include "output/outdir.h"
+#include "output/plot.h"
 #include "config/sizes.h"
 
 static const char help[] =

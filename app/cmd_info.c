@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "app/cli.h"
-#include "bench/provenance.h"
+#include "output/provenance.h"
 #include "core/build_info.h"
 #include "core/gpu.h"
 #include "core/sysinfo.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "app/cli.h"
-#include "bench/plot.h"
+#include "output/plot.h"
 
 static const char help[] =
     "usage: permbench plot RESULT_DIR\n"

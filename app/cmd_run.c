@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include "app/cli.h"
-#include "bench/interrupt.h"
+#include "output/interrupt.h"
 #include "config/ini_override.h"
 #include "config/sizes.h"
-#include "bench/outdir.h"
-#include "bench/plot.h"
-#include "bench/progress.h"
-#include "bench/provenance.h"
+#include "output/outdir.h"
+#include "output/plot.h"
+#include "output/progress.h"
+#include "output/provenance.h"
 #include "bench/results.h"
 #include "bench/results_read.h"
 #include "bench/runner.h"

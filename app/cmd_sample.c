@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "app/cli.h"
-#include "bench/atomic_file.h"
-#include "bench/interrupt.h"
+#include "output/atomic_file.h"
+#include "output/interrupt.h"
 #include "config/ini.h"
 #include "config/params.h"
 #include "config/sizes.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/interrupt.h"
+#include "output/interrupt.h"
 #include "bench/stopping.h"
 #include "config/params.h"
 #include "core/cache_flush.h"

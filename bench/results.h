@@ -1,5 +1,5 @@
 /* results.csv and results.json: one row per module instance x problem point.
- * Column and field names are stable; tests/test_results.c holds them to it. */
+ * Column and field names are stable; tests/bench/test_results.c holds them to it. */
 #ifndef PB_RESULTS_H
 #define PB_RESULTS_H
 

@@ -5,7 +5,7 @@
 
 #include "bench/results.h"
 
-#include "bench/atomic_file.h"
+#include "output/atomic_file.h"
 
 const char *const pb_csv_columns[] = {
     "label",       "series",         "axis",           "axis_value",  "module",

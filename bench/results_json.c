@@ -4,7 +4,7 @@
 
 #include "config/params.h"
 
-#include "bench/atomic_file.h"
+#include "output/atomic_file.h"
 #include "bench/results.h"
 
 static json_t *instance_json(const pb_instance *in)

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/json_file.h"
+#include "output/json_file.h"
 #include "bench/results.h"
-#include "bench/summary.h"
+#include "stats/summary.h"
 #include "config/data_file.h"
 
 static int load(const char *path, json_t **root, pb_err *err)

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "bench/summary.h"
+#include "stats/summary.h"
 #include "registry/instance.h"
 
 #ifdef __cplusplus

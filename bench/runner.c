@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/interrupt.h"
+#include "output/interrupt.h"
 #include "bench/measure.h"
 #include "config/sizes.h"
 #include "core/gpu.h"
@@ -240,7 +240,7 @@ static double row_seconds(const pb_row *row)
 }
 
 /* The points of the plan not yet in run->rows, in plan order. A signal
- * (bench/interrupt.h) ends the sweep after the current point; a point it
+ * (output/interrupt.h) ends the sweep after the current point; a point it
  * cut short is dropped, to be measured again on resume. */
 static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err)
 {

@@ -26,7 +26,7 @@ typedef struct pb_run_hooks {
 int pb_run_check_plan(const pb_config *cfg, pb_err *err);
 
 /* Runs the sweep. Failing rows do not stop it; the return value is 0 unless
- * the sweep itself could not run. SIGINT or SIGTERM (bench/interrupt.h, once
+ * the sweep itself could not run. SIGINT or SIGTERM (output/interrupt.h, once
  * installed) end it early with run->interrupted set. */
 int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err);
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/plot.h"
+#include "output/plot.h"
 #include "config/params.h"
 #include "registry/registry.h"
 

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "bench/progress.h"
+#include "output/progress.h"
 #include "bench/results.h"
 #include "config/sizes.h"
 

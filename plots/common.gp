@@ -1,4 +1,4 @@
-# Read before every figure's script (bench/plot.c): ten colours that stay
+# Read before every figure's script (output/plot.c): ten colours that stay
 # apart (linetypes 1-10) and a light shade of each (11-20: the same series at
 # its second item width, or series 11-20), plain
 # numbers on the tick labels ("1e-05", not "0.000010"), and the title with

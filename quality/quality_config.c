@@ -184,13 +184,6 @@ static void build_fields(fields *fs)
     }
 }
 
-bool pb_qtest_spec_has(const pb_qtest_spec *t, uint64_t n)
-{
-    for (size_t i = 0; i < t->nn; i++)
-        if (t->ns[i] == n) return true;
-    return false;
-}
-
 /* ---- what holds between keys and sections ------------------------------- */
 
 static int check_tests(pb_quality_config *c, const pb_ini *doc, pb_err *err)
@@ -287,25 +280,6 @@ static int check_instances(pb_quality_config *c, const pb_ini *doc, pb_err *err)
                                in->mod->name, (unsigned long long)in->mod->max_n, (unsigned long long)ns[nn - 1]);
     }
     return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-size_t pb_quality_config_sizes(const pb_quality_config *cfg, uint64_t *ns, size_t cap)
-{
-    size_t nn = 0;
-    for (size_t k = 0; k < pb_qtest_count(); k++)
-        for (size_t i = 0; i < cfg->test[k].nn; i++) {
-            bool have = false;
-            for (size_t j = 0; j < nn; j++) have |= ns[j] == cfg->test[k].ns[i];
-            if (!have && nn < cap) ns[nn++] = cfg->test[k].ns[i];
-        }
-    qsort(ns, nn, sizeof ns[0], cmp_u64);
-    return nn;
 }
 
 static const pb_ini_dialect dialect = {

@@ -1,13 +1,11 @@
-/* External inputs in quality configs: input sections, the config that
- * tests one input (`quality --input`), and the checks before any work. Its
- * functions are declared in quality_config.h, whose loader calls the first. */
+#include "quality/quality_inputs.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/sizes.h"
 #include "quality/perm_reader.h"
-#include "quality/quality_config.h"
 
 /* An input section (quality/qinput.h): `input`, `n` and `format`, no
  * module and no parameter. A relative path is the config file's
@@ -74,14 +72,6 @@ const pb_qinput *pb_quality_config_input(const pb_quality_config *cfg, const pb_
     return NULL;
 }
 
-uint64_t pb_quality_config_samples_at(const pb_quality_config *cfg, uint64_t n)
-{
-    uint64_t most = 0;
-    for (size_t k = 0; k < pb_qtest_count(); k++)
-        if (pb_qtest_spec_has(&cfg->test[k], n) && cfg->test[k].samples > most) most = cfg->test[k].samples;
-    return most;
-}
-
 int pb_quality_config_use_input(pb_quality_config *cfg, const pb_qinput *input, uint64_t count,
                                 bool own_tests, pb_err *err)
 {
@@ -127,18 +117,6 @@ int pb_quality_config_use_input(pb_quality_config *cfg, const pb_qinput *input, 
     snprintf(in->series, sizeof in->series, "%s", input->label);
     in->automatic = false;
     return 0;
-}
-
-const char *pb_quality_config_needers(const pb_quality_config *cfg, uint64_t n, uint64_t samples, char *buf,
-                                      size_t len)
-{
-    size_t off = 0, count = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < pb_qtest_count() && off < len; k++)
-        if (pb_qtest_spec_has(&cfg->test[k], n) && cfg->test[k].samples == samples)
-            off += (size_t)snprintf(buf + off, len - off, "%s%s", count++ ? " and " : "", pb_qtest_at(k)->name);
-    if (off < len) snprintf(buf + off, len - off, " %s", count > 1 ? "need" : "needs");
-    return buf;
 }
 
 int pb_quality_config_check_inputs(const pb_quality_config *cfg, pb_err *err)

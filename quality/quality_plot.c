@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/plot.h"
+#include "output/plot.h"
 #include "config/embedded.h"
 
 /* Whether the space-separated list holds `word`. An empty word is in every

@@ -1,6 +1,6 @@
 #include "quality/quality_results.h"
 
-#include "bench/atomic_file.h"
+#include "output/atomic_file.h"
 
 #include <math.h>
 #include <stdio.h>

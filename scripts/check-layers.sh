@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Checks that the tree's folders are layers whose arrows point one way:
 #
-#   app -> quality -> bench -> registry -> modules (algorithms, baselines)
-#       -> families -> config, stats, dmm -> core     (tests may use all)
+#   app -> bench, compare, quality -> output -> registry
+#       -> modules (algorithms, baselines) -> families -> config, stats, dmm
+#       -> core                                       (tests may use all)
 #
 # Fails, naming the file, line and include, on
 #   - an include of a higher layer (upwards) or of a sibling folder of the
-#     same layer (config, stats and dmm);
+#     same layer (config, stats and dmm; bench, compare and quality);
 #   - a family's folder including another family's (families/a -> families/b,
 #     algorithms/a -> algorithms/b): a family's knowledge lives in its folder;
 #   - an include of a file that does not exist;
@@ -26,8 +27,8 @@ rank() {
     families) echo 2 ;;
     algorithms | baselines) echo 3 ;;
     registry) echo 4 ;;
-    bench) echo 5 ;;
-    quality) echo 6 ;;
+    output) echo 5 ;;
+    bench | compare | quality) echo 6 ;;
     app) echo 7 ;;
     tests) echo 9 ;;
     *) echo -1 ;;
@@ -36,7 +37,7 @@ rank() {
 # Files generated into the build tree, included by name.
 generated=" tests/test_list.h "
 
-layers="core config stats dmm families algorithms baselines registry bench quality app tests"
+layers="core config stats dmm families algorithms baselines registry output bench compare quality app tests"
 bad=0
 edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT

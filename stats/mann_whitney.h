@@ -11,7 +11,7 @@
  * ties are the rule, and the exact distribution holds only without ties.
  * Without ties the approximation is within 0.015 of the exact p-value from
  * eight samples a side; heavy ties want more (within 0.025 at thirty, up to
- * 0.07 off at eight): tests/test_mann_whitney.c. permbench's runs take at
+ * 0.07 off at eight): tests/stats/test_mann_whitney.c. permbench's runs take at
  * least ten samples a row, most many more. */
 #ifndef PB_STATS_MANN_WHITNEY_H
 #define PB_STATS_MANN_WHITNEY_H

@@ -15,7 +15,7 @@
  * pair of dependent indicators with correlation rho), whose Lancaster
  * expansion is in the orthonormal polynomials of Binomial(S, q) with
  * coefficients rho^k (Aitken and Gonin 1935; checked by exact enumeration
- * in tests/test_bias.c), so for f(c) = (Sq - c)_+ and a_k = <f, P_k>:
+ * in tests/stats/test_bias.c), so for f(c) = (Sq - c)_+ and a_k = <f, P_k>:
  *
  *   Cov(f(C_t), f(C_u)) = sum_{k>=1} a_k^2 rho_tu^k
  *   Var(T) = K [Var f(C) + sum_{k>=1} a_k^2 R_k] / M^2,  R_k = sum_{u != t} rho_tu^k

@@ -1,7 +1,7 @@
 /* Test-only modules that are wrong in the ways a timed module can be wrong
  * and still look busy: they do nothing, do half the work, hand back the
  * previous sample's output, or are wrong on one sample. They are never in
- * the registry; tests/test_every_sample.c runs them through the harness,
+ * the registry; tests/bench/test_every_sample.c runs them through the harness,
  * which must report each one failed. Their reference is fisher-yates: each
  * claims to produce its output. */
 #include "tests/broken_modules.h"

@@ -1,7 +1,7 @@
 /* Test-only GPU modules that launch nothing useful: one writes nothing, one
  * writes the first half of its output (a copy of the input's first half), one
- * splits a record (tests/test_gpu_records.c).
- * Never in the registry; tests/test_every_sample.c runs them on a GPU, where
+ * splits a record (tests/shuffle/test_gpu_records.c).
+ * Never in the registry; tests/bench/test_every_sample.c runs them on a GPU, where
  * the harness's device check must report both failed. */
 #include "tests/broken_modules.h"
 

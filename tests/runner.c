@@ -23,24 +23,13 @@ static const struct {
 #undef PB_TEST
 };
 
-const char *pb_test_tmpfile(const char *text, char *path, size_t len)
-{
-    snprintf(path, len, "%s/pbtest-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    int fd = mkstemp(path);
-    if (fd < 0) return NULL;
-    size_t n = strlen(text);
-    if (write(fd, text, n) != (ssize_t)n) path[0] = '\0';
-    close(fd);
-    return path;
-}
-
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     size_t count = sizeof tests / sizeof tests[0];
     /* `pb_tests permbench ARGS...`: the real command line with the broken
      * modules added, so a test can see what `permbench run` makes of them
-     * (tests/broken_cli.sh); the shipped binary never has them. */
+     * (tests/bench/broken_cli.sh); the shipped binary never has them. */
     if (argc >= 2 && strcmp(argv[1], "permbench") == 0) {
         const pb_module *broken[] = {&pb_broken_noop, &pb_broken_half, &pb_broken_stale,
                                      &pb_broken_once, &pb_broken_stale_noref, &pb_broken_sample,

@@ -15,7 +15,7 @@
  * slower), where the longest CPU tests leave out their largest cases
  * (each says which): a memory or undefined-behaviour error shows at the
  * smaller sizes too, which take the same code paths, and the release
- * build runs every case. CI's two-core run stays near 20 minutes so. */
+ * build runs every case. That keeps CI's sanitizer run affordable. */
 #ifdef PB_SANITIZED
 #define PB_TEST_SANITIZED 1
 #else
@@ -56,5 +56,9 @@
 /* Writes `text` to a fresh temporary file; returns its path (static buffer
  * per call site is not needed: the caller copies it). */
 const char *pb_test_tmpfile(const char *text, char *path, size_t len);
+
+/* Makes a fresh temporary folder; returns its path (in dir), or NULL. The
+ * caller removes it. */
+const char *pb_test_tmpdir(char *dir, size_t len);
 
 #endif

@@ -421,7 +421,7 @@ def sweep_from_config(path):
 
 def results_file(path):
     """DIR/results.json, else DIR/results.json.gz (a packed reference run:
-    scripts/pack-reference.sh), as bench/json_file.c finds it; a file is
+    scripts/pack-reference.sh), as output/json_file.c finds it; a file is
     itself."""
     if not os.path.isdir(path):
         return path
@@ -667,7 +667,7 @@ def work(inst, n, item_bytes):
 
 
 # ---------------------------------------------------------------------------
-# Statistics and the stopping rule (bench/summary.c, bench/stopping.c).
+# Statistics and the stopping rule (stats/summary.c, bench/stopping.c).
 
 def summarise(x):
     """median, min, max, mean, stddev (n - 1; 0 for one sample)."""

@@ -13,7 +13,7 @@
 # Environment: PERMBENCH, the permbench binary (default: build-gpu/permbench,
 # else build/permbench, beside this script's tree); PYTHON (python3);
 # PEERS_ARGS, more arguments for `peers.py run` (say "--set max_samples=200").
-# PEERS_SYNTHETIC=1 makes up the times (tests/peers.sh: no GPU there).
+# PEERS_SYNTHETIC=1 makes up the times (tests/scripts/peers.sh: no GPU there).
 # PEERS_REUSE=1 takes peers already timed in OUT/NAME-peers/ (say on a GPU
 # node whose call had no time left for the figures) and only merges, draws
 # and compares them here.

@@ -1,11 +1,11 @@
-/* results.json as `permbench compare` reads it (bench/compare.h): the
+/* results.json as `permbench compare` reads it (compare/compare.h): the
  * input compared with itself (every row matched: the U test, medians and
  * ratios on whatever samples it holds) and with a small valid run on
  * either side, then reported as text and Markdown and drawn as gnuplot
  * input, without running gnuplot. Beside the sanitizers: a refusal says
  * why in one line, the report never prints a line break it was given, and
  * the gnuplot input holds no value that leaves its quotes. */
-#include "bench/compare.h"
+#include "compare/compare.h"
 #include "tests/fuzz/fuzz_input.h"
 
 static const char base_json[] =

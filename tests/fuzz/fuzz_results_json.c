@@ -1,9 +1,9 @@
-/* results.json as `permbench plot` reads it (bench/plot.h): the document
+/* results.json as `permbench plot` reads it (output/plot.h): the document
  * parsed as json_load_file would, what it asks to draw read by
  * pb_plot_read, and each figure's gnuplot input built by pb_plot_vars,
  * without running gnuplot. Beside the sanitizers: a refusal says why in
  * one line, and the gnuplot input holds no value that leaves its quotes. */
-#include "bench/plot.h"
+#include "output/plot.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

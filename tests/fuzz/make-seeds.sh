@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the seed corpora of tests/fuzz/corpus/ from what the project
 # ships and tests: every config (configs/, tests/data/, the reference runs'
-# local copies), the malformed configs of tests/cli_errors.sh, the size
+# local copies), the malformed configs of tests/app/cli_errors.sh, the size
 # lists and parameter values in them, and small results directories made
 # by running permbench. A maintainer's tool (python3 trims the JSON); CI
 # replays the committed corpora and never runs it. Inputs the campaign
@@ -32,7 +32,7 @@ for f in configs/*.ini configs/paper/*.ini configs/quality/*.ini configs/own-dat
     name=$(echo "${f%.ini}" | tr '/' '_')
     for h in ini run_config quality_config; do put "$h" "$name" <"$f"; done
 done
-grep -o "ini '[^']*'" tests/cli_errors.sh | sed "s/^ini '//; s/'\$//" | while IFS= read -r case; do
+grep -o "ini '[^']*'" tests/app/cli_errors.sh | sed "s/^ini '//; s/'\$//" | while IFS= read -r case; do
     name=cli-$(printf '%s' "$case" | sha1sum | cut -c1-12)
     for h in ini run_config quality_config; do printf '%b' "$case" | put "$h" "$name"; done
 done
@@ -41,7 +41,7 @@ done
 {
     grep -h -E '^[[:space:]]*(sizes|chisq|mmd|duplicates|[a-z_]*samples|batch|rounds|buckets|block|cutoff)[[:space:]]*=' \
         configs/*.ini configs/*/*.ini tests/data/*.ini | sed 's/^[^=]*=[[:space:]]*//; s/[[:space:]]*;.*$//'
-    grep -h -o -E '(parse|pb_size_expr)\("[^"]*"' tests/test_sizes.c | sed 's/^[a-z_]*("//; s/"$//'
+    grep -h -o -E '(parse|pb_size_expr)\("[^"]*"' tests/config/test_sizes.c | sed 's/^[a-z_]*("//; s/"$//'
 } | sort -u | while IFS= read -r v; do
     [ -n "$v" ] && printf '%s' "$v" | put sizes "$(printf '%s' "$v" | sha1sum | cut -c1-12)"
 done

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Unit tests of scripts/peers/peers.py's parts that need no GPU: the size
+syntax, the statistics, the stopping rule (bench/stopping.c's), the CSV line
+(bench/results_csv.c's), the series names of top-k problems and the
+reading of packed (gzip) results.json.
+
+    python3 tests/scripts/peers_unit.py [SOURCE_DIR]
+"""
+import gzip
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+spec = importlib.util.spec_from_file_location("peers", os.path.join(SRC, "scripts", "peers", "peers.py"))
+peers = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(peers)
+
+
+class Sizes(unittest.TestCase):
+    def test_docs_examples(self):
+        # docs/configs.md
+        self.assertEqual(peers.parse_sizes("2^8+1 .. 2^29+1 *8"),
+                         [2 ** k + 1 for k in range(8, 30, 3)])
+        self.assertEqual(peers.parse_sizes("1000 .. 5000 +1000"), [1000, 2000, 3000, 4000, 5000])
+        self.assertEqual(peers.parse_sizes("3*2^20"), [3 << 20])
+        self.assertEqual(peers.parse_sizes("2^14 .. 2^24"), [1 << k for k in range(14, 25)])
+        self.assertEqual(peers.parse_sizes("2^21, 2^23, 2^25"), [1 << 21, 1 << 23, 1 << 25])
+        self.assertEqual(peers.parse_sizes("2^8 .. 2^10 *2, 2^8+1 .. 2^10+1 *2"),
+                         [256, 512, 1024, 257, 513, 1025])
+        self.assertEqual(peers.parse_sizes("2^10-1"), [1023])
+
+    def test_refused(self):
+        for bad in ("2^10,", "2^10,,2^12", "2^10 ..", "2 ^10", "2^8+1 .. 2^10 *2", "0 .. 8",
+                    "8 .. 4", "2^63", "1 .. 8 *1", "x"):
+            with self.assertRaises(peers.Bad, msg=bad):
+                peers.parse_sizes(bad)
+
+    def test_topk_dists(self):
+        # The top-k distributions, as permbench's configs name them.
+        for ok in ("relu", "int8", "sorted", "reversed", "few:2", "few:256", "masked:0.5", "masked:0"):
+            self.assertEqual(peers._topk_value("dist", ok, "t"), ok)
+        for bad in ("few", "few:0", "few:x", "masked", "masked:1.5", "relu:3", "nope"):
+            with self.assertRaises(peers.Bad, msg=bad):
+                peers._topk_value("dist", bad, "t")
+
+    def test_names(self):
+        self.assertEqual(peers.size_name(1 << 29), "2^29")
+        self.assertEqual(peers.size_name((1 << 29) + 1), "2^29+1")
+        self.assertEqual(peers.size_name(1000), "1000")
+
+    def test_fnv(self):
+        self.assertEqual(peers.fnv1a64(b""), 0xcbf29ce484222325)
+        self.assertEqual(peers.fnv1a64(b"a"), 0xaf63dc4c8601ec8c)
+
+
+class Statistics(unittest.TestCase):
+    def test_summary(self):
+        s = peers.summarise([3.0, 1.0, 2.0, 10.0])
+        self.assertEqual((s["median"], s["min"], s["max"], s["mean"]), (2.5, 1.0, 10.0, 4.0))
+        self.assertAlmostEqual(s["stddev"], (((1 + 4 + 9 + 36) / 3.0) ** 0.5))
+        s = peers.summarise([5.0])
+        self.assertEqual((s["median"], s["stddev"]), (5.0, 0.0))
+        self.assertEqual(peers.summarise([2.0, 9.0, 4.0])["median"], 4.0)
+
+    def settings(self, **kw):
+        st = {"min_samples": 10, "max_samples": 1000, "min_time_s": 0.0, "timeout_s": 60.0,
+              "max_noise_pct": 0.5}
+        st.update(kw)
+        return st
+
+    def run_rule(self, samples, st, elapsed=0.0):
+        z = peers.Noise()
+        for k, v in enumerate(samples):
+            z.add(v)
+            why = peers.stopping_check(st, z, elapsed)
+            if why != peers.GO_ON:
+                return k + 1, why
+        return None, peers.GO_ON
+
+    def test_quiet_stops_at_min_samples(self):
+        self.assertEqual(self.run_rule([1.0, 1.001] * 50, self.settings()), (10, peers.QUIET))
+
+    def test_min_time(self):
+        # 1 ms samples, 0.05 s: fifty of them
+        self.assertEqual(self.run_rule([1.0] * 100, self.settings(min_time_s=0.05)), (50, peers.QUIET))
+
+    def test_noisy_settles(self):
+        # +-10%: never quiet; the noise settles within 5% over a window of
+        # ten samples after twenty
+        n, why = self.run_rule([1.0, 1.2, 0.8, 1.1, 0.9] * 200, self.settings())
+        self.assertEqual(why, peers.SETTLED)
+        self.assertGreaterEqual(n, 20)
+
+    def test_max_and_timeout(self):
+        up = [1.0 + 0.01 * k * k for k in range(100)]  # a noise that keeps growing
+        self.assertEqual(self.run_rule(up, self.settings(max_samples=15)), (15, peers.MAX))
+        self.assertEqual(self.run_rule(up, self.settings(timeout_s=1.0), elapsed=2.0)[1], peers.TIMEOUT)
+
+    def test_noise_is_relative_sd(self):
+        z = peers.Noise()
+        for v in (1.0, 2.0, 3.0):
+            z.add(v)
+        self.assertAlmostEqual(z.value(), 1.0 / 2.0)
+        self.assertAlmostEqual(z.measured, 0.006)
+
+
+class Hold(unittest.TestCase):
+    """CudaTiming's hold on a simulated GPU and host clock: a spinning hold
+    too short for the call's queueing is lengthened; a call that waits for
+    the GPU is timed unheld."""
+
+    def setUp(self):
+        self.t = 0.0  # host time, ms
+        self.real_now = peers._now
+        peers._now = lambda: self.t / 1e3
+        test = self
+
+        class Gpu(peers.CudaTiming):
+            cycles_per_ms = 1000.0
+
+            def flush(self, v):
+                pass
+
+            def sync(self):
+                pass
+
+            def sleep(self, cycles):
+                self.hold, self.hold_from = cycles / 1000.0, test.t
+
+            def record_start(self):
+                pass
+
+            def record_end(self):
+                pass
+
+            def start_done(self):  # the hold ended before the work was queued
+                return test.t - self.hold_from > self.hold
+
+            def end_sync(self):
+                test.t += 0.01
+
+            def elapsed(self):
+                return 1.0
+
+        self.gpu = Gpu()
+        self.settings = {"hold": True, "flush_cache": True}
+
+    def tearDown(self):
+        peers._now = self.real_now
+
+    def op(self, host_ms, waits=False):
+        test = self
+
+        class Op(object):
+            runs = 0
+
+            def refresh(self):
+                pass
+
+            def run(self):
+                Op.runs += 1
+                if waits:  # a synchronising call: returns when the GPU is done
+                    test.t = max(test.t, test.gpu.hold_from + test.gpu.hold) + 1.0
+                else:
+                    test.t += host_ms
+        return Op()
+
+    def test_quick_call_held(self):
+        self.gpu.begin_row("m", self.settings)
+        op = self.op(0.02)
+        ms, wall = self.gpu.time_one(op, self.settings)
+        self.assertEqual((ms, op.runs, self.gpu.last_held), (1.0, 1, True))
+        self.assertAlmostEqual(wall, 1.02)
+
+    def test_slow_queueing_lengthens_the_hold(self):
+        self.gpu.begin_row("m", self.settings)
+        op = self.op(2.0)
+        self.gpu.time_one(op, self.settings)
+        self.assertEqual((op.runs, self.gpu.last_held, self.gpu.hold_ms["m"]), (2, True, 4.0))
+        self.gpu.time_one(op, self.settings)  # the longer hold is kept
+        self.assertEqual(op.runs, 3)
+
+    def test_synchronising_call_unheld(self):
+        self.gpu.begin_row("s", self.settings)
+        op = self.op(0, waits=True)
+        ms, wall = self.gpu.time_one(op, self.settings)
+        self.assertEqual((op.runs, self.gpu.last_held), (3, False))
+        self.gpu.time_one(op, self.settings)
+        self.assertEqual(op.runs, 4)  # the rest of the row unheld, at once
+
+    def test_hold_off(self):
+        st = {"hold": False, "flush_cache": False}
+        self.gpu.begin_row("m", st)
+        ms, wall = self.gpu.time_one(self.op(0.3), st)
+        self.assertFalse(self.gpu.last_held)
+        self.assertAlmostEqual(wall, 0.31)
+
+
+class Files(unittest.TestCase):
+    def test_csv_line(self):
+        j = {"label": "torch-topk/k=32", "series": "torch-topk", "axis": "k", "axis_value": "32",
+             "module": "torch-topk", "family": "topk", "device": "gpu", "n": 1 << 29,
+             "item_bytes": 4, "threads": None, "samples": 12, "median_ms": 1.23456789,
+             "min_ms": 1.2, "max_ms": 1.3, "mean_ms": 1.25, "stddev_ms": 0.01,
+             "wall_median_ms": 1.3, "noise_pct": 0.123456, "noisy": False, "items_per_s": 4.3e11,
+             "effective_gbps": 1739.5, "pct_of_copy": 40.123, "speedup_vs_ref": None,
+             "verified": True, "status": "ok"}
+        self.assertEqual(peers.csv_line(j),
+                         "torch-topk/k=32,torch-topk,k,32,torch-topk,topk,gpu,536870912,4,,12,"
+                         "1.23457,1.2,1.3,1.25,0.01,1.3,0.123,no,4.3e+11,1739.5,40.12,,yes,ok,,")
+        j.update(status="ERROR", verified=False, median_ms=None, samples=0)
+        self.assertEqual(peers.csv_line(j), "torch-topk/k=32,torch-topk,k,32,torch-topk,topk,gpu,"
+                                            "536870912,4,,0,,,,,,,,,,,,,no,ERROR,,")
+        self.assertEqual(len(peers.csv_line(j).split(",")), len(peers.CSV_COLUMNS))
+        # The link columns, last, as results_csv.c writes them where a row has them.
+        j.update(status="ok", verified=True, median_ms=1.23456789, samples=12,
+                 link_bytes=4294967296.0, link_gbps=312.4)
+        self.assertTrue(peers.csv_line(j).endswith(",yes,ok,4.29497e+09,312.4"))
+
+    def test_json_refuses_nan(self):
+        self.assertIsNone(peers._num(float("nan")))
+        self.assertIsNone(peers._num(float("inf")))
+        self.assertEqual(peers._num(1.0 / 3), 0.333333333)
+
+
+class Packed(unittest.TestCase):
+    """results.json.gz, as scripts/pack-reference.sh leaves committed runs:
+    read as the plain file is, from its directory or by name."""
+    RUN = {"schema_version": 2, "sweep": {"family": "shuffle"}, "instances": [],
+           "results": [{"label": "copy", "samples_ms": [1.5, 2.0]}]}
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.text = json.dumps(self.RUN).encode("utf-8")
+
+    def put(self, name, data):
+        os.makedirs(os.path.join(self.tmp.name, os.path.dirname(name)), exist_ok=True)
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_both_forms_alike(self):
+        plain = self.put("plain/results.json", self.text)
+        packed = self.put("packed/results.json.gz", gzip.compress(self.text, 9, mtime=0))
+        a, fa = peers.load_results(os.path.dirname(plain))
+        b, fb = peers.load_results(os.path.dirname(packed))
+        c, _ = peers.load_results(packed)
+        self.assertEqual((fa, fb), (plain, packed))
+        self.assertEqual(a, self.RUN)
+        self.assertEqual(b, a)
+        self.assertEqual(c, a)
+
+    def test_plain_first(self):
+        # A run cut short while packing holds both: the plain one is read.
+        plain = self.put("both/results.json", self.text)
+        self.put("both/results.json.gz", b"\x1f\x8b not gzip")
+        self.assertEqual(peers.load_results(os.path.dirname(plain))[1], plain)
+
+    def test_corrupt_refused(self):
+        whole = gzip.compress(self.text, 9, mtime=0)
+        bad = bytearray(whole)
+        bad[len(bad) // 2] ^= 0xff
+        cases = {"cut": whole[:len(whole) // 2], "flipped": bytes(bad), "crc": whole[:-8] + b"\0" * 8,
+                 "header": b"\x1f\x8b" + b"\0" * 20, "not-json": gzip.compress(b"{nope", 9, mtime=0)}
+        for name, data in cases.items():
+            path = self.put(name + "/results.json.gz", data)
+            with self.assertRaises(peers.Bad, msg=name) as e:
+                peers.load_results(os.path.dirname(path))
+            self.assertIn("not a results.json", str(e.exception), name)
+        empty = os.path.join(self.tmp.name, "empty")
+        os.makedirs(empty)
+        with self.assertRaisesRegex(peers.Bad, "no results.json in that directory"):
+            peers.load_results(empty)
+
+
+class Plan(unittest.TestCase):
+    def inst(self, label, axis="", value="", **params):
+        return {"label": label, "series": label.split("/")[0], "axis": axis, "axis_value": value,
+                "module": "radik", "family": "topk", "device": "gpu", "params": params,
+                "automatic": False}
+
+    def test_series_names(self):
+        ins = [self.inst("radik/k=%d" % k, "k", str(k), k=k) for k in (32, 64)]
+        ins += [self.inst("radik-n/k=%d" % k, "k", str(k), k=k, dist="narrow128") for k in (32, 64)]
+        ins += [self.inst("b/k=32", "k", "32", k=32, rows=16, misalign=True)]
+        ins.append({"label": "copy", "series": "copy", "axis": "", "axis_value": "", "module": "copy",
+                    "family": "shuffle", "device": "gpu", "params": {}, "automatic": True})
+        spec = {"sweep": {"family": "topk", "sizes": [1 << 20], "item_bytes": [4]}, "instances": ins}
+        insts, points, notes = peers.plan(spec, ["torch-topk"])
+        self.assertEqual([i["label"] for i in insts],
+                         ["torch-topk/k=32", "torch-topk/k=64", "torch-topk-narrow128/k=32",
+                          "torch-topk-narrow128/k=64", "torch-topk-rows16-misalign/k=32"])
+        self.assertEqual(len(points), 5)
+        self.assertEqual(notes, [])
+
+    def test_inputs_by_dtype(self):
+        # Each dtype gets its own input: f16 and f64 points must not be timed
+        # on the first point's fp32 values.
+        p = dict(peers.TOPK_PARAMS)
+        keys = set()
+        for dt in ("f32", "f16", "bf16", "f64"):
+            q = dict(p, dtype=dt)
+            for k in (32, 1024):
+                keys.add(peers.data_key({"family": "topk", "params": dict(q, k=k)}, 4, 1 << 20))
+        self.assertEqual(len(keys), 4)
+        self.assertEqual(peers.data_key({"family": "shuffle", "params": {}}, 8, 5), (5, 8))
+
+    def test_key_orders_do_not_clash(self):
+        # dist = sorted beside uniform: torch-topk's "sorted" series must not
+        # be torch-topk-sorted's (the peer that returns its k in order).
+        ins = [self.inst("r/k=32", "k", "32", k=32), self.inst("r-s/k=32", "k", "32", k=32, dist="sorted"),
+               self.inst("r-r/k=32", "k", "32", k=32, dist="reversed")]
+        spec = {"sweep": {"family": "topk", "sizes": [1 << 20], "item_bytes": [4]}, "instances": ins}
+        insts, points, notes = peers.plan(spec, ["torch-topk", "torch-topk-sorted"])
+        labels = [i["label"] for i in insts]
+        self.assertEqual(len(labels), len(set(labels)))
+        self.assertIn("torch-topk-keys-sorted/k=32", labels)
+        self.assertIn("torch-topk-sorted/k=32", labels)
+        self.assertIn("torch-topk-sorted-keys-reversed/k=32", labels)
+
+    def test_axis_over_problem(self):
+        ins = [self.inst("r/dist=%s" % d, "dist", d, dist=d, rows=16, k=1024)
+               for d in ("zipf", "nan", "uniform")]
+        spec = {"sweep": {"family": "topk", "sizes": [1 << 14], "item_bytes": [4]}, "instances": ins}
+        insts, points, notes = peers.plan(spec, ["torch-sort"])
+        self.assertEqual([i["label"] for i in insts], ["torch-sort/dist=zipf", "torch-sort/dist=uniform"])
+        self.assertEqual(insts[0]["params"]["rows"], 16)
+        self.assertEqual(len(notes), 1)
+        self.assertIn("nan", notes[0])
+
+    def test_work(self):
+        i = {"family": "topk", "params": {"rows": 16}}
+        self.assertEqual(peers.work(i, 1 << 20, 4), (16.0 * (1 << 20), 64.0 * (1 << 20)))
+        self.assertEqual(peers.work({"family": "shuffle", "params": {}}, 100, 8), (100.0, 1600.0))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
