@@ -18,6 +18,7 @@
 #include "output/provenance.h"
 #include "config/embedded.h"
 #include "config/sizes.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "quality/quality_plot.h"
 #include "quality/quality_results.h"
 #include "registry/registry.h"
@@ -87,8 +88,8 @@ static void note_untestable(const pb_quality_config *cfg, bool quiet, json_t *sk
     if (cfg->modules == PB_QMOD_NONE) return;
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
-        bool approximate = m->sample_perms && (m->flags & PB_MOD_APPROXIMATE);
-        if (!m->family->permutes || (m->flags & PB_MOD_CEILING) || (m->sample_perms && !approximate)) continue;
+        bool approximate = pb_module_sample_perms(m) && (m->flags & PB_MOD_APPROXIMATE);
+        if (!m->family->permutes || (m->flags & PB_MOD_CEILING) || (pb_module_sample_perms(m) && !approximate)) continue;
         if ((cfg->modules == PB_QMOD_CPU && m->device != PB_DEVICE_CPU) ||
             (cfg->modules == PB_QMOD_GPU && m->device != PB_DEVICE_GPU))
             continue;

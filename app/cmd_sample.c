@@ -14,6 +14,7 @@
 #include "config/ini.h"
 #include "config/params.h"
 #include "config/sizes.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "quality/battery.h"
 #include "quality/perm_io.h"
 #include "registry/registry.h"
@@ -75,7 +76,7 @@ static int parse(int argc, char **argv, sample_opts *o)
     if (optind >= argc) return pb_cli_fail("sample: expected a MODULE (see 'permbench list')");
     const pb_module *m = pb_module_find(argv[optind]);
     if (!m) return pb_cli_fail("sample: unknown module '%s' (see 'permbench list')", argv[optind]);
-    if (!m->sample_perms)
+    if (!pb_module_sample_perms(m))
         return pb_cli_fail("sample: module '%s' has no sample hook; only modules that draw sample "
                            "permutations can be sampled",
                            m->name);
@@ -138,7 +139,7 @@ static int draw_and_write(const sample_opts *o, FILE *f, const char *fname)
             status = 128 + pb_interrupt_signal();
             break;
         }
-        if (in->mod->sample_perms(&params, o->n, o->seed, first, cnt, buf, &e)) {
+        if (pb_module_sample_perms(in->mod)(&params, o->n, o->seed, first, cnt, buf, &e)) {
             fprintf(stderr, "permbench: sample: %s failed at rows %llu..%llu: %s\n", in->mod->name,
                     (unsigned long long)first + 1, (unsigned long long)(first + cnt), e.msg);
             status = PB_EXIT_FAILED;

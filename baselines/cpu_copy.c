@@ -5,6 +5,7 @@
 
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 static const pb_param_spec params[] = {PB_PARAM_THREADS};
 
@@ -26,21 +27,11 @@ static int run(void *state, uint64_t sample, pb_err *err)
 }
 
 const pb_module pb_module_cpu_copy = {
-    .name = "cpu-copy",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
-    .flags = PB_MOD_CEILING,
+    .name = "cpu-copy", .hooks = &pb_shuffle_cpu_outofplace_hooks, .flags = PB_MOD_CEILING,
     .summary = "contiguous parallel copy (OpenMP): the host's bandwidth ceiling",
     .params = PB_PARAMS(params),
-    .footprint = pb_shuffle_footprint_outofplace,
-    .prepare = pb_shuffle_prepare_outofplace,
-    .run = run,
-    .result = pb_shuffle_result,
-    .verify = pb_shuffle_verify_copy,
-    .release = pb_shuffle_release,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
-    .bound = PB_BOUND_COPY,
+    .run = run, .verify = pb_shuffle_verify_copy,
     /* It copies bytes: any item is its bytes. */
+    .bound = PB_BOUND_COPY,
     .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

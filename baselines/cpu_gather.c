@@ -7,6 +7,7 @@
 #include "baselines/affine.h"
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 static const pb_param_spec params[] = {PB_PARAM_THREADS};
 
@@ -67,20 +68,12 @@ static int run(void *state, uint64_t sample, pb_err *err)
 }
 
 const pb_module pb_module_cpu_gather = {
-    .name = "cpu-gather",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
+    .name = "cpu-gather", .hooks = &pb_shuffle_cpu_outofplace_hooks,
     .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
     .summary = "random gather through an on-the-fly bijection (OpenMP): the host's gather ceiling",
     .params = PB_PARAMS(params),
-    .footprint = pb_shuffle_footprint_outofplace,
-    .prepare = pb_shuffle_prepare_outofplace,
     .run = run,
-    .result = pb_shuffle_result,
-    .release = pb_shuffle_release,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
-    .bound = PB_BOUND_GATHER,
     /* Records: whole records gathered (gather_rec). */
+    .bound = PB_BOUND_GATHER,
     .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

@@ -2,6 +2,7 @@
  * reference the copy kernel's efficiency is judged by. */
 #include "core/cuda_check.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 static int run(void *state, uint64_t sample, pb_err *err)
 {
@@ -14,18 +15,8 @@ static int run(void *state, uint64_t sample, pb_err *err)
 }
 
 extern "C" const pb_module pb_module_cuda_memcpy = {
-    .name = "cuda-memcpy",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_CEILING,
+    .name = "cuda-memcpy", .hooks = &pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING,
     .summary = "cudaMemcpyAsync device-to-device: the vendor's copy",
-    .params = PB_NO_PARAMS,
-    .footprint = pb_gpu_shuffle_footprint,
-    .prepare = pb_gpu_shuffle_prepare,
-    .run = run,
-    .result = pb_gpu_shuffle_result,
-    .verify = pb_gpu_shuffle_verify_copy,
-    .release = pb_gpu_shuffle_release,
-    .refresh = pb_gpu_shuffle_refresh,
-    .fingerprint = pb_gpu_shuffle_fingerprint,
+    .run = run, .verify = pb_gpu_shuffle_verify_copy,
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR),
 };

@@ -5,6 +5,7 @@
 #include "core/module.h"
 #include "core/rng.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_leaf.h"
 
 static int run(void *state, uint64_t sample, pb_err *err)
@@ -34,21 +35,12 @@ static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint
     return 0;
 }
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 const pb_module pb_module_fisher_yates = {
-    .name = "fisher-yates",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
+    .name = "fisher-yates", .hooks = &pb_shuffle_cpu_inplace_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "sequential in-place Fisher-Yates (std::shuffle's role), Philox + Lemire",
-    .params = PB_NO_PARAMS,
-    .footprint = pb_shuffle_footprint_inplace,
-    .prepare = pb_shuffle_prepare_inplace,
     .run = run,
-    .result = pb_shuffle_result,
-    .release = pb_shuffle_release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
     /* Records: each swap moves whole records (shuffle_leaf.h). */
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD), .ext = &shuffle_ext,
 };

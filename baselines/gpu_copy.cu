@@ -5,6 +5,7 @@
  * hints fell short of it (docs/measurement.md, The ceilings). */
 #include "core/cuda_check.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 enum { THREADS = 256 };
 
@@ -43,21 +44,8 @@ static int run(void *state, uint64_t sample, pb_err *err)
 }
 
 extern "C" const pb_module pb_module_gpu_copy = {
-    .name = "copy",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_CEILING,
+    .name = "copy", .hooks = &pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING,
     .summary = "contiguous device copy kernel: the GPU bandwidth ceiling",
-    .params = PB_NO_PARAMS,
-    .footprint = pb_gpu_shuffle_footprint,
-    .prepare = pb_gpu_shuffle_prepare,
-    .run = run,
-    .result = pb_gpu_shuffle_result,
-    .verify = pb_gpu_shuffle_verify_copy,
-    .release = pb_gpu_shuffle_release,
-    .refresh = pb_gpu_shuffle_refresh,
-    .fingerprint = pb_gpu_shuffle_fingerprint,
+    .run = run, .verify = pb_gpu_shuffle_verify_copy,
     .bound = PB_BOUND_COPY,
-    /* It copies bytes: any item is its bytes. */
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
 };

@@ -6,6 +6,7 @@
 #include "core/cuda_check.h"
 #include "families/shuffle/gpu_records.cuh"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 
 enum { THREADS = 256, UNROLL = 4 };
@@ -83,22 +84,8 @@ static int run(void *state, uint64_t sample, pb_err *err)
 }
 
 extern "C" const pb_module pb_module_gpu_gather = {
-    .name = "gather",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
+    .name = "gather", .hooks = &pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
     .summary = "random gather through an on-the-fly bijection: the GPU gather ceiling",
-    .params = PB_NO_PARAMS,
-    .footprint = pb_gpu_shuffle_footprint,
-    .prepare = pb_gpu_shuffle_prepare,
     .run = run,
-    .result = pb_gpu_shuffle_result,
-    .verify = pb_gpu_shuffle_verify,
-    .release = pb_gpu_shuffle_release,
-    .refresh = pb_gpu_shuffle_refresh,
-    .fingerprint = pb_gpu_shuffle_fingerprint,
-    .reference = "cpu-gather",
-    .bound = PB_BOUND_GATHER,
-    /* Records: a thread group a record (gather_records). */
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
+    .reference = "cpu-gather", .bound = PB_BOUND_GATHER,
 };

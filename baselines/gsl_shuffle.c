@@ -7,6 +7,7 @@
 #include "core/module.h"
 #include "core/rng.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 static int prepare(const pb_point *pt, void **state, pb_err *err)
 {
@@ -77,21 +78,13 @@ static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint
     return failed ? pb_err_set(err, "gsl-shuffle: out of memory drawing samples") : 0;
 }
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 const pb_module pb_module_gsl_shuffle = {
-    .name = "gsl-shuffle",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
+    .name = "gsl-shuffle", .hooks = &pb_shuffle_cpu_inplace_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "GSL gsl_ran_shuffle with MT19937, the trusted reference",
-    .params = PB_NO_PARAMS,
     /* gsl_rng_uniform_int cannot draw from a range beyond MT19937's 2^32-1. */
     .max_n = UINT32_MAX,
-    .footprint = pb_shuffle_footprint_inplace,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_shuffle_result,
-    .release = release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
+    .prepare = prepare, .run = run, .release = release,
+    .ext = &shuffle_ext,
 };

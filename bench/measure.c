@@ -13,6 +13,7 @@
 #include "config/params.h"
 #include "core/cache_flush.h"
 #include "core/gpu.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "registry/registry.h"
 
 #define MAX_STREAMS 64
@@ -327,9 +328,9 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
         /* What the sample sent between devices, asked after the check like
          * the check itself: outside the timed region. */
         int link_rc = 0;
-        if (!bad && m->links) {
+        if (!bad && pb_module_links(m)) {
             pb_link_report rep = {0};
-            link_rc = m->links(state, &rep, &err);
+            link_rc = pb_module_links(m)(state, &rep, &err);
             rep.topology[sizeof rep.topology - 1] = '\0';
             if (!link_rc && !(isfinite(rep.bytes) && rep.bytes >= 0))
                 link_rc = pb_err_set(&err, "%g bytes between devices is not a byte count",

@@ -56,3 +56,29 @@ const char *pb_module_items_text(const pb_module *m, char *buf, size_t len)
             off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", f->items[i].name);
     return buf;
 }
+
+/* A hook the module leaves NULL is its set's. */
+#define PB_TAKE(field)                                                                             \
+    if (!out->field) out->field = set->field
+
+void pb_module_resolve(const pb_module *desc, pb_module *out)
+{
+    *out = *desc;
+    const pb_module_hooks *set = desc->hooks;
+    if (!set) return;
+    /* A set is one device's buffers: its modules run where they live. */
+    out->device = set->device;
+    PB_TAKE(family);
+    PB_TAKE(footprint);
+    PB_TAKE(prepare);
+    PB_TAKE(run);
+    PB_TAKE(result);
+    PB_TAKE(verify);
+    PB_TAKE(release);
+    PB_TAKE(work);
+    PB_TAKE(refresh);
+    PB_TAKE(fingerprint);
+    PB_TAKE(items);
+    PB_TAKE(available);
+    PB_TAKE(ext);
+}

@@ -75,15 +75,39 @@ typedef struct pb_point {
     int threads;           /* CPU modules: threads to use (the 'threads' parameter, resolved) */
 } pb_point;
 
-/* A multi-device run's traffic (pb_module.links). */
-typedef struct pb_link_report {
-    double bytes;       /* payload bytes the last run sent between devices (a device's own block excluded) */
-    char topology[256]; /* the devices and their links as the transport reports them, e.g.
-                           "2 GPUs; NCCL 2.28.3: type NVL/PIX (NVLink), via P2P/direct; ..." */
-} pb_link_report;
+/* The hooks every module of one kind shares (a family's buffers on one
+ * device: families/<id>/<id>_hooks.h), so that a module names its set and
+ * writes only what makes it different. A field of the module overrides the
+ * set's; the registry resolves the two once (pb_module_resolve), so the
+ * harness reads every hook straight from the module it is given. */
+struct pb_link_report; /* families/shuffle/shuffle_hooks.h */
 
+typedef struct pb_module_hooks {
+    const pb_family *family;
+    pb_device device;
+    uint64_t (*footprint)(const pb_point *pt);
+    int (*prepare)(const pb_point *pt, void **state, pb_err *err);
+    int (*run)(void *state, uint64_t sample, pb_err *err);
+    int (*result)(void *state, const void **out, pb_err *err);
+    int (*verify)(void *state, pb_err *err);
+    void (*release)(void *state);
+    void (*work)(const pb_point *pt, double *items, double *bytes);
+    int (*refresh)(void *state, pb_err *err);
+    int (*fingerprint)(void *state, uint64_t *fp, pb_err *err);
+    unsigned items;
+    bool (*available)(const pb_params *params, char *why, size_t whylen);
+    const void *ext;
+} pb_module_hooks;
+
+/* The fields in the order a descriptor names them: C++ (the .cu and .cpp
+ * modules) takes designated initializers only in declaration order. */
 typedef struct pb_module {
     const char *name;
+    /* The set of hooks it shares with its kind (NULL: none, every hook is
+     * its own). Its family, device, item classes, hooks and family
+     * extension come from the set wherever the module leaves them unset;
+     * the device always does. */
+    const pb_module_hooks *hooks;
     const pb_family *family;
     pb_device device;
     unsigned flags;
@@ -120,13 +144,9 @@ typedef struct pb_module {
      * only reads) say so here. */
     void (*work)(const pb_point *pt, double *items, double *bytes);
 
-    /* Optional, shuffle family: sample permutations for the statistics.
-     * Writes `count` permutations of [0, n) to out[count * n], permutation
-     * j drawn for sample index first + j of `seed`, each independent of the
-     * others, by the module's own code path (its kernels on a GPU), so the
-     * statistics test what run() times. `params` are resolved (threads > 0).
-     * The caller batches: `first` lets a long series come in several calls
-     * and stay the same series (for deterministic modules). */
+    /* Transitional: the shuffle family's hooks, read through
+     * families/shuffle/shuffle_hooks.h until every descriptor names them
+     * in its family extension (ext). */
     int (*sample_perms)(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
                         uint64_t count, uint32_t *out, pb_err *err);
 
@@ -146,14 +166,13 @@ typedef struct pb_module {
      * sample is checked by verify (or the family's check) instead. */
     const char *reference;
 
-    /* Last, so the C++ descriptors of other modules need not name it: the
-     * ceiling of this kind on its device (at most one module a device
+    /* The ceiling of this kind on its device (at most one module a device
      * and kind), which sweeps add and rows are compared with; NONE for
      * every other module. */
     pb_bound bound;
 
     /* PB_ITEM_CLASSES() of the item classes (core/family.h) it takes; 0:
-     * scalars only, the default, so a module is asked to move records
+     * its set's, or scalars only, so a module is asked to move records
      * only where it says it can. A sweep naming an item it does not take
      * is refused before anything runs. */
     unsigned items;
@@ -164,12 +183,17 @@ typedef struct pb_module {
      * defaults). */
     bool (*available)(const pb_params *params, char *why, size_t whylen);
 
-    /* Optional, modules spread over several devices: what the last run
-     * sent from one device to another, and over what. Untimed, after each
-     * sample; the harness reports the bytes (their median over samples,
-     * and that over the median time) and the topology with the row. */
-    int (*links)(void *state, pb_link_report *report, pb_err *err);
+    /* Optional: the hooks only its family knows, of the type the family's
+     * header names and reads (families/shuffle/shuffle_hooks.h: sample
+     * permutations for the statistics, a multi-device run's links). */
+    const void *ext;
+
+    int (*links)(void *state, struct pb_link_report *report, pb_err *err); /* transitional: ext */
 } pb_module;
+
+/* `out` = desc with every field it leaves unset taken from its hook set
+ * (a copy of desc when it has none). */
+void pb_module_resolve(const pb_module *desc, pb_module *out);
 
 #define PB_PARAMS(specs) (specs), (sizeof(specs) / sizeof((specs)[0]))
 #define PB_NO_PARAMS NULL, 0

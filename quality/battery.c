@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "families/shuffle/shuffle_hooks.h"
 #include "quality/perm_reader.h"
 #include "stats/inversions.h"
 
@@ -153,7 +154,7 @@ static int source_open(source *s, const pb_quality_config *cfg, const pb_instanc
 static int source_fill(source *s, const pb_quality_config *cfg, uint32_t n, uint64_t first, uint64_t count,
                        uint64_t total, uint32_t *out, pb_err *err)
 {
-    if (!s->input) return s->in->mod->sample_perms(&s->params, n, cfg->seed, first, count, out, err);
+    if (!s->input) return pb_module_sample_perms(s->in->mod)(&s->params, n, cfg->seed, first, count, out, err);
     uint64_t got;
     pb_err e;
     if (pb_perm_reader_read(&s->reader, out, count, &got, &e))

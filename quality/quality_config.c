@@ -6,6 +6,7 @@
 
 #include "config/params.h"
 #include "config/sizes.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "registry/registry.h"
 
 #define MAX_SAMPLES (UINT64_C(1) << 40)
@@ -230,7 +231,7 @@ static int add_section(pb_quality_config *c, const pb_ini *doc, const pb_ini_sec
     if (pb_instances_add_section(&c->inst, doc, s, err)) return -1;
     const pb_instance *in = &c->inst.v[first];
     const pb_ini_key *mk = pb_ini_find(s, "module");
-    if (!in->mod->sample_perms)
+    if (!pb_module_sample_perms(in->mod))
         return pb_ini_fail(err, doc, mk ? mk->line : s->line,
                            "module '%s' in [%s] cannot draw sample permutations: quality tests "
                            "modules with a sample-permutation path",
@@ -255,7 +256,7 @@ static int add_all_modules(pb_quality_config *c, pb_err *err)
     if (c->modules == PB_QMOD_NONE) return 0;
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
-        if (!m->sample_perms || (m->flags & PB_MOD_APPROXIMATE)) continue;
+        if (!pb_module_sample_perms(m) || (m->flags & PB_MOD_APPROXIMATE)) continue;
         if (c->modules == PB_QMOD_CPU && m->device != PB_DEVICE_CPU) continue;
         if (c->modules == PB_QMOD_GPU && m->device != PB_DEVICE_GPU) continue;
         if (pb_instances_find(&c->inst, m->name) >= 0) continue;

@@ -1,5 +1,6 @@
 #include "registry/registry.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,7 +14,7 @@
 #include "registry/family_list.h"
 #undef PB_FAMILY
 
-static const pb_module *const modules[] = {
+static const pb_module *const descriptors[] = {
 #define PB_MODULE(id) &pb_module_##id,
 #include "registry/module_list.h"
 #undef PB_MODULE
@@ -25,14 +26,39 @@ static const pb_family *const families[] = {
 #undef PB_FAMILY
 };
 
-#define BUILT_IN (sizeof modules / sizeof modules[0])
+#define BUILT_IN (sizeof descriptors / sizeof descriptors[0])
+
+/* The descriptors with their hook sets filled in (pb_module_resolve): what
+ * every caller is given, so nothing past the registry looks at a set.
+ * Resolved once, by whichever thread asks first; the others wait for it. */
+static pb_module resolved[BUILT_IN];
+static atomic_int resolve_state; /* 0: not begun, 1: under way, 2: done */
+
+static void resolve_all(void)
+{
+    int expected = 0;
+    if (atomic_load(&resolve_state) == 2) return;
+    if (atomic_compare_exchange_strong(&resolve_state, &expected, 1)) {
+        for (size_t i = 0; i < BUILT_IN; i++) pb_module_resolve(descriptors[i], &resolved[i]);
+        atomic_store(&resolve_state, 2);
+    }
+    while (atomic_load(&resolve_state) != 2) {
+    }
+}
+
 #define MAX_ADDED 32
 static const pb_module *added[MAX_ADDED];
+static pb_module added_resolved[MAX_ADDED];
 static size_t nadded;
 
 int pb_registry_add(const pb_module *m)
 {
     if (!m || !m->name || nadded == MAX_ADDED || pb_module_find(m->name)) return -1;
+    /* One without a set is kept as given, so a test finds its own pointer. */
+    if (m->hooks) {
+        pb_module_resolve(m, &added_resolved[nadded]);
+        m = &added_resolved[nadded];
+    }
     added[nadded++] = m;
     return 0;
 }
@@ -41,7 +67,8 @@ size_t pb_module_count(void) { return BUILT_IN + nadded; }
 
 const pb_module *pb_module_at(size_t i)
 {
-    return i < BUILT_IN ? modules[i] : i < pb_module_count() ? added[i - BUILT_IN] : NULL;
+    resolve_all();
+    return i < BUILT_IN ? &resolved[i] : i < pb_module_count() ? added[i - BUILT_IN] : NULL;
 }
 
 const pb_module *pb_module_find(const char *name)
@@ -72,9 +99,10 @@ bool pb_module_available(const pb_module *m, char *why, size_t whylen)
 
 const pb_module *pb_bound_module(pb_device dev, pb_bound b)
 {
+    resolve_all();
     for (size_t i = 0; i < BUILT_IN; i++) /* the built-in ceilings only */
-        if (modules[i]->device == dev && modules[i]->bound == b && b != PB_BOUND_NONE)
-            return modules[i];
+        if (resolved[i].device == dev && resolved[i].bound == b && b != PB_BOUND_NONE)
+            return &resolved[i];
     return NULL;
 }
 

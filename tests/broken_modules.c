@@ -11,6 +11,7 @@
 
 #include "core/rng.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_leaf.h"
 
 /* What fisher-yates does for `sample`: the in-place shuffle of out. */
@@ -125,6 +126,8 @@ static int sample_wrong_once(const pb_params *params, uint32_t n, uint64_t seed,
     return 0;
 }
 
+static const pb_shuffle_hooks sample_wrong_hooks = {.sample_perms = sample_wrong_once};
+
 const pb_module pb_broken_sample = {
     .name = "broken-sample",
     .family = &pb_family_shuffle,
@@ -136,7 +139,7 @@ const pb_module pb_broken_sample = {
     .run = run_right,
     .result = pb_shuffle_result,
     .release = pb_shuffle_release,
-    .sample_perms = sample_wrong_once,
     .refresh = pb_shuffle_refresh,
     .fingerprint = pb_shuffle_fingerprint,
+    .ext = &sample_wrong_hooks,
 };

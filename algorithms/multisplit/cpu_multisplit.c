@@ -114,33 +114,21 @@ static int verify(void *state, pb_err *err)
     return 0;
 }
 
+/* The twin and the OpenMP multisplit keep the same state: only prepare differs. */
+static const pb_module_hooks cpu_ms_hooks = {
+    .family = &pb_family_multisplit, .device = PB_DEVICE_CPU, .footprint = footprint, .run = run,
+    .result = result, .verify = verify, .release = release, .refresh = refresh,
+};
+
 const pb_module pb_module_multisplit_twin = {
-    .name = "multisplit-twin",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_CPU,
+    .name = "multisplit-twin", .hooks = &cpu_ms_hooks,
     .summary = "the sequential C twin: stable counting-sort multisplit (count, scan, scatter)",
-    .params = PB_PARAMS(twin_params),
-    .footprint = footprint,
-    .prepare = prepare_twin,
-    .run = run,
-    .result = result,
-    .verify = verify,
-    .release = release,
-    .refresh = refresh,
+    .params = PB_PARAMS(twin_params), .prepare = prepare_twin,
 };
 
 const pb_module pb_module_omp_multisplit = {
-    .name = "omp-multisplit",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_CPU,
+    .name = "omp-multisplit", .hooks = &cpu_ms_hooks,
     .summary = "stable multisplit, OpenMP: per-chunk histograms, one scan, parallel scatter; "
                "the twin's output for any thread count",
-    .params = PB_PARAMS(omp_params),
-    .footprint = footprint,
-    .prepare = prepare_omp,
-    .run = run,
-    .result = result,
-    .verify = verify,
-    .release = release,
-    .refresh = refresh,
+    .params = PB_PARAMS(omp_params), .prepare = prepare_omp,
 };

@@ -13,6 +13,7 @@
 #include "core/gpu_launch.cuh"
 #include "families/multisplit/gpu_ms_state.cuh"
 #include "families/multisplit/ms_family.h"
+#include "families/multisplit/ms_hooks.h"
 
 namespace {
 
@@ -173,18 +174,9 @@ uint64_t footprint(const pb_point *pt)
 } // namespace
 
 extern "C" const pb_module pb_module_cub_partition = {
-    .name = "cub-partition",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_GPU,
+    .name = "cub-partition", .hooks = &pb_multisplit_gpu_hooks,
     .summary = "CUB DevicePartition::If: two buckets (unstable: rejected keys reversed), or the "
                "three-way If for m = 3",
-    .params = PB_PARAMS(params),
-    .max_n = (UINT64_C(1) << 32) - 1, /* 32-bit positions as values */
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_ms_result,
-    .verify = pb_gpu_ms_verify,
-    .release = pb_gpu_ms_release,
-    .refresh = pb_gpu_ms_refresh,
+    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1, /* 32-bit positions as values */,
+    .footprint = footprint, .prepare = prepare, .run = run,
 };

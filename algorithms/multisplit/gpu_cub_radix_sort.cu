@@ -8,6 +8,7 @@
 
 #include "families/multisplit/gpu_ms_state.cuh"
 #include "families/multisplit/ms_family.h"
+#include "families/multisplit/ms_hooks.h"
 
 namespace {
 
@@ -88,18 +89,9 @@ uint64_t footprint(const pb_point *pt)
 } // namespace
 
 extern "C" const pb_module pb_module_cub_radix_sort = {
-    .name = "cub-radix-sort",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_GPU,
+    .name = "cub-radix-sort", .hooks = &pb_multisplit_gpu_hooks,
     .summary = "CUB DeviceRadixSort of the keys (or pairs) on bits [0, bits): the sort "
                "reference; a multisplit only for monotone or identity buckets",
-    .params = PB_PARAMS(params),
-    .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_ms_result,
-    .verify = pb_gpu_ms_verify,
-    .release = pb_gpu_ms_release,
-    .refresh = pb_gpu_ms_refresh,
+    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1,
+    .footprint = footprint, .prepare = prepare, .run = run,
 };

@@ -279,37 +279,21 @@ void work(const pb_point *pt, double *items, double *bytes)
 
 } // namespace
 
+/* Both histograms keep the same state: only their prepare differs. */
+static const pb_module_hooks histogram_hooks = {
+    .family = &pb_family_multisplit, .device = PB_DEVICE_GPU, .footprint = footprint, .run = run,
+    .result = result, .verify = verify, .release = release, .work = work, .refresh = refresh,
+};
+
 extern "C" const pb_module pb_module_ms_histogram = {
-    .name = "ms-histogram",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_GPU,
+    .name = "ms-histogram", .hooks = &histogram_hooks,
     .summary = "histogram of floats from the multisplit's warp-level ballot counts (even or "
                "range bins, m <= 256)",
-    .params = PB_PARAMS(params),
-    .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint,
-    .prepare = prepare_ms,
-    .run = run,
-    .result = result,
-    .verify = verify,
-    .release = release,
-    .work = work,
-    .refresh = refresh,
+    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1, .prepare = prepare_ms,
 };
 
 extern "C" const pb_module pb_module_cub_histogram = {
-    .name = "cub-histogram",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_GPU,
+    .name = "cub-histogram", .hooks = &histogram_hooks,
     .summary = "CUB DeviceHistogram::HistogramEven / HistogramRange on the same floats",
-    .params = PB_PARAMS(params),
-    .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint,
-    .prepare = prepare_cub,
-    .run = run,
-    .result = result,
-    .verify = verify,
-    .release = release,
-    .work = work,
-    .refresh = refresh,
+    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1, .prepare = prepare_cub,
 };

@@ -6,6 +6,7 @@
 
 #include "algorithms/multisplit/gpu_ms_split.cuh"
 #include "families/multisplit/ms_family.h"
+#include "families/multisplit/ms_hooks.h"
 
 namespace {
 
@@ -85,18 +86,9 @@ uint64_t footprint(const pb_point *pt)
 } // namespace
 
 extern "C" const pb_module pb_module_ms_sort = {
-    .name = "ms-sort",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_GPU,
+    .name = "ms-sort", .hooks = &pb_multisplit_gpu_hooks,
     .summary = "LSD radix sort of 32-bit keys (or pairs) from ceil(32/r) stable BMS multisplit "
                "passes on r-bit digits",
-    .params = PB_PARAMS(params),
-    .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_ms_result,
-    .verify = pb_gpu_ms_verify,
-    .release = pb_gpu_ms_release,
-    .refresh = pb_gpu_ms_refresh,
+    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1,
+    .footprint = footprint, .prepare = prepare, .run = run,
 };

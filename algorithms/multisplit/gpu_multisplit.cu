@@ -8,6 +8,7 @@
  * and wms remain as modules for the paper's tables. */
 #include "algorithms/multisplit/gpu_ms_split.cuh"
 #include "families/multisplit/ms_family.h"
+#include "families/multisplit/ms_hooks.h"
 
 namespace {
 
@@ -43,17 +44,8 @@ uint64_t footprint(const pb_point *pt)
 } // namespace
 
 extern "C" const pb_module pb_module_multisplit = {
-    .name = "multisplit",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_GPU,
+    .name = "multisplit", .hooks = &pb_multisplit_gpu_hooks,
     .summary = "stable multisplit, m <= 256: bms with its fastest settings (measured on an H200)",
-    .params = PB_PARAMS(params),
-    .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = pb_ms_split_run,
-    .result = pb_gpu_ms_result,
-    .verify = pb_gpu_ms_verify,
-    .release = pb_gpu_ms_release,
-    .refresh = pb_gpu_ms_refresh,
+    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1,
+    .footprint = footprint, .prepare = prepare, .run = pb_ms_split_run,
 };

@@ -9,6 +9,7 @@
 #include "algorithms/multisplit/gpu_os_kernels.cuh"
 #include "families/multisplit/gpu_ms_state.cuh"
 #include "families/multisplit/ms_family.h"
+#include "families/multisplit/ms_hooks.h"
 
 namespace {
 
@@ -181,18 +182,9 @@ uint64_t footprint(const pb_point *pt)
 } // namespace
 
 extern "C" const pb_module pb_module_onesweep_ms = {
-    .name = "onesweep-ms",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_GPU,
+    .name = "onesweep-ms", .hooks = &pb_multisplit_gpu_hooks,
     .summary = "stable multisplit in one pass with decoupled look-back (CUB onesweep's design, "
                "CUB's block ranker, any bucket identifier); m <= 256, n < 2^30",
-    .params = PB_PARAMS(params),
-    .max_n = PB_OS_MAX_N - 1,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_ms_result,
-    .verify = pb_gpu_ms_verify,
-    .release = pb_gpu_ms_release,
-    .refresh = pb_gpu_ms_refresh,
+    .params = PB_PARAMS(params), .max_n = PB_OS_MAX_N - 1,
+    .footprint = footprint, .prepare = prepare, .run = run,
 };

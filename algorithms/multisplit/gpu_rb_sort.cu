@@ -11,6 +11,7 @@
 #include "core/gpu_launch.cuh"
 #include "families/multisplit/gpu_ms_state.cuh"
 #include "families/multisplit/ms_family.h"
+#include "families/multisplit/ms_hooks.h"
 
 namespace {
 
@@ -143,18 +144,9 @@ uint64_t footprint(const pb_point *pt)
 } // namespace
 
 extern "C" const pb_module pb_module_rb_sort = {
-    .name = "rb-sort",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_GPU,
+    .name = "rb-sort", .hooks = &pb_multisplit_gpu_hooks,
     .summary = "reduced-bit sort: bucket labels, CUB radix sort of (label, key) pairs on "
                "ceil(log2 m) bits; pairs packed into 64 bits",
-    .params = PB_PARAMS(params),
-    .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_ms_result,
-    .verify = pb_gpu_ms_verify,
-    .release = pb_gpu_ms_release,
-    .refresh = pb_gpu_ms_refresh,
+    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1,
+    .footprint = footprint, .prepare = prepare, .run = run,
 };

@@ -9,6 +9,7 @@
 #include "core/gpu_launch.cuh"
 #include "families/multisplit/gpu_ms_state.cuh"
 #include "families/multisplit/ms_family.h"
+#include "families/multisplit/ms_hooks.h"
 
 namespace {
 
@@ -103,18 +104,9 @@ uint64_t footprint(const pb_point *pt) { return pb_gpu_ms_footprint_io(pt) + 8 *
 } // namespace
 
 extern "C" const pb_module pb_module_scan_split = {
-    .name = "scan-split",
-    .family = &pb_family_multisplit,
-    .device = PB_DEVICE_GPU,
+    .name = "scan-split", .hooks = &pb_multisplit_gpu_hooks,
     .summary = "split into 2 buckets with one global scan: flags, CUB exclusive sum, scatter "
                "(stable)",
-    .params = PB_PARAMS(params),
-    .max_n = (UINT64_C(1) << 32) - 1,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_ms_result,
-    .verify = pb_gpu_ms_verify,
-    .release = pb_gpu_ms_release,
-    .refresh = pb_gpu_ms_refresh,
+    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1,
+    .footprint = footprint, .prepare = prepare, .run = run,
 };

@@ -4,6 +4,7 @@
 #define PB_GPU_TILE_LAUNCH_CUH
 
 #include "families/tile/gpu_tile_state.cuh"
+#include "families/tile/tile_hooks.h"
 
 /* F<M>(g, err) for the point's m (checked by the problem: 32..256). */
 #define PB_TILE_DISPATCH_M(F, g, err)                                                             \
@@ -24,5 +25,16 @@ template <typename K> static int pb_tile_allow_smem(K kernel, size_t bytes, pb_e
                 err);
     return 0;
 }
+
+/* A tile module: its file brings `params`, prepare (its operation and
+ * set-up) and run; the rest is the family's set. Every sample's fingerprint
+ * must be its twin's (cpu_tile_twin.c: the C reference, or the simulator's
+ * model of the kernel where the output is the method's own). */
+#define PB_TILE_MODULE(op, text)                                                                   \
+    extern "C" const pb_module pb_module_tile_##op = {                                             \
+        .name = "tile-" #op, .hooks = &pb_tile_gpu_hooks, .summary = text,                        \
+        .params = PB_PARAMS(params), .max_n = UINT32_MAX, .prepare = prepare, .run = run,          \
+        .reference = "tile-" #op "-twin",                                                          \
+    }
 
 #endif

@@ -109,24 +109,5 @@ int run(void *state, uint64_t sample, pb_err *err)
 
 } // namespace
 
-extern "C" const pb_module pb_module_tile_permute = {
-    .name = "tile-permute",
-    .family = &pb_family_tile,
-    .device = PB_DEVICE_GPU,
-    .summary = "tiles of 32 x m permuted in shared memory: naive scatter, padded scatter, "
-               "conflict-free split passes, the paper's colouring rounds, CUB BlockExchange",
-    .params = PB_PARAMS(params),
-    .max_n = UINT32_MAX,
-    .footprint = pb_gpu_tile_footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_tile_result,
-    .verify = pb_gpu_tile_verify,
-    .release = pb_gpu_tile_release,
-    .refresh = pb_gpu_tile_refresh,
-    .fingerprint = pb_gpu_tile_fingerprint,
-    /* The kernels' output computed on the CPU (cpu_tile_twin.c: the C
-     * reference, or the kernel's model where the output is the method's
-     * own): every sample's fingerprint must be the twin's. */
-    .reference = "tile-permute-twin",
-};
+PB_TILE_MODULE(permute, "tiles of 32 x m permuted in shared memory: naive scatter, padded scatter, "
+               "conflict-free split passes, the paper's colouring rounds, CUB BlockExchange");

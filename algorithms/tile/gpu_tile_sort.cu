@@ -101,24 +101,5 @@ int run(void *state, uint64_t sample, pb_err *err)
 
 } // namespace
 
-extern "C" const pb_module pb_module_tile_sort = {
-    .name = "tile-sort",
-    .family = &pb_family_tile,
-    .device = PB_DEVICE_GPU,
-    .summary = "tiles of 32 x m sorted in shared memory: radix sort by naive scatters, "
-               "conflict-free split passes, the paper's Theorem 1, CUB BlockRadixSort",
-    .params = PB_PARAMS(params),
-    .max_n = UINT32_MAX,
-    .footprint = pb_gpu_tile_footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_tile_result,
-    .verify = pb_gpu_tile_verify,
-    .release = pb_gpu_tile_release,
-    .refresh = pb_gpu_tile_refresh,
-    .fingerprint = pb_gpu_tile_fingerprint,
-    /* The kernels' output computed on the CPU (cpu_tile_twin.c: the C
-     * reference, or the kernel's model where the output is the method's
-     * own): every sample's fingerprint must be the twin's. */
-    .reference = "tile-sort-twin",
-};
+PB_TILE_MODULE(sort, "tiles of 32 x m sorted in shared memory: radix sort by naive scatters, "
+               "conflict-free split passes, the paper's Theorem 1, CUB BlockRadixSort");

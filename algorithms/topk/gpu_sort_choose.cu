@@ -52,6 +52,7 @@
 #include "core/gpu_launch.cuh"
 #include "families/topk/gpu_topk_state.cuh"
 #include "families/topk/topk_family.h"
+#include "families/topk/topk_hooks.h"
 
 namespace {
 
@@ -367,19 +368,10 @@ uint64_t footprint(const pb_point *pt)
 } // namespace
 
 extern "C" const pb_module pb_module_sort_and_choose = {
-    .name = "sort-and-choose",
-    .family = &pb_family_topk,
-    .device = PB_DEVICE_GPU,
+    .name = "sort-and-choose", .hooks = &pb_topk_gpu_hooks,
     .summary = "CUB sort of each row by order key (radix sort per row, or segmented sort for "
                "many short rows), then the first k: the inference engines' fallback",
     .params = PB_PARAMS(params),
-    .max_n = UINT64_C(1) << 32, /* the family's limit: indices within a row are u32 */
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_topk_result,
-    .verify = pb_gpu_topk_verify,
-    .release = pb_gpu_topk_release,
-    .work = pb_topk_work,
-    .refresh = pb_gpu_topk_refresh,
+    .max_n = UINT64_C(1) << 32, /* the family's limit: indices within a row are u32 */,
+    .footprint = footprint, .prepare = prepare, .run = run,
 };

@@ -15,6 +15,7 @@
 #include "core/module.h"
 #include "families/topk/topk_check.h"
 #include "families/topk/topk_family.h"
+#include "families/topk/topk_hooks.h"
 #include "families/topk/topk_problem.h"
 #include "families/topk/topk_select.h"
 
@@ -109,17 +110,9 @@ static int verify(void *state, pb_err *err)
 }
 
 const pb_module pb_module_omp_topk = {
-    .name = "omp-topk",
-    .family = &pb_family_topk,
-    .device = PB_DEVICE_CPU,
+    .name = "omp-topk", .hooks = &pb_topk_cpu_hooks,
     .summary = "CPU top-k (OpenMP): per-thread candidate buffers and quickselect; the C twin",
     .params = PB_PARAMS(params),
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = result,
-    .verify = verify,
-    .release = release,
-    .work = pb_topk_work,
-    .refresh = refresh,
+    .footprint = footprint, .prepare = prepare, .run = run, .result = result, .verify = verify,
+    .release = release, .refresh = refresh,
 };

@@ -6,6 +6,7 @@
 
 #include "core/module.h"
 #include "families/shuffle/shuffle_family.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,6 +15,7 @@
 #include "bench/results_read.h"
 #include "bench/runner.h"
 #include "bench/table.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "registry/registry.h"
 #include "tests/test.h"
 
@@ -42,7 +43,8 @@ static int sweep(pb_config *cfg, pb_run *run)
 {
     linked = *pb_module_find("fisher-yates");
     linked.name = "linked";
-    linked.links = fake_links;
+    static const pb_shuffle_hooks hooks = {.links = fake_links};
+    linked.ext = &hooks;
     pb_err err;
     char text[512];
     snprintf(text, sizeof text,

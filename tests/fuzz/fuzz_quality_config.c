@@ -2,6 +2,7 @@
  * text: the INI reader, the [quality] keys and each test's n list and
  * samples, module sections resolved against the registry. */
 #include "config/data_file.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "quality/qinput.h"
 #include "quality/quality_config.h"
 #include "tests/fuzz/fuzz.h"
@@ -40,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < cfg.inst.n; i++)
         PB_FUZZ_ASSERT(pb_instance_is_input(&cfg.inst.v[i])
                            ? pb_quality_config_input(&cfg, &cfg.inst.v[i]) != NULL
-                           : cfg.inst.v[i].mod->sample_perms != NULL);
+                           : pb_module_sample_perms(cfg.inst.v[i].mod) != NULL);
     pb_quality_config_free(&cfg);
     pb_data_files_clear(); /* each input from an empty table of key files */
     free(text);

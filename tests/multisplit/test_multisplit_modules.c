@@ -8,6 +8,7 @@
 
 #include "config/params.h"
 #include "core/rng.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/multisplit/ms_family.h"
 #include "families/multisplit/ms_host_bucket.h"
 #include "families/multisplit/ms_problem.h"
@@ -42,7 +43,7 @@ TEST_IMPL(ms_modules_registry)
     for (int i = 0; i < 2; i++) {
         const pb_module *m = pb_module_find(names[i]);
         ASSERT(m && m->family == &pb_family_multisplit && m->device == PB_DEVICE_CPU);
-        ASSERT(m->verify && !m->sample_perms && !(m->flags & PB_MOD_SEEDED));
+        ASSERT(m->verify && !pb_module_sample_perms(m) && !(m->flags & PB_MOD_SEEDED));
         ASSERT(pb_module_param_index(m, "buckets") == PB_MS_P_BUCKETS);
         ASSERT(pb_module_param_index(m, "bucket") == PB_MS_P_BUCKET);
         ASSERT(pb_module_param_index(m, "shift") == PB_MS_P_SHIFT);

@@ -8,6 +8,7 @@
 
 #include "config/params.h"
 #include "core/gpu.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/instance.h"
 #include "registry/registry.h"
@@ -38,7 +39,7 @@ static int compare(const pb_module *m, uint32_t n, uint64_t seed, uint64_t strea
                 m->run(state, stream, &err) ||
                 (m->device == PB_DEVICE_GPU && pb_gpu_sync(&err)) ||
                 m->result(state, &out, &err) ||
-                m->sample_perms(&params, n, seed, stream, 1, sampled, &err))) {
+                pb_module_sample_perms(m)(&params, n, seed, stream, 1, sampled, &err))) {
         fprintf(stderr, "%s n=%u: %s\n", m->name, n, err.msg);
         rc = 1;
     }
@@ -62,7 +63,7 @@ static int check_device(pb_device dev)
     int tried = 0;
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
-        if (m->device != dev || !m->sample_perms || (m->flags & PB_MOD_NONDETERMINISTIC)) continue;
+        if (m->device != dev || !pb_module_sample_perms(m) || (m->flags & PB_MOD_NONDETERMINISTIC)) continue;
         const char *why = exempt(m->name);
         if (why) {
             printf("%s: exempt: %s\n", m->name, why);

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "families/shuffle/shuffle_hooks.h"
 #include "quality/battery.h"
 #include "quality/quality_config.h"
 #include "registry/registry.h"
@@ -56,7 +57,7 @@ TEST_IMPL(quality_config_parse)
     size_t want = 1; /* the section */
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
-        want += m->device == PB_DEVICE_CPU && m->sample_perms && !(m->flags & PB_MOD_APPROXIMATE) &&
+        want += m->device == PB_DEVICE_CPU && pb_module_sample_perms(m) && !(m->flags & PB_MOD_APPROXIMATE) &&
                 strcmp(m->name, "fisher-yates") != 0;
     }
     ASSERT(cfg.inst.n == want);
@@ -168,8 +169,9 @@ TEST_IMPL(quality_run_invalid)
     ASSERT(load("[quality]\nchisq = 5\nchisq_samples = 1000\nmmd = 5\nmmd_samples = 1000\n"
                 "duplicates = 30\nduplicates_samples = 100\n[fisher-yates]\n",
                 &cfg, &err) == 0);
+    static const pb_shuffle_hooks broken = {.sample_perms = broken_perms};
     pb_module fake = *cfg.inst.v[0].mod;
-    fake.sample_perms = broken_perms;
+    fake.ext = &broken;
     cfg.inst.v[0].mod = &fake;
     ASSERT(pb_quality_run(&cfg, NULL, &run, &err) == 0);
     ASSERT(run.nrows == 4);

@@ -5,6 +5,7 @@
 
 #include "baselines/affine.h"
 #include "config/params.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
@@ -137,15 +138,15 @@ TEST_IMPL(modules_sample_perms)
     ASSERT(all && part);
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
-        if (!m->sample_perms || m->device != PB_DEVICE_CPU) continue;
+        if (!pb_module_sample_perms(m) || m->device != PB_DEVICE_CPU) continue;
         pb_params params;
         pb_err err;
         pb_params_defaults(m, &params);
-        ASSERT(m->sample_perms(&params, N, 9, 0, COUNT, all, &err) == 0);
+        ASSERT(pb_module_sample_perms(m)(&params, N, 9, 0, COUNT, all, &err) == 0);
         /* In three uneven batches. */
-        ASSERT(m->sample_perms(&params, N, 9, 0, 1234, part, &err) == 0);
-        ASSERT(m->sample_perms(&params, N, 9, 1234, 4096, part + 1234 * N, &err) == 0);
-        ASSERT(m->sample_perms(&params, N, 9, 1234 + 4096, COUNT - 1234 - 4096, part + (1234 + 4096) * N, &err) == 0);
+        ASSERT(pb_module_sample_perms(m)(&params, N, 9, 0, 1234, part, &err) == 0);
+        ASSERT(pb_module_sample_perms(m)(&params, N, 9, 1234, 4096, part + 1234 * N, &err) == 0);
+        ASSERT(pb_module_sample_perms(m)(&params, N, 9, 1234 + 4096, COUNT - 1234 - 4096, part + (1234 + 4096) * N, &err) == 0);
         ASSERT(memcmp(all, part, sizeof(uint32_t) * N * COUNT) == 0);
         for (int k = 0; k < COUNT; k++) {
             unsigned char seen[N] = {0};
@@ -158,7 +159,7 @@ TEST_IMPL(modules_sample_perms)
         int same = 0;
         for (int k = 1; k < COUNT; k++) same += memcmp(all + k * N, all + (k - 1) * N, N * 4) == 0;
         ASSERT(same == 0);
-        ASSERT(m->sample_perms(&params, N, 10, 0, 1, part, &err) == 0);
+        ASSERT(pb_module_sample_perms(m)(&params, N, 10, 0, 1, part, &err) == 0);
         ASSERT(memcmp(all, part, N * 4) != 0);
         tried++;
     }

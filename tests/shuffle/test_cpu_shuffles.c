@@ -30,6 +30,7 @@
 #include "algorithms/shuffle/rao_sandelius/rs_leaf.h"
 #include "core/fnv1a.h"
 #include "config/params.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
@@ -248,14 +249,14 @@ TEST_IMPL(cpu_shuffles_sample_perms_match_run)
         const variant *v = &all_variants[vi];
         const pb_module *m = find(v);
         ASSERT(m);
-        if (!m->sample_perms) continue;
+        if (!pb_module_sample_perms(m)) continue;
         for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
             uint32_t n = ns[k];
             pb_params p;
             pb_err err;
             ASSERT(set_params(v, m, &p, 3) == 0);
             uint32_t *perms = malloc(sizeof(uint32_t) * n * 3);
-            ASSERT(perms && m->sample_perms(&p, n, 11, 40, 3, perms, &err) == 0);
+            ASSERT(perms && pb_module_sample_perms(m)(&p, n, 11, 40, 3, perms, &err) == 0);
             for (int j = 0; j < 3; j++) {
                 uint32_t *perm;
                 ASSERT(drive(v, n, j == 1 ? 4 : 8, 11, 40 + (uint64_t)j, 2, &perm) == 0);
@@ -378,12 +379,12 @@ TEST_IMPL(cpu_shuffles_no_bit_reuse)
             }
             /* sample_perms for samples 20..23 in one batch. */
             const pb_module *m = find(v);
-            if (!rc && m && m->sample_perms && ns[k] <= 5000) {
+            if (!rc && m && pb_module_sample_perms(m) && ns[k] <= 5000) {
                 pb_params p;
                 pb_err err;
                 uint32_t *perms = malloc(sizeof(uint32_t) * ns[k] * 4);
                 rc = !perms || set_params(v, m, &p, 2) ||
-                     m->sample_perms(&p, (uint32_t)ns[k], 99, 20, 4, perms, &err);
+                     pb_module_sample_perms(m)(&p, (uint32_t)ns[k], 99, 20, 4, perms, &err);
                 free(perms);
             }
             pb_cs_trace = NULL;
@@ -431,7 +432,7 @@ static uint32_t *sample(const variant *v, uint32_t n, uint64_t seed, uint64_t co
     pb_err err;
     uint32_t *perms = malloc(sizeof(uint32_t) * n * count);
     if (!m || !perms || set_params(v, m, &p, 0) ||
-        m->sample_perms(&p, n, seed, 0, count, perms, &err)) {
+        pb_module_sample_perms(m)(&p, n, seed, 0, count, perms, &err)) {
         free(perms);
         return NULL;
     }

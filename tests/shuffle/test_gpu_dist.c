@@ -18,6 +18,7 @@
 #endif
 #include "config/params.h"
 #include "core/gpu.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/test.h"
@@ -145,7 +146,7 @@ TEST_IMPL(gpu_dist_sample_perms)
             uint32_t *p = malloc(count * n * 4), *id = malloc(n * 4), *twin = malloc(n * 4);
             ASSERT(p && id && twin);
             for (uint32_t i = 0; i < n; i++) id[i] = i;
-            if (m->sample_perms(&params, n, 9, 1000, count, p, &err)) {
+            if (pb_module_sample_perms(m)(&params, n, 9, 1000, count, p, &err)) {
                 fprintf(stderr, "dist-shuffle devices=%d n=%u: %s\n", G, n, err.msg);
                 return 1;
             }

@@ -13,6 +13,7 @@
 #include "algorithms/shuffle/rao_sandelius/grs_twin.h"
 #include "config/params.h"
 #include "core/gpu.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/test.h"
@@ -121,7 +122,7 @@ TEST_IMPL(gpu_grs_sample_perms)
             uint32_t *p = malloc(count * n * 4), *id = malloc(n * 4), *twin = malloc(n * 4);
             ASSERT(p && id && twin);
             for (uint32_t i = 0; i < n; i++) id[i] = i;
-            if (m->sample_perms(&params, n, 12, 700, count, p, &err)) {
+            if (pb_module_sample_perms(m)(&params, n, 12, 700, count, p, &err)) {
                 fprintf(stderr, "gpu-rao-sandelius n=%u shape %d: %s\n", n, s, err.msg);
                 return 1;
             }

@@ -10,6 +10,7 @@
 #include "algorithms/shuffle/pov/pov_twin.h"
 #include "config/params.h"
 #include "core/gpu.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/test.h"
@@ -99,7 +100,7 @@ TEST_IMPL(gpu_pov_sample_perms)
             set_shape(m, &params, &shapes[s]);
             uint32_t *p = malloc(count * n * 4), *twin = malloc(n * 4), *sigma = malloc((n + 1) * 4);
             ASSERT(p && twin && sigma);
-            if (m->sample_perms(&params, n, 8, 100, count, p, &err)) {
+            if (pb_module_sample_perms(m)(&params, n, 8, 100, count, p, &err)) {
                 fprintf(stderr, "gpu-pov-shuffle n=%u: %s\n", n, err.msg);
                 return 1;
             }

@@ -7,6 +7,7 @@
 #include "algorithms/shuffle/bijective/bijective_twin.h"
 #include "config/params.h"
 #include "core/gpu.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
 #include "tests/module_driver.h"
@@ -80,7 +81,7 @@ TEST_IMPL(gpu_sample_perms)
     static const uint64_t counts[] = {4096, 4096, 1000, 300, 4};
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
-        if (m->device != PB_DEVICE_GPU || !m->sample_perms) continue;
+        if (m->device != PB_DEVICE_GPU || !pb_module_sample_perms(m)) continue;
         /* The bijective shuffles equal the twin's indices; another module
          * built on a bijection (dist-shuffle: its own streams) has its
          * own test (test_gpu_dist.c). */
@@ -93,7 +94,7 @@ TEST_IMPL(gpu_sample_perms)
             pb_err err;
             pb_params_defaults(m, &params);
             ASSERT(p && twin && again);
-            if (m->sample_perms(&params, n, 8, 100, count, p, &err)) {
+            if (pb_module_sample_perms(m)(&params, n, 8, 100, count, p, &err)) {
                 fprintf(stderr, "%s n=%u: %s\n", m->name, n, err.msg);
                 return 1;
             }
@@ -124,8 +125,8 @@ TEST_IMPL(gpu_sample_perms)
             /* Deterministic modules: the same series in another batching. */
             if (!(m->flags & PB_MOD_NONDETERMINISTIC) && count > 2) {
                 uint64_t half = count / 2;
-                ASSERT(m->sample_perms(&params, n, 8, 100, half, again, &err) == 0);
-                ASSERT(m->sample_perms(&params, n, 8, 100 + half, count - half, again + half * n, &err) == 0);
+                ASSERT(pb_module_sample_perms(m)(&params, n, 8, 100, half, again, &err) == 0);
+                ASSERT(pb_module_sample_perms(m)(&params, n, 8, 100 + half, count - half, again + half * n, &err) == 0);
                 ASSERT(memcmp(p, again, count * n * 4) == 0);
             }
             free(p), free(twin), free(again);

@@ -14,6 +14,7 @@
 
 #include "algorithms/shuffle/pov/pov_twin.h"
 #include "config/params.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "registry/registry.h"
 #include "stats/chisq.h"
 #include "stats/duplicates.h"
@@ -256,7 +257,7 @@ TEST_IMPL(pov_seeds_64bit)
     const uint64_t seeds[NSEEDS] = {0, 1, 999, 1000, UINT64_C(1) << 32, (UINT64_C(1) << 32) + 1, UINT64_C(1) << 63,
                                     UINT64_MAX};
     const pb_module *m = pb_module_find("pov-shuffle");
-    ASSERT(m && m->sample_perms);
+    ASSERT(m && pb_module_sample_perms(m));
     pb_params p;
     pb_params_defaults(m, &p);
     uint64_t *out[NSEEDS];
@@ -270,8 +271,8 @@ TEST_IMPL(pov_seeds_64bit)
         ASSERT(memcmp(a, b, (size_t)N * 8) == 0);
         out[s] = a;
         free(b);
-        ASSERT(m->sample_perms(&p, N, seeds[s], 0, 1, perm + (size_t)s * N, &err) == 0);
-        ASSERT(m->sample_perms(&p, N, seeds[s], 0, 1, again, &err) == 0);
+        ASSERT(pb_module_sample_perms(m)(&p, N, seeds[s], 0, 1, perm + (size_t)s * N, &err) == 0);
+        ASSERT(pb_module_sample_perms(m)(&p, N, seeds[s], 0, 1, again, &err) == 0);
         ASSERT(memcmp(perm + (size_t)s * N, again, sizeof again) == 0);
         unsigned char seen[N] = {0};
         for (uint32_t i = 0; i < N; i++) {
@@ -304,7 +305,7 @@ TEST_IMPL(pov_seeds_no_repeats)
 {
     enum { N = 100, HALF = 1 << 15 };
     const pb_module *m = pb_module_find("pov-shuffle");
-    ASSERT(m && m->sample_perms);
+    ASSERT(m && pb_module_sample_perms(m));
     pb_params p;
     pb_params_defaults(m, &p);
     p.v[pb_module_param_index(m, "threads")] = 1; /* one permutation a call: no team */
@@ -312,8 +313,8 @@ TEST_IMPL(pov_seeds_no_repeats)
     ASSERT(perm);
     for (uint64_t k = 0; k < HALF; k++) {
         pb_err err;
-        ASSERT(m->sample_perms(&p, N, k << 32, 0, 1, perm + k * N, &err) == 0);
-        ASSERT(m->sample_perms(&p, N, 0xdeadbeef00000000u | (k * 2654435761u & 0xffffffffu), 0, 1,
+        ASSERT(pb_module_sample_perms(m)(&p, N, k << 32, 0, 1, perm + k * N, &err) == 0);
+        ASSERT(pb_module_sample_perms(m)(&p, N, 0xdeadbeef00000000u | (k * 2654435761u & 0xffffffffu), 0, 1,
                                perm + (HALF + k) * N, &err) == 0);
     }
     pb_dups d;

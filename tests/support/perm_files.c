@@ -6,13 +6,14 @@
 
 #include "config/params.h"
 
+#include "families/shuffle/shuffle_hooks.h"
 #include "registry/registry.h"
 
 uint32_t *pb_test_draw(const char *module, const char *set, bool one_thread, uint32_t n, uint64_t seed,
                        uint64_t count)
 {
     const pb_module *m = pb_module_find(module);
-    if (!m || !m->sample_perms) return NULL;
+    if (!m || !pb_module_sample_perms(m)) return NULL;
     pb_params p;
     pb_err err;
     pb_params_defaults(m, &p);
@@ -25,7 +26,7 @@ uint32_t *pb_test_draw(const char *module, const char *set, bool one_thread, uin
     int threads = pb_module_param_index(m, "threads");
     if (one_thread && threads >= 0) p.v[threads] = 1;
     uint32_t *out = malloc((size_t)(count * n) * sizeof *out);
-    if (out && m->sample_perms(&p, n, seed, 0, count, out, &err)) {
+    if (out && pb_module_sample_perms(m)(&p, n, seed, 0, count, out, &err)) {
         fprintf(stderr, "%s: %s\n", module, err.msg);
         free(out);
         return NULL;

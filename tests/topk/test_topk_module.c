@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "config/params.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/topk/topk_check.h"
 #include "families/topk/topk_family.h"
 #include "families/topk/topk_problem.h"
@@ -69,7 +70,7 @@ TEST_IMPL(topk_module_descriptor)
 {
     const pb_module *m = pb_module_find("omp-topk");
     ASSERT(m && m->family == &pb_family_topk && m->device == PB_DEVICE_CPU);
-    ASSERT(m->verify && m->work && !m->sample_perms);
+    ASSERT(m->verify && m->work && !pb_module_sample_perms(m));
     const char *names[] = {"k", "rows", "ragged", "misalign", "largest", "dist", "dtype", "ties", "sorted"};
     for (int i = 0; i < PB_TOPK_NCOMMON; i++) ASSERT(pb_module_param_index(m, names[i]) == i);
     ASSERT(pb_module_param_index(m, "threads") == PB_TOPK_NCOMMON);

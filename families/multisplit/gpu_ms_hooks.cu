@@ -1,0 +1,12 @@
+#include "families/multisplit/gpu_ms_state.cuh"
+#include "families/multisplit/ms_family.h"
+#include "families/multisplit/ms_hooks.h"
+
+extern "C" const pb_module_hooks pb_multisplit_gpu_hooks = {
+    .family = &pb_family_multisplit,
+    .device = PB_DEVICE_GPU,
+    .result = pb_gpu_ms_result,
+    .verify = pb_gpu_ms_verify,
+    .release = pb_gpu_ms_release,
+    .refresh = pb_gpu_ms_refresh,
+};
