@@ -3,8 +3,8 @@
  * spot-checked through the inverse, for VariablePhilox and the LCG. */
 #include <stdlib.h>
 
-#include "algorithms/shuffle/bijection.h"
-#include "algorithms/shuffle/bijective_twin.h"
+#include "algorithms/shuffle/bijective/bijection.h"
+#include "algorithms/shuffle/bijective/bijective_twin.h"
 #include "core/rng.h"
 #include "tests/test.h"
 

@@ -25,9 +25,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "algorithms/shuffle/bijective_twin.h"
+#include "algorithms/shuffle/bijective/bijective_twin.h"
 #include "algorithms/shuffle/cpu_streams.h"
-#include "algorithms/shuffle/rs_leaf.h"
+#include "algorithms/shuffle/rao_sandelius/rs_leaf.h"
 #include "core/fnv1a.h"
 #include "config/params.h"
 #include "families/shuffle/shuffle_hooks.h"

@@ -1,4 +1,4 @@
-/* The distributed shuffle's C model (issue 22; algorithms/shuffle/dist_model.h):
+/* The distributed shuffle's C model (issue 22; algorithms/shuffle/distributed/dist_twin.h):
  *  - a valid permutation of whole items at awkward sizes, on 1, 2, 3, 5 and
  *    8 devices, u32, u64 and records;
  *  - on one device it is the bijective shuffle of the whole array;
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms/shuffle/dist_model.h"
+#include "algorithms/shuffle/distributed/dist_twin.h"
 #include "families/shuffle/shuffle_items.h"
 #include "stats/lehmer.h"
 #include "tests/support/chi_square.h"
@@ -34,7 +34,7 @@ TEST_IMPL(dist_model_valid)
                 char *in = malloc(n * ib + 1), *out = malloc(n * ib + 1), *ref = malloc(n * ib + 1);
                 ASSERT(in && out && ref);
                 pb_shuffle_fill(in, n, ib);
-                ASSERT(pb_dist_model_shuffle(in, out, n, ib, devs[d], PB_BIJ_VARPHILOX, 24, 5, 3, &c, &err) == 0);
+                ASSERT(pb_dist_twin_shuffle(in, out, n, ib, devs[d], PB_BIJ_VARPHILOX, 24, 5, 3, &c, &err) == 0);
                 if (pb_shuffle_check(out, n, ib, &err)) {
                     fprintf(stderr, "n=%llu G=%u item=%u: %s\n", (unsigned long long)n, devs[d], ib, err.msg);
                     return 1;
@@ -74,7 +74,7 @@ TEST_IMPL(dist_model_parts)
     for (uint32_t i = 0; i < n; i++) in[i] = i;
     pb_dist_counts c;
     pb_err err;
-    ASSERT(pb_dist_model_shuffle(in, out, n, 4, G, PB_BIJ_VARPHILOX, 24, 77, 9, &c, &err) == 0);
+    ASSERT(pb_dist_twin_shuffle(in, out, n, 4, G, PB_BIJ_VARPHILOX, 24, 77, 9, &c, &err) == 0);
     uint64_t start = 0;
     for (uint32_t t = 0; t < G; t++) {
         uint64_t m = 0;
@@ -138,7 +138,7 @@ TEST_IMPL(dist_model_uniform)
             for (uint32_t i = 0; i < n; i++) in[i] = i;
             for (unsigned s = 0; s < draws; s++) {
                 pb_err err;
-                ASSERT(pb_dist_model_shuffle(in, out, n, 4, devs[d], PB_BIJ_VARPHILOX, 24, 2026, s, NULL, &err) == 0);
+                ASSERT(pb_dist_twin_shuffle(in, out, n, 4, devs[d], PB_BIJ_VARPHILOX, 24, 2026, s, NULL, &err) == 0);
                 count[pb_lehmer_rank(out, n)]++;
             }
             char what[64];
@@ -153,10 +153,10 @@ TEST_IMPL(dist_model_bad_args)
 {
     uint32_t a[4] = {0, 1, 2, 3}, b[4];
     pb_err err;
-    ASSERT(pb_dist_model_shuffle(a, b, 4, 4, 0, PB_BIJ_VARPHILOX, 24, 1, 0, NULL, &err) != 0);
+    ASSERT(pb_dist_twin_shuffle(a, b, 4, 4, 0, PB_BIJ_VARPHILOX, 24, 1, 0, NULL, &err) != 0);
     ASSERT_CONTAINS(err.msg, "0 devices");
-    ASSERT(pb_dist_model_shuffle(a, b, 4, 4, 65, PB_BIJ_VARPHILOX, 24, 1, 0, NULL, &err) != 0);
-    ASSERT(pb_dist_model_shuffle(a, b, 4, 4, 2, PB_BIJ_VARPHILOX, 24, 1, PB_DIST_MAX_SAMPLE, NULL, &err) != 0);
+    ASSERT(pb_dist_twin_shuffle(a, b, 4, 4, 65, PB_BIJ_VARPHILOX, 24, 1, 0, NULL, &err) != 0);
+    ASSERT(pb_dist_twin_shuffle(a, b, 4, 4, 2, PB_BIJ_VARPHILOX, 24, 1, PB_DIST_MAX_SAMPLE, NULL, &err) != 0);
     return 0;
 }
 

@@ -1,5 +1,5 @@
 /* The distributed shuffle on this host's GPUs (issue 22): dist-shuffle's
- * timed run equals the C model (pb_dist_model_shuffle) bit for bit for
+ * timed run equals the C model (pb_dist_twin_shuffle) bit for bit for
  * every device count this host can give it (1, and 2 .. 4 where present)
  * at awkward sizes (0, 1, 2, sizes G does not divide, 2^k +- 1 around the
  * fused split's 2048-item tiles, large), for u32, u64 and records, both
@@ -12,9 +12,9 @@
  * refused with a reason, with or without a GPU. SKIP without a device. */
 #include <stdlib.h>
 
-#include "algorithms/shuffle/dist_model.h"
+#include "algorithms/shuffle/distributed/dist_twin.h"
 #ifdef PB_HAVE_CUDA
-#include "algorithms/shuffle/gpu_dist_shuffle.h"
+#include "algorithms/shuffle/distributed/gpu_dist_shuffle.h"
 #endif
 #include "config/params.h"
 #include "core/gpu.h"
@@ -79,7 +79,7 @@ static int run_twin_split(const pb_module *m, uint32_t G, uint64_t n, unsigned b
         if (!rc) rc = m->result(state, &out, &err);
         if (rc) break;
         pb_dist_counts counts;
-        if (pb_dist_model_shuffle(in, twin, n, bytes, G, (pb_bij_kind)params.v[1], (int)params.v[2], 77, 5 + sample,
+        if (pb_dist_twin_shuffle(in, twin, n, bytes, G, (pb_bij_kind)params.v[1], (int)params.v[2], 77, 5 + sample,
                                   &counts, &err))
             rc = 1;
         else if (memcmp(out, twin, n * bytes) != 0)
@@ -151,7 +151,7 @@ TEST_IMPL(gpu_dist_sample_perms)
                 return 1;
             }
             for (uint64_t j = 0; j < count; j++) {
-                ASSERT(pb_dist_model_shuffle(id, twin, n, 4, (uint32_t)G, (pb_bij_kind)params.v[1], (int)params.v[2],
+                ASSERT(pb_dist_twin_shuffle(id, twin, n, 4, (uint32_t)G, (pb_bij_kind)params.v[1], (int)params.v[2],
                                              9, 1000 + j, NULL, &err) == 0);
                 if (memcmp(twin, p + j * n, n * 4) != 0) {
                     fprintf(stderr, "dist-shuffle devices=%d n=%u: sample permutation %llu differs from the model\n",

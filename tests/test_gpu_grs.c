@@ -1,5 +1,5 @@
 /* gpu-rao-sandelius on a CUDA device equals its C model
- * (pb_grs_model_shuffle, the CPU module grs-twin) bit for bit: the timed
+ * (pb_grs_twin_shuffle, the CPU module grs-twin) bit for bit: the timed
  * run at awkward sizes (0, 1, 2, 31-33, 2^k +- 1, sizes with buckets
  * larger than `target`, large), u32 and u64, several samples, under four
  * shapes (the defaults; a 2-bit first sort then halving splits down to
@@ -10,7 +10,7 @@
  * device. */
 #include <stdlib.h>
 
-#include "algorithms/shuffle/grs_model.h"
+#include "algorithms/shuffle/rao_sandelius/grs_twin.h"
 #include "config/params.h"
 #include "core/gpu.h"
 #include "families/shuffle/shuffle_hooks.h"
@@ -92,7 +92,7 @@ TEST_IMPL(gpu_grs_twin)
                     if (!rc) rc = m->verify(state, &err);
                     if (!rc) rc = m->result(state, &out, &err);
                     if (rc) break;
-                    if (pb_grs_model_shuffle(in, twin, n, bytes, &sh, 41, 3 + sample, NULL, NULL, &err)) rc = 1;
+                    if (pb_grs_twin_shuffle(in, twin, n, bytes, &sh, 41, 3 + sample, NULL, NULL, &err)) rc = 1;
                     else if (memcmp(out, twin, n * bytes) != 0)
                         rc = pb_err_set(&err, "sample %llu differs from the C model", (unsigned long long)(3 + sample));
                 }
@@ -128,7 +128,7 @@ TEST_IMPL(gpu_grs_sample_perms)
             }
             pb_grs_shape sh = model_shape(s, n);
             for (uint64_t j = 0; j < count; j++) {
-                ASSERT(pb_grs_model_shuffle(id, twin, n, 4, &sh, 12, 700 + j, NULL, NULL, &err) == 0);
+                ASSERT(pb_grs_twin_shuffle(id, twin, n, 4, &sh, 12, 700 + j, NULL, NULL, &err) == 0);
                 if (memcmp(twin, p + j * n, n * 4) != 0) {
                     fprintf(stderr, "gpu-rao-sandelius n=%u shape %d: sample permutation %llu differs from the model\n",
                             n, s, (unsigned long long)j);

@@ -7,7 +7,7 @@
  * device. */
 #include <stdlib.h>
 
-#include "algorithms/shuffle/pov_twin.h"
+#include "algorithms/shuffle/pov/pov_twin.h"
 #include "config/params.h"
 #include "core/gpu.h"
 #include "families/shuffle/shuffle_hooks.h"

@@ -11,8 +11,8 @@
  * without a device. */
 #include <stdlib.h>
 
-#include "algorithms/shuffle/bijective_twin.h"
-#include "algorithms/shuffle/pov_twin.h"
+#include "algorithms/shuffle/bijective/bijective_twin.h"
+#include "algorithms/shuffle/pov/pov_twin.h"
 #include "config/params.h"
 #include "core/fingerprint.h"
 #include "core/gpu.h"

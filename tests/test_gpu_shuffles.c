@@ -4,7 +4,7 @@
  * twin's for the bijective modules. SKIP without a device. */
 #include <stdlib.h>
 
-#include "algorithms/shuffle/bijective_twin.h"
+#include "algorithms/shuffle/bijective/bijective_twin.h"
 #include "config/params.h"
 #include "core/gpu.h"
 #include "families/shuffle/shuffle_hooks.h"

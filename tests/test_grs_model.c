@@ -1,5 +1,5 @@
 /* The GPU Rao-Sandelius shuffle's C model (issue 20, item 1;
- * algorithms/shuffle/grs_model.h):
+ * algorithms/shuffle/rao_sandelius/grs_twin.h):
  *  - a valid permutation of whole items at awkward sizes (0, 1, 2, 2^k and
  *    2^k +- 1, 65537), u32, u64 and records, under shapes that take every
  *    path (no first sort, a first sort alone, deep splits, Fisher-Yates at
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms/shuffle/grs_model.h"
+#include "algorithms/shuffle/rao_sandelius/grs_twin.h"
 #include "families/shuffle/shuffle_items.h"
 #include "stats/lehmer.h"
 #include "tests/support/chi_square.h"
@@ -48,17 +48,17 @@ TEST_IMPL(grs_model_valid)
                 pb_shuffle_fill(in, n, ib);
                 pb_err err;
                 pb_grs_stats st;
-                ASSERT(pb_grs_model_shuffle(in, out, n, ib, &shapes[s], 7, 3, NULL, &st, &err) == 0);
+                ASSERT(pb_grs_twin_shuffle(in, out, n, ib, &shapes[s], 7, 3, NULL, &st, &err) == 0);
                 if (pb_shuffle_check(out, n, ib, &err)) {
                     fprintf(stderr, "n=%llu shape %d item %u: %s\n", (unsigned long long)n, s, ib,
                             err.msg);
                     return 1;
                 }
-                ASSERT(pb_grs_model_shuffle(in, again, n, ib, &shapes[s], 7, 3, NULL, NULL, &err) ==
+                ASSERT(pb_grs_twin_shuffle(in, again, n, ib, &shapes[s], 7, 3, NULL, NULL, &err) ==
                        0);
                 ASSERT(memcmp(out, again, n * ib) == 0);
                 if (n >= 32) {
-                    ASSERT(pb_grs_model_shuffle(in, again, n, ib, &shapes[s], 7, 4, NULL, NULL,
+                    ASSERT(pb_grs_twin_shuffle(in, again, n, ib, &shapes[s], 7, 4, NULL, NULL,
                                                 &err) == 0);
                     ASSERT(memcmp(out, again, n * ib) != 0);
                 }
@@ -71,7 +71,7 @@ TEST_IMPL(grs_model_valid)
 TEST_IMPL(grs_model_known_answer)
 {
     /* 12 items, 4 buckets, 1-bit splits, Fisher-Yates at 2: the output of
-     * grs_model.h since its labels became bytes, sixteen a Philox block
+     * grs_twin.h since its labels became bytes, sixteen a Philox block
      * (seed 2026, sample 5; the word-a-label model gave 7, 3, 10, 11, 8, 5,
      * 0, 6, 1, 4, 9, 2). */
     static const uint32_t want[12] = {9, 2, 4, 3, 0, 7, 5, 6, 10, 1, 8, 11};
@@ -79,7 +79,7 @@ TEST_IMPL(grs_model_known_answer)
     for (uint32_t i = 0; i < 12; i++) in[i] = i;
     pb_grs_shape sh = {2, 1, 2};
     pb_err err;
-    ASSERT(pb_grs_model_shuffle(in, out, 12, 4, &sh, 2026, 5, NULL, NULL, &err) == 0);
+    ASSERT(pb_grs_twin_shuffle(in, out, 12, 4, &sh, 2026, 5, NULL, NULL, &err) == 0);
     ASSERT(memcmp(out, want, sizeof want) == 0);
     return 0;
 }
@@ -96,7 +96,7 @@ TEST_IMPL(grs_model_uniform)
             for (uint32_t i = 0; i < n; i++) in[i] = i;
             for (unsigned d = 0; d < draws; d++) {
                 pb_err err;
-                ASSERT(pb_grs_model_shuffle(in, out, n, 4, &ushapes[s], 99, d, NULL, NULL, &err) ==
+                ASSERT(pb_grs_twin_shuffle(in, out, n, 4, &ushapes[s], 99, d, NULL, NULL, &err) ==
                        0);
                 count[pb_lehmer_rank(out, n)]++;
             }
@@ -142,7 +142,7 @@ TEST_IMPL(grs_model_no_word_twice)
     pb_grs_trace tr = {grs_note, &g};
     pb_grs_stats st;
     pb_err err;
-    ASSERT(pb_grs_model_shuffle(in, out, n, 4, &sh, 11, 1, &tr, &st, &err) == 0);
+    ASSERT(pb_grs_twin_shuffle(in, out, n, 4, &sh, 11, 1, &tr, &st, &err) == 0);
     ASSERT(st.deepest >= 2);
     qsort(g.w, g.n, sizeof *g.w, cmp_u64);
     size_t keys = 0, levels = 0, fy = 0;
@@ -174,7 +174,7 @@ TEST_IMPL(grs_model_deep)
     pb_shuffle_fill(in, n, 4);
     pb_grs_stats st;
     pb_err err;
-    ASSERT(pb_grs_model_shuffle(in, out, n, 4, &sh, 5, 0, NULL, &st, &err) == 0);
+    ASSERT(pb_grs_twin_shuffle(in, out, n, 4, &sh, 5, 0, NULL, &st, &err) == 0);
     ASSERT(pb_shuffle_check(out, n, 4, &err) == 0);
     /* Halving 4096 items down to single ones takes at least 12 levels. */
     ASSERT(st.deepest >= 12);
@@ -189,13 +189,13 @@ TEST_IMPL(grs_model_bad_args)
     pb_err err;
     pb_grs_shape bad[] = {{9, 5, 32}, {4, 0, 32}, {4, 9, 32}, {4, 5, 0}};
     for (size_t i = 0; i < 4; i++) {
-        ASSERT(pb_grs_model_shuffle(a, b, 4, 4, &bad[i], 1, 0, NULL, NULL, &err) != 0);
+        ASSERT(pb_grs_twin_shuffle(a, b, 4, 4, &bad[i], 1, 0, NULL, NULL, &err) != 0);
         ASSERT_CONTAINS(err.msg, "shape out of range");
     }
     pb_grs_shape ok = {2, 2, 2};
-    ASSERT(pb_grs_model_shuffle(a, b, 4, 4, &ok, 1, PB_GRS_MAX_SAMPLE, NULL, NULL, &err) != 0);
+    ASSERT(pb_grs_twin_shuffle(a, b, 4, 4, &ok, 1, PB_GRS_MAX_SAMPLE, NULL, NULL, &err) != 0);
     ASSERT_CONTAINS(err.msg, "sample");
-    ASSERT(pb_grs_model_shuffle(a, b, PB_GRS_MAX_ITEMS + 1, 4, &ok, 1, 0, NULL, NULL, &err) != 0);
+    ASSERT(pb_grs_twin_shuffle(a, b, PB_GRS_MAX_ITEMS + 1, 4, &ok, 1, 0, NULL, NULL, &err) != 0);
     ASSERT_CONTAINS(err.msg, "beyond 2^34");
     ASSERT_EQ_U64(pb_grs_key_bits_for(1000, 4096), 0);
     ASSERT_EQ_U64(pb_grs_key_bits_for(4097, 4096), 1);

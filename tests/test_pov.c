@@ -1,5 +1,5 @@
-/* The POV-shuffle's C twin (algorithms/shuffle/pov_twin.c) against its
- * specification (algorithms/shuffle/pov.h): a direct, slow reading of the
+/* The POV-shuffle's C twin (algorithms/shuffle/pov/pov_twin.c) against its
+ * specification (algorithms/shuffle/pov/pov.h): a direct, slow reading of the
  * spec gives the same permutation at awkward sizes and parameters; the
  * output is a permutation for every n (0, 1, 2, sizes no block divides, a
  * deck smaller than one block, large ones) and item width; it does not
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms/shuffle/pov_twin.h"
+#include "algorithms/shuffle/pov/pov_twin.h"
 #include "config/params.h"
 #include "families/shuffle/shuffle_hooks.h"
 #include "registry/registry.h"

@@ -20,7 +20,7 @@
  *    the promised margin. */
 #include <stdlib.h>
 
-#include "algorithms/topk/radik_digit.h"
+#include "algorithms/topk/radik/radik_digit.h"
 #include "config/params.h"
 #include "families/topk/topk_problem.h"
 #include "registry/registry.h"
@@ -103,7 +103,7 @@ static long rd_strict_pivot;
  * lowest-index) the final pass leaves the ties alone and radik_ties.cuh's
  * pass follows, on the row state the GPU has then (no select after the last
  * pass): the tied keys' indices go to tie_idx, and it returns how many.
- * Written once for both key widths (tests/radik_model_w.h). */
+ * Written once for both key widths (algorithms/topk/radik/radik_model_w.h). */
 /* The largest order key of the dtype under test (radik_digit.h's kmax):
  * 2^32 - 1, or 2^16 - 1 for fp16 and bf16 keys. */
 static uint32_t rd_kmax = UINT32_MAX;
@@ -117,7 +117,7 @@ static uint32_t rd_kmax = UINT32_MAX;
 #define RD_ORDER(filter, scaled)                                                                  \
     ((void)(scaled), rd_kmax == UINT32_MAX ? ((filter) ? "FIICCC" : "IICC")                       \
                                            : ((filter) ? "FIICC" : "IIC"))
-#include "tests/radik_model_w.h"
+#include "algorithms/topk/radik/radik_model_w.h"
 
 TEST_IMPL(radik_filter_rank)
 {
@@ -508,7 +508,7 @@ TEST_IMPL(radik_digit64_passes)
 #define RD_KMAX UINT64_MAX
 #define RD_BITS 64
 #define RD_ORDER(filter, scaled) ((filter) ? "FIICCCCCC" : (scaled) ? "IICCCCC" : "IICCCC")
-#include "tests/radik_model_w.h"
+#include "algorithms/topk/radik/radik_model_w.h"
 
 TEST_IMPL(radik_host_model64)
 {

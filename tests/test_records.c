@@ -12,8 +12,8 @@
  *  - modules that do not say they take records are not asked to. */
 #include <stdlib.h>
 
-#include "algorithms/shuffle/bijective_twin.h"
-#include "algorithms/shuffle/pov_twin.h"
+#include "algorithms/shuffle/bijective/bijective_twin.h"
+#include "algorithms/shuffle/pov/pov_twin.h"
 #include "config/params.h"
 #include "core/fingerprint.h"
 #include "families/shuffle/shuffle_family.h"

@@ -261,9 +261,10 @@ PB_TOPK_HD uint64_t pb_topk_raw64_of(uint64_t okey, int dtype, int largest)
  * compare as unsigned integers, i32 values as signed ones; 16-bit floats
  * compare by their order keys, every value passing a NaN threshold as for
  * fp32 (radik's filter compares them two at a time as half2 / bfloat162
- * instead: radik_kernels.cuh). For smallest, the order keys at or above
- * the threshold are the values at or below tq. Dtypes up to 32 bits (radik's
- * filter has its own test for fp64 and u64: radik_kernels.cuh). */
+ * instead: radik/radik_filter_block.cuh). For smallest, the order keys at
+ * or above the threshold are the values at or below tq. Dtypes up to 32
+ * bits (radik's filter has its own test for fp64 and u64:
+ * radik/radik_filter_block.cuh). */
 PB_TOPK_HD float pb_topk_bits_float(uint32_t b)
 {
 #if defined(__CUDA_ARCH__)

@@ -1,0 +1,697 @@
+/* radik: MSD radix top-k on the GPU (Li et al., RadiK), one query or a
+ * batch of rows in one call, with the paper's optimisations each behind a
+ * parameter for the ablation (radik_args.cuh says what each does) and
+ * the adaptive scaling of Section 4.3 done exactly in the key domain
+ * (radik_digit.h). The paper's query reads its input twice: once to
+ * histogram the first 13-bit digit, once to output the keys above the
+ * pivot's bin and keep the bin's keys as candidates; two more passes over
+ * the candidates find the pivot and its ties. With the sampled pre-filter
+ * (`filter`, our addition) a long row with a small k is read once: the
+ * keys above a threshold drawn from a sample become the candidates, and a
+ * row whose sample was wrong falls back to the two reads. No host
+ * synchronisation inside a query. With `ties = lowest-index` the final
+ * pass leaves the keys equal to the pivot alone and a tie pass over the
+ * input (radik_ties.cuh: count, scan, write in index order) fills the rest
+ * of the row with the tied keys of the smallest indices. Ties at the
+ * sample's threshold (`tie_aware`, radik_digit.h) keep an all-equal or
+ * few-level row on the one-read path. fp64 and u64 run the same kernels
+ * on 64-bit order keys (instantiated for them only: radik_args.cuh),
+ * with more candidate passes in the graph (enqueue says how many). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include "algorithms/topk/radik/radik_cluster.cuh"
+#include "algorithms/topk/radik/radik_filter.cuh"
+#include "algorithms/topk/radik/radik_pass.cuh"
+#include "algorithms/topk/radik/radik_select.cuh"
+#include "algorithms/topk/radik/radik_start.cuh"
+#include "algorithms/topk/radik/radik_ties.cuh"
+#include "core/gpu_launch.cuh"
+#include "families/topk/gpu_topk_state.cuh"
+#include "families/topk/topk_family.h"
+
+namespace {
+
+enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK, P_PREFETCH,
+       P_REFINE, P_CLUSTER };
+
+enum { CLUSTER_OFF, CLUSTER_ON, CLUSTER_AUTO };
+
+const pb_param_spec params[] = {
+    PB_TOPK_COMMON_PARAMS,
+    {"hier", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "hierarchical atomics: warp-aggregated shared-memory histograms and counters (no: a global "
+     "atomic per key)"},
+    {"wbuf", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "flush-efficient shared-memory write buffer for candidates and results"},
+    {"resched", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "task rescheduling: one grid over the live partitions of all rows (no: a fold of blocks a "
+     "row)"},
+    {"pad", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "offset padding: misaligned rows read as aligned packs of four values (16 bytes, 8 for "
+     "fp16 / bf16, 32 for fp64 / u64; no: element by element)"},
+    {"scale", PB_PARAM_ENUM, PB_RADIK_SCALE_PIVOT, 0, 0, "off|random|pivot",
+     "adaptive scaling of the first digit around a reference key: off; always, around a random "
+     "element (the paper); or around the sample's pivot estimate when the sample shows the "
+     "plain digit would not split the row"},
+    {"filter", PB_PARAM_ENUM, PB_RADIK_FILTER_ON, 0, 0, "off|on|overshoot",
+     "sampled pre-filter (not in the paper): rows of 2^16 or more whose 2048-key sample gives a "
+     "threshold keeping at most 1/16 of them are read once, keeping the keys above it; a row "
+     "with fewer than k such keys falls back to the two reads (overshoot: the sample's maximum "
+     "as the threshold, to exercise the fallback)"},
+    {"tie_aware", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "ties at the threshold (not in the paper): a sampled threshold shared by many keys filters "
+     "strictly, keeping the keys above it and at most k of those equal (lowest-index: counting "
+     "them), and a block stops claiming ties at the pivot once k are taken (no: such rows take "
+     "the two reads and every tie claims a slot, as before)"},
+    {"quick", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "the filter pass compares raw values with the threshold's value first and converts keys "
+     "only in the slots where a lane's value may pass (not in the paper; no: every key converted "
+     "and compared)"},
+    {"prefetch", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "the filter pass loads each block's next partition of a row before processing the current "
+     "one, in a single row or a batch (not in the paper; no: load, then process)"},
+    {"refine", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "rows of 2^25 or more of 32- or 16-bit keys take the filter's threshold from a 16384-key "
+     "sample (the 2048-key sample's threshold screens the extra keys), so it keeps about an "
+     "eighth as many candidates (not in the paper; no: the 2048-key sample's)"},
+    {"cluster", PB_PARAM_ENUM, CLUSTER_AUTO, 0, 0, "off|on|auto",
+     "fp16 / bf16 rows selected by one kernel, one thread-block cluster a row, its blocks "
+     "sharing histograms in distributed shared memory (radik_cluster.cuh; not "
+     "in the paper; `filter` reads it once from a sample's threshold); auto: rows of at most "
+     "2^20 keys (2^22 in batches of four or more), 2^25 in all, k at most 1/64 of a row, with "
+     "the other switches at their defaults (their ablations time the multi-pass query); on: "
+     "every 16-bit query"},
+};
+
+struct radik {
+    void *rows;     /* pb_radik_row, or pb_radik_row64 for 64-bit keys */
+    uint32_t *hist;
+    void *cand[2];  /* candidates: uint2 {key, index}, or ulonglong2 for 64-bit keys */
+    bool wide;      /* 64-bit order keys (fp64, u64) */
+    uint32_t *parts, *work, *arrivals;
+    /* Rows that refine: their slots (rslot, -1 for none), the rows in slot
+     * order (rrows) and the samples pb_radik_presample gathers (samp). */
+    int32_t *rslot;
+    uint32_t *rrows, *samp;
+    uint32_t nslots;
+    unsigned grid, grid_buf, grid_filter; /* rescheduled grids: resident blocks */
+    unsigned foldx; /* one fold a row: blocks a row */
+    size_t smem_plain, smem_buf;
+    /* ties = lowest-index (radik_ties.cuh): the rows' tie-partition prefix,
+     * each partition's tie count and its exclusive scan, CUB's scratch. */
+    uint32_t *tbase, *tcounts, *tranks;
+    void *scan_temp;
+    size_t scan_bytes;
+    uint32_t tparts;
+    bool wbuf, resched, lowest;
+    int scale, filter;
+    /* The cluster path (radik_cluster.cuh): taken, and its blocks a row. */
+    bool cluster;
+    unsigned cl_blocks;
+    /* The whole query as one CUDA graph: its ten small launches cost the
+     * host more than the GPU takes for a short row, so run() launches the
+     * graph once. */
+    cudaStream_t stream;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+};
+
+void radik_free(void *p)
+{
+    radik *r = (radik *)p;
+    if (!r) return;
+    cudaFree(r->rows);
+    cudaFree(r->hist);
+    cudaFree(r->cand[0]);
+    cudaFree(r->cand[1]);
+    cudaFree(r->parts);
+    cudaFree(r->work);
+    cudaFree(r->arrivals);
+    cudaFree(r->rslot);
+    cudaFree(r->rrows);
+    cudaFree(r->samp);
+    cudaFree(r->tbase);
+    cudaFree(r->tcounts);
+    cudaFree(r->tranks);
+    cudaFree(r->scan_temp);
+    if (r->exec) cudaGraphExecDestroy(r->exec);
+    if (r->graph) cudaGraphDestroy(r->graph);
+    if (r->stream) cudaStreamDestroy(r->stream);
+    free(r);
+}
+
+/* The row state and candidate types at key width K. */
+template <class K> using row_t = typename pb_radik_kt<K>::row;
+template <class K> using cand_t = typename pb_radik_kt<K>::cand;
+
+/* K: uint32_t for the dtypes up to 32 bits, uint64_t for fp64 and u64 (the
+ * values and results are then 8-byte words: gpu_topk_state.cuh). */
+template <class K> pb_radik_args<K> args_of(const pb_gpu_topk *g, const radik *r)
+{
+    pb_radik_args<K> a;
+    a.data = reinterpret_cast<const K *>(g->d_data);
+    a.data16 = sizeof(K) == 4 && pb_topk_dtype_is16(g->prob.dtype)
+                   ? reinterpret_cast<const uint16_t *>(g->d_data)
+                   : nullptr;
+    a.begin = g->d_begin;
+    a.end = g->d_end;
+    a.out_off = g->d_out_off;
+    a.vals = static_cast<K *>(g->d_vals); /* the dtype's words */
+    a.idx = g->d_idx;
+    a.rows = static_cast<row_t<K> *>(r->rows);
+    a.hist = r->hist;
+    a.cin = static_cast<cand_t<K> *>(r->cand[1]);
+    a.cout = static_cast<cand_t<K> *>(r->cand[0]);
+    a.work = NULL;
+    a.nrows = (uint32_t)g->prob.rows;
+    a.dtype = (int)g->prob.dtype;
+    a.largest = g->prob.largest ? 1 : 0;
+    a.hier = (int)g->params.v[P_HIER];
+    a.pad = (int)g->params.v[P_PAD];
+    a.lowest = r->lowest ? 1 : 0;
+    a.tie_aware = (int)g->params.v[P_TIE_AWARE];
+    a.quick = (int)g->params.v[P_QUICK];
+    a.prefetch = (int)g->params.v[P_PREFETCH];
+    a.rslot = r->nslots ? r->rslot : NULL;
+    a.samp = NULL;
+    if constexpr (sizeof(K) == 4) a.samp = r->nslots ? r->samp : NULL;
+    return a;
+}
+
+/* Allows the pass its shared memory; with `blocks`, also says how many
+ * blocks of it an SM holds. */
+template <class K, bool INPUT, bool BUF> int set_smem(size_t bytes, int *blocks, pb_err *err)
+{
+    PB_CUDA_TRY(cudaFuncSetAttribute(pb_radik_pass<K, INPUT, BUF>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
+                err);
+    if (blocks)
+        PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        blocks, pb_radik_pass<K, INPUT, BUF>, PB_RADIK_BLOCK, bytes),
+                    err);
+    return 0;
+}
+
+/* The filter kernel for a problem's key conversion (K: its key width). */
+template <class K> using filter_fn = void (*)(pb_radik_args<K>);
+template <class K> filter_fn<K> filter_kernel(const pb_topk_problem &p);
+
+template <> filter_fn<uint64_t> filter_kernel<uint64_t>(const pb_topk_problem &p)
+{
+    if (p.dtype == PB_TOPK_F64)
+        return p.largest ? pb_radik_filter<PB_TOPK_F64, 1> : pb_radik_filter<PB_TOPK_F64, 0>;
+    return p.largest ? pb_radik_filter<PB_TOPK_U64, 1> : pb_radik_filter<PB_TOPK_U64, 0>;
+}
+
+template <> filter_fn<uint32_t> filter_kernel<uint32_t>(const pb_topk_problem &p)
+{
+    if (p.dtype == PB_TOPK_I32)
+        return p.largest ? pb_radik_filter<PB_TOPK_I32, 1> : pb_radik_filter<PB_TOPK_I32, 0>;
+    if (p.dtype == PB_TOPK_F16)
+        return p.largest ? pb_radik_filter<PB_TOPK_F16, 1> : pb_radik_filter<PB_TOPK_F16, 0>;
+    if (p.dtype == PB_TOPK_BF16)
+        return p.largest ? pb_radik_filter<PB_TOPK_BF16, 1> : pb_radik_filter<PB_TOPK_BF16, 0>;
+    bool f32 = p.dtype == PB_TOPK_F32;
+    if (p.largest)
+        return f32 ? pb_radik_filter<PB_TOPK_F32, 1> : pb_radik_filter<PB_TOPK_U32, 1>;
+    return f32 ? pb_radik_filter<PB_TOPK_F32, 0> : pb_radik_filter<PB_TOPK_U32, 0>;
+}
+
+int capture(const pb_gpu_topk *g, radik *r, pb_err *err);
+
+/* Whether any row of the problem may filter (start decides the rest). */
+bool may_filter(const pb_topk_problem &p, int filter)
+{
+    if (filter == PB_RADIK_FILTER_OFF) return false;
+    for (uint64_t i = 0; i < p.rows; i++) {
+        uint64_t len = pb_topk_row_len(&p, i), take = p.k < len ? p.k : len;
+        if (pb_radik_filterable(len, take, filter == PB_RADIK_FILTER_OVERSHOOT)) return true;
+    }
+    return false;
+}
+
+/* The rows that refine (32-bit words, `refine`, the filter on, long rows
+ * that may filter: the start kernel's own test), each given a slot of
+ * PB_RADIK_REFINE_SAMPLE words for pb_radik_presample. At most one a
+ * 2^25 keys of the batch. */
+int setup_presample(const pb_gpu_topk *g, radik *r, pb_err *err)
+{
+    const pb_topk_problem &p = g->prob;
+    if (r->wide || !g->params.v[P_REFINE] || r->filter != PB_RADIK_FILTER_ON) return 0;
+    size_t rows = (size_t)p.rows;
+    int32_t *slot = (int32_t *)malloc(rows * sizeof *slot);
+    uint32_t *list = (uint32_t *)malloc(rows * sizeof *list);
+    if (!slot || !list) {
+        free(slot);
+        free(list);
+        return pb_err_set(err, "out of host memory");
+    }
+    uint32_t n = 0;
+    for (size_t i = 0; i < rows; i++) {
+        uint64_t len = pb_topk_row_len(&p, i), take = p.k < len ? p.k : len;
+        bool on = len >= PB_RADIK_REFINE_MIN && pb_radik_filterable(len, take, 0);
+        slot[i] = on ? (int32_t)n : -1;
+        if (on) list[n++] = (uint32_t)i;
+    }
+    cudaError_t e = cudaSuccess;
+    if (n) {
+        e = cudaMalloc(&r->rslot, rows * sizeof *slot);
+        if (e == cudaSuccess) e = cudaMalloc(&r->rrows, n * sizeof *list);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&r->samp, (size_t)n * PB_RADIK_REFINE_SAMPLE * sizeof(uint32_t));
+        if (e == cudaSuccess)
+            e = cudaMemcpy(r->rslot, slot, rows * sizeof *slot, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(r->rrows, list, n * sizeof *list, cudaMemcpyHostToDevice);
+    }
+    free(slot);
+    free(list);
+    if (e != cudaSuccess)
+        return pb_err_set(err, "radik: refine's sample buffers: %s", cudaGetErrorString(e));
+    r->nslots = n;
+    return 0;
+}
+
+/* The cluster kernel for a problem's 16-bit dtype and direction. */
+typedef void (*cluster_fn)(pb_radik_args<uint32_t>, uint64_t, uint32_t, int);
+cluster_fn cluster_kernel(const pb_topk_problem &p)
+{
+    if (p.dtype == PB_TOPK_F16)
+        return p.largest ? pb_radik_cluster16<PB_TOPK_F16, 1> : pb_radik_cluster16<PB_TOPK_F16, 0>;
+    return p.largest ? pb_radik_cluster16<PB_TOPK_BF16, 1> : pb_radik_cluster16<PB_TOPK_BF16, 0>;
+}
+
+/* The cluster kernel's launch: grid (blocks a row, rows), one cluster a
+ * row. */
+cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttribute *at)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(r->cl_blocks, rows);
+    cfg.blockDim = dim3(PB_RADIK_CL_BLOCK);
+    cfg.dynamicSmemBytes = PB_RADIK_CL_DYN_SMEM;
+    cfg.stream = r->stream;
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = r->cl_blocks;
+    at->val.clusterDim.y = 1;
+    at->val.clusterDim.z = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+/* Whether the query takes the cluster path (radik_cluster.cuh), and with
+ * how many blocks a row: one a PB_RADIK_CL_PART keys of the longest row, a
+ * power of two up to PB_RADIK_CL_MAXC. `auto` takes it where it measured
+ * faster (docs/topk-radik.md; H100 at 33036b6, topk-cluster.ini: 1.9x on
+ * 16 rows of 2^20, and faster at every shape but a single row of 2^22,
+ * 0.050 against 0.046 ms): short 16-bit rows with a k the
+ * cluster's filter serves (k at most 1/64 of the longest row; a larger k
+ * writes so many keys that the multi-pass query is faster), and only with
+ * the other switches at their defaults, so that each switch's ablation
+ * still times the query it belongs to. `filter` reaches the cluster path
+ * too (off: its three reads; overshoot: its fallback). */
+int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
+{
+    const pb_topk_problem &p = g->prob;
+    int mode = (int)g->params.v[P_CLUSTER];
+    bool is16 = pb_topk_dtype_is16(p.dtype);
+    if (mode == CLUSTER_ON && !is16)
+        return pb_err_set(err, "radik: cluster = on serves fp16 and bf16 keys only");
+    if (mode == CLUSTER_ON && p.rows > 65535)
+        return pb_err_set(err, "radik: cluster = on takes at most 65535 rows (got %llu)",
+                          (unsigned long long)p.rows);
+    if (mode == CLUSTER_AUTO) {
+        bool defaults = true;
+        for (int i = P_HIER; i <= P_REFINE; i++) defaults &= g->params.v[i] == params[i].def;
+        if (!is16 || !defaults || p.rows > 65535 || p.max_len > PB_RADIK_CL_MAXLEN ||
+            (p.rows < 4 && p.max_len > PB_RADIK_CL_ONE_MAX) || p.total > (UINT64_C(1) << 25) ||
+            p.k * 64 > p.max_len)
+            return 0;
+    } else if (mode == CLUSTER_OFF)
+        return 0;
+    unsigned c = 1;
+    while (c < PB_RADIK_CL_MAXC && (uint64_t)c * PB_RADIK_CL_PART < p.max_len) c *= 2;
+    r->cl_blocks = c;
+    PB_CUDA_TRY(cudaFuncSetAttribute(cluster_kernel(p), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)PB_RADIK_CL_DYN_SMEM),
+                err);
+    cudaLaunchAttribute at;
+    cudaLaunchConfig_t cfg = cluster_config(r, 1, &at);
+    int clusters = 0;
+    PB_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel(p), &cfg), err);
+    if (clusters < 1) {
+        if (mode == CLUSTER_ON)
+            return pb_err_set(err, "radik: cluster = on: this GPU holds no cluster of %u blocks "
+                                   "of %d threads",
+                              c, PB_RADIK_CL_BLOCK);
+        return 0;
+    }
+    r->cluster = true;
+    return 0;
+}
+
+/* The tie pass's buffers (ties = lowest-index): tbase from the layout on
+ * the host, and the scan's scratch for the batch's partition count. */
+int setup_ties(const pb_topk_problem &p, radik *r, pb_err *err)
+{
+    size_t rows = (size_t)p.rows;
+    uint32_t *h = (uint32_t *)malloc((rows + 1) * sizeof *h);
+    if (!h) return pb_err_set(err, "out of host memory");
+    uint64_t at = 0;
+    for (size_t i = 0; i < rows; i++) {
+        h[i] = (uint32_t)at;
+        at += pb_radik_nparts(pb_topk_row_len(&p, i));
+    }
+    h[rows] = (uint32_t)at;
+    if (at > UINT32_MAX) {
+        free(h);
+        return pb_err_set(err, "radik: ties = lowest-index: %llu tie partitions, beyond 2^32",
+                          (unsigned long long)at);
+    }
+    r->tparts = (uint32_t)at;
+    cudaError_t e = cudaMalloc(&r->tbase, (rows + 1) * sizeof *h);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(r->tbase, h, (rows + 1) * sizeof *h, cudaMemcpyHostToDevice);
+    free(h);
+    size_t parts = r->tparts ? r->tparts : 1;
+    if (e == cudaSuccess) e = cudaMalloc(&r->tcounts, parts * 4);
+    if (e == cudaSuccess) e = cudaMalloc(&r->tranks, parts * 4);
+    if (e == cudaSuccess)
+        e = cub::DeviceScan::ExclusiveSum(nullptr, r->scan_bytes, r->tcounts, r->tranks,
+                                          (int64_t)parts);
+    if (e == cudaSuccess) e = cudaMalloc(&r->scan_temp, r->scan_bytes ? r->scan_bytes : 1);
+    if (e != cudaSuccess)
+        return pb_err_set(err, "radik: tie pass set-up: %s", cudaGetErrorString(e));
+    return 0;
+}
+
+/* The passes' shared memory at key width K, and how many blocks of the
+ * input passes and of the filter pass an SM holds. */
+template <class K>
+int setup_kernels(const pb_topk_problem &p, radik *r, int *b_in, int *b_in_buf, int *b_filter,
+                  pb_err *err)
+{
+    r->smem_plain = sizeof(pb_radik_pass_smem<K, false>);
+    r->smem_buf = sizeof(pb_radik_pass_smem<K, true>);
+    /* The candidate passes use the input passes' grids. */
+    if (set_smem<K, true, false>(r->smem_plain, b_in, err) ||
+        set_smem<K, true, true>(r->smem_buf, b_in_buf, err) ||
+        set_smem<K, false, false>(r->smem_plain, NULL, err) ||
+        set_smem<K, false, true>(r->smem_buf, NULL, err))
+        return -1;
+    PB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(b_filter, filter_kernel<K>(p),
+                                                              PB_RADIK_BLOCK, 0),
+                err);
+    return 0;
+}
+
+int setup(pb_gpu_topk *g, const void *, pb_err *err)
+{
+    radik *r = (radik *)calloc(1, sizeof *r);
+    if (!r) return pb_err_set(err, "out of host memory");
+    g->mod = r;
+    g->mod_free = radik_free;
+    const pb_topk_problem &p = g->prob;
+    r->wbuf = g->params.v[P_WBUF] != 0;
+    r->resched = g->params.v[P_RESCHED] != 0;
+    r->scale = (int)g->params.v[P_SCALE];
+    r->filter = (int)g->params.v[P_FILTER];
+    r->lowest = p.ties == PB_TOPK_TIES_LOWEST;
+    if (p.max_len >= (UINT64_C(1) << 31))
+        return pb_err_set(err, "radik: rows of 2^31 values or more are not supported (got %llu)",
+                          (unsigned long long)p.max_len);
+    if (!r->resched && p.rows > 65535)
+        return pb_err_set(err, "radik: resched=0 launches a fold of blocks a row, at most 65535 "
+                               "rows (got %llu)",
+                          (unsigned long long)p.rows);
+    size_t rows = (size_t)p.rows, total = (size_t)(p.total ? p.total : 1);
+    r->wide = pb_topk_dtype_is64(p.dtype);
+    size_t row_bytes = r->wide ? sizeof(pb_radik_row64) : sizeof(pb_radik_row);
+    PB_CUDA_TRY(cudaMalloc(&r->rows, rows * row_bytes), err);
+    PB_CUDA_TRY(cudaMalloc(&r->hist, rows * PB_RADIK_BINS * 4), err);
+    /* Every select leaves its histogram zeroed, so this holds for every run. */
+    PB_CUDA_TRY(cudaMemset(r->hist, 0, rows * PB_RADIK_BINS * 4), err);
+    size_t cand_bytes = r->wide ? sizeof(ulonglong2) : sizeof(uint2);
+    for (int i = 0; i < 2; i++) PB_CUDA_TRY(cudaMalloc(&r->cand[i], total * cand_bytes), err);
+    PB_CUDA_TRY(cudaMalloc(&r->parts, rows * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&r->work, (rows + 1) * 4), err);
+    PB_CUDA_TRY(cudaMalloc(&r->arrivals, 4), err);
+    PB_CUDA_TRY(cudaMemset(r->arrivals, 0, 4), err); /* the last block leaves it at 0 */
+    /* The cluster path is the whole query: no tie pass, no presample. */
+    if (setup_cluster(g, r, err)) return -1;
+    if (r->lowest && rows && !r->cluster && setup_ties(p, r, err)) return -1;
+    if (rows && !r->cluster && setup_presample(g, r, err)) return -1;
+
+    int b_in = 0, b_in_buf = 0, b_filter = 0;
+    if (r->wide ? setup_kernels<uint64_t>(p, r, &b_in, &b_in_buf, &b_filter, err)
+                : setup_kernels<uint32_t>(p, r, &b_in, &b_in_buf, &b_filter, err))
+        return -1;
+    int dev = 0, sms = 0;
+    PB_CUDA_TRY(cudaGetDevice(&dev), err);
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
+    /* One grid size for every pass: what the most demanding pass keeps
+     * resident (a larger grid only queues blocks). */
+    r->grid = (unsigned)(sms * (b_in > 0 ? b_in : 1));
+    r->grid_buf = (unsigned)(sms * (b_in_buf > 0 ? b_in_buf : 1));
+    r->grid_filter = (unsigned)(sms * (b_filter > 0 ? b_filter : 1));
+    uint64_t max_parts = pb_radik_nparts(p.max_len + 4);
+    uint64_t fold = (r->grid + rows - 1) / (rows ? rows : 1);
+    if (fold > max_parts) fold = max_parts;
+    r->foldx = (unsigned)(fold ? fold : 1);
+    if (pb_gpu_topk_rank_setup(g, err)) return -1;
+    PB_CUDA_TRY(cudaDeviceSynchronize(), err);
+    return rows ? capture(g, r, err) : 0;
+}
+
+/* Every dtype is radik's (fp64 and u64 on the 64-bit kernels), so it has
+ * no `available` hook: nothing to refuse before a point runs. */
+int prepare(const pb_point *pt, void **state, pb_err *err)
+{
+    *state = NULL;
+    return pb_gpu_topk_prepare_with(pt, setup, nullptr, state, err);
+}
+
+/* A pass's grid: `resident` blocks walking the work prefix of all rows
+ * (a single row: its partitions, no prefix), or one fold of blocks a row.
+ * Sets a.work to match. */
+template <class K> dim3 grid_of(const radik *r, pb_radik_args<K> &a, unsigned resident)
+{
+    if (a.nrows == 1 || r->resched) {
+        a.work = a.nrows == 1 ? NULL : r->work;
+        return dim3(resident);
+    }
+    a.work = NULL;
+    return dim3(r->foldx, a.nrows);
+}
+
+template <class K, bool INPUT, bool BUF>
+int launch_pass(const radik *r, pb_radik_args<K> a, pb_err *err)
+{
+    dim3 grid = grid_of(r, a, BUF ? r->grid_buf : r->grid);
+    pb_radik_pass<K, INPUT, BUF>
+        <<<grid, PB_RADIK_BLOCK, BUF ? r->smem_buf : r->smem_plain, r->stream>>>(a);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+template <bool INPUT, class K>
+int pass(const radik *r, const pb_radik_args<K> &a, bool buf, pb_err *err)
+{
+    return buf ? launch_pass<K, INPUT, true>(r, a, err) : launch_pass<K, INPUT, false>(r, a, err);
+}
+
+/* Whether the passes walk a work prefix (else one row, or a fold a row). */
+template <class K> bool planned(const radik *r, const pb_radik_args<K> &a)
+{
+    return r->resched && a.nrows > 1;
+}
+
+/* Where start and select leave the next pass's plan (none: no plan). */
+template <class K> pb_radik_plan plan_of(const radik *r, const pb_radik_args<K> &a)
+{
+    pb_radik_plan pl = {NULL, NULL, NULL};
+    if (planned(r, a)) pl = {r->parts, r->work, r->arrivals};
+    return pl;
+}
+
+/* Select after the pass that read `ran` (the filter pass if `filtered`);
+ * the next pass reads `next`. */
+template <class K>
+int select(const radik *r, const pb_radik_args<K> &a, int ran, bool filtered, int next,
+           pb_err *err)
+{
+    pb_radik_select<K><<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, plan_of(r, a), ran,
+                                                               filtered ? 1 : 0, next);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+template <class K>
+int filter_pass(const pb_gpu_topk *g, const radik *r, pb_radik_args<K> a, pb_err *err)
+{
+    dim3 grid = grid_of(r, a, r->grid_filter);
+    filter_kernel<K>(g->prob)<<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+/* ties = lowest-index: the rows whose final pass had ties to choose get
+ * the `need` of the smallest indices (radik_ties.cuh): count, scan, write,
+ * over the tie partitions of all rows with one resident grid. */
+template <class K> int tie_pass(const radik *r, const pb_radik_args<K> &a, pb_err *err)
+{
+    if (!r->tparts) return 0;
+    unsigned grid = r->grid < r->tparts ? r->grid : r->tparts;
+    pb_radik_tie_count<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->tbase, r->tcounts);
+    PB_CUDA_LAUNCHED(err);
+    size_t bytes = r->scan_bytes;
+    cudaError_t e = cub::DeviceScan::ExclusiveSum(r->scan_temp, bytes, r->tcounts, r->tranks,
+                                                  (int64_t)r->tparts, r->stream);
+    if (e != cudaSuccess) return pb_err_set(err, "radik: tie scan: %s", cudaGetErrorString(e));
+    pb_radik_tie_write<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->tbase, r->tranks);
+    PB_CUDA_LAUNCHED(err);
+    return 0;
+}
+
+/* The candidate passes after pass 1 that finish every row: the splits
+ * that take its interval to one key, and the final pass (TAKE, FINAL:
+ * output only). 13-bit digits; a plain first digit leaves kbits - 13 bits,
+ * a scaled one (a filter's, or pass 0's) 24 (32-bit keys) or 57 (64-bit
+ * keys: radik_digit.h), and pass 1 takes 13 more off a row that did not
+ * filter. 32-bit keys: 2 (19 -> 6 -> 0, or 24 -> 11 -> 0 scaled), 3 after
+ * a filter (24: 11, 0, final). 64-bit keys: 4 plain (51 -> 38: 25, 12, 0,
+ * final), 5 scaled (57 -> 44: 31, 18, 5, 0, final), 6 after a filter (57:
+ * 44, 31, 18, 5, 0, final). 16-bit keys (fp16, bf16: 16 bits): 1, 2
+ * after a filter (a plain first digit leaves 3 bits, a scaled bin at most
+ * 256 keys: one split to a single key, then the final pass). A row that
+ * finishes sooner is DONE, and the passes left are no-ops for it. */
+int candidate_passes(bool wide, bool is16, bool filtered, bool may_scale)
+{
+    if (is16) return filtered ? 2 : 1;
+    if (!wide) return filtered ? 3 : 2;
+    return filtered ? 6 : may_scale ? 5 : 4;
+}
+
+/* The query's launches, in stream order on r->stream. */
+template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err)
+{
+    const int IN = PB_RADIK_SRC_INPUT, CAND = PB_RADIK_SRC_CAND;
+    pb_radik_args<K> a = args_of<K>(g, r);
+    /* Where no row may filter, the query is the paper's: neither the
+     * filter pass nor a third candidate pass is launched. */
+    int filter = may_filter(g->prob, r->filter) ? r->filter : PB_RADIK_FILTER_OFF;
+    bool filt = filter != PB_RADIK_FILTER_OFF;
+    /* The sample depends on the problem's seed only: every repeat of a
+     * query does the same work. */
+    uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
+    if constexpr (sizeof(K) == 4) {
+        /* The cluster path is the whole query (ties chosen in it). */
+        if (r->cluster) {
+            cudaLaunchAttribute at;
+            cudaLaunchConfig_t cfg = cluster_config(r, a.nrows, &at);
+            PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel(g->prob), a, (uint64_t)g->prob.k,
+                                           salt, r->filter),
+                        err);
+            PB_CUDA_LAUNCHED(err);
+            return g->prob.sorted ? pb_gpu_topk_rank(g, r->stream, err) : 0;
+        }
+        if (r->nslots && filt) {
+            dim3 grid(PB_RADIK_REFINE_SAMPLE / PB_RADIK_PRESAMPLE_PART, r->nslots);
+            pb_radik_presample<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->rrows, salt);
+            PB_CUDA_LAUNCHED(err);
+        }
+    }
+    pb_radik_start<K><<<a.nrows, PB_RADIK_BLOCK, 0, r->stream>>>(a, g->prob.k, r->scale, filter,
+                                                                 salt, plan_of(r, a));
+    PB_CUDA_LAUNCHED(err);
+    /* The filter pass writes its candidates to cand[0], where pass 1 of
+     * the rows that fall back writes theirs. */
+    a.cout = static_cast<cand_t<K> *>(r->cand[0]);
+    if (filt && (filter_pass(g, r, a, err) || select(r, a, IN, true, IN, err))) return -1;
+    /* Pass 0 histograms the input (and outputs rows that take it whole). */
+    if (pass<true>(r, a, false, err) || select(r, a, IN, false, IN, err)) return -1;
+    /* Pass 1 reads the input again and writes candidates to cand[0]. */
+    if (pass<true>(r, a, r->wbuf, err) || select(r, a, IN, false, CAND, err)) return -1;
+    /* Candidate passes, alternating buffers. Two finish a 32-bit row after
+     * pass 1 (the last only outputs: TAKE, FINAL); a filtered row, whose
+     * first digit leaves an interval of up to 2^24 keys, needs three;
+     * 64-bit keys need up to six, 16-bit ones two (candidate_passes). Rows are scaled only
+     * from PB_RADIK_SCALE_MIN keys. */
+    bool may_scale = r->scale != PB_RADIK_SCALE_OFF && g->prob.max_len >= PB_RADIK_SCALE_MIN;
+    int left = candidate_passes(sizeof(K) == 8, pb_topk_dtype_is16(g->prob.dtype), filt, may_scale);
+    for (int i = 0; i < left; i++) {
+        a.cin = static_cast<const cand_t<K> *>(r->cand[i & 1]);
+        a.cout = static_cast<cand_t<K> *>(r->cand[(i + 1) & 1]);
+        if (pass<false>(r, a, r->wbuf, err)) return -1;
+        if (i + 1 < left && select(r, a, CAND, false, CAND, err)) return -1;
+    }
+    if (r->lowest && tie_pass(r, a, err)) return -1;
+    /* sorted = yes: the rows put in rank order (gpu_topk_rank.cu). */
+    return g->prob.sorted ? pb_gpu_topk_rank(g, r->stream, err) : 0;
+}
+
+int capture(const pb_gpu_topk *g, radik *r, pb_err *err)
+{
+    PB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), err);
+    PB_CUDA_TRY(cudaStreamBeginCapture(r->stream, cudaStreamCaptureModeThreadLocal), err);
+    int rc = r->wide ? enqueue<uint64_t>(g, r, err) : enqueue<uint32_t>(g, r, err);
+    cudaError_t e = cudaStreamEndCapture(r->stream, &r->graph);
+    if (rc) return -1;
+    if (e != cudaSuccess)
+        return pb_err_set(err, "radik: capturing the query: %s", cudaGetErrorString(e));
+    PB_CUDA_TRY(cudaGraphInstantiate(&r->exec, r->graph, 0), err);
+    return 0;
+}
+
+int run(void *state, uint64_t sample, pb_err *err)
+{
+    (void)sample;
+    pb_gpu_topk *g = (pb_gpu_topk *)state;
+    radik *r = (radik *)g->mod;
+    if (!g->prob.rows) return 0;
+    PB_CUDA_TRY(cudaGraphLaunch(r->exec, 0), err);
+    return 0;
+}
+
+uint64_t footprint(const pb_point *pt)
+{
+    uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
+    uint64_t total = pt->n * rows + 4 * rows + 4;
+    /* 64-bit keys: candidates of 16 bytes, a larger row state. */
+    bool wide = pb_topk_dtype_is64((int)pt->params->v[PB_TOPK_P_DTYPE]);
+    uint64_t cand = wide ? sizeof(ulonglong2) : sizeof(uint2);
+    uint64_t row_bytes = wide ? sizeof(pb_radik_row64) : sizeof(pb_radik_row);
+    /* ties = lowest-index: tbase, and two words a tie partition (CUB's scan
+     * scratch is in the slack). */
+    uint64_t ties = pt->params->v[PB_TOPK_P_TIES] == PB_TOPK_TIES_LOWEST
+                        ? 4 * (rows + 1) + 8 * (total / PB_RADIK_PART + rows + 1)
+                        : 0;
+    /* `refine`'s samples: a slot a row of 2^25 keys or more (and the rows'
+     * slots: 4 bytes a row). */
+    uint64_t presample = (total / PB_RADIK_REFINE_MIN) * PB_RADIK_REFINE_SAMPLE * 4;
+    return pb_gpu_topk_footprint_io(pt) + rows * (PB_RADIK_BINS * 4 + row_bytes + 16) +
+           2 * cand * total + ties + presample + (1 << 20) + pb_gpu_topk_rank_footprint(pt);
+}
+
+} // namespace
+
+extern "C" const pb_module pb_module_radik = {
+    .name = "radik",
+    .family = &pb_family_topk,
+    .device = PB_DEVICE_GPU,
+    .flags = PB_MOD_NONDETERMINISTIC,
+    .summary = "RadiK radix top-k: hierarchical atomics, flush-efficient write buffer, task "
+               "rescheduling, offset padding, adaptive scaling; two reads of the input",
+    .params = PB_PARAMS(params),
+    .footprint = footprint,
+    .prepare = prepare,
+    .run = run,
+    .result = pb_gpu_topk_result,
+    .verify = pb_gpu_topk_verify,
+    .release = pb_gpu_topk_release,
+    .work = pb_topk_work,
+    .refresh = pb_gpu_topk_refresh,
+};

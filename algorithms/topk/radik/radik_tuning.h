@@ -1,0 +1,95 @@
+/* radik's tuning: the sizes and thresholds its kernels are built with,
+ * in one place, as CUB keeps a tuning policy apart from its agents. Plain
+ * C macros, since the host-side model (radik_digit.h) and the tests read
+ * the digit and sample sizes too. */
+#ifndef PB_RADIK_TUNING_H
+#define PB_RADIK_TUNING_H
+
+/* ---- the digit and the sample (radik_digit.h) ---- */
+
+#define PB_RADIK_BITS 13
+#define PB_RADIK_BINS (1u << PB_RADIK_BITS)
+/* Scaled digit: |d| < 2^EXACT_BITS binned exactly, then 2^MANT bins per
+ * octave; positive d above the middle bin, negative below. */
+#define PB_RADIK_EXACT_BITS 8
+#define PB_RADIK_MANT 7
+#define PB_RADIK_MID (PB_RADIK_BINS / 2)
+/* 64-bit keys: 6 mantissa bits, so that the 3840 bins a side fit MID. */
+#define PB_RADIK_MANT64 6
+#define PB_RADIK_LOG_BINS64 \
+    ((1u << PB_RADIK_EXACT_BITS) + ((64u - PB_RADIK_EXACT_BITS) << PB_RADIK_MANT64))
+
+/* The sample (scaling reference and pre-filter), and the rows the filter
+ * considers. */
+#define PB_RADIK_SAMPLE 2048
+#define PB_RADIK_FILTER_MIN (1u << 16)
+/* A threshold is used when it keeps at most 1/PB_RADIK_FILTER_KEEP of the
+ * sample: beyond that the candidates cost about what a second read does. */
+#define PB_RADIK_FILTER_KEEP 16
+
+/* ---- the multi-pass kernels ---- */
+
+#define PB_RADIK_BLOCK 256
+#define PB_RADIK_ITEMS 8
+#define PB_RADIK_PART (PB_RADIK_BLOCK * PB_RADIK_ITEMS) /* elements a partition */
+#define PB_RADIK_SAMPLE_ITEMS (PB_RADIK_SAMPLE / PB_RADIK_BLOCK)
+#define PB_RADIK_SCALE_MIN (1u << 15) /* shorter rows are not scaled */
+
+/* The filter pass reads more keys a thread: its work per key is a compare.
+ * 16-bit values stay packed two to a 32-bit word, so the same 16 words a
+ * thread hold 32 of them: a partition of 16-bit values is twice as long,
+ * read as 16-byte packs of eight. */
+#define PB_RADIK_FITEMS 16
+#define PB_RADIK_FPART (PB_RADIK_BLOCK * PB_RADIK_FITEMS)
+#define PB_RADIK_FITEMS16 (2 * PB_RADIK_FITEMS)
+#define PB_RADIK_FPART16 (PB_RADIK_BLOCK * PB_RADIK_FITEMS16)
+/* A sampled threshold shared by more than 1/PB_RADIK_TIE_STRICT of the
+ * sample filters strictly (tie_aware) even when it is selective. */
+#define PB_RADIK_TIE_STRICT 64
+/* radik's `refine`: a long row's filter threshold is read from a sample
+ * eight times larger (PB_RADIK_REFINE_SAMPLE keys: the 2048 sorted ones and
+ * PB_RADIK_REFINE_ITEMS more a thread), so that it keeps about an eighth
+ * as many candidates. Only the extra keys at or above the small sample's
+ * threshold are kept (a few dozen: at most PB_RADIK_REFINE_LIST), and
+ * ranked by counting, not sorted. 32-bit words only (16-bit values too):
+ * the extra keys are held in registers across the small sample's sort. */
+#define PB_RADIK_REFINE_ITEMS 56
+#define PB_RADIK_REFINE_SAMPLE (PB_RADIK_SAMPLE + PB_RADIK_BLOCK * PB_RADIK_REFINE_ITEMS)
+#define PB_RADIK_REFINE_LIST 512
+#define PB_RADIK_REFINE_MIN (1u << 25)
+/* pb_radik_presample's keys a thread: few, so that each thread's chain of
+ * random reads is short and many blocks share the row's 16384. */
+#define PB_RADIK_PRESAMPLE_ITEMS 2
+#define PB_RADIK_PRESAMPLE_PART (PB_RADIK_BLOCK * PB_RADIK_PRESAMPLE_ITEMS)
+
+/* The filter pass's shared memory: the histogram, and a staging buffer for
+ * candidates, flushed past half full with one reservation of the row's
+ * counter a flush: a reservation a warp would serialise the whole grid on
+ * one address (2^20 of them on a 2^29 row). The buffer is 12 KiB: 1536
+ * candidates of 32-bit keys, 768 of 64-bit ones (the pass's static shared
+ * memory stays below 48 KiB). */
+#define PB_RADIK_FBUF_BYTES (1536 * 8)
+
+/* ---- the cluster path (radik_cluster.cuh) ---- */
+
+/* 512 threads, two blocks an SM: a cluster of eight 1024-thread blocks
+ * (one an SM) fitted 15 times at once on an H100, so a 16th row waited
+ * for a second wave (Nsight Compute at 8086773: "Max Active Clusters 15"). */
+#define PB_RADIK_CL_BLOCK 512
+/* Packs a thread loads before it uses them (64 KiB in flight a block). */
+#define PB_RADIK_CL_BATCH 8
+/* A row's blocks: one a PB_RADIK_CL_PART keys, a power of two, at most
+ * PB_RADIK_CL_MAXC (the portable cluster size). */
+#define PB_RADIK_CL_PART (1u << 17)
+#define PB_RADIK_CL_MAXC 8
+/* The candidates a block keeps (an index and a raw value each: 6 bytes,
+ * 48 KiB of dynamic shared memory), and the ties among them it ranks by
+ * index (lowest-index). */
+#define PB_RADIK_CL_CAP 8192
+#define PB_RADIK_CL_TIES 512
+/* `cluster = auto` takes the path for rows up to this long, and up to
+ * PB_RADIK_CL_ONE_MAX in batches of fewer than four rows (radik.cu). */
+#define PB_RADIK_CL_MAXLEN (1u << 22)
+#define PB_RADIK_CL_ONE_MAX (1u << 20)
+
+#endif
