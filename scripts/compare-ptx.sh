@@ -7,6 +7,10 @@
 #
 #   scripts/compare-ptx.sh OLD_BUILD NEW_BUILD [OUT_DIR]
 #
+# PB_PTX_ONLY=REGEX compiles only the sources whose path matches it (on
+# both sides), for a quick look at the files a change restructured; the
+# proof that no kernel changed is the run without it.
+#
 # Each build directory is reconfigured with compile_commands.json; every
 # .cu file is compiled again with -ptx and the build's own flags. Each
 # .entry (kernel) and .func (device function) with a body, and each
@@ -28,12 +32,13 @@ mkdir -p "$out/old" "$out/new"
 ptx() { # ptx BUILD DEST: the PTX of every .cu of BUILD's compile commands
     cmake "$1" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
     python3 - "$1/compile_commands.json" "$2" <<'EOF'
-import json, os, shlex, subprocess, sys
+import json, os, re, shlex, subprocess, sys
 cmds, dest = json.load(open(sys.argv[1])), sys.argv[2]
+only = re.compile(os.environ.get("PB_PTX_ONLY") or "")
 root = os.path.commonpath([c["file"] for c in cmds if c["file"].endswith(".cu")] or ["/"])
 for c in cmds:
     src = c["file"]
-    if not src.endswith(".cu"):
+    if not src.endswith(".cu") or not only.search(src):
         continue
     args = shlex.split(c["command"])
     # Drop the object output and the dependency-file options; ask for PTX.
