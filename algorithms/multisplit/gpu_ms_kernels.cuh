@@ -38,13 +38,12 @@
 
 /* Resident blocks an SM the postscans are compiled for. A postscan loads
  * its tile once and waits on it, so other blocks hide the latency; but
- * capped too far, one spills its ranks. Measured on the H200 (2^25 and
- * 2^28 keys, m = 2 .. 256): key-only BMS 4 (64 registers) and WMS 3 beat
- * the compiler's own choice (80 and 96 registers) by 5-7%; BMS pairs 3 and
- * WMS pairs 2 are what the compiler chose unbounded; DMS keys stay
- * unbounded (0: its 96 registers; bounded to 2 blocks it took 126 and ran
- * 11% slower at m = 2); DMS pairs, allowed a whole SM's registers, ran
- * 20-25% faster at m = 8 and 32. */
+ * capped too far, one spills its ranks. Measured (docs/measured.md):
+ * key-only BMS 4 (64 registers) and WMS 3 beat the compiler's own choice
+ * (80 and 96 registers); BMS pairs 3 and WMS pairs 2 are what the compiler
+ * chose unbounded; DMS keys stay unbounded (0: its 96 registers; bounded
+ * to 2 blocks it took 126 and ran slower); DMS pairs, allowed a whole SM's
+ * registers, ran faster. */
 #define PB_MS_POST_BLOCKS(PAIRS) ((PAIRS) ? 3 : 4)
 #define PB_MS_POST_WARP_BLOCKS(PAIRS, REORDER) ((REORDER) ? ((PAIRS) ? 2 : 3) : ((PAIRS) ? 1 : 0))
 
@@ -246,8 +245,8 @@ __device__ __forceinline__ uint32_t pb_ms_load_any(const uint32_t *__restrict__ 
  * which no other lane touches (no atomics, no barriers). redux.sync then
  * sums each word over the warp in two 16-bit halves. That is about 8
  * instructions a key per lane, so 8 warp instructions per 32 keys, where
- * the ballot window costs 14 (m = 8) to 22 (m = 32); on the H200 the ballot
- * prescan was compute-bound (SM 80-89%, DRAM 32-44%). Returns the warp's
+ * the ballot window costs 14 (m = 8) to 22 (m = 32), and the ballot
+ * prescan was compute-bound, not memory-bound (docs/measured.md). Returns the warp's
  * count of bucket `lane`. */
 /* Words of a lane's counters (four buckets each), and whether they fit in
  * registers; the prescan sizes its shared columns by them. */

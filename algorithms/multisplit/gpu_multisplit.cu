@@ -1,11 +1,9 @@
 /* multisplit: the stable multisplit to call when you just want one. It is
- * bms with the matrix scan and lane counters. The paper (and our H200 runs
- * up to b5322ee) found dms and wms faster for few buckets; with the
- * lane-counting prescan and the branch-free full-tile postscan, bms is as
- * fast or faster at every m on the H200 (commit 40d2562, 2^25 and 2^28
- * keys, m = 2..32; e.g. 2^28 pairs m = 8: bms 1.56 ms, wms 1.59, dms 2.86;
- * 2^28 keys m = 2: bms 0.886, dms 0.932; at 2^25 keys m = 2 they tie). dms
- * and wms remain as modules for the paper's tables. */
+ * bms with the matrix scan and lane counters. The paper found dms and wms
+ * faster for few buckets; with the lane-counting prescan and the
+ * branch-free full-tile postscan, bms is as fast or faster at every m
+ * measured (docs/measured.md). dms and wms remain as modules for the
+ * paper's tables. */
 #include "algorithms/multisplit/gpu_ms_split.cuh"
 #include "families/multisplit/ms_family.h"
 #include "families/multisplit/ms_hooks.h"

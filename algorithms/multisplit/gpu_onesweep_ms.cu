@@ -1,6 +1,6 @@
 /* onesweep-ms: a stable multisplit in one pass with decoupled look-back, in
  * the style of CUB's onesweep radix sort pass, for any bucket identifier of
- * the family (issue 20, item 3: many buckets). A run is two launches: the
+ * the family (many buckets). A run is two launches: the
  * bucket histogram (which also zeroes the look-back and scans the counts)
  * and the pass (kernels in gpu_os_kernels.cuh). Equal to the C twin bit
  * for bit. n < 2^30 (30-bit look-back counts). */
@@ -23,13 +23,13 @@ const pb_param_spec params[] = {
 };
 enum { P_TILE = PB_MS_NCOMMON };
 
-/* The shapes of `tile`. On an H100 at bb3ac5c (2^25 and 2^28, m = 64..256):
- * keys at 384 x 28 were 1.11-1.22x CUB's sort, at 384 x 20 0.97-1.07x; 384 x 24
- * between; 512 x 24 at one block an SM, and 256 x 16, 384 x 12, 512 x 12 (H200,
- * 4585dee), slower than 384 x 20. Pairs at 384 x 28 take the PERM form
+/* The shapes of `tile` (the measurements behind them: docs/measured.md).
+ * Keys at 384 x 28 beat CUB's sort, at 384 x 20 matched it; 384 x 24 lies
+ * between; 512 x 24 at one block an SM, and 256 x 16, 384 x 12, 512 x 12,
+ * were slower than 384 x 20. Pairs at 384 x 28 take the PERM form
  * (gpu_os_kernels.cuh): 3 x 43 KB of shared memory would leave one block an
- * SM. Pairs measured 0.95-0.99x CUB at every shape (H100, d668c67: 384 x 23,
- * 384 x 28, and 384 x 24, where the PERM kernels spill no registers). */
+ * SM. Pairs came just short of CUB at every shape (384 x 23, 384 x 28, and
+ * 384 x 24, where the PERM kernels spill no registers). */
 using shape_large_keys = pb_os_shape<384, 28, 2>;
 using shape_cub_keys = pb_os_shape<384, 20, 2>;
 using shape_large_pairs = pb_os_shape<384, 28, 2, true>;

@@ -48,8 +48,8 @@
  * with the keys' registers and no per-slot state kept across the
  * write-out. (The earlier SEQ form, values reordered after the keys
  * through the keys' buffer, kept every slot's rank and bucket live across
- * the key write-out and spilled at 384 x 28: 4.2 M local-memory requests
- * a pass at 2^28, m = 256, Nsight Compute on an H100 at 7bd5bbf.) */
+ * the key write-out and spilled at 384 x 28: millions of local-memory
+ * requests a pass, docs/measured.md.) */
 template <int BLOCK_, int ITEMS_, int MINB_, bool PERM_ = false> struct pb_os_shape {
     static constexpr int BLOCK = BLOCK_, ITEMS = ITEMS_, MINB = MINB_;
     static constexpr bool PERM = PERM_;

@@ -22,7 +22,7 @@
  *  - otherwise DeviceSegmentedSort over the begin/end offsets. It gives a
  *    long segment one thread block, so a batch of 16 rows of 2^20 would run
  *    on 16 SMs; a loop of full-device sorts wins there. Each loop iteration
- *    costs a few launches (~15 us), so the loop is taken only while the
+ *    costs a few launches, so the loop is taken only while the
  *    rows are few (at most half the SMs) and long (mean length at least
  *    rows * 2^13: then one row's sort, not its launches, dominates). The
  *    crossover is a model, not a measurement: the Figure 11 configs sweep

@@ -92,9 +92,8 @@ __global__ void draw_batch_dests(uint64_t seed, uint64_t first, uint64_t lo, uin
         if (hist[t]) atomicAdd(&counts[t], (unsigned long long)hist[t]);
 }
 
-/* The fused split (split = fused, scalars; not the default: on an H200,
- * 2^29 u64 for G = 2, 8.2 ms against CUB's sort's 6.0 ms, both with four
- * destinations a Philox block; Nsight Compute finds its scatter
+/* The fused split (split = fused, scalars; not the default: slower than
+ * CUB's sort, docs/measured.md; Nsight Compute finds its scatter
  * instruction-bound, 112 registers and 25% occupancy, by the ranking of
  * four items a lane, not memory-bound): two passes over tiles of
  * SPLIT_TILE virtual places (dests4), a warp taking ROUNDS x 128

@@ -1,4 +1,4 @@
-/* The distributed shuffle (issue 22, docs/distributed.md) as a C model: the
+/* The distributed shuffle (docs/distributed.md) as a C model: the
  * algorithm a shuffle over G GPUs runs, on one host, so its output can be
  * compared bit for bit with the GPUs' at small sizes.
  *

@@ -1,5 +1,5 @@
 /* dist-shuffle: the exactly uniform shuffle of an array split over G GPUs of
- * one host (issue 22, docs/distributed.md), and dist-exchange, its
+ * one host (docs/distributed.md), and dist-exchange, its
  * exchange alone: the all-to-all ceiling it is measured against.
  *
  * One process drives every GPU (devices 0 .. G-1): the harness is one
@@ -162,13 +162,11 @@ int prepare_common(bool exchange_only, const pb_point *pt, void **out_state, pb_
         s->kind = (pb_bij_kind)pt->params->v[P_BIJECTION];
         s->rounds = (int)pt->params->v[P_ROUNDS];
         s->fused = pt->params->v[P_SPLIT] == SPLIT_FUSED && !pb_shuffle_is_record(pt->item_bytes);
-        /* auto: pieces of about 2 GiB of items, at most 16. Measured on two
-         * H200 at 2 x 2^30 u64 (PB_DIST_PHASES' piece timelines): 16
-         * pieces of 512 MiB each took 1.2-2.5 ms to exchange against
-         * 0.86 ms for a 16th of one whole exchange (a piece's exchange
-         * has a fixed cost, and NCCL's kernels share the SMs with the
-         * ordering); 4 pieces gave the fastest sample (57.3 ms against
-         * 60.7 for 16 and 63.2 for one). */
+        /* auto: pieces of about 2 GiB of items, at most 16. A piece's
+         * exchange has a fixed cost, and NCCL's kernels share the SMs with
+         * the ordering, so many small pieces lose what the overlap gains
+         * and one piece gains nothing (PB_DIST_PHASES' piece timelines;
+         * docs/measured.md). */
         uint64_t k = pt->params->v[P_CHUNKS];
         uint64_t per = pb_dist_slice(pt->n, devices_of(pt->params), 1) * pt->item_bytes >> 31;
         if (k == 0) k = per < 1 ? 1 : per > 16 ? 16 : per;

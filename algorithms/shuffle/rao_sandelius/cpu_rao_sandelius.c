@@ -28,17 +28,16 @@
  * one result however it is split into chunks, the output depends on
  * (seed, sample) only, never on the thread count or schedule.
  *
- * Speed (issue 20): eight-bit digits are a Philox block's bytes copied
+ * Speed: eight-bit digits are a Philox block's bytes copied
  * whole, counted into four histograms; the scatter goes through 64-byte
  * lines a digit stored non-temporally (wc = 1); a leaf is read through
  * before its Fisher-Yates, which draws from its stream's words made 8
  * Philox blocks at a time with AVX-512 or AVX2 where the CPU has them
  * (algorithms/shuffle/rao_sandelius/rs_leaf.h: the words, the draws and so the
  * permutation are shuffle_leaf.h's, bit for bit), and prefetches the
- * items of the leaf after it as it goes. On the 16-core host of the H100
- * node at 2^26 + 1 u64 that took the leaves from 666 to 213 thread-ms and
- * the run's median from 98-100 to 68-72 ms (tbb-gather 78-84 ms in the
- * same runs).
+ * items of the leaf after it as it goes. Together these made the leaves
+ * about three times faster and the run faster than the host's
+ * random-gather ceiling, tbb-gather (docs/measured.md).
  * PB_RS_PHASES=1 prints the phases' times to stderr; PB_RS_NT=0 stores the
  * lines by plain stores, PB_RS_PF=0 leaves out the next leaf's prefetch,
  * PB_RS_ISA=avx2 or generic caps the leaves' Philox (to compare); the
@@ -117,9 +116,8 @@ static void rs_prof_add(const rs_ctx *c, unsigned level, bool par, unsigned phas
  * digit gathers RS_WC_BYTES of its items in a small buffer (all of them
  * together 16 KiB: L1) and they go out together, so every cache line of
  * dst is written whole, once. Below, the lines copied by plain stores
- * (PB_RS_NT=0, or a target without non-temporal stores: 0.85x the straight
- * scatter on the 2-core development machine at 2^26 + 1 u64,
- * results/reference/xeon-2core-dev/rs-wc); after, by non-temporal ones
+ * (PB_RS_NT=0, or a target without non-temporal stores: slower than the
+ * straight scatter, docs/measured.md); after, by non-temporal ones
  * (the default). The items of a digit keep their order either way, so the
  * output is the same. */
 #define RS_WC_BYTES 64

@@ -1,5 +1,5 @@
-/* gpu-rao-sandelius: the GPU Rao-Sandelius shuffle (issue 20, item 1;
- * docs/gpu-rao-sandelius.md), equal bit for bit to its C model
+/* gpu-rao-sandelius: the GPU Rao-Sandelius shuffle
+ * (docs/gpu-rao-sandelius.md), equal bit for bit to its C model
  * (grs_twin.h, and the CPU module grs-twin). Second version: the
  * multisplits that move the whole array are coalesced passes that draw
  * their labels instead of storing them.

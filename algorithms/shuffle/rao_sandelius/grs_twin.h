@@ -1,4 +1,4 @@
-/* The GPU Rao-Sandelius shuffle (issue 20, item 1; docs/gpu-rao-sandelius.md)
+/* The GPU Rao-Sandelius shuffle (docs/gpu-rao-sandelius.md)
  * as a C model: the algorithm and every random word it draws, so that a GPU
  * module (gpu-rao-sandelius) can be held to it bit for bit.
  *

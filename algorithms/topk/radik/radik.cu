@@ -305,9 +305,8 @@ cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttri
 /* Whether the query takes the cluster path (radik_cluster.cuh), and with
  * how many blocks a row: one a PB_RADIK_CL_PART keys of the longest row, a
  * power of two up to PB_RADIK_CL_MAXC. `auto` takes it where it measured
- * faster (docs/topk-radik.md; H100 at 33036b6, topk-cluster.ini: 1.9x on
- * 16 rows of 2^20, and faster at every shape but a single row of 2^22,
- * 0.050 against 0.046 ms): short 16-bit rows with a k the
+ * faster (docs/topk-radik.md, docs/measured.md: at every shape measured
+ * but a single row of 2^22): short 16-bit rows with a k the
  * cluster's filter serves (k at most 1/64 of the longest row; a larger k
  * writes so many keys that the multi-pass query is faster), and only with
  * the other switches at their defaults, so that each switch's ablation

@@ -4,11 +4,11 @@
  *
  * Why. The multi-pass query (radik_args.cuh lists its kernels) is a chain
  * of about ten launches: start, filter, then selects and passes. On a row
- * of 2^29 keys the filter's one read is the cost; on 16 rows of 2^20 fp16 (an LLM
- * vocabulary a row) the chain is: on an H200 at 07df373 start 15.7 us
- * (one block a row, latency-bound), filter 27.2, the select after it 9.7
- * and eight launches of 2.8-8.8 us, 72 us in all, where one read of the
- * batch's 32 MiB takes about 9. Here a row's blocks share their
+ * of 2^29 keys the filter's one read is the cost; on 16 rows of 2^20
+ * fp16 (an LLM vocabulary a row) the chain is: the start kernel (one
+ * block a row, latency-bound), the filter, a select and eight more
+ * launches, together several times what one read of the batch's 32 MiB
+ * takes (docs/measured.md). Here a row's blocks share their
  * histograms through distributed shared memory and wait for each other at
  * cluster barriers (well under a microsecond) instead of at launches.
  *
@@ -52,8 +52,8 @@
  * = lane), so a warp's 32 shared-memory reductions hit 32 banks whatever
  * its keys are.
  *
- * Measured on an H100 (results/reference/nvidia-h100/issue21-cluster-d7bf416/):
- * 16 x 2^20 fp16 at k = 1024 in 0.039 ms, the multi-pass query 0.072. */
+ * What it gains over the multi-pass query: docs/topk-radik.md and
+ * docs/measured.md. */
 #ifndef PB_RADIK_CLUSTER_CUH
 #define PB_RADIK_CLUSTER_CUH
 
@@ -200,7 +200,7 @@ __device__ __forceinline__ uint32_t pb_radik_cl_word(const uint4 &x, int j)
 /* One more in the lane counter at shared address `at` (a 32-bit shared
  * window address): a reduction with no result and no branch, where
  * atomicAdd on a generic address was a branch, a read of the block's
- * cluster slot and an address sum around each ATOMS (SASS at 0d7b3b7). */
+ * cluster slot and an address sum around each ATOMS (in the SASS). */
 __device__ __forceinline__ void pb_radik_cl_inc(uint32_t at)
 {
     asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(at) : "memory");
@@ -785,8 +785,9 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
          * may reach T (a thousand or so of a 2^20 row at k = 1024) are kept
          * as candidates, then written after the read, so that the writes'
          * code runs once, not once a pack of the unrolled loop (Nsight
-         * Compute at 0d7b3b7 named the instruction cache the first stall;
-         * an out-of-line call a pack cost 16 of 71 us on an H100). A block
+         * Compute named the instruction cache the first stall, and an
+         * out-of-line call a pack cost a fifth of the kernel's time:
+         * docs/measured.md). A block
          * that takes no ties compares strictly (not at T = +-0, which
          * compares equal to the other zero), so that a row of ties does
          * not fill its room. Past the room, or with too many ties to rank,
@@ -795,8 +796,7 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
             /* No key of this block is above T (a row whose pivot is its
              * top level: equal, few:L): only its quota of ties, if any,
              * in a read that ends with them, so that such a row costs
-             * reads 1 and 2 and its first ties (82 against 52 us at
-             * 16 x 2^20, few:2, in the micro-benchmark on an H200). */
+             * reads 1 and 2 and its first ties (docs/measured.md). */
             if (d.quota > 0) pb_radik_cl_write_read<DT, LG>(s, w, d, false);
         } else {
             const uint32_t t2 = pb_topk_raw_of(d.T, DT, LG) * 0x00010001u;

@@ -66,8 +66,8 @@
  * half-zero ReLU outputs or a few quantised levels, the sample's threshold
  * key is shared by much of the row, so "at or above it" keeps far more than
  * 1/16 and the row used to take the two-read passes, writing every tied key
- * as a candidate through every candidate pass (19x the uniform time at 2^29
- * on an H200). A strict filter is used instead (also where the threshold
+ * as a candidate through every candidate pass (many times the uniform
+ * row's time: docs/measured.md). A strict filter is used instead (also where the threshold
  * is selective but more than 1/64 of the sample equals it: few:16's top
  * level, 1/16 of the row, at a small k): keys above the threshold
  * are candidates as before, and the keys equal to it are counted on the

@@ -8,9 +8,8 @@
 /* The filter pass's blocks an SM (its register cap): for 32-bit keys four,
  * as its shared memory allows, so 64 registers a thread (the compiler's
  * choice would be 80, and three blocks); 16-bit values three (80
- * registers: at 2^29 on an H100, fp16 0.460 ms against 0.473 with four,
- * which spilled 240 bytes, and fp32 0.846 against 0.837); 64-bit keys two
- * (128 registers; left alone it took 155, one block). */
+ * registers: four spilled and ran slower, docs/measured.md); 64-bit keys
+ * two (128 registers; left alone it took 155, one block). */
 template <int DT> struct pb_radik_filter_blocks {
     static const int value = pb_radik_dt16<DT>::value                            ? 3
                              : sizeof(typename pb_radik_key_of<DT>::type) == 4 ? 4

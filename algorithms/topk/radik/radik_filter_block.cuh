@@ -202,8 +202,8 @@ __device__ __forceinline__ bool pb_radik_may_reach(uint64_t x, uint64_t tq)
  * the threshold's (raw value tq), not equal to it; as pb_radik_maybe16's
  * strict compare, and for the same reason: a warp whose values all equal
  * the threshold (an all-equal row) then leaves at the vote instead of
- * converting and comparing each key (on an H200 at 9aea95f, fp32 equal
- * at 2^29 took 0.745 ms against uniform's 0.600). A NaN value or
+ * converting and comparing each key (without it an all-equal fp32 row
+ * took a quarter longer than a uniform one: docs/measured.md). A NaN value or
  * threshold passes (unordered); fp32 thresholds of +-0.0 are not asked
  * (the zeros compare equal but are different keys). */
 template <int DT, int LG> __device__ __forceinline__ bool pb_radik_may_exceed(uint32_t x, uint32_t tq)
@@ -293,7 +293,7 @@ template <int DT, class K> struct pb_radik_fslots {
  * at 2^29, k = 1024, the threshold keeps 5 / 2048 of the keys, so most
  * warps have one, and a loop over every slot (uniform, as the first
  * version had) cost three instructions a slot where the compare costs one
- * (the 16-bit pass ran at 53% of the copy's rate on an H100 so). Without
+ * (the 16-bit pass ran at about half the copy's rate so). Without
  * `quick`, every key is converted and compared. With `hier` a warp stages
  * its candidates with one shared reservation (or, should the buffer be
  * full, one of the row's counter); without, every candidate reserves
@@ -307,9 +307,9 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
     typedef pb_radik_fslots<DT, K> slots_t;
     const int NS = slots_t::NS;
     /* Per lane for 16-bit values; fp32 and the other 32 / 64-bit types keep
-     * the warp's uniform loop over its slots, which measured 2% faster
-     * than the per-lane one on fp32 at 2^29 on an H100 (0.822 against
-     * 0.837 ms: the 16 slots' loop is short, and the lane loop spilled). */
+     * the warp's uniform loop over its slots, which measured slightly
+     * faster than the per-lane one on fp32 (the 16 slots' loop is short,
+     * and the lane loop spilled: docs/measured.md). */
     const bool PER_LANE = pb_radik_dt16<DT>::value;
     const uint32_t len = (uint32_t)(c.end - c.begin);
     const K thr = c.r.lo;
@@ -385,7 +385,7 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
          * outstanding failed reservation was about to give back: the flush
          * then wrote stale slots as candidates and lost that warp's, an
          * output slot left unwritten about once in 30 000 samples of a
-         * 2^24 few:2 row at k = 2^18 on an H200.) */
+         * 2^24 few:2 row at k = 2^18.) */
         uint32_t lane = threadIdx.x & 31, incl = pb_radik_warp_incl_sum(cnt);
         uint32_t at = 0;
         if (lane == 31) {

@@ -12,10 +12,10 @@
 /* The samples of the rows that refine (radik.cu lists them: rrows, their
  * slots in order), gathered before the start kernel by many blocks, as
  * order keys: grid (PB_RADIK_REFINE_SAMPLE / PB_RADIK_PRESAMPLE_PART,
- * slots). The start kernel is one block a row, latency-bound (about 19
- * cycles an instruction): on a 2^29 fp16 row on an H200 it took 47 us,
- * 34 more than without refine, most of it each extra key's position (a
- * hash and a division), read and conversion, 56 a thread. Sample key s is
+ * slots). The start kernel is one block a row, latency-bound: there,
+ * refine's extra keys (56 a thread, each a position's hash and division,
+ * a read and a conversion) took most of its time (docs/measured.md).
+ * Sample key s is
  * word s of the slot (key s = x * PRESAMPLE_PART + j * BLOCK + t of block
  * x's thread t), so that these writes and the start kernel's reads are
  * coalesced; the start kernel then holds the keys in other threads than
@@ -133,8 +133,8 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                  * by many keys (more than 1/64 of the sample: few:16 keeps
                  * exactly 1/16, its top level, at k = 32): the keys equal
                  * to it would all become candidates for a few of them to
-                 * be chosen (fp16 few:16 at 2^24 took 1.54x its uniform
-                 * time on an H100 so). */
+                 * be chosen (such rows ran markedly slower than uniform
+                 * ones so: docs/measured.md). */
                 bool many_tied = tied * PB_RADIK_TIE_STRICT > PB_RADIK_SAMPLE;
                 if ((!selective || many_tied) && a.tie_aware)
                     strict = a.lowest ? PB_RADIK_STRICT_COUNT : PB_RADIK_STRICT_KEEP;

@@ -72,9 +72,9 @@
 
 /* ---- the cluster path (radik_cluster.cuh) ---- */
 
-/* 512 threads, two blocks an SM: a cluster of eight 1024-thread blocks
- * (one an SM) fitted 15 times at once on an H100, so a 16th row waited
- * for a second wave (Nsight Compute at 8086773: "Max Active Clusters 15"). */
+/* 512 threads, two blocks an SM: with 1024-thread blocks (one an SM) too
+ * few clusters of eight fitted at once for a batch of 16 rows, and the
+ * last row waited for a second wave (docs/measured.md). */
 #define PB_RADIK_CL_BLOCK 512
 /* Packs a thread loads before it uses them (64 KiB in flight a block). */
 #define PB_RADIK_CL_BATCH 8

@@ -1,0 +1,115 @@
+"""Running a plan."""
+
+from peerslib.plan import PEERS, PEER_BY_NAME
+from peerslib.measure import measure_row
+from peerslib.ops import CupyShuffle, SyntheticOp, TopkData, TorchShuffle, TorchTopk
+
+
+def import_libraries(needed):
+    """{name: module or None}, {name: version or why it is missing}."""
+    mods, versions = {}, {}
+    for name in ("torch", "cupy"):
+        if name not in needed:
+            continue
+        try:
+            mod = __import__(name)
+            if name == "torch" and not mod.cuda.is_available():
+                raise ImportError("torch %s sees no CUDA device" % mod.__version__)
+            if name == "cupy":
+                mod.cuda.runtime.getDeviceCount()
+            mods[name], versions[name] = mod, getattr(mod, "__version__", "?")
+        except Exception as e:  # ImportError, or a CUDA error from a library without a device
+            mods[name] = None
+            versions[name] = "missing (%s)" % (str(e).split("\n")[0] or type(e).__name__)
+    return mods, versions
+
+
+def new_row(inst, ib, n):
+    return {"label": inst["label"], "module": inst["module"], "family": inst["family"],
+            "device": "gpu", "n": n, "item_bytes": ib, "status": "ERROR", "message": None,
+            "check_s": 0.0, "failed_sample": None, "timed_out": False, "noise": 0.0,
+            "samples_ms": [], "samples_wall_ms": [], "held": True, "check": PEER_BY_NAME[inst["module"]].check,
+            "series": inst["series"], "axis": inst["axis"], "axis_value": inst["axis_value"],
+            "library": inst["params"]["library"], "call": inst["params"]["call"]}
+
+
+def data_key(inst, ib, n):
+    """What one input on the GPU is made from: points with the same key
+    share it. A top-k input is its problem's every parameter but k (the
+    dtype too: one fp32 input serving an fp16 point would time fp32)."""
+    if inst["family"] == "shuffle":
+        return (n, ib)
+    p = inst["params"]
+    return (n, p["rows"], p["dist"], p["misalign"], p["largest"], p.get("dtype", "f32"))
+
+
+def run_torch(torch, be, points, settings, seed, report):
+    """Every torch point, input by input: one input (and its answer) per
+    problem, every peer and k on it."""
+    dev = be.dev
+    gen_data = torch.Generator(device=dev)
+    gen_data.manual_seed(int(seed) & 0x7FFFFFFFFFFFFFFF)
+    gen_op = torch.Generator(device=dev)
+    gen_op.manual_seed((int(seed) + 1) & 0x7FFFFFFFFFFFFFFF)
+    by_data = {}
+    for pt in points:
+        by_data.setdefault(data_key(*pt), []).append(pt)
+    for key, pts in by_data.items():
+        inst0, ib, n = pts[0]
+        data = None
+        try:
+            if inst0["family"] == "topk":
+                kmax = max(int(i["params"]["k"]) for i, _, _ in pts)
+                data = TopkData(torch, dev, gen_data, n, inst0["params"], kmax)
+            else:
+                data = torch.arange(n, device=dev, dtype=torch.int64 if ib == 8 else torch.int32)
+            be.sync()
+        except Exception as e:
+            for inst, ib2, n2 in pts:
+                row = new_row(inst, ib2, n2)
+                row["message"] = "prepare: %s: %s" % (type(e).__name__, str(e).split("\n")[0][:400])
+                report(row, inst)
+            data = None
+            be.release()
+            continue
+        for inst, ib2, n2 in sorted(pts, key=lambda q: PEERS.index(PEER_BY_NAME[q[0]["module"]])):
+            row = new_row(inst, ib2, n2)
+            peer = PEER_BY_NAME[inst["module"]]
+            if inst["family"] == "topk":
+                op = TorchTopk(torch, peer, data, int(inst["params"]["k"]), n2)
+            else:
+                op = TorchShuffle(torch, peer, data, gen_op)
+            be.begin_row(inst["module"], settings)
+            measure_row(be, op, settings, row)
+            del op
+            report(row, inst)
+        del data
+        be.release()
+
+
+def run_cupy(cupy, be, points, settings, seed, report):
+    cupy.random.seed(int(seed) & 0xFFFFFFFF)
+    for inst, ib, n in points:
+        row = new_row(inst, ib, n)
+        try:
+            pristine = cupy.arange(n, dtype=cupy.int64 if ib == 8 else cupy.int32)
+            op = CupyShuffle(cupy, pristine)
+        except Exception as e:
+            row["message"] = "prepare: %s: %s" % (type(e).__name__, str(e).split("\n")[0][:400])
+            report(row, inst)
+            be.release()
+            continue
+        be.begin_row(inst["module"], settings)
+        measure_row(be, op, settings, row)
+        del op, pristine
+        be.release()
+        report(row, inst)
+
+
+def run_synthetic(be, points, settings, report):
+    for inst, ib, n in points:
+        row = new_row(inst, ib, n)
+        op = SyntheticOp(inst, n, ib, inst["label"] in be.fail)
+        be.begin_row(inst["module"], settings)
+        measure_row(be, op, settings, row)
+        report(row, inst)
