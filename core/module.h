@@ -80,8 +80,6 @@ typedef struct pb_point {
  * writes only what makes it different. A field of the module overrides the
  * set's; the registry resolves the two once (pb_module_resolve), so the
  * harness reads every hook straight from the module it is given. */
-struct pb_link_report; /* families/shuffle/shuffle_hooks.h */
-
 typedef struct pb_module_hooks {
     const pb_family *family;
     pb_device device;
@@ -144,12 +142,6 @@ typedef struct pb_module {
      * only reads) say so here. */
     void (*work)(const pb_point *pt, double *items, double *bytes);
 
-    /* Transitional: the shuffle family's hooks, read through
-     * families/shuffle/shuffle_hooks.h until every descriptor names them
-     * in its family extension (ext). */
-    int (*sample_perms)(const pb_params *params, uint32_t n, uint64_t seed, uint64_t first,
-                        uint64_t count, uint32_t *out, pb_err *err);
-
     /* Untimed, before every sample (warm-ups too): puts back the input of a
      * module that works in place and poisons every output buffer, so a run
      * that does nothing, does part of the work, or leaves an earlier
@@ -187,8 +179,6 @@ typedef struct pb_module {
      * header names and reads (families/shuffle/shuffle_hooks.h: sample
      * permutations for the statistics, a multi-device run's links). */
     const void *ext;
-
-    int (*links)(void *state, struct pb_link_report *report, pb_err *err); /* transitional: ext */
 } pb_module;
 
 /* `out` = desc with every field it leaves unset taken from its hook set

@@ -9,6 +9,7 @@
 
 #include "algorithms/shuffle/tbb_state.h"
 #include "baselines/affine.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 namespace {
 
@@ -51,19 +52,10 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
 } // namespace
 
 extern "C" const pb_module pb_module_tbb_gather = {
-    .name = "tbb-gather",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
+    .name = "tbb-gather", .hooks = &pb_shuffle_cpu_via_hooks,
     .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
     .summary = "random gather through an on-the-fly bijection (oneTBB): the paper's CPU gather "
                "ceiling",
-    .params = params,
-    .nparams = sizeof params / sizeof params[0],
-    .footprint = pb_shuffle_footprint_outofplace,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_tbb_result,
-    .release = pb_tbb_release,
-    .refresh = pb_shuffle_refresh_via,
-    .fingerprint = pb_shuffle_fingerprint_via,
+    .params = PB_PARAMS(params),
+    .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release,
 };

@@ -51,12 +51,12 @@ static inline const pb_shuffle_hooks *pb_shuffle_hooks_of(const pb_module *m)
 static inline pb_sample_perms_fn pb_module_sample_perms(const pb_module *m)
 {
     const pb_shuffle_hooks *h = pb_shuffle_hooks_of(m);
-    return h && h->sample_perms ? h->sample_perms : m->sample_perms;
+    return h ? h->sample_perms : NULL;
 }
 static inline pb_links_fn pb_module_links(const pb_module *m)
 {
     const pb_shuffle_hooks *h = pb_shuffle_hooks_of(m);
-    return h && h->links ? h->links : m->links;
+    return h ? h->links : NULL;
 }
 
 /* The sets (shuffle_hooks.c, gpu_shuffle_hooks.cu). */

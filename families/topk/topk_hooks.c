@@ -4,7 +4,5 @@
 #include "families/topk/topk_problem.h"
 
 const pb_module_hooks pb_topk_cpu_hooks = {
-    .family = &pb_family_topk,
-    .device = PB_DEVICE_CPU,
-    .work = pb_topk_work,
+    .family = &pb_family_topk, .device = PB_DEVICE_CPU, .work = pb_topk_work,
 };

@@ -5,6 +5,7 @@
 #include "algorithms/shuffle/bijective/bijective_twin.h"
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 enum { P_BIJECTION, P_ROUNDS };
 
@@ -32,20 +33,11 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return 0;
 }
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 const pb_module pb_module_bijective_twin = {
-    .name = "bijective-twin",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
-    .flags = PB_MOD_SEEDED,
+    .name = "bijective-twin", .hooks = &pb_shuffle_cpu_outofplace_hooks, .flags = PB_MOD_SEEDED,
     .summary = "bijective shuffle in sequential C: the twin of the GPU kernels",
     .params = PB_PARAMS(params),
-    .footprint = pb_shuffle_footprint_outofplace,
-    .prepare = pb_shuffle_prepare_outofplace,
     .run = run,
-    .result = pb_shuffle_result,
-    .release = pb_shuffle_release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
-    .reference = "tbb-bijective",
+    .reference = "tbb-bijective", .ext = &shuffle_ext,
 };

@@ -18,6 +18,7 @@
 
 #include "algorithms/shuffle/bijective/bijective_twin.h"
 #include "algorithms/shuffle/tbb_state.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 namespace {
 
@@ -152,21 +153,12 @@ int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, 
 
 } // namespace
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 extern "C" const pb_module pb_module_tbb_bijective = {
-    .name = "tbb-bijective",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
-    .flags = PB_MOD_SEEDED,
+    .name = "tbb-bijective", .hooks = &pb_shuffle_cpu_via_hooks, .flags = PB_MOD_SEEDED,
     .summary = "bijective shuffle on oneTBB (parallel_scan compaction), VariablePhilox or LCG; "
                "equals bijective-twin bit for bit",
-    .params = params,
-    .nparams = sizeof params / sizeof params[0],
-    .footprint = pb_shuffle_footprint_outofplace,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_tbb_result,
-    .release = pb_tbb_release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh_via,
-    .fingerprint = pb_shuffle_fingerprint_via,
+    .params = PB_PARAMS(params),
+    .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release,
+    .ext = &shuffle_ext,
 };

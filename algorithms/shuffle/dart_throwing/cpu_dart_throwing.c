@@ -31,6 +31,7 @@
 #include "algorithms/shuffle/cpu_streams.h"
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 enum { P_THREADS };
 
@@ -313,21 +314,12 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return failed ? pb_err_set(err, "out of memory") : 0;
 }
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 const pb_module pb_module_cpu_dart_throwing = {
-    .name = "cpu-dart-throwing",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
-    .flags = PB_MOD_SEEDED,
+    .name = "cpu-dart-throwing", .hooks = &pb_shuffle_cpu_via_hooks, .flags = PB_MOD_SEEDED,
     .summary = "dart throwing into 2n slots by rounds of atomic claims (lowest item wins), then "
                "parallel compaction (OpenMP); same output for any thread count",
-    .params = PB_PARAMS(params),
-    .max_n = DT_MAX_N,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = result,
-    .release = release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh_via,
-    .fingerprint = pb_shuffle_fingerprint_via,
+    .params = PB_PARAMS(params), .max_n = DT_MAX_N,
+    .footprint = footprint, .prepare = prepare, .run = run, .result = result, .release = release,
+    .ext = &shuffle_ext,
 };

@@ -11,6 +11,7 @@
 #include "core/gpu_launch.cuh"
 #include "core/rng.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 namespace {
 
@@ -171,21 +172,12 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 
 } // namespace
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 extern "C" const pb_module pb_module_dart_throwing = {
-    .name = "dart-throwing",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
+    .name = "dart-throwing", .hooks = &pb_shuffle_gpu_via_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_NONDETERMINISTIC,
     .summary = "dart throwing: atomic claims of random slots among 2n, then CUB compaction",
     .params = NULL,
-    .nparams = 0,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_shuffle_result_via,
-    .verify = pb_gpu_shuffle_verify_via,
-    .release = release,
-    .sample_perms = sample_perms,
-    .refresh = pb_gpu_shuffle_refresh_via,
-    .fingerprint = pb_gpu_shuffle_fingerprint_via,
+    .footprint = footprint, .prepare = prepare, .run = run, .release = release,
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR), .ext = &shuffle_ext,
 };

@@ -44,6 +44,7 @@
 #include "core/gpu_launch.cuh"
 #include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 
 namespace {
@@ -891,47 +892,23 @@ extern "C" int pb_dist_gpu_split(const void *in, void *out, uint64_t len, unsign
     return rc;
 }
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms, .links = links};
 extern "C" const pb_module pb_module_dist_shuffle = {
-    .name = "dist-shuffle",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_SEEDED,
+    .name = "dist-shuffle", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_SEEDED,
     .summary = "uniform shuffle over G GPUs: Philox destinations, NCCL exchange, bijective2 on each",
-    .params = dist_params,
-    .nparams = sizeof dist_params / sizeof dist_params[0],
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = result,
-    .verify = verify,
-    .release = release,
-    .sample_perms = sample_perms,
-    .refresh = refresh,
-    .fingerprint = fingerprint,
-    .bound = PB_BOUND_NONE,
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
-    .available = available,
-    .links = links,
+    .params = PB_PARAMS(dist_params),
+    .footprint = footprint, .prepare = prepare, .run = run, .result = result, .verify = verify,
+    .release = release, .refresh = refresh, .fingerprint = fingerprint,
+    .available = available, .ext = &shuffle_ext,
 };
 
+static const pb_shuffle_hooks dist_exchange_ext = {.links = links};
 extern "C" const pb_module pb_module_dist_exchange = {
-    .name = "dist-exchange",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_CEILING,
+    .name = "dist-exchange", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_CEILING,
     .summary = "the distributed shuffle's all-to-all alone (equal blocks): its ceiling",
-    .params = exchange_params,
-    .nparams = sizeof exchange_params / sizeof exchange_params[0],
-    .footprint = footprint_exchange,
-    .prepare = prepare_exchange,
-    .run = run_exchange,
-    .result = result,
-    .verify = verify,
-    .release = release,
-    .refresh = refresh,
+    .params = PB_PARAMS(exchange_params),
+    .footprint = footprint_exchange, .prepare = prepare_exchange, .run = run_exchange,
+    .result = result, .verify = verify, .release = release, .refresh = refresh,
     .fingerprint = fingerprint,
-    .bound = PB_BOUND_NONE,
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
-    .available = available,
-    .links = links,
+    .available = available, .ext = &dist_exchange_ext,
 };

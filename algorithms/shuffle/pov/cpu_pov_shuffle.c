@@ -10,6 +10,7 @@
 #include "algorithms/shuffle/pov/pov_twin.h"
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 enum { P_THREADS, P_ITERATIONS, P_BLOCK, P_VBLOCK };
 
@@ -78,23 +79,14 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return failed ? pb_err_set(err, "pov-shuffle: out of memory") : 0;
 }
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 const pb_module pb_module_pov_shuffle = {
-    .name = "pov-shuffle",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
+    .name = "pov-shuffle", .hooks = &pb_shuffle_cpu_inplace_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
     .summary = "POV-shuffle: offset physical blocks, random virtual blocks, Fisher-Yates in each (OpenMP); "
                "approximately uniform, the C twin of gpu-pov-shuffle",
-    .params = PB_PARAMS(params),
-    .max_n = PB_POV_MAX_N,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_shuffle_result,
-    .release = pb_shuffle_release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
+    .params = PB_PARAMS(params), .max_n = PB_POV_MAX_N,
+    .footprint = footprint, .prepare = prepare, .run = run,
     /* The twin moves items of any width by memcpy: records whole. */
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD), .ext = &shuffle_ext,
 };

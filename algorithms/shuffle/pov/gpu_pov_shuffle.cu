@@ -24,6 +24,7 @@
 #include "core/module.h"
 #include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 
 namespace {
@@ -436,27 +437,13 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 
 } // namespace
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 extern "C" const pb_module pb_module_gpu_pov_shuffle = {
-    .name = "gpu-pov-shuffle",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
+    .name = "gpu-pov-shuffle", .hooks = &pb_shuffle_gpu_via_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
     .summary = "POV-shuffle on the GPU: blocks assigned by a radix sort of random keys, a CUDA block a "
                "virtual block, Fisher-Yates in shared memory; equal to pov-shuffle bit for bit",
-    .params = params,
-    .nparams = sizeof params / sizeof params[0],
-    .max_n = PB_POV_MAX_N,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_shuffle_result_via,
-    .verify = pb_gpu_shuffle_verify_via,
-    .release = release,
-    .sample_perms = sample_perms,
-    .refresh = refresh,
-    .fingerprint = pb_gpu_shuffle_fingerprint_via,
-    .reference = "pov-shuffle",
-    .bound = PB_BOUND_NONE,
-    /* Records: pov_records, a virtual block's records in shared memory. */
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
+    .params = PB_PARAMS(params), .max_n = PB_POV_MAX_N,
+    .footprint = footprint, .prepare = prepare, .run = run, .release = release, .refresh = refresh,
+    .reference = "pov-shuffle", .ext = &shuffle_ext,
 };

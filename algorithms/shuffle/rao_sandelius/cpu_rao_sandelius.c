@@ -50,6 +50,7 @@
 #include "algorithms/shuffle/cpu_streams.h"
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_leaf.h"
 #include "algorithms/shuffle/rao_sandelius/rs_leaf.h"
 
@@ -644,21 +645,13 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return failed ? pb_err_set(err, "out of memory") : 0;
 }
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 const pb_module pb_module_rao_sandelius = {
-    .name = "rao-sandelius",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
+    .name = "rao-sandelius", .hooks = &pb_shuffle_cpu_inplace_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "Rao-Sandelius divide and conquer: random digits, stable scatter, parallel "
                "recursion (OpenMP tasks), Fisher-Yates leaves; same output for any thread count",
-    .params = PB_PARAMS(params),
-    .max_n = PB_CS_MAX_N,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_shuffle_result,
-    .release = pb_shuffle_release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
+    .params = PB_PARAMS(params), .max_n = PB_CS_MAX_N,
+    .footprint = footprint, .prepare = prepare, .run = run,
+    .ext = &shuffle_ext,
 };

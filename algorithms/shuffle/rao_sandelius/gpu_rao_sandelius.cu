@@ -43,6 +43,7 @@
 #include "core/gpu_launch.cuh"
 #include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 
 namespace {
@@ -358,25 +359,12 @@ const pb_param_spec params[] = {
 
 } // namespace
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 extern "C" const pb_module pb_module_gpu_rao_sandelius = {
-    .name = "gpu-rao-sandelius",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_SEEDED,
+    .name = "gpu-rao-sandelius", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_SEEDED,
     .summary = "GPU Rao-Sandelius: coalesced multisplit passes by drawn random labels, then each segment split by "
                "random labels in shared memory and finished by Fisher-Yates; exactly uniform, equal to grs-twin",
-    .params = params,
-    .nparams = 5,
-    .max_n = (UINT64_C(1) << 32) - 1,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_shuffle_result_via,
-    .verify = pb_gpu_shuffle_verify_via,
-    .release = release,
-    .sample_perms = sample_perms,
-    .refresh = pb_gpu_shuffle_refresh_via,
-    .fingerprint = pb_gpu_shuffle_fingerprint_via,
-    .bound = PB_BOUND_NONE,
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
+    .params = params, .nparams = 5, .max_n = (UINT64_C(1) << 32) - 1,
+    .footprint = footprint, .prepare = prepare, .run = run, .release = release,
+    .ext = &shuffle_ext,
 };

@@ -8,6 +8,7 @@
 #include "algorithms/shuffle/rao_sandelius/grs_twin.h"
 #include "core/module.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 static const pb_param_spec params[] = {PB_GRS_SHAPE_PARAMS(PB_GRS_MAX_LEVEL_BITS)};
 
@@ -36,21 +37,13 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return bad ? pb_err_set(err, "grs-twin: a sample failed (sample past 2^62?)") : 0;
 }
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 const pb_module pb_module_grs_twin = {
-    .name = "grs-twin",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
-    .flags = PB_MOD_SEEDED,
+    .name = "grs-twin", .hooks = &pb_shuffle_cpu_outofplace_hooks, .flags = PB_MOD_SEEDED,
     .summary = "GPU Rao-Sandelius shuffle in sequential C: a radix sort by random labels, then "
                "each bucket split by random labels and finished by Fisher-Yates (the model "
                "gpu-rao-sandelius equals; exactly uniform)",
     .params = PB_PARAMS(params),
-    .footprint = pb_shuffle_footprint_outofplace,
-    .prepare = pb_shuffle_prepare_outofplace,
     .run = run,
-    .result = pb_shuffle_result,
-    .release = pb_shuffle_release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
+    .ext = &shuffle_ext,
 };

@@ -15,6 +15,7 @@
 #include "core/rng.h"
 #include "families/shuffle/gpu_records.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 
 namespace {
@@ -190,25 +191,11 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 
 } // namespace
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 extern "C" const pb_module pb_module_sort_shuffle = {
-    .name = "sort-shuffle",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_SEEDED,
+    .name = "sort-shuffle", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_SEEDED,
     .summary = "sort shuffle: random 64-bit Philox keys, CUB radix sort of (key, item) pairs",
     .params = NULL,
-    .nparams = 0,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_shuffle_result_via,
-    .verify = pb_gpu_shuffle_verify_via,
-    .release = release,
-    .sample_perms = sample_perms,
-    .refresh = pb_gpu_shuffle_refresh_via,
-    .fingerprint = pb_gpu_shuffle_fingerprint_via,
-    .reference = NULL,
-    .bound = PB_BOUND_NONE,
-    /* Records: (key, index) pairs sorted, then records gathered whole. */
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
+    .footprint = footprint, .prepare = prepare, .run = run, .release = release,
+    .ext = &shuffle_ext,
 };

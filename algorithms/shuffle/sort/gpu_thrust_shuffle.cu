@@ -11,6 +11,7 @@
 #include "core/cuda_check.h"
 #include "core/rng.h"
 #include "families/shuffle/gpu_shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 namespace {
 
@@ -105,23 +106,8 @@ uint64_t footprint(const pb_point *pt)
 } // namespace
 
 extern "C" const pb_module pb_module_thrust_shuffle = {
-    .name = "thrust-shuffle",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_SEEDED,
+    .name = "thrust-shuffle", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_SEEDED,
     .summary = "thrust::shuffle_copy from the CUDA toolkit: the vendor peer",
     .params = NULL,
-    .nparams = 0,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_shuffle_result_via,
-    .verify = pb_gpu_shuffle_verify_via,
-    .release = release,
-    .refresh = pb_gpu_shuffle_refresh_via,
-    .fingerprint = pb_gpu_shuffle_fingerprint_via,
-    .reference = NULL,
-    .bound = PB_BOUND_NONE,
-    /* Records: a struct of R bytes, one value to thrust (rec16 .. rec1024). */
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
+    .footprint = footprint, .prepare = prepare, .run = run, .release = release,
 };

@@ -17,6 +17,7 @@
 
 #include "algorithms/shuffle/cpu_streams.h"
 #include "algorithms/shuffle/tbb_state.h"
+#include "families/shuffle/shuffle_hooks.h"
 
 namespace {
 
@@ -125,21 +126,14 @@ int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, 
 
 } // namespace
 
+static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
 extern "C" const pb_module pb_module_tbb_sort_shuffle = {
-    .name = "tbb-sort-shuffle",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
+    .name = "tbb-sort-shuffle", .hooks = &pb_shuffle_cpu_via_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "random 64-bit keys sorted with oneTBB's parallel_sort (SortShuffle); same output "
                "for any thread count",
-    .params = params,
-    .nparams = sizeof params / sizeof params[0],
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_tbb_result,
+    .params = PB_PARAMS(params),
+    .footprint = footprint, .prepare = prepare, .run = run, .result = pb_tbb_result,
     .release = pb_tbb_release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh_via,
-    .fingerprint = pb_shuffle_fingerprint_via,
+    .ext = &shuffle_ext,
 };

@@ -31,6 +31,7 @@
 #include "core/gpu_launch.cuh"
 #include "families/topk/gpu_topk_state.cuh"
 #include "families/topk/topk_family.h"
+#include "families/topk/topk_hooks.h"
 
 namespace {
 
@@ -678,19 +679,9 @@ uint64_t footprint(const pb_point *pt)
 } // namespace
 
 extern "C" const pb_module pb_module_radik = {
-    .name = "radik",
-    .family = &pb_family_topk,
-    .device = PB_DEVICE_GPU,
-    .flags = PB_MOD_NONDETERMINISTIC,
+    .name = "radik", .hooks = &pb_topk_gpu_hooks, .flags = PB_MOD_NONDETERMINISTIC,
     .summary = "RadiK radix top-k: hierarchical atomics, flush-efficient write buffer, task "
                "rescheduling, offset padding, adaptive scaling; two reads of the input",
     .params = PB_PARAMS(params),
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = run,
-    .result = pb_gpu_topk_result,
-    .verify = pb_gpu_topk_verify,
-    .release = pb_gpu_topk_release,
-    .work = pb_topk_work,
-    .refresh = pb_gpu_topk_refresh,
+    .footprint = footprint, .prepare = prepare, .run = run,
 };

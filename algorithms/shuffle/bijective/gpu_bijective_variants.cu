@@ -9,7 +9,7 @@
  *   bijective2  bijection, compaction and gather fused into one pass with
  *               decoupled look-back: one global read and one write per item.
  * Records: a thread group a record in the gather (gpu_bijective.cuh). */
-#include "algorithms/shuffle/gpu_bijective.cuh"
+#include "algorithms/shuffle/bijective/gpu_bijective.cuh"
 #include "families/shuffle/shuffle_hooks.h"
 
 static const pb_shuffle_hooks bijective_ext = {.sample_perms = pb_bijective_sample_perms};
