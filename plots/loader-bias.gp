@@ -10,14 +10,16 @@ set datafile separator ","
 set logscale x 2
 set format x "2^{%L}"
 set logscale y 10
-set key top right noenhanced
+set xtics 4
 set grid ytics lc rgb "#dddddd"
 groups = "tfdata webdataset shard py1s py1e"
 xlab(g) = g eq "shard" || g eq "py1s" ? "shard length L / n" : (g eq "py1e" ? "block size / n (shards of n/64)" : "buffer B / n")
-tests = "positional-tvd bigram-tvd trigram-tvd predictor"
+tests = "positional-tvd bigram-tvd trigram-tvd predictor-accuracy"
 set multiplot layout 2, 3 title sprintf("Data-loader shuffles: bias against size, n = %d, %d samples\n%s", n, samples, subtitle) noenhanced
 do for [gi = 1:words(groups)] {
     g = word(groups, gi)
+    # one key, in the first panel: the series are the same in every one
+    if (gi == 1) { set key inside top right noenhanced font ",8" samplen 2 } else { unset key }
     set title g noenhanced
     set xlabel xlab(g) noenhanced
     set ylabel "statistic / expected under uniform"

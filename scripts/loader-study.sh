@@ -107,6 +107,10 @@ if [ "$plot" = 1 ] && command -v gnuplot >/dev/null; then
             { rm -f "$out/.loader-bias.$ext.tmp"; die "cannot draw $out/loader-bias.$ext (see $out/gnuplot.log)"; }
         mv "$out/.loader-bias.$ext.tmp" "$out/loader-bias.$ext"
     done
+    # A series with no failing (or no passing) point draws nothing: that
+    # warning is expected; anything else stays in the log.
+    grep -v -e 'Skipping data file with no valid points' -e '^ *$' "$out/gnuplot.log" >"$out/gnuplot.log.tmp"
+    mv "$out/gnuplot.log.tmp" "$out/gnuplot.log"
     [ -s "$out/gnuplot.log" ] || rm -f "$out/gnuplot.log"
 fi
 
