@@ -8,6 +8,7 @@
 
 #include "algorithms/shuffle/loader/loader_model.h"
 #include "core/module.h"
+#include "families/shuffle/shuffle_buffers.h"
 
 typedef struct pb_ld_kind {
     const char *name;
@@ -19,6 +20,44 @@ typedef struct pb_ld_kind {
 
 /* The threads parameter is the first of every loader module. */
 #define PB_LD_P_THREADS 0
+
+/* A loader module's descriptor, from what makes it different: its id, name,
+ * summary, parameter specs and its kind's three functions. The hooks are
+ * the ones above (state, run, sample_perms) and the shuffle family's; items
+ * of any width are gathered by memcpy, records whole. */
+#define PB_LD_MODULE(id, name_, summary_, params_, check_, scratch_bytes_, shuffle_)                              \
+    static const pb_ld_kind id##_kind = {name_, check_, scratch_bytes_, shuffle_};                               \
+    static uint64_t id##_footprint(const pb_point *pt) { return pb_ld_footprint(&id##_kind, pt); }              \
+    static int id##_prepare(const pb_point *pt, void **state, pb_err *err)                                      \
+    {                                                                                                           \
+        return pb_ld_prepare(&id##_kind, pt, state, err);                                                       \
+    }                                                                                                           \
+    static int id##_sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, uint64_t count, \
+                                 uint32_t *out, pb_err *err)                                                    \
+    {                                                                                                           \
+        return pb_ld_sample_perms(&id##_kind, p, n, seed, first, count, out, err);                              \
+    }                                                                                                           \
+    const pb_module pb_module_##id = {                                                                          \
+        .name = name_,                                                                                          \
+        .family = &pb_family_shuffle,                                                                           \
+        .device = PB_DEVICE_CPU,                                                                                \
+        .flags = PB_MOD_SEEDED | PB_MOD_APPROXIMATE,                                                            \
+        .summary = summary_,                                                                                    \
+        .params = PB_PARAMS(params_),                                                                           \
+        .max_n = UINT32_MAX,                                                                                    \
+        .footprint = id##_footprint,                                                                            \
+        .prepare = id##_prepare,                                                                                \
+        .run = pb_ld_run,                                                                                       \
+        .result = pb_shuffle_result_via,                                                                        \
+        .release = pb_ld_release,                                                                               \
+        .sample_perms = id##_sample_perms,                                                                      \
+        .refresh = pb_shuffle_refresh_via,                                                                      \
+        .fingerprint = pb_shuffle_fingerprint_via,                                                              \
+        .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),                             \
+    }
+
+/* A kind that takes every n. */
+int pb_ld_no_check(const pb_params *p, uint64_t n, pb_err *err);
 
 uint64_t pb_ld_footprint(const pb_ld_kind *k, const pb_point *pt);
 int pb_ld_prepare(const pb_ld_kind *k, const pb_point *pt, void **state, pb_err *err);

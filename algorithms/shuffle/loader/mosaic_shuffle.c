@@ -3,7 +3,6 @@
  * docs/loader-shuffles.md). Approximately uniform: py1s never mixes two
  * shards, py1e only within about a block. */
 #include "algorithms/shuffle/loader/loader_module.h"
-#include "families/shuffle/shuffle_buffers.h"
 
 enum { P_THREADS = PB_LD_P_THREADS, P_ALGO, P_SHARD, P_NODES, P_BLOCK };
 
@@ -43,32 +42,7 @@ static void shuffle(const pb_params *p, uint32_t n, uint32_t *order, void *scrat
     pb_ld_mosaic_shuffle(n, &m, order, scratch, d);
 }
 
-static const pb_ld_kind kind = {"mosaic-shuffle", check, scratch_bytes, shuffle};
-
-static uint64_t footprint(const pb_point *pt) { return pb_ld_footprint(&kind, pt); }
-static int prepare(const pb_point *pt, void **state, pb_err *err) { return pb_ld_prepare(&kind, pt, state, err); }
-static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, uint64_t count,
-                        uint32_t *out, pb_err *err)
-{
-    return pb_ld_sample_perms(&kind, p, n, seed, first, count, out, err);
-}
-
-const pb_module pb_module_mosaic_shuffle = {
-    .name = "mosaic-shuffle",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
-    .flags = PB_MOD_SEEDED | PB_MOD_APPROXIMATE,
-    .summary = "MosaicML Streaming's py1s / py1e shuffles over shards of L and C canonical nodes; "
-               "approximately uniform",
-    .params = PB_PARAMS(params),
-    .max_n = UINT32_MAX,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = pb_ld_run,
-    .result = pb_shuffle_result_via,
-    .release = pb_ld_release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh_via,
-    .fingerprint = pb_shuffle_fingerprint_via,
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
-};
+PB_LD_MODULE(mosaic_shuffle, "mosaic-shuffle",
+             "MosaicML Streaming's py1s / py1e shuffles over shards of L and C canonical nodes; "
+             "approximately uniform",
+             params, check, scratch_bytes, shuffle);

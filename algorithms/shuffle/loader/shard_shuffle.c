@@ -4,7 +4,6 @@
  * docs/loader-shuffles.md). Approximately uniform: the buffer is all that
  * mixes items of one shard. */
 #include "algorithms/shuffle/loader/loader_module.h"
-#include "families/shuffle/shuffle_buffers.h"
 
 enum { P_THREADS = PB_LD_P_THREADS, P_SHARD, P_BUFFER, P_FILL, P_INITIAL };
 
@@ -23,12 +22,6 @@ static pb_ld_buffer buffer_of(const pb_params *p)
     return (pb_ld_buffer){(uint32_t)p->v[P_BUFFER], (pb_ld_fill)p->v[P_FILL], (uint32_t)p->v[P_INITIAL]};
 }
 
-static int check(const pb_params *p, uint64_t n, pb_err *err)
-{
-    (void)p, (void)n, (void)err;
-    return 0;
-}
-
 static uint64_t scratch_bytes(const pb_params *p, uint64_t n)
 {
     pb_ld_buffer b = buffer_of(p);
@@ -41,32 +34,7 @@ static void shuffle(const pb_params *p, uint32_t n, uint32_t *order, void *scrat
     pb_ld_shard_shuffle(n, (uint32_t)p->v[P_SHARD], &b, order, scratch, d);
 }
 
-static const pb_ld_kind kind = {"shard-shuffle", check, scratch_bytes, shuffle};
-
-static uint64_t footprint(const pb_point *pt) { return pb_ld_footprint(&kind, pt); }
-static int prepare(const pb_point *pt, void **state, pb_err *err) { return pb_ld_prepare(&kind, pt, state, err); }
-static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, uint64_t count,
-                        uint32_t *out, pb_err *err)
-{
-    return pb_ld_sample_perms(&kind, p, n, seed, first, count, out, err);
-}
-
-const pb_module pb_module_shard_shuffle = {
-    .name = "shard-shuffle",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
-    .flags = PB_MOD_SEEDED | PB_MOD_APPROXIMATE,
-    .summary = "a data loader's shard shuffle: shards of L in uniform order, then a buffer of B "
-               "(Hugging Face, WebDataset); approximately uniform",
-    .params = PB_PARAMS(params),
-    .max_n = UINT32_MAX,
-    .footprint = footprint,
-    .prepare = prepare,
-    .run = pb_ld_run,
-    .result = pb_shuffle_result_via,
-    .release = pb_ld_release,
-    .sample_perms = sample_perms,
-    .refresh = pb_shuffle_refresh_via,
-    .fingerprint = pb_shuffle_fingerprint_via,
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
-};
+PB_LD_MODULE(shard_shuffle, "shard-shuffle",
+             "a data loader's shard shuffle: shards of L in uniform order, then a buffer of B "
+             "(Hugging Face, WebDataset); approximately uniform",
+             params, pb_ld_no_check, scratch_bytes, shuffle);
