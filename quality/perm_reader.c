@@ -389,50 +389,73 @@ static int npy_probe_fd(int fd, off_t off, uint64_t size, const char *name, pb_n
     return 0;
 }
 
-int pb_perm_npy_probe(const char *path, const char *shown, pb_npy_header *h, bool *known, pb_err *err)
+/* An input opened to be looked at ahead (counted, its header read) without
+ * moving it: a regular file from `off` (standard input redirected from one
+ * too), or something else that cannot be (a pipe, a terminal). */
+typedef struct ahead {
+    int fd;
+    bool std_in, regular;
+    off_t off;
+    uint64_t size;
+} ahead;
+
+static void ahead_close(ahead *a)
 {
-    bool std_in = strcmp(path, "-") == 0;
-    const char *name = display(path, shown);
-    int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return pb_err_set(err, "cannot open %s: %s", name, strerror(errno));
+    if (!a->std_in) close(a->fd);
+}
+
+static int ahead_open(const char *path, const char *name, ahead *a, pb_err *err)
+{
+    memset(a, 0, sizeof *a);
+    a->std_in = strcmp(path, "-") == 0;
+    a->fd = a->std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (a->fd < 0) return pb_err_set(err, "cannot open %s: %s", name, strerror(errno));
     struct stat st;
     int rc = 0;
-    *known = false;
-    if (fstat(fd, &st) != 0) {
+    if (fstat(a->fd, &st) != 0) {
         rc = pb_err_set(err, "%s: %s", name, strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {
         rc = pb_err_set(err, "%s is a directory, not a file of permutations", name);
     } else if (S_ISREG(st.st_mode)) {
-        off_t off = std_in ? lseek(fd, 0, SEEK_CUR) : 0;
-        *known = true;
-        rc = npy_probe_fd(fd, off < 0 ? 0 : off, (uint64_t)st.st_size, name, h, err);
+        a->off = a->std_in ? lseek(a->fd, 0, SEEK_CUR) : 0;
+        if (a->off < 0) a->off = 0;
+        a->regular = true;
+        a->size = (uint64_t)st.st_size;
     }
-    if (!std_in) close(fd);
+    if (rc) ahead_close(a);
+    return rc;
+}
+
+int pb_perm_npy_probe(const char *path, const char *shown, pb_npy_header *h, bool *known, pb_err *err)
+{
+    const char *name = display(path, shown);
+    ahead a;
+    *known = false;
+    if (ahead_open(path, name, &a, err)) return -1;
+    int rc = 0;
+    if (a.regular) {
+        *known = true;
+        rc = npy_probe_fd(a.fd, a.off, a.size, name, h, err);
+    }
+    ahead_close(&a);
     return rc;
 }
 
 int pb_perm_count_rows(const char *path, const char *shown, uint32_t n, pb_perm_format fmt, uint64_t *rows,
                        bool *known, pb_err *err)
 {
-    bool std_in = strcmp(path, "-") == 0;
     const char *name = display(path, shown);
-    int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return pb_err_set(err, "cannot open %s: %s", name, strerror(errno));
-    struct stat st;
-    int rc = 0;
+    ahead a;
     *known = false;
     *rows = 0;
-    if (fstat(fd, &st) != 0) {
-        rc = pb_err_set(err, "%s: %s", name, strerror(errno));
-    } else if (S_ISDIR(st.st_mode)) {
-        rc = pb_err_set(err, "%s is a directory, not a file of permutations", name);
-    } else if (S_ISREG(st.st_mode)) {
-        off_t off = std_in ? lseek(fd, 0, SEEK_CUR) : 0;
-        if (off < 0) off = 0;
+    if (ahead_open(path, name, &a, err)) return -1;
+    int rc = 0, fd = a.fd;
+    off_t off = a.off;
+    if (a.regular) {
         *known = true;
         if (fmt == PB_PERM_NPY) {
             pb_npy_header h;
-            rc = npy_probe_fd(fd, off, (uint64_t)st.st_size, name, &h, err);
+            rc = npy_probe_fd(fd, off, a.size, name, &h, err);
             if (!rc && n && h.n != n)
                 rc = pb_err_set(err, "%s: the .npy rows have %llu items, not n = %u", name, (unsigned long long)h.n, n);
             if (!rc) *rows = h.rows;
@@ -442,13 +465,13 @@ int pb_perm_count_rows(const char *path, const char *shown, uint32_t n, pb_perm_
              * and a separator between): a row length that dwarfs the file
              * is refused here, before the tests set up for that n (the
              * MMD's moments alone take minutes at n = 2^32 - 1). */
-            uint64_t size = (uint64_t)(st.st_size - off);
+            uint64_t size = a.size - (uint64_t)off;
             if (!rc && *rows > 0 && size < 2 * (uint64_t)n - 1)
                 rc = pb_err_set(err, "%s: row 1 is short: the input holds %llu bytes, fewer than the %llu "
                                 "a row of %u values takes", name, (unsigned long long)size,
                                 (unsigned long long)(2 * (uint64_t)n - 1), n);
         } else {
-            uint64_t size = (uint64_t)(st.st_size - off), rb = pb_perm_row_bytes(fmt, n);
+            uint64_t size = a.size - (uint64_t)off, rb = pb_perm_row_bytes(fmt, n);
             *rows = size / rb;
             if (size % rb)
                 rc = pb_err_set(err, "%s: row %llu is truncated: %llu of %llu bytes (the input ends)", name,
@@ -456,6 +479,6 @@ int pb_perm_count_rows(const char *path, const char *shown, uint32_t n, pb_perm_
                                 (unsigned long long)rb);
         }
     }
-    if (!std_in) close(fd);
+    ahead_close(&a);
     return rc;
 }
