@@ -20,6 +20,11 @@ static int threads_of(const pb_params *p)
     return t > 0 ? (int)t : omp_get_num_procs();
 }
 
+pb_ld_buffer pb_ld_buffer_of(const pb_params *p, int at)
+{
+    return (pb_ld_buffer){(uint32_t)p->v[at], (pb_ld_fill)p->v[at + 1], (uint32_t)p->v[at + 2]};
+}
+
 int pb_ld_no_check(const pb_params *p, uint64_t n, pb_err *err)
 {
     (void)p, (void)n, (void)err;

@@ -56,6 +56,16 @@ typedef struct pb_ld_kind {
         .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),                             \
     }
 
+/* The buffer's parameters, as buffer-shuffle and shard-shuffle both take
+ * them, in this order; pb_ld_buffer_of reads them from index `at` on. */
+#define PB_LD_BUFFER_PARAMS                                                                                     \
+    {"buffer", PB_PARAM_INT, 1000, 1, UINT32_MAX - 1, NULL, "items the shuffle buffer holds (B)"},             \
+        {"fill", PB_PARAM_ENUM, PB_LD_FILL_TFDATA, 0, 0, PB_LD_FILL_CHOICES,                                    \
+         "tfdata: fill B, then pick among B (also torchdata, Hugging Face); webdataset: grow by 2 a step"},    \
+        {"initial", PB_PARAM_INT, 100, 0, UINT32_MAX - 1, NULL,                                                 \
+         "webdataset: items held before the first output (at most B)"}
+pb_ld_buffer pb_ld_buffer_of(const pb_params *p, int at);
+
 /* A kind that takes every n. */
 int pb_ld_no_check(const pb_params *p, uint64_t n, pb_err *err);
 

@@ -10,27 +10,18 @@ enum { P_THREADS = PB_LD_P_THREADS, P_SHARD, P_BUFFER, P_FILL, P_INITIAL };
 static const pb_param_spec params[] = {
     PB_PARAM_THREADS,
     {"shard", PB_PARAM_INT, 1000, 1, UINT32_MAX, NULL, "items a shard (L; the last one may be short)"},
-    {"buffer", PB_PARAM_INT, 1000, 1, UINT32_MAX - 1, NULL, "items the shuffle buffer holds (B)"},
-    {"fill", PB_PARAM_ENUM, PB_LD_FILL_TFDATA, 0, 0, PB_LD_FILL_CHOICES,
-     "tfdata: fill B, then pick among B (also torchdata, Hugging Face); webdataset: grow by 2 a step"},
-    {"initial", PB_PARAM_INT, 100, 0, UINT32_MAX - 1, NULL,
-     "webdataset: items held before the first output (at most B)"},
+    PB_LD_BUFFER_PARAMS,
 };
-
-static pb_ld_buffer buffer_of(const pb_params *p)
-{
-    return (pb_ld_buffer){(uint32_t)p->v[P_BUFFER], (pb_ld_fill)p->v[P_FILL], (uint32_t)p->v[P_INITIAL]};
-}
 
 static uint64_t scratch_bytes(const pb_params *p, uint64_t n)
 {
-    pb_ld_buffer b = buffer_of(p);
+    pb_ld_buffer b = pb_ld_buffer_of(p, P_BUFFER);
     return 4 * pb_ld_shard_scratch(n, (uint32_t)p->v[P_SHARD], &b);
 }
 
 static void shuffle(const pb_params *p, uint32_t n, uint32_t *order, void *scratch, pb_ld_draws *d)
 {
-    pb_ld_buffer b = buffer_of(p);
+    pb_ld_buffer b = pb_ld_buffer_of(p, P_BUFFER);
     pb_ld_shard_shuffle(n, (uint32_t)p->v[P_SHARD], &b, order, scratch, d);
 }
 
