@@ -136,6 +136,8 @@ TEST_IMPL(npy_reader_refuses)
          "t: holds 2 of the 3 rows its .npy header declares (the input ends)", 1},
         {1, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 4), }", 12, 0, 4,
          "t: bytes follow the 2 rows its .npy header declares", 1},
+        {1, "{'descr': '<i8', 'fortran_order': False, 'shape': (0, 4), }", 4, 0, 4,
+         "t: bytes follow the 0 rows its .npy header declares", 1},
         {1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3, 4), }", 12, 0, 5,
          "t: the .npy rows have 4 items, not n = 5", 1},
         {1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3, 4), }", 0, 4000, 4, "t: .npy header is truncated",
