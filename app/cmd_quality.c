@@ -25,7 +25,7 @@
 
 static const char help[] =
     "usage: permbench quality [CONFIG.ini] [--out DIR] [--only NAME,...] [-D SECTION.KEY=VALUE]... [--quiet]\n"
-    "       permbench quality --input FILE|- --n N [--format u32|u64|text] [--count C] [--label NAME]\n"
+    "       permbench quality --input FILE|- --n N [--format u32|u64|text|npy] [--count C] [--label NAME]\n"
     "                         [--out DIR] [-D SECTION.KEY=VALUE]... [--quiet] [CONFIG.ini]\n"
     "       permbench quality --replot RESULT_DIR\n"
     "\n"
@@ -51,9 +51,11 @@ static const char help[] =
     "  --input FILE      test the rows of FILE (- : standard input), read a batch at a\n"
     "                    time, instead of the config's modules; each row must be a\n"
     "                    permutation of 0..N-1, else one line names the row (exit 2)\n"
-    "  --n N             the length of every row\n"
+    "  --n N             the length of every row (npy: its header's, if not given)\n"
     "  --format F        u32 (default) or u64: N little-endian integers a row; text: a\n"
-    "                    row a line, integers separated by blanks or commas\n"
+    "                    row a line, integers separated by blanks or commas; npy: a\n"
+    "                    NumPy .npy array (rows, N) or (N,) of int32/int64/uint32/\n"
+    "                    uint64, the default for a FILE named *.npy\n"
     "  --count C         rows to test (the rest are hashed, not parsed); needed for\n"
     "                    a pipe without CONFIG. Default: every row of FILE\n"
     "  --label NAME      its label in the results (default: FILE's name)\n"

@@ -110,6 +110,7 @@ static int parse(int argc, char **argv, sample_opts *o)
         return pb_cli_fail("sample: --seed '%s' is not an unsigned 64-bit integer", seed);
     o->format = PB_PERM_U32;
     if (format && pb_perm_format_parse(format, &o->format, &e)) return pb_cli_fail("sample: --format: %s", e.msg);
+    if (o->format == PB_PERM_NPY) return pb_cli_fail("sample: --format npy is read by quality --input, not written");
     if (!o->out && o->format != PB_PERM_TEXT && isatty(STDOUT_FILENO))
         return pb_cli_fail("sample: binary rows to a terminal; give -o FILE or --format text");
     return 0;

@@ -29,16 +29,36 @@ static void default_label(const char *path, char *label, size_t len)
     if (!l) snprintf(label, len, "input");
 }
 
+/* A path ending in ".npy" is read as NumPy's format unless --format says otherwise. */
+static bool npy_name(const char *path)
+{
+    size_t l = strlen(path);
+    return l > 4 && strcmp(path + l - 4, ".npy") == 0;
+}
+
 int pb_input_parse(const pb_input_opts *o, pb_qinput *q, uint64_t *count)
 {
     memset(q, 0, sizeof *q);
-    if (!o->n) return pb_cli_fail("quality: --input needs --n N (the length of each permutation)");
     uint64_t v;
     pb_err e;
-    if (pb_size_expr(o->n, &v, &e) || v < 2 || v > UINT32_MAX)
-        return pb_cli_fail("quality: --n '%s': n must be 2 .. 2^32-1", o->n);
-    q->n = (uint32_t)v;
     if (o->format && pb_perm_format_parse(o->format, &q->format, &e)) return pb_cli_fail("quality: --format: %s", e.msg);
+    if (!o->format && npy_name(o->path)) q->format = PB_PERM_NPY;
+    if (!o->n && q->format == PB_PERM_NPY) {
+        /* The header says n: `np.save("order.npy", perms)` then `permbench
+         * quality --input order.npy` is all it takes. */
+        pb_npy_header h;
+        bool known;
+        if (pb_perm_npy_probe(o->path, NULL, &h, &known, &e)) return pb_cli_fail("%s", e.msg);
+        if (!known) return pb_cli_fail("quality: --input %s: give --n N (a pipe's .npy header is read later)", o->path);
+        if (h.n < 2) return pb_cli_fail("quality: %s: rows of %llu items: n must be 2 .. 2^32-1", o->path,
+                                        (unsigned long long)h.n);
+        q->n = (uint32_t)h.n;
+    } else {
+        if (!o->n) return pb_cli_fail("quality: --input needs --n N (the length of each permutation)");
+        if (pb_size_expr(o->n, &v, &e) || v < 2 || v > UINT32_MAX)
+            return pb_cli_fail("quality: --n '%s': n must be 2 .. 2^32-1", o->n);
+        q->n = (uint32_t)v;
+    }
     *count = 0;
     if (o->count && (pb_size_expr(o->count, count, &e) || *count < 1 || *count > (UINT64_C(1) << 40)))
         return pb_cli_fail("quality: --count '%s': a count of rows in 1 .. 2^40", o->count);

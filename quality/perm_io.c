@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[] = {"u32", "u64", "text"};
+static const char *const names[] = {"u32", "u64", "text", "npy"};
 
 const char *pb_perm_format_name(pb_perm_format f) { return names[f]; }
 
 int pb_perm_format_parse(const char *text, pb_perm_format *f, pb_err *err)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (strcmp(text, names[i]) == 0) return *f = (pb_perm_format)i, 0;
     return pb_err_set(err, "format '%s' is not %s", text, PB_PERM_FORMATS);
 }
@@ -57,6 +57,7 @@ static void put_dec(out *o, uint32_t v, char end)
 int pb_perm_write(FILE *f, const uint32_t *perms, uint32_t n, uint64_t count, pb_perm_format fmt,
                   pb_err *err)
 {
+    if (fmt == PB_PERM_NPY) return pb_err_set(err, "npy is a format permbench reads, not one it writes");
     out o = {f, malloc(OUT_BUF), 0, 0};
     if (!o.buf) return pb_err_set(err, "out of memory");
     errno = 0;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "core/sha256.h"
+#include "quality/npy_header.h"
 #include "quality/perm_io.h"
 
 #ifdef __cplusplus
@@ -43,10 +44,15 @@ typedef struct pb_perm_reader {
     bool eof;
     int read_errno;     /* a read that failed */
     uint32_t *where;    /* column + 1 of each value in the row being read */
+    unsigned width;     /* binary formats: bytes a value */
+    bool is_signed;     /* npy int32 / int64: a set top bit is a negative value */
+    uint64_t declared;  /* npy: the rows its header declares */
 } pb_perm_reader;
 
 /* Opens `path` ("-": standard input) for rows of n in format `fmt`;
- * messages call it `name` (NULL: the path, or "stdin"). */
+ * messages call it `name` (NULL: the path, or "stdin"). For npy the header
+ * is read here: its n must be n (n = 0: take the header's, then in r->n),
+ * and the rows end where it says (fewer, or bytes after them, are errors). */
 int pb_perm_reader_open(pb_perm_reader *r, const char *path, const char *name, uint32_t n,
                         pb_perm_format fmt, pb_err *err);
 /* Reads up to `count` more rows into out[count * n]; *got is how many,
@@ -66,6 +72,11 @@ void pb_perm_reader_close(pb_perm_reader *r);
  * terminal. An input that cannot be opened, or a directory, is an error. */
 int pb_perm_count_rows(const char *path, const char *name, uint32_t n, pb_perm_format fmt,
                        uint64_t *rows, bool *known, pb_err *err);
+
+/* An npy input's header, read ahead from a regular file (standard input
+ * redirected from one included) without moving it; *known is false for a
+ * pipe. The file's size must be the header's and its rows' exactly. */
+int pb_perm_npy_probe(const char *path, const char *name, pb_npy_header *h, bool *known, pb_err *err);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,9 @@ PB_MODULE(tbb_bijective)
 PB_MODULE(tbb_sort_shuffle)
 PB_MODULE(pov_shuffle) /* approximately uniform: iterations trade time for bias */
 PB_MODULE(tbb_gather) /* the paper's TBB gather ceiling */
+PB_MODULE(buffer_shuffle) /* data loaders' shuffles: approximately uniform */
+PB_MODULE(shard_shuffle)
+PB_MODULE(mosaic_shuffle)
 
 /* Ceilings on the CPU */
 PB_MODULE(cpu_copy)

@@ -107,7 +107,7 @@ quality_input_truncated) args=(quality --input "$(u32 d.u32 1 0 2 3 4 4 3 2 1 0 
 quality_input_not_number) args=(quality --input "$(data d.txt '0 1 2 3 4\n0,1,two,3,4\n')" --n 5 --format text); want="d.txt: row 2, column 3: 'two' is not a number" ;;
 quality_input_text_as_u32) args=(quality --input "$(data d.txt '0 1 2 3 4\n4 3 2 1 0\n')" --n 5); want="d.txt: row 1, column 1: value 540090416 is out of range 0..4" ;;
 quality_input_u64_range) args=(quality --input "$(u64 d.u64 0 1 2 3 4 4294967297 1 2 3 4)" --n 5 --format u64); want="d.u64: row 2, column 1: value 4294967297 is out of range 0..4" ;;
-quality_input_bad_format) args=(quality --input "$(data d.txt '0 1 2 3 4\n')" --n 5 --format u16); want="quality: --format: format 'u16' is not u32, u64 or text" ;;
+quality_input_bad_format) args=(quality --input "$(data d.txt '0 1 2 3 4\n')" --n 5 --format u16); want="quality: --format: format 'u16' is not u32, u64, text or npy" ;;
 quality_input_few_rows) args=(quality --input "$(data d.txt '0 1 2 3 4\n4 3 2 1 0\n')" --n 5 --format text --count 10); want="d.txt has 2 rows; at n = 5 mmd needs 10" ;;
 quality_input_pipe_ends) feed='0 1 2 3 4\n4 3 2 1 0\n'; args=(quality --input - --n 5 --format text --count 10); want="stdin ends after 2 rows; at n = 5 mmd needs 10" ;;
 quality_input_late_row)
@@ -139,7 +139,7 @@ sample_bad_param) args=(sample bijective-twin rounds=0 --n 5 --count 3 -o "$work
 sample_not_param) args=(sample fisher-yates rounds --n 5 --count 3 -o "$work/f"); want="sample: expected PARAM=VALUE, got 'rounds'" ;;
 sample_no_n) args=(sample fisher-yates --count 3 -o "$work/f"); want="sample: --n N is required" ;;
 sample_no_count) args=(sample fisher-yates --n 5 -o "$work/f"); want="sample: --count C is required" ;;
-sample_bad_format) args=(sample fisher-yates --n 5 --count 3 --format u16 -o "$work/f"); want="sample: --format: format 'u16' is not u32, u64 or text" ;;
+sample_bad_format) args=(sample fisher-yates --n 5 --count 3 --format u16 -o "$work/f"); want="sample: --format: format 'u16' is not u32, u64, text or npy" ;;
 sample_bad_seed) args=(sample fisher-yates --n 5 --count 3 --seed -1 -o "$work/f"); want="sample: --seed '-1' is not an unsigned 64-bit integer" ;;
 sample_unwritable) args=(sample fisher-yates --n 5 --count 3 -o "$work/none/f"); want="sample: cannot write $work/none/f.tmp." ;;
 *) echo "unknown case $case"; exit 1 ;;

@@ -113,7 +113,7 @@ TEST_IMPL(quality_input_config)
         {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\ninput = x\nn = 6\n", "t.ini:6: [d] n = 6: [quality] runs no test at n = 6"},
         {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\ninput = x\nn = 1\n", "t.ini:6: [d] n = 1: n must be 2 .. 2^32-1"},
         {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\ninput = x\nn = 5\nformat = csv\n",
-         "t.ini:7: format 'csv' is not u32, u64 or text"},
+         "t.ini:7: format 'csv' is not u32, u64, text or npy"},
         {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\ninput =\nn = 5\n", "t.ini:5: [d] input is empty"},
         {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\nmodule = fisher-yates\ninput = x\nn = 5\n",
          "t.ini:5: [d] names an input and a module"},
