@@ -7,7 +7,8 @@
 #
 #   scripts/compare-ptx.sh OLD_BUILD NEW_BUILD [OUT_DIR]
 #
-# PB_PTX_ONLY=REGEX compiles only the sources whose path matches it (on
+# PB_PTX_JOBS=N compiles N sources at a time on each side (default: half
+# the cores). PB_PTX_ONLY=REGEX compiles only the sources whose path matches it (on
 # both sides), for a quick look at the files a change restructured; the
 # proof that no kernel changed is the run without it.
 #
@@ -36,6 +37,7 @@ import json, os, re, shlex, subprocess, sys
 cmds, dest = json.load(open(sys.argv[1])), sys.argv[2]
 only = re.compile(os.environ.get("PB_PTX_ONLY") or "")
 root = os.path.commonpath([c["file"] for c in cmds if c["file"].endswith(".cu")] or ["/"])
+jobs = []
 for c in cmds:
     src = c["file"]
     if not src.endswith(".cu") or not only.search(src):
@@ -57,7 +59,15 @@ for c in cmds:
     # sources of one name in different folders do not overwrite each other.
     name = os.path.relpath(src, root).replace(os.sep, "__").replace(".cu", ".ptx")
     keep += ["-ptx", "-arch=compute_90", "-o", os.path.join(dest, name)]
-    subprocess.run(keep, cwd=c["directory"], check=True)
+    jobs.append((keep, c["directory"]))
+# Each side gets half the cores (PB_PTX_JOBS overrides): nvcc is one
+# process a source, and a whole tree one at a time takes most of an hour
+# on two cores.
+from concurrent.futures import ThreadPoolExecutor
+workers = int(os.environ.get("PB_PTX_JOBS") or max(1, (os.cpu_count() or 2) // 2))
+with ThreadPoolExecutor(workers) as pool:
+    for f in [pool.submit(subprocess.run, k, cwd=d, check=True) for k, d in jobs]:
+        f.result()
 EOF
 }
 # The two trees compile side by side (two compilers at a time).
