@@ -155,6 +155,28 @@ TEST_IMPL(radik_filter_rank)
 }
 
 
+/* The host model's row: n keys of distribution dist in dtype, k = 1,
+ * omp-topk's defaults otherwise. A distribution written `name:X` (few:L,
+ * masked:F) takes an argument: 16 values, half masked. */
+static int rd_problem(const pb_module *mod, uint64_t n, int dtype, int dist, int largest, uint64_t seed,
+                      pb_topk_problem *p)
+{
+    pb_params params;
+    pb_params_defaults(mod, &params);
+    bool fraction = false;
+    params.v[PB_TOPK_P_DIST] = pb_choice_takes_arg(PB_TOPK_DIST_CHOICES, dist, &fraction)
+                                   ? PB_PARAM_ARG_VALUE(dist, fraction ? 500000 : 16)
+                                   : dist;
+    params.v[PB_TOPK_P_LARGEST] = largest;
+    params.v[PB_TOPK_P_DTYPE] = dtype;
+    params.v[PB_TOPK_P_K] = 1;
+    pb_point pt = {n, 4, seed, &params, 0};
+    pb_err err;
+    if (pb_topk_problem_init(p, &pt, &err) == 0) return 0;
+    fprintf(stderr, "%s\n", err.msg);
+    return -1;
+}
+
 TEST_IMPL(radik_host_model)
 {
     static const uint64_t ns[] = {1, 2, 3, 31, 33, 1000, 4097, 100003};
@@ -174,22 +196,8 @@ TEST_IMPL(radik_host_model)
                 if (dtype != PB_TOPK_F32 && dist % 2) continue;
                 rd_kmax = pb_topk_key_bits_of(dtype) == 32 ? UINT32_MAX
                                                            : (1u << pb_topk_key_bits_of(dtype)) - 1;
-                pb_params params;
-                pb_params_defaults(mod, &params);
-                /* A distribution written `name:X` (few:L, masked:F) with an
-                 * argument: 16 values, half masked. */
-                bool fraction = false;
-                params.v[PB_TOPK_P_DIST] =
-                    pb_choice_takes_arg(PB_TOPK_DIST_CHOICES, dist, &fraction)
-                        ? PB_PARAM_ARG_VALUE(dist, fraction ? 500000 : 16)
-                        : dist;
-                params.v[PB_TOPK_P_LARGEST] = largest;
-                params.v[PB_TOPK_P_DTYPE] = dtype;
-                params.v[PB_TOPK_P_K] = 1;
-                pb_point pt = {n, 4, 1234 + n, &params, 0};
                 pb_topk_problem p;
-                pb_err err;
-                ASSERT(pb_topk_problem_init(&p, &pt, &err) == 0);
+                ASSERT(rd_problem(mod, n, dtype, dist, largest, 1234 + n, &p) == 0);
                 uint32_t *keys = malloc(n * sizeof *keys), *sorted = malloc(n * sizeof *sorted);
                 uint32_t *out = malloc(n * sizeof *out), *tie_idx = malloc(n * sizeof *tie_idx);
                 for (uint64_t i = 0; i < n; i++)
@@ -528,20 +536,8 @@ TEST_IMPL(radik_host_model64)
                      * longest rows every fourth (with both directions). */
                     if (dtype == PB_TOPK_U64 && dist % 2) continue;
                     if (n > 4097 && (dist + (int)di) % 4) continue;
-                    pb_params params;
-                    pb_params_defaults(mod, &params);
-                    bool fraction = false;
-                    params.v[PB_TOPK_P_DIST] =
-                        pb_choice_takes_arg(PB_TOPK_DIST_CHOICES, dist, &fraction)
-                            ? PB_PARAM_ARG_VALUE(dist, fraction ? 500000 : 16)
-                            : dist;
-                    params.v[PB_TOPK_P_LARGEST] = largest;
-                    params.v[PB_TOPK_P_DTYPE] = dtype;
-                    params.v[PB_TOPK_P_K] = 1;
-                    pb_point pt = {n, 4, 4321 + n, &params, 0};
                     pb_topk_problem p;
-                    pb_err err;
-                    ASSERT(pb_topk_problem_init(&p, &pt, &err) == 0);
+                    ASSERT(rd_problem(mod, n, dtype, dist, largest, 4321 + n, &p) == 0);
                     uint64_t *keys = malloc(n * sizeof *keys), *sorted = malloc(n * sizeof *sorted);
                     uint64_t *out = malloc(n * sizeof *out);
                     uint32_t *tie_idx = malloc(n * sizeof *tie_idx);
