@@ -46,6 +46,47 @@ static uint32_t rd_key(uint32_t ref)
     }
 }
 
+/* A key width's scaled digit and its bins' intervals, widened to 64 bits,
+ * so one check serves both widths. */
+typedef struct rd_width {
+    uint32_t (*digit)(uint64_t key, uint64_t ref);
+    int (*interval)(uint32_t bin, uint64_t ref, uint64_t *lo, uint64_t *hi);
+} rd_width;
+
+static uint32_t rd_digit32(uint64_t key, uint64_t ref)
+{
+    return pb_radik_scaled_digit((uint32_t)key, (uint32_t)ref);
+}
+
+static int rd_interval32(uint32_t bin, uint64_t ref, uint64_t *lo, uint64_t *hi)
+{
+    uint32_t l = 0, h = 0;
+    int ok = pb_radik_scaled_interval(bin, (uint32_t)ref, &l, &h);
+    *lo = l, *hi = h;
+    return ok;
+}
+
+static const rd_width rd_width32 = {rd_digit32, rd_interval32};
+static const rd_width rd_width64 = {pb_radik_scaled_digit64, pb_radik_scaled_interval64};
+
+/* Keys a and b (either order) around ref: the digit is monotone and a bin,
+ * and the lower key lies in its bin's interval. */
+static int rd_monotone(const rd_width *w, uint64_t a, uint64_t b, uint64_t ref)
+{
+    if (a > b) {
+        uint64_t t = a;
+        a = b;
+        b = t;
+    }
+    uint32_t da = w->digit(a, ref), db = w->digit(b, ref);
+    ASSERT(da <= db);
+    ASSERT(db < PB_RADIK_BINS);
+    uint64_t lo, hi;
+    ASSERT(w->interval(da, ref, &lo, &hi));
+    ASSERT(lo <= a && a <= hi);
+    return 0;
+}
+
 TEST_IMPL(radik_scaled_digit)
 {
     static const uint32_t refs[] = {0, 1, 255, 256, 0x7fffffffu, 0x80000000u, 0xbf800000u,
@@ -65,20 +106,8 @@ TEST_IMPL(radik_scaled_digit)
             if (hi < UINT32_MAX) ASSERT(pb_radik_scaled_digit(hi + 1, ref) > bin);
         }
         /* Monotone, and every key lies in its bin's interval. */
-        for (int i = 0; i < 20000; i++) {
-            uint32_t a = rd_key(ref), b = rd_key(ref);
-            if (a > b) {
-                uint32_t t = a;
-                a = b;
-                b = t;
-            }
-            uint32_t da = pb_radik_scaled_digit(a, ref), db = pb_radik_scaled_digit(b, ref);
-            ASSERT(da <= db);
-            ASSERT(da < PB_RADIK_BINS);
-            uint32_t lo, hi;
-            ASSERT(pb_radik_scaled_interval(da, ref, &lo, &hi));
-            ASSERT(lo <= a && a <= hi);
-        }
+        for (int i = 0; i < 20000; i++)
+            ASSERT(rd_monotone(&rd_width32, rd_key(ref), rd_key(ref), ref) == 0);
         /* The reference itself is alone in its bin. */
         uint32_t lo, hi;
         ASSERT(pb_radik_scaled_interval(pb_radik_scaled_digit(ref, ref), ref, &lo, &hi));
@@ -352,17 +381,7 @@ TEST_IMPL(radik_scaled_digit64)
         for (int i = 0; i < 20000 + 36; i++) {
             uint64_t a = i < 36 ? edge[i / 6] : rd_key64(ref);
             uint64_t b = i < 36 ? edge[i % 6] : rd_key64(ref);
-            if (a > b) {
-                uint64_t t = a;
-                a = b;
-                b = t;
-            }
-            uint32_t da = pb_radik_scaled_digit64(a, ref), db = pb_radik_scaled_digit64(b, ref);
-            ASSERT(da <= db);
-            ASSERT(db < PB_RADIK_BINS);
-            uint64_t lo, hi;
-            ASSERT(pb_radik_scaled_interval64(da, ref, &lo, &hi));
-            ASSERT(lo <= a && a <= hi);
+            ASSERT(rd_monotone(&rd_width64, a, b, ref) == 0);
         }
         /* The reference is alone in its bin, and so are its neighbours. */
         uint64_t lo, hi;
