@@ -1,5 +1,6 @@
 #include "bench/sweep_config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,81 +55,55 @@ static int set_seed(void *u, const pb_ini_field *f, const char *value, int line,
     return 0;
 }
 
-static int set_count(int *out, long long lo, const char *name, const char *value, pb_err *err)
+/* The generic setters' `arg`: where in pb_config the key's value goes
+ * (an int for set_count, a double for set_seconds, a bool for set_flag),
+ * and the least a count may be. Their messages name the key. */
+typedef struct at {
+    size_t offset;
+    long long lo;
+} at;
+/* `type` must be the field's: _Generic refuses to compile anything else. */
+#define AT(field, type, lo)                                                                        \
+    (&(const at){offsetof(pb_config, field) +                                                      \
+                     0 * sizeof(_Generic(((pb_config *)0)->field, type: 1)),                       \
+                 (lo)})
+
+static void *field_of(void *u, const pb_ini_field *f)
 {
+    return (char *)((load *)u)->cfg + ((const at *)f->arg)->offset;
+}
+
+static int set_count(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)line;
     long long v;
-    if (!pb_parse_ll(value, &v) || v < lo || v > 1000000)
-        return pb_err_set(err, "%s '%s' is not an integer in range", name, value);
-    *out = (int)v;
+    if (!pb_parse_ll(value, &v) || v < ((const at *)f->arg)->lo || v > 1000000)
+        return pb_err_set(err, "%s '%s' is not an integer in range", f->name, value);
+    *(int *)field_of(u, f) = (int)v;
     return 0;
 }
 
-static int set_warmup(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
-{
-    (void)f, (void)line;
-    return set_count(&((load *)u)->cfg->warmup, 0, "warmup", value, err);
-}
-
-static int set_min_samples(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
-{
-    (void)f, (void)line;
-    return set_count(&((load *)u)->cfg->min_samples, 1, "min_samples", value, err);
-}
-
-static int set_max_samples(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
-{
-    (void)f, (void)line;
-    return set_count(&((load *)u)->cfg->max_samples, 1, "max_samples", value, err);
-}
-
 /* Seconds, with an optional unit "s". */
-static int set_seconds(double *out, const char *name, const char *value, pb_err *err)
+static int set_seconds(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
+    (void)line;
     char buf[64];
     snprintf(buf, sizeof buf, "%s", value);
     size_t l = strlen(buf);
     if (l && buf[l - 1] == 's') buf[--l] = '\0';
     double d;
     if (!pb_ini_parse_double(buf, &d) || !(d >= 0) || d > 86400)
-        return pb_err_set(err, "%s '%s' is not a time in seconds", name, value);
-    *out = d;
+        return pb_err_set(err, "%s '%s' is not a time in seconds", f->name, value);
+    *(double *)field_of(u, f) = d;
     return 0;
 }
 
-static int set_min_time(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+static int set_flag(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
-    (void)f, (void)line;
-    return set_seconds(&((load *)u)->cfg->min_time, "min_time", value, err);
-}
-
-static int set_timeout(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
-{
-    (void)f, (void)line;
-    return set_seconds(&((load *)u)->cfg->timeout, "timeout", value, err);
-}
-
-static int set_flag(bool *out, const char *name, const char *value, pb_err *err)
-{
-    if (!pb_ini_parse_bool(value, out)) return pb_err_set(err, "%s '%s' is not yes or no", name, value);
+    (void)line;
+    if (!pb_ini_parse_bool(value, field_of(u, f)))
+        return pb_err_set(err, "%s '%s' is not yes or no", f->name, value);
     return 0;
-}
-
-static int set_flush_cache(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
-{
-    (void)f, (void)line;
-    return set_flag(&((load *)u)->cfg->flush_cache, "flush_cache", value, err);
-}
-
-static int set_hold(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
-{
-    (void)f, (void)line;
-    return set_flag(&((load *)u)->cfg->hold, "hold", value, err);
-}
-
-static int set_skip_unavailable(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
-{
-    (void)f, (void)line;
-    return set_flag(&((load *)u)->cfg->skip_unavailable, "skip_unavailable", value, err);
 }
 
 static int set_max_noise(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
@@ -143,12 +118,6 @@ static int set_max_noise(void *u, const pb_ini_field *f, const char *value, int 
         return pb_err_set(err, "max_noise '%s' is not a percentage in (0, 100]", value);
     ((load *)u)->cfg->max_noise = d / 100;
     return 0;
-}
-
-static int set_fail_noisy(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
-{
-    (void)f, (void)line;
-    return set_flag(&((load *)u)->cfg->fail_noisy, "fail_noisy", value, err);
 }
 
 static int set_streams(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
@@ -240,17 +209,17 @@ static const pb_ini_field fields[] = {
     {"sizes", set_sizes, NULL},
     {"item", set_item, NULL},
     {"seed", set_seed, NULL},
-    {"warmup", set_warmup, NULL},
-    {"min_samples", set_min_samples, NULL},
-    {"max_samples", set_max_samples, NULL},
-    {"min_time", set_min_time, NULL},
-    {"timeout", set_timeout, NULL},
+    {"warmup", set_count, AT(warmup, int, 0)},
+    {"min_samples", set_count, AT(min_samples, int, 1)},
+    {"max_samples", set_count, AT(max_samples, int, 1)},
+    {"min_time", set_seconds, AT(min_time, double, 0)},
+    {"timeout", set_seconds, AT(timeout, double, 0)},
     {"max_noise", set_max_noise, NULL},
-    {"fail_noisy", set_fail_noisy, NULL},
+    {"fail_noisy", set_flag, AT(fail_noisy, bool, 0)},
     {"streams", set_streams, NULL},
-    {"flush_cache", set_flush_cache, NULL},
-    {"hold", set_hold, NULL},
-    {"skip_unavailable", set_skip_unavailable, NULL},
+    {"flush_cache", set_flag, AT(flush_cache, bool, 0)},
+    {"hold", set_flag, AT(hold, bool, 0)},
+    {"skip_unavailable", set_flag, AT(skip_unavailable, bool, 0)},
     {"ceilings", set_ceilings, NULL},
     {"modules", set_modules, NULL},
     {"plot", set_plot, NULL},

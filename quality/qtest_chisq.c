@@ -1,9 +1,6 @@
 /* chisq: Pearson's chi-square over all n! permutations (stats/chisq.h),
  * 2 <= n <= 8, with at least 5 samples expected in every cell. */
-#include <stdio.h>
-#include <stdlib.h>
-
-#include "quality/qtest.h"
+#include "quality/qtest_state.h"
 #include "stats/chisq.h"
 #include "stats/lehmer.h"
 
@@ -22,55 +19,17 @@ static int applies(uint32_t n, uint64_t samples, pb_err *err)
     return PB_QT_OK;
 }
 
-static int init(void **state, uint32_t n, uint64_t samples, const pb_qsettings *s, pb_err *err)
-{
-    (void)samples, (void)s;
-    pb_chisq *c = malloc(sizeof *c);
-    if (!c) return pb_err_set(err, "out of memory");
-    if (pb_chisq_init(c, n, err)) {
-        free(c);
-        return -1;
-    }
-    *state = c;
-    return 0;
-}
-
-static int add(void *state, const uint32_t *perms, uint64_t count, pb_err *err)
-{
-    (void)err;
-    pb_chisq_add(state, perms, count);
-    return 0;
-}
-
-static void finish(void *state, size_t which, const pb_qsettings *s, pb_test_result *r)
-{
-    (void)which;
-    pb_chisq_result(state, s->alpha, r);
-}
-
-static void release(void *state)
-{
-    if (!state) return;
-    pb_chisq_free(state);
-    free(state);
-}
+PB_QTEST_STATE_INIT(init, pb_chisq, pb_chisq_init(t, n, err))
+PB_QTEST_STATE_ADD_VOID(pb_chisq_add)
+PB_QTEST_STATE_ONE_RESULT(pb_chisq_result, pb_chisq_free)
 
 static const char *const results[] = {"chisq"};
 static const char *const thresholds[] = {"chi-square threshold"};
 
 const pb_qtest pb_qtest_chisq = {
-    .name = "chisq",
-    .summary = "chi-square over all n! permutations (2 <= n <= 8)",
-    .results = results,
-    .nresults = 1,
-    .expected_name = "expected_per_cell",
-    .aux_name = "degrees_of_freedom",
-    .figure = "chisq",
-    .ylabel = "chi-square statistic",
-    .threshold_titles = thresholds,
-    .applies = applies,
-    .init = init,
-    .add = add,
-    .finish = finish,
-    .release = release,
+    .name = "chisq", .summary = "chi-square over all n! permutations (2 <= n <= 8)",
+    .results = results, .nresults = 1,
+    .expected_name = "expected_per_cell", .aux_name = "degrees_of_freedom",
+    .figure = "chisq", .ylabel = "chi-square statistic", .threshold_titles = thresholds,
+    PB_QTEST_STATE_HOOKS,
 };

@@ -1,9 +1,7 @@
 /* mmd: the Mallows-kernel MMD one-sample test of Mitchell et al. (2024,
  * section 5) (stats/mmd.h), reported with its Hoeffding (eq. 4) and CLT
  * (eq. 5) acceptance bounds; `mmd_bounds` picks either. Any n >= 2. */
-#include <stdlib.h>
-
-#include "quality/qtest.h"
+#include "quality/qtest_state.h"
 #include "stats/mmd.h"
 
 static int applies(uint32_t n, uint64_t samples, pb_err *err)
@@ -12,18 +10,7 @@ static int applies(uint32_t n, uint64_t samples, pb_err *err)
     return PB_QT_OK;
 }
 
-static int init(void **state, uint32_t n, uint64_t samples, const pb_qsettings *s, pb_err *err)
-{
-    (void)samples;
-    pb_mmd *m = malloc(sizeof *m);
-    if (!m) return pb_err_set(err, "out of memory");
-    if (pb_mmd_init(m, n, s->lambda, err)) {
-        free(m);
-        return -1;
-    }
-    *state = m;
-    return 0;
-}
+PB_QTEST_STATE_INIT(init, pb_mmd, pb_mmd_init(t, n, s->lambda, err))
 
 static int add(void *state, const uint32_t *perms, uint64_t count, pb_err *err)
 {
@@ -43,20 +30,9 @@ static const char *const words[] = {"hoeffding", "clt"};
 static const char *const thresholds[] = {"Hoeffding bound (eq. 4)", "CLT bound (eq. 5)"};
 
 const pb_qtest pb_qtest_mmd = {
-    .name = "mmd",
-    .summary = "Mallows-kernel MMD, Hoeffding (eq. 4) and CLT (eq. 5) bounds",
-    .results = results,
-    .nresults = 2,
-    .select_key = "mmd_bounds",
-    .select_words = words,
-    .expected_name = "expected_k",
-    .aux_name = "variance_k",
-    .figure = "mmd",
-    .ylabel = "|MMD^2| (Mallows kernel)",
-    .threshold_titles = thresholds,
-    .applies = applies,
-    .init = init,
-    .add = add,
-    .finish = finish,
-    .release = release,
+    .name = "mmd", .summary = "Mallows-kernel MMD, Hoeffding (eq. 4) and CLT (eq. 5) bounds",
+    .results = results, .nresults = 2, .select_key = "mmd_bounds", .select_words = words,
+    .expected_name = "expected_k", .aux_name = "variance_k",
+    .figure = "mmd", .ylabel = "|MMD^2| (Mallows kernel)", .threshold_titles = thresholds,
+    PB_QTEST_STATE_HOOKS,
 };

@@ -2,9 +2,7 @@
  * 2 and 3: windows of that many consecutive items over all samples against
  * uniform over the ordered tuples, against its exact null mean and noise;
  * one-sided normal verdict. One test a order, the same code. */
-#include <stdlib.h>
-
-#include "quality/qtest.h"
+#include "quality/qtest_state.h"
 #include "stats/ngram.h"
 
 /* The tuples of the largest n fit a 63-bit key; the table bounds it further. */
@@ -22,35 +20,12 @@ static int applies(const char *name, unsigned order, uint32_t n, uint64_t sample
     return PB_QT_OK;
 }
 
-static int init(unsigned order, void **state, uint32_t n, uint64_t samples, pb_err *err)
-{
-    pb_ngram *g = malloc(sizeof *g);
-    if (!g) return pb_err_set(err, "out of memory");
-    if (pb_ngram_init(g, n, order, samples, err)) {
-        free(g);
-        return -1;
-    }
-    *state = g;
-    return 0;
-}
-
 static int add(void *state, const uint32_t *perms, uint64_t count, pb_err *err)
 {
     return pb_ngram_add(state, perms, count, err);
 }
 
-static void finish(void *state, size_t which, const pb_qsettings *s, pb_test_result *r)
-{
-    (void)which;
-    pb_ngram_result(state, s->alpha, r);
-}
-
-static void release(void *state)
-{
-    if (!state) return;
-    pb_ngram_free(state);
-    free(state);
-}
+PB_QTEST_STATE_ONE_RESULT(pb_ngram_result, pb_ngram_free)
 
 static const char *const thresholds[] = {"threshold (uniform mean + z sd)"};
 
@@ -59,12 +34,7 @@ static const char *const thresholds[] = {"threshold (uniform mean + z sd)"};
     {                                                                                              \
         return applies(#NAME, ORDER, n, samples, err);                                             \
     }                                                                                              \
-    static int NAME##_init(void **state, uint32_t n, uint64_t samples, const pb_qsettings *s,      \
-                           pb_err *err)                                                            \
-    {                                                                                              \
-        (void)s;                                                                                   \
-        return init(ORDER, state, n, samples, err);                                                \
-    }                                                                                              \
+    PB_QTEST_STATE_INIT(NAME##_init, pb_ngram, pb_ngram_init(t, n, ORDER, samples, err))          \
     static const char *const NAME##_results[] = {#NAME "-tvd"};                                    \
     const pb_qtest pb_qtest_##NAME = {                                                             \
         .name = #NAME,                                                                             \

@@ -3,9 +3,7 @@
  * the first half of the samples predicts each next item from the previous
  * one on the second half; accuracy against its exact null mean 1/(N-1) and
  * noise, one-sided normal verdict. */
-#include <stdlib.h>
-
-#include "quality/qtest.h"
+#include "quality/qtest_state.h"
 #include "stats/predictor.h"
 
 static int applies(uint32_t n, uint64_t samples, pb_err *err)
@@ -20,36 +18,14 @@ static int applies(uint32_t n, uint64_t samples, pb_err *err)
     return PB_QT_OK;
 }
 
-static int init(void **state, uint32_t n, uint64_t samples, const pb_qsettings *s, pb_err *err)
-{
-    (void)s;
-    pb_predictor *t = malloc(sizeof *t);
-    if (!t) return pb_err_set(err, "out of memory");
-    if (pb_predictor_init(t, n, samples, err)) {
-        free(t);
-        return -1;
-    }
-    *state = t;
-    return 0;
-}
+PB_QTEST_STATE_INIT(init, pb_predictor, pb_predictor_init(t, n, samples, err))
 
 static int add(void *state, const uint32_t *perms, uint64_t count, pb_err *err)
 {
     return pb_predictor_add(state, perms, count, err);
 }
 
-static void finish(void *state, size_t which, const pb_qsettings *s, pb_test_result *r)
-{
-    (void)which;
-    pb_predictor_result(state, s->alpha, r);
-}
-
-static void release(void *state)
-{
-    if (!state) return;
-    pb_predictor_free(state);
-    free(state);
-}
+PB_QTEST_STATE_ONE_RESULT(pb_predictor_result, pb_predictor_free)
 
 static const char *const results[] = {"predictor-accuracy"};
 static const char *const thresholds[] = {"threshold (1/(N-1) + z sd)"};
@@ -57,16 +33,9 @@ static const char *const thresholds[] = {"threshold (1/(N-1) + z sd)"};
 const pb_qtest pb_qtest_predictor = {
     .name = "predictor",
     .summary = "next-item predictability: transition table trained on half the samples (3 <= n <= 4096)",
-    .results = results,
-    .nresults = 1,
-    .expected_name = "expected_accuracy",
-    .aux_name = "sd_accuracy",
-    .figure = "predictor",
-    .ylabel = "next-item prediction accuracy",
+    .results = results, .nresults = 1,
+    .expected_name = "expected_accuracy", .aux_name = "sd_accuracy",
+    .figure = "predictor", .ylabel = "next-item prediction accuracy",
     .threshold_titles = thresholds,
-    .applies = applies,
-    .init = init,
-    .add = add,
-    .finish = finish,
-    .release = release,
+    PB_QTEST_STATE_HOOKS,
 };

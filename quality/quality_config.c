@@ -1,5 +1,6 @@
 #include "quality/quality_config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,25 +30,27 @@ static int set_seed(void *u, const pb_ini_field *f, const char *value, int line,
     return 0;
 }
 
-static int set_alpha(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+/* A number in (0, hi] for a double of pb_quality_config (a setting's
+ * `arg`: where it goes, hi, and what the message calls it). */
+typedef struct in_range {
+    size_t offset;
+    double hi;
+    const char *what;
+} in_range;
+
+static int set_in_range(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
-    (void)f, (void)line;
-    double a;
-    if (!pb_ini_parse_double(value, &a) || !(a > 0 && a <= 0.5))
-        return pb_err_set(err, "alpha '%s' is not a level in (0, 0.5]", value);
-    ((pb_quality_config *)u)->settings.alpha = a;
+    (void)line;
+    const in_range *r = f->arg;
+    double d;
+    if (!pb_ini_parse_double(value, &d) || !(d > 0 && d <= r->hi))
+        return pb_err_set(err, "%s '%s' is not %s in (0, %g]", f->name, value, r->what, r->hi);
+    *(double *)((char *)u + r->offset) = d;
     return 0;
 }
 
-static int set_lambda(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
-{
-    (void)f, (void)line;
-    double l;
-    if (!pb_ini_parse_double(value, &l) || !(l > 0 && l <= 1000))
-        return pb_err_set(err, "lambda '%s' is not a number in (0, 1000]", value);
-    ((pb_quality_config *)u)->settings.lambda = l;
-    return 0;
-}
+static const in_range alpha_range = {offsetof(pb_quality_config, settings.alpha), 0.5, "a level"};
+static const in_range lambda_range = {offsetof(pb_quality_config, settings.lambda), 1000, "a number"};
 
 static int set_batch(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
@@ -157,7 +160,7 @@ static int set_test_select(void *u, const pb_ini_field *f, const char *value, in
 
 static const pb_ini_field fixed_fields[] = {
     {"title", set_title, NULL},   {"seed", set_seed, NULL},
-    {"alpha", set_alpha, NULL},   {"lambda", set_lambda, NULL},
+    {"alpha", set_in_range, &alpha_range},   {"lambda", set_in_range, &lambda_range},
     {"batch", set_batch, NULL},   {"gate", set_flag, NULL},
     {"skip_unavailable", set_flag, NULL}, {"modules", set_modules, NULL},
     {"plot", set_plot, NULL},

@@ -34,17 +34,10 @@ mkdir -p "$work"
 summary=$work/summary.txt
 : >"$summary"
 bad=0
-step() { # step NAME LOG COMMAND...: runs it, records status and time
-    local name=$1 log=$2 t0 rc
-    shift 2
-    t0=$(date +%s)
-    "$@" >"$log" 2>&1
-    rc=$?
-    printf '%-40s exit %d  %4d s\n' "$name" "$rc" $(($(date +%s) - t0)) | tee -a "$summary"
-    [ "$rc" -eq 0 ] || bad=1
-    tar -czf "$out/session.tar.gz.tmp" -C "$work" . && mv "$out/session.tar.gz.tmp" "$out/session.tar.gz"
-    return $rc
-}
+# shellcheck source=scripts/lib/step.sh
+. "$root/scripts/lib/step.sh"
+# shellcheck disable=SC2317 # called by step (scripts/lib/step.sh)
+step_after() { tar -czf "$out/session.tar.gz.tmp" -C "$work" . && mv "$out/session.tar.gz.tmp" "$out/session.tar.gz"; }
 
 build=$root/build-gpu
 want=$(tar -xzOf "$root/.bundle/source.tar.gz" ./cmake/git-archive.txt 2>/dev/null ||

@@ -50,16 +50,9 @@ for e in /opt/permbench-deps/env.sh "${HOME:-/nonexistent}/.local/permbench-deps
     # shellcheck source=/dev/null
     [ -f "$e" ] && . "$e"
 done
-step() { # step NAME LOG COMMAND...: runs it, records status and time
-    local name=$1 log=$2 t0 rc
-    shift 2
-    t0=$(date +%s)
-    "$@" >"$log" 2>&1
-    rc=$?
-    printf '%-44s exit %d  %4d s\n' "$name" "$rc" $(($(date +%s) - t0)) | tee -a "$summary"
-    [ "$rc" -eq 0 ] || bad=1
-    return $rc
-}
+# shellcheck source=scripts/lib/step.sh
+. "$root/scripts/lib/step.sh"
+step_width=44
 
 keys=$src/configs/own-data/keys/special.bin
 { echo "source: $src"; echo "build: $build"; "$pb" info; nvidia-smi; } >"$work/info.txt" 2>&1

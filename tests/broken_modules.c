@@ -128,18 +128,12 @@ static int sample_wrong_once(const pb_params *params, uint32_t n, uint64_t seed,
 
 static const pb_shuffle_hooks sample_wrong_hooks = {.sample_perms = sample_wrong_once};
 
+/* Reached only through the registry (pb_registry_add resolves its set). */
 const pb_module pb_broken_sample = {
     .name = "broken-sample",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
+    .hooks = &pb_shuffle_cpu_inplace_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "draws one sample permutation with a repeated value",
-    .footprint = pb_shuffle_footprint_inplace,
-    .prepare = pb_shuffle_prepare_inplace,
     .run = run_right,
-    .result = pb_shuffle_result,
-    .release = pb_shuffle_release,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
     .ext = &sample_wrong_hooks,
 };

@@ -11,6 +11,7 @@
 #include "bench/runner.h"
 #include "core/rng.h"
 #include "families/shuffle/shuffle_buffers.h"
+#include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_leaf.h"
 #include "tests/test.h"
 
@@ -29,19 +30,14 @@ static int run_sleeper(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
-static const pb_module sleeper = {
+/* Resolved (pb_module_resolve) before the run: the harness reads every
+ * hook straight from the module it is given. */
+static const pb_module sleeper_desc = {
     .name = "sleeper",
-    .family = &pb_family_shuffle,
-    .device = PB_DEVICE_CPU,
+    .hooks = &pb_shuffle_cpu_inplace_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "fisher-yates, then 10 n microseconds asleep",
-    .footprint = pb_shuffle_footprint_inplace,
-    .prepare = pb_shuffle_prepare_inplace,
     .run = run_sleeper,
-    .result = pb_shuffle_result,
-    .release = pb_shuffle_release,
-    .refresh = pb_shuffle_refresh,
-    .fingerprint = pb_shuffle_fingerprint,
     .reference = "fisher-yates",
 };
 
@@ -68,6 +64,8 @@ TEST_IMPL(run_time_left_estimate)
                        "max_samples = 4\nmin_time = 0\nflush_cache = no\n[fisher-yates]\n";
     pb_err err;
     ASSERT(pb_config_load_text("t.ini", "t", text, &cfg, &err) == 0);
+    static pb_module sleeper;
+    pb_module_resolve(&sleeper_desc, &sleeper);
     cfg.inst.v[0].mod = &sleeper;
     ASSERT(cfg.nsizes == POINTS);
     pb_run_hooks hooks = {.progress = progress};

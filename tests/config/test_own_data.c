@@ -347,26 +347,41 @@ static int topk_on_file(const char *path, int dt_first, int dt_last, file_key_fn
     return rc;
 }
 
-TEST_IMPL(own_data_topk)
+/* In a fresh directory, topk_on_file on a file `name` of NKEYS `width`-byte
+ * keys; then a point of one value more than the file holds: refused, its
+ * message holding each of `said` (NULL-terminated; "$path": the file's
+ * path). Then `then` (if any) with the directory, the file's parameters
+ * and the module. */
+typedef int (*topk_then_fn)(const char *dir, const pb_params *par, const pb_module *m);
+
+static int topk_file_case(const char *name, int width, file_key_fn key, int dt_first, int dt_last,
+                          const char *const *said, topk_then_fn then)
 {
     char dir[512], path[600];
-    ASSERT(make_dir(dir, sizeof dir) == 0);
-    join(path, sizeof path, dir, "keys.f32");
-    ASSERT(write_keys(path, NKEYS, 0) == 0);
+    if (make_dir(dir, sizeof dir)) return fail("no temporary directory");
+    join(path, sizeof path, dir, name);
     pb_params par;
     pb_point pt;
-    int rc = topk_on_file(path, PB_TOPK_F32, PB_TOPK_U32, file_key32, &pt, &par);
-    /* One more value than the file holds: refused, both numbers named. */
+    pb_err err;
+    int rc = write_file_keys(path, width, key) ? fail("cannot write %s", path) : 0;
+    if (!rc) rc = topk_on_file(path, dt_first, dt_last, key, &pt, &par);
     const pb_module *m = pb_module_find("omp-topk");
     pb_point beyond = pt;
     beyond.n = NKEYS / 4 + 1;
-    pb_err err;
     if (!rc && m->family->check_point(m, &beyond, &err) == 0) rc = fail("beyond passed");
-    if (!rc && (!strstr(err.msg, "65540") || !strstr(err.msg, "65536") || !strstr(err.msg, path)))
-        rc = fail("message: %s", err.msg);
+    for (; !rc && *said; said++)
+        if (!strstr(err.msg, strcmp(*said, "$path") ? *said : path)) rc = fail("message: %s", err.msg);
+    if (!rc && then) rc = then(dir, &par, m);
     unlink(path);
     rmdir(dir);
     return rc;
+}
+
+TEST_IMPL(own_data_topk)
+{
+    /* Both numbers and the file are named. */
+    static const char *const said[] = {"65540", "65536", "$path", NULL};
+    return topk_file_case("keys.f32", 4, file_key32, PB_TOPK_F32, PB_TOPK_U32, said, NULL);
 }
 
 /* fp16 / bf16 files: 2 bytes a key. Key i is the top half of key_at(i)
@@ -375,22 +390,26 @@ TEST_IMPL(own_data_topk)
  * passes the check, and the file's size is counted in 2-byte keys. */
 TEST_IMPL(own_data_topk_16)
 {
-    char dir[512], path[600];
-    ASSERT(make_dir(dir, sizeof dir) == 0);
-    join(path, sizeof path, dir, "keys.f16");
-    ASSERT(write_file_keys(path, 2, file_key16) == 0);
-    pb_params par;
-    pb_point pt;
-    int rc = topk_on_file(path, PB_TOPK_F16, PB_TOPK_BF16, file_key16, &pt, &par);
-    /* The file holds NKEYS 2-byte keys: one more value is refused. */
-    const pb_module *m = pb_module_find("omp-topk");
-    pb_point beyond = pt;
-    beyond.n = NKEYS / 4 + 1;
+    static const char *const said[] = {"65536", NULL};
+    return topk_file_case("keys.f16", 2, file_key16, PB_TOPK_F16, PB_TOPK_BF16, said, NULL);
+}
+
+/* 3 4-byte keys are no whole number of 8-byte ones. */
+static int topk_odd_64(const char *dir, const pb_params *par, const pb_module *m)
+{
+    char odd[600];
+    join(odd, sizeof odd, dir, "odd.f64");
+    if (write_keys(odd, 3, 0)) return fail("cannot write %s", odd);
+    pb_params op = *par;
+    pb_point small = {1, 4, 5, &op, 2};
+    op.v[PB_TOPK_P_ROWS] = 1;
+    op.v[PB_TOPK_P_RAGGED] = op.v[PB_TOPK_P_MISALIGN] = 0;
     pb_err err;
-    if (!rc && m->family->check_point(m, &beyond, &err) == 0) rc = fail("beyond passed");
-    if (!rc && !strstr(err.msg, "65536")) rc = fail("message: %s", err.msg);
-    unlink(path);
-    rmdir(dir);
+    int rc = set_file(m, &op, odd) ? 1 : 0;
+    if (!rc && m->family->check_point(m, &small, &err) == 0) rc = fail("odd passed");
+    if (!rc && !strstr(err.msg, "12 bytes are not a whole number of 8-byte keys"))
+        rc = fail("message: %s", err.msg);
+    unlink(odd);
     return rc;
 }
 
@@ -402,37 +421,8 @@ TEST_IMPL(own_data_topk_16)
  * count is no whole number of them. */
 TEST_IMPL(own_data_topk_64)
 {
-    char dir[512], path[600];
-    ASSERT(make_dir(dir, sizeof dir) == 0);
-    join(path, sizeof path, dir, "keys.f64");
-    ASSERT(write_file_keys(path, 8, file_key64) == 0);
-    pb_params par;
-    pb_point pt;
-    int rc = topk_on_file(path, PB_TOPK_F64, PB_TOPK_U64, file_key64, &pt, &par);
-    /* The file holds NKEYS 8-byte keys: one more value is refused. */
-    const pb_module *m = pb_module_find("omp-topk");
-    pb_point beyond = pt;
-    beyond.n = NKEYS / 4 + 1;
-    pb_err err;
-    if (!rc && m->family->check_point(m, &beyond, &err) == 0) rc = fail("beyond passed");
-    if (!rc && (!strstr(err.msg, "65540") || !strstr(err.msg, "65536")))
-        rc = fail("message: %s", err.msg);
-    /* 3 4-byte keys are no whole number of 8-byte ones. */
-    char odd[600];
-    join(odd, sizeof odd, dir, "odd.f64");
-    if (!rc && write_keys(odd, 3, 0)) rc = fail("cannot write %s", odd);
-    pb_params op = par;
-    pb_point small = {1, 4, 5, &op, 2};
-    op.v[PB_TOPK_P_ROWS] = 1;
-    op.v[PB_TOPK_P_RAGGED] = op.v[PB_TOPK_P_MISALIGN] = 0;
-    if (!rc && set_file(m, &op, odd)) rc = 1;
-    if (!rc && m->family->check_point(m, &small, &err) == 0) rc = fail("odd passed");
-    if (!rc && !strstr(err.msg, "12 bytes are not a whole number of 8-byte keys"))
-        rc = fail("message: %s", err.msg);
-    unlink(odd);
-    unlink(path);
-    rmdir(dir);
-    return rc;
+    static const char *const said[] = {"65540", "65536", NULL};
+    return topk_file_case("keys.f64", 8, file_key64, PB_TOPK_F64, PB_TOPK_U64, said, topk_odd_64);
 }
 
 /* ---- multisplit ---- */

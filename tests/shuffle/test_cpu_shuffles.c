@@ -33,6 +33,7 @@
 #include "families/shuffle/shuffle_hooks.h"
 #include "families/shuffle/shuffle_items.h"
 #include "registry/registry.h"
+#include "stats/lehmer.h"
 #include "tests/module_driver.h"
 #include "tests/support/chi_square.h"
 #include "tests/test.h"
@@ -407,18 +408,6 @@ TEST_IMPL(cpu_shuffles_no_bit_reuse)
 
 /* ---- uniformity ---- */
 
-/* Lehmer rank of a permutation of 0..n-1 (n small). */
-static unsigned rank_perm(const uint32_t *p, int n)
-{
-    unsigned r = 0;
-    for (int i = 0; i < n; i++) {
-        unsigned smaller = 0;
-        for (int j = i + 1; j < n; j++) smaller += p[j] < p[i];
-        r = r * (unsigned)(n - i) + smaller;
-    }
-    return r;
-}
-
 /* Chi-square of counts against equal cells; fails below p = 1e-6. */
 static int chi_square(const char *what, const unsigned *count, unsigned cells, unsigned draws)
 {
@@ -457,7 +446,11 @@ TEST_IMPL(cpu_shuffles_uniform)
             uint32_t *perms = sample(v, n, 2026 + c, cases[c].draws);
             ASSERT(perms);
             memset(count, 0, sizeof(unsigned) * cases[c].cells);
-            for (unsigned d = 0; d < cases[c].draws; d++) count[rank_perm(perms + (size_t)d * n, (int)n)]++;
+            for (unsigned d = 0; d < cases[c].draws; d++) {
+                uint64_t rank = pb_lehmer_rank(perms + (size_t)d * n, n);
+                ASSERT(rank < cases[c].cells);
+                count[rank]++;
+            }
             free(perms);
             char what[128];
             snprintf(what, sizeof what, "%s (%s) n=%u", v->module, v->params, n);

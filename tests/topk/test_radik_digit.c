@@ -46,6 +46,47 @@ static uint32_t rd_key(uint32_t ref)
     }
 }
 
+/* A key width's scaled digit and its bins' intervals, widened to 64 bits,
+ * so one check serves both widths. */
+typedef struct rd_width {
+    uint32_t (*digit)(uint64_t key, uint64_t ref);
+    int (*interval)(uint32_t bin, uint64_t ref, uint64_t *lo, uint64_t *hi);
+} rd_width;
+
+static uint32_t rd_digit32(uint64_t key, uint64_t ref)
+{
+    return pb_radik_scaled_digit((uint32_t)key, (uint32_t)ref);
+}
+
+static int rd_interval32(uint32_t bin, uint64_t ref, uint64_t *lo, uint64_t *hi)
+{
+    uint32_t l = 0, h = 0;
+    int ok = pb_radik_scaled_interval(bin, (uint32_t)ref, &l, &h);
+    *lo = l, *hi = h;
+    return ok;
+}
+
+static const rd_width rd_width32 = {rd_digit32, rd_interval32};
+static const rd_width rd_width64 = {pb_radik_scaled_digit64, pb_radik_scaled_interval64};
+
+/* Keys a and b (either order) around ref: the digit is monotone and a bin,
+ * and the lower key lies in its bin's interval. */
+static int rd_monotone(const rd_width *w, uint64_t a, uint64_t b, uint64_t ref)
+{
+    if (a > b) {
+        uint64_t t = a;
+        a = b;
+        b = t;
+    }
+    uint32_t da = w->digit(a, ref), db = w->digit(b, ref);
+    ASSERT(da <= db);
+    ASSERT(db < PB_RADIK_BINS);
+    uint64_t lo, hi;
+    ASSERT(w->interval(da, ref, &lo, &hi));
+    ASSERT(lo <= a && a <= hi);
+    return 0;
+}
+
 TEST_IMPL(radik_scaled_digit)
 {
     static const uint32_t refs[] = {0, 1, 255, 256, 0x7fffffffu, 0x80000000u, 0xbf800000u,
@@ -65,20 +106,8 @@ TEST_IMPL(radik_scaled_digit)
             if (hi < UINT32_MAX) ASSERT(pb_radik_scaled_digit(hi + 1, ref) > bin);
         }
         /* Monotone, and every key lies in its bin's interval. */
-        for (int i = 0; i < 20000; i++) {
-            uint32_t a = rd_key(ref), b = rd_key(ref);
-            if (a > b) {
-                uint32_t t = a;
-                a = b;
-                b = t;
-            }
-            uint32_t da = pb_radik_scaled_digit(a, ref), db = pb_radik_scaled_digit(b, ref);
-            ASSERT(da <= db);
-            ASSERT(da < PB_RADIK_BINS);
-            uint32_t lo, hi;
-            ASSERT(pb_radik_scaled_interval(da, ref, &lo, &hi));
-            ASSERT(lo <= a && a <= hi);
-        }
+        for (int i = 0; i < 20000; i++)
+            ASSERT(rd_monotone(&rd_width32, rd_key(ref), rd_key(ref), ref) == 0);
         /* The reference itself is alone in its bin. */
         uint32_t lo, hi;
         ASSERT(pb_radik_scaled_interval(pb_radik_scaled_digit(ref, ref), ref, &lo, &hi));
@@ -155,6 +184,28 @@ TEST_IMPL(radik_filter_rank)
 }
 
 
+/* The host model's row: n keys of distribution dist in dtype, k = 1,
+ * omp-topk's defaults otherwise. A distribution written `name:X` (few:L,
+ * masked:F) takes an argument: 16 values, half masked. */
+static int rd_problem(const pb_module *mod, uint64_t n, int dtype, int dist, int largest, uint64_t seed,
+                      pb_topk_problem *p)
+{
+    pb_params params;
+    pb_params_defaults(mod, &params);
+    bool fraction = false;
+    params.v[PB_TOPK_P_DIST] = pb_choice_takes_arg(PB_TOPK_DIST_CHOICES, dist, &fraction)
+                                   ? PB_PARAM_ARG_VALUE(dist, fraction ? 500000 : 16)
+                                   : dist;
+    params.v[PB_TOPK_P_LARGEST] = largest;
+    params.v[PB_TOPK_P_DTYPE] = dtype;
+    params.v[PB_TOPK_P_K] = 1;
+    pb_point pt = {n, 4, seed, &params, 0};
+    pb_err err;
+    if (pb_topk_problem_init(p, &pt, &err) == 0) return 0;
+    fprintf(stderr, "%s\n", err.msg);
+    return -1;
+}
+
 TEST_IMPL(radik_host_model)
 {
     static const uint64_t ns[] = {1, 2, 3, 31, 33, 1000, 4097, 100003};
@@ -174,22 +225,8 @@ TEST_IMPL(radik_host_model)
                 if (dtype != PB_TOPK_F32 && dist % 2) continue;
                 rd_kmax = pb_topk_key_bits_of(dtype) == 32 ? UINT32_MAX
                                                            : (1u << pb_topk_key_bits_of(dtype)) - 1;
-                pb_params params;
-                pb_params_defaults(mod, &params);
-                /* A distribution written `name:X` (few:L, masked:F) with an
-                 * argument: 16 values, half masked. */
-                bool fraction = false;
-                params.v[PB_TOPK_P_DIST] =
-                    pb_choice_takes_arg(PB_TOPK_DIST_CHOICES, dist, &fraction)
-                        ? PB_PARAM_ARG_VALUE(dist, fraction ? 500000 : 16)
-                        : dist;
-                params.v[PB_TOPK_P_LARGEST] = largest;
-                params.v[PB_TOPK_P_DTYPE] = dtype;
-                params.v[PB_TOPK_P_K] = 1;
-                pb_point pt = {n, 4, 1234 + n, &params, 0};
                 pb_topk_problem p;
-                pb_err err;
-                ASSERT(pb_topk_problem_init(&p, &pt, &err) == 0);
+                ASSERT(rd_problem(mod, n, dtype, dist, largest, 1234 + n, &p) == 0);
                 uint32_t *keys = malloc(n * sizeof *keys), *sorted = malloc(n * sizeof *sorted);
                 uint32_t *out = malloc(n * sizeof *out), *tie_idx = malloc(n * sizeof *tie_idx);
                 for (uint64_t i = 0; i < n; i++)
@@ -344,17 +381,7 @@ TEST_IMPL(radik_scaled_digit64)
         for (int i = 0; i < 20000 + 36; i++) {
             uint64_t a = i < 36 ? edge[i / 6] : rd_key64(ref);
             uint64_t b = i < 36 ? edge[i % 6] : rd_key64(ref);
-            if (a > b) {
-                uint64_t t = a;
-                a = b;
-                b = t;
-            }
-            uint32_t da = pb_radik_scaled_digit64(a, ref), db = pb_radik_scaled_digit64(b, ref);
-            ASSERT(da <= db);
-            ASSERT(db < PB_RADIK_BINS);
-            uint64_t lo, hi;
-            ASSERT(pb_radik_scaled_interval64(da, ref, &lo, &hi));
-            ASSERT(lo <= a && a <= hi);
+            ASSERT(rd_monotone(&rd_width64, a, b, ref) == 0);
         }
         /* The reference is alone in its bin, and so are its neighbours. */
         uint64_t lo, hi;
@@ -528,20 +555,8 @@ TEST_IMPL(radik_host_model64)
                      * longest rows every fourth (with both directions). */
                     if (dtype == PB_TOPK_U64 && dist % 2) continue;
                     if (n > 4097 && (dist + (int)di) % 4) continue;
-                    pb_params params;
-                    pb_params_defaults(mod, &params);
-                    bool fraction = false;
-                    params.v[PB_TOPK_P_DIST] =
-                        pb_choice_takes_arg(PB_TOPK_DIST_CHOICES, dist, &fraction)
-                            ? PB_PARAM_ARG_VALUE(dist, fraction ? 500000 : 16)
-                            : dist;
-                    params.v[PB_TOPK_P_LARGEST] = largest;
-                    params.v[PB_TOPK_P_DTYPE] = dtype;
-                    params.v[PB_TOPK_P_K] = 1;
-                    pb_point pt = {n, 4, 4321 + n, &params, 0};
                     pb_topk_problem p;
-                    pb_err err;
-                    ASSERT(pb_topk_problem_init(&p, &pt, &err) == 0);
+                    ASSERT(rd_problem(mod, n, dtype, dist, largest, 4321 + n, &p) == 0);
                     uint64_t *keys = malloc(n * sizeof *keys), *sorted = malloc(n * sizeof *sorted);
                     uint64_t *out = malloc(n * sizeof *out);
                     uint32_t *tie_idx = malloc(n * sizeof *tie_idx);

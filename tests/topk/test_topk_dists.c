@@ -17,21 +17,31 @@
 
 /* ---- the heavy-tie and ordered distributions ---- */
 
-static int cmp_u32_asc(const void *x, const void *y)
+static int cmp_u64_asc(const void *x, const void *y)
 {
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
     return (a > b) - (a < b);
 }
 
-/* Distinct values among n raw values. */
-static uint64_t distinct_values(const uint32_t *v, uint64_t n)
+/* Distinct values among n 64-bit values. */
+static uint64_t distinct64(const uint64_t *v, uint64_t n)
 {
-    uint32_t *c = malloc((n ? n : 1) * sizeof *c);
+    uint64_t *c = malloc((n ? n : 1) * sizeof *c);
     memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_u32_asc);
+    qsort(c, n, sizeof *c, cmp_u64_asc);
     uint64_t d = 0;
     for (uint64_t i = 0; i < n; i++) d += i == 0 || c[i] != c[i - 1];
     free(c);
+    return d;
+}
+
+/* Distinct values among n raw 32-bit values, widened. */
+static uint64_t distinct_values(const uint32_t *v, uint64_t n)
+{
+    uint64_t *w = malloc((n ? n : 1) * sizeof *w);
+    for (uint64_t i = 0; i < n; i++) w[i] = v[i];
+    uint64_t d = distinct64(w, n);
+    free(w);
     return d;
 }
 
@@ -306,24 +316,6 @@ TEST_IMPL(topk_nan_policy)
     }
     (void)finite;
     return 0;
-}
-
-static int cmp_u64_asc(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a > b) - (a < b);
-}
-
-/* Distinct values among n 64-bit values. */
-static uint64_t distinct64(const uint64_t *v, uint64_t n)
-{
-    uint64_t *c = malloc((n ? n : 1) * sizeof *c);
-    memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_u64_asc);
-    uint64_t d = 0;
-    for (uint64_t i = 0; i < n; i++) d += i == 0 || c[i] != c[i - 1];
-    free(c);
-    return d;
 }
 
 /* The fp64 draw against the fp32 draw of the same seed, value by value

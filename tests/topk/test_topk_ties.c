@@ -169,35 +169,45 @@ TEST_IMPL(topk_ties_twin_brute)
     return 0;
 }
 
+/* A row of 97 keys drawn from pool (by a fixed LCG) in dtype, ties =
+ * lowest-index: the twin picks the lowest indices among ties at every k.
+ * Returns 1 on a failure (described). */
+static int pool_row_lowest(int dtype, int largest, const uint64_t *pool, size_t npool)
+{
+    const uint64_t n = 97;
+    tk_cfg c = {n, 1, 1, 0, 0, largest, tk_dist_index("equal"), dtype, 7, PB_TOPK_TIES_LOWEST};
+    pb_topk_problem p;
+    ASSERT(tk_init(&p, &c) == 0);
+    bool wide = dtype == PB_TOPK_F64 || dtype == PB_TOPK_U64;
+    uint64_t x = 12345;
+    for (uint64_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t key = pool[(x >> 33) % npool];
+        if (wide) p.data64[p.begin[0] + i] = key;
+        else p.data[p.begin[0] + i] = (uint32_t)key;
+    }
+    for (uint64_t k = 1; k <= n; k++) {
+        pb_topk_problem_set_k(&p, k);
+        c.k = k;
+        if (twin_is_lowest(&p)) {
+            tk_describe(&c);
+            return 1;
+        }
+    }
+    pb_topk_problem_free(&p);
+    return 0;
+}
+
 /* -0.0, +0.0 and NaNs of every sign and payload, mixed with 1.0 and -inf
  * in one row: ties are equal keys (topk_key.h), so the NaNs tie with each
  * other and -0.0 does not tie with +0.0. The twin is the brute force's
  * answer at every k, largest and smallest. */
 TEST_IMPL(topk_ties_zeros_nans)
 {
-    const uint32_t pool[] = {0x80000000u, 0x00000000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u,
+    const uint64_t pool[] = {0x80000000u, 0x00000000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u,
                              0xffdeadbeu, tk_fbits(1.0f), 0xff800000u};
-    const uint64_t n = 97;
-    for (int largest = 0; largest < 2; largest++) {
-        tk_cfg c = {n, 1, 1, 0, 0, largest, tk_dist_index("equal"), PB_TOPK_F32, 7,
-                    PB_TOPK_TIES_LOWEST};
-        pb_topk_problem p;
-        ASSERT(tk_init(&p, &c) == 0);
-        uint64_t x = 12345;
-        for (uint64_t i = 0; i < n; i++) {
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
-            p.data[p.begin[0] + i] = pool[(x >> 33) % (sizeof pool / sizeof pool[0])];
-        }
-        for (uint64_t k = 1; k <= n; k++) {
-            pb_topk_problem_set_k(&p, k);
-            c.k = k;
-            if (twin_is_lowest(&p)) {
-                tk_describe(&c);
-                return 1;
-            }
-        }
-        pb_topk_problem_free(&p);
-    }
+    for (int largest = 0; largest < 2; largest++)
+        if (pool_row_lowest(PB_TOPK_F32, largest, pool, sizeof pool / sizeof pool[0])) return 1;
     return 0;
 }
 
@@ -420,28 +430,11 @@ TEST_IMPL(topk_ties_zeros_nans_64)
                                  0xfffffffffffffffeu,
                                  UINT64_MAX,
                                  0x8000000000000000u};
-    const uint64_t n = 97;
     for (int dtype = PB_TOPK_F64; dtype <= PB_TOPK_U64; dtype++)
         for (int largest = 0; largest < 2; largest++) {
             const uint64_t *pool = dtype == PB_TOPK_F64 ? f64_pool : u64_pool;
             size_t npool = dtype == PB_TOPK_F64 ? sizeof f64_pool / 8 : sizeof u64_pool / 8;
-            tk_cfg c = {n, 1, 1, 0, 0, largest, tk_dist_index("equal"), dtype, 7, PB_TOPK_TIES_LOWEST};
-            pb_topk_problem p;
-            ASSERT(tk_init(&p, &c) == 0);
-            uint64_t x = 12345;
-            for (uint64_t i = 0; i < n; i++) {
-                x = x * 6364136223846793005ull + 1442695040888963407ull;
-                p.data64[p.begin[0] + i] = pool[(x >> 33) % npool];
-            }
-            for (uint64_t k = 1; k <= n; k++) {
-                pb_topk_problem_set_k(&p, k);
-                c.k = k;
-                if (twin_is_lowest(&p)) {
-                    tk_describe(&c);
-                    return 1;
-                }
-            }
-            pb_topk_problem_free(&p);
+            if (pool_row_lowest(dtype, largest, pool, npool)) return 1;
         }
     return 0;
 }
