@@ -56,6 +56,7 @@ extern "C" const pb_module pb_module_tbb_gather = {
     .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
     .summary = "random gather through an on-the-fly bijection (oneTBB): the paper's CPU gather "
                "ceiling",
-    .params = PB_PARAMS(params),
+    /* Both fields named: C++ takes no positional initializer after a designated one. */
+    .params = params, .nparams = sizeof params / sizeof params[0],
     .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release,
 };

@@ -361,7 +361,7 @@ static int topk_file_case(const char *name, int width, file_key_fn key, int dt_f
     if (make_dir(dir, sizeof dir)) return fail("no temporary directory");
     join(path, sizeof path, dir, name);
     pb_params par;
-    pb_point pt;
+    pb_point pt = {0};
     pb_err err;
     int rc = write_file_keys(path, width, key) ? fail("cannot write %s", path) : 0;
     if (!rc) rc = topk_on_file(path, dt_first, dt_last, key, &pt, &par);

@@ -158,7 +158,8 @@ extern "C" const pb_module pb_module_tbb_bijective = {
     .name = "tbb-bijective", .hooks = &pb_shuffle_cpu_via_hooks, .flags = PB_MOD_SEEDED,
     .summary = "bijective shuffle on oneTBB (parallel_scan compaction), VariablePhilox or LCG; "
                "equals bijective-twin bit for bit",
-    .params = PB_PARAMS(params),
+    /* Both fields named: C++ takes no positional initializer after a designated one. */
+    .params = params, .nparams = sizeof params / sizeof params[0],
     .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release,
     .ext = &shuffle_ext,
 };

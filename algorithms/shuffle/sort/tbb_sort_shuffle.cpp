@@ -132,7 +132,8 @@ extern "C" const pb_module pb_module_tbb_sort_shuffle = {
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "random 64-bit keys sorted with oneTBB's parallel_sort (SortShuffle); same output "
                "for any thread count",
-    .params = PB_PARAMS(params),
+    /* Both fields named: C++ takes no positional initializer after a designated one. */
+    .params = params, .nparams = sizeof params / sizeof params[0],
     .footprint = footprint, .prepare = prepare, .run = run, .result = pb_tbb_result,
     .release = pb_tbb_release,
     .ext = &shuffle_ext,
