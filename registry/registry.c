@@ -1,6 +1,6 @@
 #include "registry/registry.h"
 
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,19 +32,14 @@ static const pb_family *const families[] = {
  * every caller is given, so nothing past the registry looks at a set.
  * Resolved once, by whichever thread asks first; the others wait for it. */
 static pb_module resolved[BUILT_IN];
-static atomic_int resolve_state; /* 0: not begun, 1: under way, 2: done */
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
-static void resolve_all(void)
+static void resolve_descriptors(void)
 {
-    int expected = 0;
-    if (atomic_load(&resolve_state) == 2) return;
-    if (atomic_compare_exchange_strong(&resolve_state, &expected, 1)) {
-        for (size_t i = 0; i < BUILT_IN; i++) pb_module_resolve(descriptors[i], &resolved[i]);
-        atomic_store(&resolve_state, 2);
-    }
-    while (atomic_load(&resolve_state) != 2) {
-    }
+    for (size_t i = 0; i < BUILT_IN; i++) pb_module_resolve(descriptors[i], &resolved[i]);
 }
+
+static void resolve_all(void) { pthread_once(&resolve_once, resolve_descriptors); }
 
 #define MAX_ADDED 32
 static const pb_module *added[MAX_ADDED];
