@@ -14,7 +14,7 @@ set xtics 4
 set grid ytics lc rgb "#dddddd"
 groups = "tfdata webdataset shard py1s py1e"
 xlab(g) = g eq "shard" || g eq "py1s" ? "shard length L / n" : (g eq "py1e" ? "block size / n (shards of n/64)" : "buffer B / n")
-tests = "positional-tvd bigram-tvd trigram-tvd predictor-accuracy"
+tests = "positional-tvd position-bins bigram-tvd trigram-tvd predictor-accuracy"
 set multiplot layout 2, 3 title sprintf("Data-loader shuffles: bias against size, n = %d, %d samples\n%s", n, samples, subtitle) noenhanced
 do for [gi = 1:words(groups)] {
     g = word(groups, gi)

@@ -6,6 +6,7 @@ PB_QTEST(mmd)
 PB_QTEST(duplicates)
 /* Bias metrics (the POV-shuffle README's, docs/pov.md) */
 PB_QTEST(positional)
+PB_QTEST(position_bins)
 PB_QTEST(bigram)
 PB_QTEST(trigram)
 PB_QTEST(predictor)

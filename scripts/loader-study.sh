@@ -13,11 +13,12 @@
 #
 # The metrics take what n allows: positional TVD and the next-item
 # predictor keep an n x n table (n <= 4096), bigram and trigram TVD hash at
-# most 2^24 windows (samples x n), so at n = 10^4 only the n-grams run, at
-# most 1677 samples; at n > 65535 none of them does and the script says so.
+# most 2^24 windows (samples x n), so at n = 10^4 they run to 1677 samples
+# and not beyond n = 65535; binned positions (32 x 32 bins of input and
+# output positions, a chi-square) run at every n and sample count.
 # Writes in the output folder: n<N>-s<S>/ (each quality run: config.ini,
 # quality.csv, quality.json), breaking-point.csv (loader-study.awk's table),
-# loader-bias.png/.svg (n = the first of --ns, the largest sample count).
+# loader-bias-n<N>.png/.svg (one per n, at its largest sample count).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -45,18 +46,24 @@ mkdir -p "$out" || die "cannot create $out"
 start=$(date +%s)
 
 # The sweep: n / 256 .. n doubling (at least 1, each value once).
+# Then 3/4 and 7/8 of n: at large n and many samples the binned positions
+# tell a buffer of half of n from uniform, so the breaking point lies there.
 fractions() { awk -v n="$1" 'BEGIN { for (d = 256; d >= 1; d /= 2) { v = int(n / d + 0.5); if (v < 1) v = 1;
-    if (!(v in s)) { s[v] = 1; printf "%s%d", sep, v; sep = ", " } } }'; }
+    if (!(v in s)) { s[v] = 1; printf "%s%d", sep, v; sep = ", " } }
+    for (q = 6; q <= 7; q++) { v = int(n * q / 8); if (v >= 1 && !(v in s)) { s[v] = 1; printf ", %d", v } } }'; }
 
 for n in $ns; do
-    tests=""
-    if [ "$n" -le 4096 ]; then tests="positional bigram trigram predictor"
-    elif [ "$n" -le 65535 ]; then tests="bigram trigram"
-    else echo "loader-study: n = $n: no bias metric of the battery takes n > 65535 (skipped)" >&2; continue; fi
+    ngrams=""
+    if [ "$n" -le 4096 ]; then ngrams="positional bigram trigram predictor"
+    elif [ "$n" -le 65535 ]; then ngrams="bigram trigram"; fi
     list=$(fractions "$n")
     for s in $samples; do
+        tests="position_bins"
         # the n-gram hash's bound: samples x (n - 2) windows <= 2^24
-        cap=$(( (1 << 24) / n )); [ "$s" -le "$cap" ] || { echo "loader-study: n = $n: $s samples exceed the n-gram bound ($cap; skipped)" >&2; continue; }
+        cap=$(( (1 << 24) / n ))
+        if [ -n "$ngrams" ] && [ "$s" -gt "$cap" ]; then
+            echo "loader-study: n = $n: $s samples exceed the n-gram bound ($cap): binned positions only" >&2
+        else tests="$ngrams $tests"; fi
         dir="$out/n$n-s$s"
         [ -f "$dir/quality.csv" ] && continue # resumable: a finished run is kept
         rm -rf "$dir"
@@ -87,7 +94,7 @@ awk -F, -f "$here/loader-study.awk" $files >"$table.tmp" || { rm -f "$table.tmp"
 mv "$table.tmp" "$table"
 
 if [ "$plot" = 1 ] && command -v gnuplot >/dev/null; then
-    n0=${ns%% *}
+  for n0 in $ns; do
     s0=$(ls -d "$out/n$n0"-s* 2>/dev/null | sed 's/.*-s//' | sort -n | tail -1)
     csv="$out/n$n0-s$s0/quality.csv"
     [ -f "$csv" ] || die "no run at n = $n0 to draw"
@@ -100,18 +107,19 @@ if [ "$plot" = 1 ] && command -v gnuplot >/dev/null; then
         ext=${term##*|}
         {
             printf "datafile = '%s'\nn = %d\nsamples = %d\nsubtitle = '%s'\n" "$csv" "$n0" "$s0" "${subtitle//\'/\'\'}"
-            printf "set terminal %s\nset output '%s'\n" "${term%|*}" "$out/.loader-bias.$ext.tmp"
+            printf "set terminal %s\nset output '%s'\n" "${term%|*}" "$out/.loader-bias-n$n0.$ext.tmp"
             cat "$root/plots/common.gp" "$root/plots/loader-bias.gp"
             printf "\nunset multiplot\nset output\n"
-        } | gnuplot 2>>"$out/gnuplot.log" && [ -s "$out/.loader-bias.$ext.tmp" ] ||
-            { rm -f "$out/.loader-bias.$ext.tmp"; die "cannot draw $out/loader-bias.$ext (see $out/gnuplot.log)"; }
-        mv "$out/.loader-bias.$ext.tmp" "$out/loader-bias.$ext"
+        } | gnuplot 2>>"$out/gnuplot.log" && [ -s "$out/.loader-bias-n$n0.$ext.tmp" ] ||
+            { rm -f "$out/.loader-bias-n$n0.$ext.tmp"; die "cannot draw $out/loader-bias-n$n0.$ext (see $out/gnuplot.log)"; }
+        mv "$out/.loader-bias-n$n0.$ext.tmp" "$out/loader-bias-n$n0.$ext"
     done
     # A series with no failing (or no passing) point draws nothing: that
     # warning is expected; anything else stays in the log.
     grep -v -e 'Skipping data file with no valid points' -e '^ *$' "$out/gnuplot.log" >"$out/gnuplot.log.tmp"
     mv "$out/gnuplot.log.tmp" "$out/gnuplot.log"
     [ -s "$out/gnuplot.log" ] || rm -f "$out/gnuplot.log"
+  done
 fi
 
 column -s, -t <"$table" 2>/dev/null || cat "$table"
