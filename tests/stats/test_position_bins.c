@@ -144,3 +144,46 @@ TEST_IMPL(position_bins_power)
     }
     return 0;
 }
+
+/* The early bound as a count: under tf.data's buffer of B, no item comes
+ * out more than B - 1 places early, so an input bin I never reaches an
+ * output bin J whose last position is more than B - 1 before I's first.
+ * Those cells must be exactly empty, and the statistic at least their
+ * expectations' sum scaled by (n-1)/n (each empty cell adds its whole
+ * expectation); at B = 7n/8, n = 10^4, 20 samples that alone exceeds the
+ * chi-square threshold (docs/loader-shuffles.md). */
+TEST_IMPL(position_bins_buffer_bound)
+{
+    enum { N = 10000, S = 20, B = 7 * N / 8 };
+    char set[32];
+    snprintf(set, sizeof set, "buffer=%d", B);
+    uint32_t *p = pb_test_draw("buffer-shuffle", set, true, N, 3, S);
+    ASSERT(p);
+    pb_position_bins t;
+    pb_err err;
+    ASSERT(pb_position_bins_init(&t, N, &err) == 0);
+    pb_position_bins_add(&t, p, S);
+    uint32_t b = t.bins, forbidden = 0;
+    double bound = 0;
+    for (uint32_t i = 0; i < b; i++)
+        for (uint32_t o = 0; o < b; o++) {
+            uint64_t first_in = ((uint64_t)i * N + b - 1) / b, end_out = ((uint64_t)(o + 1) * N + b - 1) / b;
+            if (end_out + (B - 1) > first_in) continue; /* some item of I may reach J */
+            ASSERT(t.counts[(size_t)i * b + o] == 0);
+            uint64_t ni = ((uint64_t)(i + 1) * N + b - 1) / b - first_in;
+            uint64_t no = end_out - ((uint64_t)o * N + b - 1) / b;
+            bound += (double)S * ni * no / N;
+            forbidden++;
+        }
+    pb_test_result r;
+    pb_position_bins_result(&t, ALPHA, &r);
+    bound *= (N - 1.0) / N;
+    printf("B = %d: %u empty cells, their expectations %.1f, statistic %.1f, threshold %.1f\n", B, forbidden, bound,
+           r.statistic, r.threshold);
+    ASSERT(forbidden == 6);
+    ASSERT(r.statistic >= bound);
+    ASSERT(bound > r.threshold && r.verdict == PB_VERDICT_FAIL);
+    pb_position_bins_free(&t);
+    free(p);
+    return 0;
+}
