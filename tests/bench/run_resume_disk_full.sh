@@ -12,10 +12,8 @@
 #   run_resume_disk_full.sh PERMBENCH
 set -u
 pb=$1
-here=$(dirname "${BASH_SOURCE[0]}")
-. "$here/../support/tmpdir.sh"
-fail() { echo "FAIL: $*"; for f in "$work"/*.err "$work"/*.out; do echo "--- $f"; cat "$f"; done; exit 1; }
-rows() { python3 "$here/journal_rows.py" "$@"; }
+. "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../support/stopping.sh"
 # Ten small points of twelve samples: about a KiB of journal each.
 printf '[sweep]\nsizes = 2^8, 2^9, 2^10, 2^11, 2^12, 2^13, 2^14, 2^15, 2^16, 2^17\nmin_samples = 12\nmax_samples = 12\nmin_time = 0\nflush_cache = no\nplot = none\nceilings = none\n[fisher-yates]\n' >"$work/c.ini"
 

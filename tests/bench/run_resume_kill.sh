@@ -15,24 +15,15 @@
 #   run_resume_kill.sh PERMBENCH
 set -u
 pb=$1
-here=$(dirname "${BASH_SOURCE[0]}")
-. "$here/../support/tmpdir.sh"
-fail() { echo "FAIL: $*"; for f in "$work"/*.err "$work"/*.out; do echo "--- $f"; cat "$f"; done; exit 1; }
-rows() { python3 "$here/journal_rows.py" "$@"; }
+. "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../support/stopping.sh"
 # Ten points, each some tenths of a second: the kill lands mid-sweep.
 printf '[sweep]\nsizes = 2^14, 2^15, 2^16, 2^17, 2^18\nmin_samples = 12\nmax_samples = 12\nmin_time = 0\nflush_cache = no\nplot = none\nceilings = none\n[fisher-yates]\n[gsl-shuffle]\n' >"$work/c.ini"
 "$pb" run "$work/c.ini" --out "$work/o" -D sweep.min_samples=12 --quiet >"$work/run.out" 2>"$work/run.err" &
 pid=$!
-# Wait for three finished rows (the header and three lines in the journal,
-# or in the partial CSV of a permbench without one).
-for _ in $(seq 1 600); do
-    for f in "$work/o/journal.jsonl" "$work/o/results.partial.csv"; do
-        [ -f "$f" ] && [ "$(wc -l <"$f")" -ge 4 ] && break 2
-    done
-    sleep 0.05
-done
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null
+# Killed after three finished rows (the header and three lines in the
+# journal, or in the partial CSV of a permbench without one).
+stop_when "$work/o/journal.jsonl $work/o/results.partial.csv" 4 KILL "$pid"
 [ -f "$work/o/journal.jsonl" ] || fail "no journal.jsonl after SIGKILL"
 [ ! -e "$work/o/results.json" ] || fail "the killed run wrote results.json"
 kept=$(rows rows "$work/o/journal.jsonl" "$work/before.json") || fail "the journal does not read"

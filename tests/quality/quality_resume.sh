@@ -12,7 +12,7 @@ set -u
 set -m # a background job of a shell without job control ignores SIGINT
 pb=$1 sig=${2:-INT}
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
-fail() { echo "FAIL: $*"; for f in "$work"/*.err "$work"/*.out; do echo "--- $f"; cat "$f"; done; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../support/stopping.sh"
 # Three instances, two of them run, at three n each (eight results): six
 # groups of about a
 # second.
@@ -20,14 +20,8 @@ printf '[quality]\nseed = 3\nalpha = 0.0001\nchisq = 5, 6\nchisq_samples = 10^6\
 opts=(--only fisher-yates,merge-shuffle -D quality.seed=11)
 "$pb" quality "$work/q.ini" --out "$work/o" "${opts[@]}" --quiet >"$work/run.out" 2>"$work/run.err" &
 pid=$!
-# Wait for the first finished group (the header and a row).
-for _ in $(seq 1 600); do
-    [ -f "$work/o/quality.partial.csv" ] && [ "$(wc -l <"$work/o/quality.partial.csv")" -ge 2 ] && break
-    sleep 0.05
-done
-kill -"$sig" "$pid"
-wait "$pid"
-rc=$?
+# Stopped after the first finished group (the header and a row).
+stop_when "$work/o/quality.partial.csv" 2 "$sig" "$pid"
 want=130; [ "$sig" = TERM ] && want=143
 [ "$rc" = "$want" ] || fail "exit status $rc after SIG$sig, want $want"
 [ "$(wc -l <"$work/run.err")" = 1 ] &&
