@@ -246,6 +246,7 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
 {
     point *pts;
     size_t total;
+    int rc = 0;
     if (plan(cfg, &pts, &total)) return pb_err_set(err, "out of memory");
     size_t had = run->nrows, cap = total + had + 1;
     pb_row *rows = realloc(run->rows, cap * sizeof *rows);
@@ -261,7 +262,6 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
     for (size_t r = 0; r < had; r++) wall[r] = row_seconds(&rows[r]);
     run->planned = total;
     run->interrupted = false;
-    int rc = 0;
     double t0 = now_s();
     for (size_t k = 0; k < total; k++) {
         if (finished(run, had, &pts[k])) continue;
