@@ -52,7 +52,7 @@ static int number(const char *opt, const char *s, double lo, double hi, bool ope
 }
 
 static const char *const compare_results[] = {"compare.json", "compare.csv", "compare.md", NULL};
-static const pb_outdir_kind compare_dirs = {"compare-", compare_results, NULL};
+static const pb_outdir_kind compare_dirs = {"compare-", compare_results, NULL, NULL};
 
 /* The rows that fail --fail-on-slower, named on one line. */
 static void name_slower(const pb_compare *c)

@@ -1,6 +1,7 @@
 /* permbench quality: the statistical release gate. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 
 #include "app/cli.h"
 #include "app/quality_input.h"
+#include "output/interrupt.h"
+#include "output/json_file.h"
 #include "output/outdir.h"
 #include "config/ini_override.h"
 #include "output/plot.h"
@@ -28,6 +31,7 @@ static const char help[] =
     "       permbench quality --input FILE|- --n N [--format u32|u64|text|npy] [--count C] [--label NAME]\n"
     "                         [--out DIR] [-D SECTION.KEY=VALUE]... [--quiet] [CONFIG.ini]\n"
     "       permbench quality --replot RESULT_DIR\n"
+    "       permbench quality --resume DIR\n"
     "\n"
     "Draws sample permutations through each shuffle module's own code path (its\n"
     "GPU kernels on a GPU), in batches, and runs the statistical tests of\n"
@@ -46,6 +50,8 @@ static const char help[] =
     "                    add it), e.g. -D quality.mmd_samples=10^5; recorded in quality.json\n"
     "  --quiet           no table and no progress line\n"
     "  --replot DIR      redraw the figures of a finished quality run\n"
+    "  --resume DIR      finish the interrupted run in DIR: the (instance, n) it has\n"
+    "                    no rows of, with the config text, --only and -D it recorded\n"
     "\n"
     "External permutations (made by another program, or by 'permbench sample'):\n"
     "  --input FILE      test the rows of FILE (- : standard input), read a batch at a\n"
@@ -64,9 +70,84 @@ static const char help[] =
     "An input with fewer rows than a test needs is refused (exit 2), not tested on\n"
     "fewer. A config may name inputs too: a section with input = FILE, n = N, format.\n"
     "\n"
+    "SIGINT or SIGTERM stops the run between batches (the (instance, n) being\n"
+    "drawn is drawn again on resume): the finished rows go to quality.json, marked\n"
+    "interrupted, and quality.partial.csv; no quality.csv. A second signal ends it\n"
+    "at once. A run of --input (or of a config naming inputs) cannot be resumed.\n"
+    "\n"
     "Exit status: 0 no test failed, 1 a test failed (or a module could not draw\n"
-    "its samples), 2 bad input (nothing is written then). With gate = no in\n"
-    "[quality], failures are reported but the status stays 0.\n";
+    "its samples), 2 bad input (nothing is written then), 130 interrupted by\n"
+    "SIGINT (143 by SIGTERM). With gate = no in [quality], failures are reported\n"
+    "but the status stays 0.\n";
+
+/* The -D overrides in force (the command line's, or on resume the run's
+ * own), as recorded in quality.json. */
+static json_t *defines_json(void)
+{
+    json_t *a = json_array();
+    char sec[256], key[256];
+    const char *value, *def;
+    for (size_t i = 0; pb_ini_override_get(i, sec, sizeof sec, key, sizeof key, &value, &def) == 0; i++)
+        json_array_append_new(a, json_string(def));
+    return a;
+}
+
+/* ---- --resume ----------------------------------------------------------- */
+
+static const char *const quality_results[] = {"quality.csv", "quality.json", NULL};
+static const char *const quality_partial[] = {"quality.partial.csv", NULL};
+static const pb_outdir_kind quality_dirs = {"quality-", quality_results, quality_partial, "quality"};
+
+/* An interrupted run's quality.json (a new reference in *root) and the
+ * config it recorded, loaded with its -D overrides; its --only in only_buf. */
+static int resume_load(const char *dir, json_t **root, pb_quality_config *cfg, char *only_buf, size_t only_len)
+{
+    static char def_store[PB_MAX_DEFINES][512];
+    static const char *defs[PB_MAX_DEFINES];
+    char path[1200];
+    if (pb_dir_has(dir, "quality.csv")) return pb_cli_fail("quality: --resume %s: that run finished; nothing to resume", dir);
+    snprintf(path, sizeof path, "%s/quality.json", dir);
+    if (access(path, F_OK) != 0)
+        return pb_cli_fail("quality: --resume %s: no quality.json there (%s)", dir, strerror(errno));
+    json_error_t je;
+    *root = pb_json_load_file(path, &je);
+    if (!*root) return pb_cli_fail("quality: --resume: %s: not a quality.json (%s)", path, je.text);
+    json_t *prov = json_object_get(*root, "provenance"), *conf = json_object_get(prov, "config");
+    const char *text = json_string_value(json_object_get(conf, "text"));
+    const char *cpath = json_string_value(json_object_get(conf, "path"));
+    const char *name = json_string_value(json_object_get(conf, "name"));
+    if (!json_is_true(json_object_get(json_object_get(*root, "summary"), "interrupted")))
+        return pb_cli_fail("quality: --resume %s: that run was not interrupted; nothing to resume", dir);
+    if (!text || !cpath || !name)
+        return pb_cli_fail("quality: --resume: %s: no config in its provenance, so it cannot be resumed", path);
+    /* An input is read once, maybe from a pipe: its run is run again whole. */
+    json_t *cmd = json_object_get(prov, "command_line");
+    for (size_t i = 0; i < json_array_size(cmd); i++) {
+        const char *a = json_string_value(json_array_get(cmd, i));
+        if (a && (strcmp(a, "--input") == 0 || strncmp(a, "--input=", 8) == 0))
+            return pb_cli_fail("quality: --resume %s: a run of --input cannot be resumed; run it again", dir);
+    }
+    json_t *dj = json_object_get(prov, "defines");
+    size_t ndefs = 0;
+    for (size_t i = 0; i < json_array_size(dj) && ndefs < PB_MAX_DEFINES; i++) {
+        const char *d = json_string_value(json_array_get(dj, i));
+        if (!d) continue;
+        snprintf(def_store[ndefs], sizeof def_store[0], "%s", d);
+        defs[ndefs] = def_store[ndefs];
+        ndefs++;
+    }
+    pb_ini_set_overrides(defs, ndefs);
+    const char *only = json_string_value(json_object_get(prov, "only"));
+    snprintf(only_buf, only_len, "%s", only ? only : "");
+    pb_err err;
+    if (pb_quality_config_load_text(cpath, name, text, cfg, &err)) return pb_cli_fail("%s", err.msg);
+    for (size_t i = 0; i < cfg->inst.n; i++)
+        if (pb_quality_config_input(cfg, &cfg->inst.v[i])) {
+            pb_quality_config_free(cfg);
+            return pb_cli_fail("quality: --resume %s: its config names inputs, which cannot be resumed; run it again", dir);
+        }
+    return 0;
+}
 
 /* Instances this machine cannot run, when skip_unavailable drops them:
  * named on stderr and listed in the JSON. */
@@ -203,8 +284,9 @@ int pb_cmd_quality(int argc, char **argv)
                                          {"format", required_argument, NULL, 1003},
                                          {"count", required_argument, NULL, 1004},
                                          {"label", required_argument, NULL, 1005},
+                                         {"resume", required_argument, NULL, 1006},
                                          {NULL, 0, NULL, 0}};
-    const char *out_opt = NULL, *only = NULL, *replot = NULL;
+    const char *out_opt = NULL, *only = NULL, *replot = NULL, *resume = NULL;
     pb_input_opts io = {0};
     const char *defs[PB_MAX_DEFINES];
     size_t ndefs = 0;
@@ -230,6 +312,7 @@ int pb_cmd_quality(int argc, char **argv)
         if (c == 1003) io.format = optarg;
         if (c == 1004) io.count = optarg;
         if (c == 1005) io.label = optarg;
+        if (c == 1006) resume = optarg;
         if (c == 'D') {
             pb_err e;
             if (ndefs == PB_MAX_DEFINES) return pb_cli_fail("quality: at most %d -D options", PB_MAX_DEFINES);
@@ -262,7 +345,18 @@ int pb_cmd_quality(int argc, char **argv)
     pb_quality_config cfg;
     pb_err err;
     int rc;
-    if (optind < argc) {
+    json_t *resumed = NULL;
+    char only_buf[1024];
+    if (resume) {
+        if (optind < argc || out_opt || only || ndefs || io.path || input_given)
+            return pb_cli_fail("quality: --resume DIR takes nothing else (it runs the recorded config, --only and -D)");
+        if (resume_load(resume, &resumed, &cfg, only_buf, sizeof only_buf)) {
+            json_decref(resumed);
+            return PB_EXIT_USAGE;
+        }
+        only = only_buf[0] ? only_buf : NULL;
+        rc = 0;
+    } else if (optind < argc) {
         rc = pb_quality_config_load_file(argv[optind], &cfg, &err);
     } else {
         const pb_embedded_file *def = pb_embedded_find("configs/quality/release.ini");
@@ -299,13 +393,15 @@ int pb_cmd_quality(int argc, char **argv)
 
     /* Only now, with the whole battery known to be runnable, is a directory
      * claimed: checked, created and locked before any test runs. */
-    static const char *const quality_results[] = {"quality.csv", "quality.json", NULL};
-    static const pb_outdir_kind quality_dirs = {"quality-", quality_results, NULL};
-    if (pb_outdir_claim(out_opt, cfg.name, &quality_dirs, false, &od, &err)) {
+    if (pb_outdir_claim(resume ? resume : out_opt, cfg.name, &quality_dirs, resume != NULL, &od, &err)) {
         pb_cli_fail("quality: %s", err.msg);
         goto out;
     }
     const char *dir = od.path;
+    if (resume && pb_quality_read_rows(resumed, resume, &cfg, &run, &err)) {
+        pb_cli_fail("quality: --resume: %s", err.msg);
+        goto out;
+    }
 
     /* Logged progress (not a terminal) starts after 10 s: a short run, or
      * one stopped by a bad input row, leaves stderr to its one message. */
@@ -315,12 +411,13 @@ int pb_cmd_quality(int argc, char **argv)
         if (io.path)
             pb_input_header(&cfg, dir, own_tests);
         else
-            printf("# %s -> %s (alpha = %g, seed = %llu)\n", cfg.path, dir, cfg.settings.alpha,
-                   (unsigned long long)cfg.seed);
+            printf("# %s -> %s (alpha = %g, seed = %llu)%s\n", cfg.path, dir, cfg.settings.alpha,
+                   (unsigned long long)cfg.seed, resume ? " (resumed)" : "");
         header();
     }
     status = PB_EXIT_FAILED;
-    rc = pb_quality_run(&cfg, &hooks, &run, &err);
+    pb_interrupt_install();
+    rc = resume ? pb_quality_resume(&cfg, &hooks, &run, &err) : pb_quality_run(&cfg, &hooks, &run, &err);
     if (rc == PB_QRUN_BAD_INPUT) {
         /* A malformed input is bad input: one line, no verdict, and the
          * directory claimed for it taken back. */
@@ -340,6 +437,27 @@ int pb_cmd_quality(int argc, char **argv)
     /* A fault from here on (a full disk) is exit 2 with the OS's reason. */
     status = PB_EXIT_FAULT;
     char path[1200];
+    if (run.interrupted) {
+        /* What finished, in quality.json marked interrupted and in the
+         * partial CSV, which stays as the sign the directory is not done. */
+        int sig = pb_interrupt_signal();
+        json_t *prov = pb_provenance_json(cfg.path, cfg.name, cfg.text, cfg.hash, argc, argv);
+        json_t *dj = defines_json();
+        json_object_set_new(prov, "defines", dj);
+        json_object_set_new(prov, "only", only ? json_string(only) : json_null());
+        json_incref(skipped);
+        snprintf(path, sizeof path, "%s/quality.partial.csv", dir);
+        if (pb_quality_write_csv(path, &run, &err) ||
+            (snprintf(path, sizeof path, "%s/quality.json", dir),
+             pb_quality_write_json(path, &cfg, &run, prov, skipped, &err))) {
+            fprintf(stderr, "permbench: %s\n", err.msg);
+            goto out;
+        }
+        fprintf(stderr, "permbench: interrupted (%s) after %zu test results; finish with 'permbench quality --resume %s'\n",
+                sig == SIGTERM ? "SIGTERM" : "SIGINT", run.nrows, dir);
+        status = 128 + sig;
+        goto out;
+    }
     snprintf(path, sizeof path, "%s/quality.csv", dir);
     if (pb_quality_write_csv(path, &run, &err)) {
         fprintf(stderr, "permbench: %s\n", err.msg);
@@ -350,9 +468,9 @@ int pb_cmd_quality(int argc, char **argv)
     snprintf(path, sizeof path, "%s/quality.json", dir);
     json_incref(skipped);
     json_t *prov = pb_provenance_json(cfg.path, cfg.name, cfg.text, cfg.hash, argc, argv);
-    json_t *dj = json_array();
-    for (size_t i = 0; i < ndefs; i++) json_array_append_new(dj, json_string(defs[i]));
+    json_t *dj = defines_json();
     json_object_set_new(prov, "defines", dj);
+    json_object_set_new(prov, "only", only ? json_string(only) : json_null());
     if (pb_quality_write_json(path, &cfg, &run, prov, skipped,
                               &err)) {
         fprintf(stderr, "permbench: %s\n", err.msg);
@@ -393,6 +511,7 @@ int pb_cmd_quality(int argc, char **argv)
     status = fails && cfg.gate ? PB_EXIT_FAILED : PB_EXIT_OK;
 out:
     pb_outdir_release(&od);
+    json_decref(resumed);
     json_decref(skipped);
     pb_qrun_free(&run);
     pb_quality_config_free(&cfg);

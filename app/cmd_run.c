@@ -18,6 +18,7 @@
 #include "output/plot.h"
 #include "output/progress.h"
 #include "output/provenance.h"
+#include "bench/journal.h"
 #include "bench/results.h"
 #include "bench/results_read.h"
 #include "bench/runner.h"
@@ -29,7 +30,7 @@
 static const char help[] =
     "usage: permbench run [CONFIG.ini] [--out DIR] [--only NAME,...] [-D SECTION.KEY=VALUE]...\n"
     "                     [--dry-run] [--quiet]\n"
-    "       permbench run --resume DIR\n"
+    "       permbench run --resume DIR [CONFIG.ini]\n"
     "\n"
     "Runs every module instance of CONFIG.ini at every size and item width of its\n"
     "[sweep], with the copy (and, for shuffles, gather) ceilings of each device\n"
@@ -43,8 +44,10 @@ static const char help[] =
     "\n"
     "  --out DIR         write the results to DIR (created; must not hold results;\n"
     "                    locked while the run lasts)\n"
-    "  --resume DIR      finish the interrupted run in DIR: the points it has not\n"
-    "                    measured, with its config and --only\n"
+    "  --resume DIR      finish the interrupted run in DIR (stopped by a signal,\n"
+    "                    SIGKILL, the OOM killer or a full disk): the points it has\n"
+    "                    not measured, with the config text, --only and -D it\n"
+    "                    recorded; a CONFIG.ini given too must be that same text\n"
     "  --only NAME,...   run only the instances with these labels or module names\n"
     "  -D SECTION.KEY=VALUE  set KEY in [SECTION] over the config's own value (or add\n"
     "                    it), e.g. -D sweep.sizes=2^20 -D sweep.timeout=5; checked\n"
@@ -55,7 +58,9 @@ static const char help[] =
     "\n"
     "SIGINT or SIGTERM stops the run within the point it is measuring (that point\n"
     "is measured again on resume): the finished rows go to results.json, marked\n"
-    "interrupted, with their provenance. A second signal ends it at once.\n"
+    "interrupted, with their provenance. A second signal ends it at once. Every\n"
+    "finished row is also appended to DIR/journal.jsonl and synced to disk, so a\n"
+    "run stopped any other way (SIGKILL, a full disk) is resumed from there.\n"
     "\n"
     "Exit status: 0 all rows verified, 1 a row failed or could not run, 2 bad input\n"
     "(nothing is written then), 130 interrupted by SIGINT (143 by SIGTERM).\n";
@@ -63,7 +68,17 @@ static const char help[] =
 typedef struct run_ui {
     bool quiet;
     const char *dir;
+    const pb_config *cfg;
+    pb_journal *journal;
+    double wall0, t0; /* the run's wall time before this process, and when it began */
 } run_ui;
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void on_progress(size_t done, size_t total, double eta, const pb_instance *in, uint64_t n,
                         void *user)
@@ -71,9 +86,11 @@ static void on_progress(size_t done, size_t total, double eta, const pb_instance
     if (!((run_ui *)user)->quiet) pb_progress_update(done, total, eta, in, n);
 }
 
-static void on_row(const pb_run *run, const pb_row *row, void *user)
+static int on_row(const pb_run *run, const pb_row *row, void *user, pb_err *e)
 {
     run_ui *ui = user;
+    /* On disk first: a row the journal cannot keep stops the run. */
+    if (pb_run_journal_row(ui->journal, ui->cfg, row, ui->wall0 + mono_s() - ui->t0, e)) return -1;
     if (!ui->quiet) pb_table_row(row);
     /* The rows so far, so a sweep cut short still leaves what it measured,
      * under a name that says it is partial. */
@@ -81,6 +98,7 @@ static void on_row(const pb_run *run, const pb_row *row, void *user)
     snprintf(path, sizeof path, "%s/results.partial.csv", ui->dir);
     pb_err err;
     if (pb_results_write_csv(path, run, &err)) fprintf(stderr, "permbench: %s\n", err.msg);
+    return 0;
 }
 
 static void on_skipped(const pb_instance *in, const char *why, void *user)
@@ -114,7 +132,45 @@ static int dry_run(const pb_config *cfg, pb_err *err)
 }
 
 static const char *const run_results[] = {"results.csv", "results.json", NULL};
-static const pb_outdir_kind run_dirs = {"", run_results, "results.partial.csv"};
+static const char *const run_partial[] = {"results.partial.csv", PB_RUN_JOURNAL, NULL};
+static const pb_outdir_kind run_dirs = {"", run_results, run_partial, "run"};
+
+/* The whole of a file, NUL-ended (NULL: unreadable, errno says why). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (len + 1 == cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) free(buf);
+            buf = b;
+        }
+    }
+    if (buf) buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* What --resume DIR resumes from: the journal where there is one (every
+ * finished row to the last bit), else the results.json an interrupted run
+ * of an older permbench wrote. 0 with `from` set, or an error. */
+static int resume_source(const char *dir, char *from, size_t len, bool *journal)
+{
+    if (pb_dir_has(dir, "results.csv"))
+        return pb_cli_fail("run: --resume %s: that run finished; nothing to resume", dir);
+    snprintf(from, len, "%s/%s", dir, PB_RUN_JOURNAL);
+    *journal = access(from, F_OK) == 0;
+    if (*journal) return 0;
+    snprintf(from, len, "%s/results.json", dir);
+    if (access(from, F_OK) != 0)
+        return pb_cli_fail("run: --resume %s: no %s or results.json there (%s)", dir, PB_RUN_JOURNAL, strerror(errno));
+    return 0;
+}
 
 /* The config to run: CONFIG.ini, the built-in default, or (--resume) the
  * one an interrupted run recorded in its results.json, with its --only. */
@@ -125,17 +181,30 @@ static int load_config(int argc, char **argv, const char *resume, const char **o
     pb_err err;
     int rc;
     if (resume) {
-        if (optind < argc) return pb_cli_fail("run: --resume takes no CONFIG.ini (it runs the recorded one)");
         if (*only) return pb_cli_fail("run: --resume takes no --only (it keeps the run's own)");
         char path[1200];
-        snprintf(path, sizeof path, "%s/results.json", resume);
+        bool journal;
+        if (resume_source(resume, path, sizeof path, &journal)) return -1;
         pb_resume_info info;
-        if (access(path, F_OK) != 0)
-            return pb_cli_fail("run: --resume %s: no results.json there (%s)", resume, strerror(errno));
-        if (pb_results_read_resume(path, &info, &err)) return pb_cli_fail("run: --resume: %s", err.msg);
+        if (journal ? pb_results_read_journal_resume(path, &info, &err) : pb_results_read_resume(path, &info, &err))
+            return pb_cli_fail("run: --resume: %s", err.msg);
         if (!info.interrupted) {
             pb_resume_info_free(&info);
             return pb_cli_fail("run: --resume %s: that run finished; nothing to resume", resume);
+        }
+        /* The recorded text is what runs; a CONFIG given as well is only
+         * checked against it, so an edited file never mixes into the rows. */
+        if (optind < argc) {
+            char *given = slurp(argv[optind]);
+            bool same = given && strcmp(given, info.config_text) == 0;
+            int e = errno;
+            free(given);
+            if (!same) {
+                pb_resume_info_free(&info);
+                return given ? pb_cli_fail("run: --resume %s: %s is not the config the run recorded (%s); "
+                                           "resume without it, or start a new run", resume, argv[optind], info.path)
+                             : pb_cli_fail("run: --resume %s: cannot read %s: %s", resume, argv[optind], strerror(e));
+            }
         }
         /* The run's own -D overrides, as it applied them. */
         for (*ndefs = 0; *ndefs < info.ndefines && *ndefs < PB_MAX_DEFINES; ++*ndefs) {
@@ -205,6 +274,7 @@ int pb_cmd_run(int argc, char **argv)
     pb_run run = {0};
     pb_skips skips = {0};
     pb_outdir od = {.lock_fd = -1};
+    pb_journal journal = {.fd = -1};
     if ((only && pb_instances_only(&cfg->inst, only, cfg->path, &err)) ||
         pb_instances_available(&cfg->inst, cfg->skip_unavailable, cfg->path, "sweep", on_skipped,
                                &skips, &err)) {
@@ -240,13 +310,42 @@ int pb_cmd_run(int argc, char **argv)
     }
     const char *dir = od.path;
     char path[1200];
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    if (resume && pb_results_read_rows(path, cfg, &run, &err)) {
+    bool have_journal = resume && pb_dir_has(dir, PB_RUN_JOURNAL);
+    snprintf(path, sizeof path, "%s/%s", dir, have_journal ? PB_RUN_JOURNAL : "results.json");
+    if (resume && (have_journal ? pb_results_read_journal_rows(path, cfg, &run, &err)
+                                : pb_results_read_rows(path, cfg, &run, &err))) {
         pb_cli_fail("run: --resume: %s", err.msg);
         goto out;
     }
+    /* The journal: continued, or begun with the provenance (config text,
+     * --only, -D) a resume needs, and the rows of an older run's
+     * results.json when that is what is resumed. */
+    if (have_journal) {
+        if (pb_run_journal_continue(&journal, dir, &err)) {
+            pb_cli_fail("run: %s", err.msg);
+            goto out;
+        }
+    } else {
+        json_t *head = pb_provenance_json(cfg->path, cfg->name, cfg->text, cfg->hash, argc, argv);
+        json_object_set_new(head, "only", only ? json_string(only) : json_null());
+        json_t *hd = json_array();
+        for (size_t i = 0; i < ndefs; i++) json_array_append_new(hd, json_string(defs[i]));
+        json_object_set_new(head, "defines", hd);
+        int jr = pb_run_journal_start(&journal, dir, head, &err);
+        for (size_t i = 0; i < run.nrows && !jr; i++)
+            jr = pb_run_journal_row(&journal, cfg, &run.rows[i], run.wall_s, &err);
+        if (jr) {
+            pb_cli_fail("run: %s", err.msg);
+            /* Nothing measured yet: a new run leaves the directory as it found it. */
+            if (!resume) {
+                static const char *const begun[] = {PB_RUN_JOURNAL, NULL};
+                pb_outdir_abandon(&od, begun);
+            }
+            goto out;
+        }
+    }
 
-    run_ui ui = {quiet, dir};
+    run_ui ui = {quiet, dir, cfg, &journal, run.wall_s, mono_s()};
     pb_run_hooks hooks = {on_row, on_progress, &ui};
     if (!quiet) {
         printf("# %s -> %s%s\n", cfg->path, dir, resume ? " (resumed)" : "");
@@ -255,7 +354,11 @@ int pb_cmd_run(int argc, char **argv)
     status = PB_EXIT_FAILED;
     pb_interrupt_install();
     if (resume ? pb_run_resume(cfg, &hooks, &run, &err) : pb_run_sweep(cfg, &hooks, &run, &err)) {
-        fprintf(stderr, "permbench: %s\n", err.msg);
+        /* A row the journal could not keep (a full disk): the journal still
+         * ends at the row before, whole, and a resume goes on from it. */
+        if (!quiet) pb_progress_clear();
+        fprintf(stderr, "permbench: %s; finish with 'permbench run --resume %s'\n", err.msg, dir);
+        status = PB_EXIT_FAULT;
         goto out;
     }
     if (!quiet && !run.interrupted) pb_progress_done(run.nrows, run.wall_s);
@@ -290,7 +393,8 @@ int pb_cmd_run(int argc, char **argv)
     status = PB_EXIT_FAULT;
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (pb_results_write_json(path, cfg, &run, prov, &err)) {
-        fprintf(stderr, "permbench: %s (the rows are in %s/results.partial.csv)\n", err.msg, dir);
+        fprintf(stderr, "permbench: %s (the rows are in %s/%s; finish with 'permbench run --resume %s')\n",
+                err.msg, dir, PB_RUN_JOURNAL, dir);
         goto out;
     }
     snprintf(path, sizeof path, "%s/results.csv", dir);
@@ -298,6 +402,8 @@ int pb_cmd_run(int argc, char **argv)
         fprintf(stderr, "permbench: %s (the rows are in %s/results.json)\n", err.msg, dir);
         goto out;
     }
+    snprintf(path, sizeof path, "%s/%s", dir, PB_RUN_JOURNAL);
+    remove(path);
     snprintf(path, sizeof path, "%s/results.partial.csv", dir);
     remove(path);
     if (!quiet) printf("results: %s/results.csv, %s/results.json\n", dir, dir);
@@ -317,6 +423,7 @@ int pb_cmd_run(int argc, char **argv)
         if (run.rows[i].status != PB_ROW_OK || (cfg->fail_noisy && run.rows[i].noisy))
             status = PB_EXIT_FAILED;
 out:
+    pb_journal_close(&journal);
     pb_outdir_release(&od);
     pb_run_free(&run);
     pb_config_free(cfg);

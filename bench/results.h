@@ -21,4 +21,9 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
 
 const char *pb_row_status_name(int status);
 
+/* One row as results.json's "results" hold it (raw samples included): the
+ * one serializer of a row, which the run's journal (bench/journal.h) uses
+ * too. A new reference. */
+json_t *pb_results_row_json(const pb_row *row, const pb_config *cfg);
+
 #endif

@@ -127,3 +127,5 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
     json_object_set_new(sum, "points_planned", json_integer((json_int_t)run->planned));
     return pb_write_json(path, root, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9), err);
 }
+
+json_t *pb_results_row_json(const pb_row *row, const pb_config *cfg) { return row_json(row, cfg); }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/journal_file.h"
 #include "output/json_file.h"
 #include "bench/results.h"
 #include "stats/summary.h"
@@ -25,11 +26,10 @@ static int load(const char *path, json_t **root, pb_err *err)
     return 0;
 }
 
-int pb_results_read_resume(const char *json_path, pb_resume_info *info, pb_err *err)
+/* The run's config and options from a results document (or a journal's
+ * header made into one); takes the reference to root. */
+static int resume_info(json_t *root, const char *json_path, pb_resume_info *info, pb_err *err)
 {
-    memset(info, 0, sizeof *info);
-    json_t *root;
-    if (load(json_path, &root, err)) return -1;
     json_t *cfg = json_object_get(json_object_get(root, "provenance"), "config");
     const char *text = json_string_value(json_object_get(cfg, "text"));
     const char *path = json_string_value(json_object_get(cfg, "path"));
@@ -51,6 +51,9 @@ int pb_results_read_resume(const char *json_path, pb_resume_info *info, pb_err *
         const char *a = json_string_value(json_array_get(cmd, i));
         if (a && strncmp(a, "--only=", 7) == 0) snprintf(info->only, sizeof info->only, "%s", a + 7);
     }
+    /* Recorded as such by runs that journal (and by every run since). */
+    const char *only = json_string_value(json_object_get(json_object_get(root, "provenance"), "only"));
+    if (only) snprintf(info->only, sizeof info->only, "%s", only);
     json_t *defs = json_object_get(json_object_get(root, "provenance"), "defines");
     for (size_t i = 0; i < json_array_size(defs) && info->ndefines < 32; i++) {
         const char *d = json_string_value(json_array_get(defs, i));
@@ -60,6 +63,14 @@ int pb_results_read_resume(const char *json_path, pb_resume_info *info, pb_err *
     json_decref(root);
     if (!info->config_text) return pb_err_set(err, "out of memory");
     return 0;
+}
+
+int pb_results_read_resume(const char *json_path, pb_resume_info *info, pb_err *err)
+{
+    memset(info, 0, sizeof *info);
+    json_t *root;
+    if (load(json_path, &root, err)) return -1;
+    return resume_info(root, json_path, info, err);
 }
 
 void pb_resume_info_free(pb_resume_info *info)
@@ -120,11 +131,10 @@ static int same_data_files(json_t *root, const char *json_path, pb_err *err)
     return 0;
 }
 
-int pb_results_read_rows(const char *json_path, const pb_config *cfg, pb_run *run, pb_err *err)
+/* The rows of a results document (or a journal made into one) into run;
+ * takes the reference to root. */
+static int read_rows(json_t *root, const char *json_path, const pb_config *cfg, pb_run *run, pb_err *err)
 {
-    memset(run, 0, sizeof *run);
-    json_t *root;
-    if (load(json_path, &root, err)) return -1;
     if (same_data_files(root, json_path, err)) {
         json_decref(root);
         return -1;
@@ -195,4 +205,58 @@ int pb_results_read_rows(const char *json_path, const pb_config *cfg, pb_run *ru
     json_decref(root);
     if (rc) pb_run_free(run);
     return rc;
+}
+
+int pb_results_read_rows(const char *json_path, const pb_config *cfg, pb_run *run, pb_err *err)
+{
+    memset(run, 0, sizeof *run);
+    json_t *root;
+    if (load(json_path, &root, err)) return -1;
+    return read_rows(root, json_path, cfg, run, err);
+}
+
+/* A journal as the results document it stands for: the header's provenance,
+ * its rows as "results", and the run's wall time at the last of them. */
+static json_t *journal_root(const char *path, pb_err *err)
+{
+    json_t *lines = pb_journal_read(path, err);
+    if (!lines) return NULL;
+    json_t *head = json_array_get(lines, 0);
+    if (json_integer_value(json_object_get(head, "permbench_journal")) != 1 ||
+        strcmp(json_string_value(json_object_get(head, "kind")) ? json_string_value(json_object_get(head, "kind")) : "", "run") != 0 ||
+        !json_is_object(json_object_get(head, "provenance"))) {
+        json_decref(lines);
+        return pb_err_set(err, "%s: not a permbench run journal (version 1)", path), NULL;
+    }
+    json_t *rows = json_array();
+    double wall = 0;
+    for (size_t i = 1; i < json_array_size(lines); i++) {
+        json_t *row = json_array_get(lines, i);
+        json_array_append(rows, row);
+        json_t *w = json_object_get(row, "run_wall_s");
+        if (json_is_number(w)) wall = json_number_value(w);
+    }
+    json_t *root = json_pack("{s:O, s:o, s:{s:f}}", "provenance", json_object_get(head, "provenance"), "results",
+                             rows, "summary", "wall_s", wall);
+    json_decref(lines);
+    if (!root) pb_err_set(err, "out of memory");
+    return root;
+}
+
+int pb_results_read_journal_resume(const char *path, pb_resume_info *info, pb_err *err)
+{
+    memset(info, 0, sizeof *info);
+    json_t *root = journal_root(path, err);
+    if (!root) return -1;
+    if (resume_info(root, path, info, err)) return -1;
+    info->interrupted = true; /* a journal is removed when its run finishes */
+    return 0;
+}
+
+int pb_results_read_journal_rows(const char *path, const pb_config *cfg, pb_run *run, pb_err *err)
+{
+    memset(run, 0, sizeof *run);
+    json_t *root = journal_root(path, err);
+    if (!root) return -1;
+    return read_rows(root, path, cfg, run, err);
 }

@@ -29,4 +29,11 @@ void pb_resume_info_free(pb_resume_info *info);
  * same hash (call it after pb_run_check_plan). */
 int pb_results_read_rows(const char *json_path, const pb_config *cfg, pb_run *run, pb_err *err);
 
+/* The same two from a run's journal (DIR/journal.jsonl, bench/journal.h):
+ * its header's provenance and its whole rows, a torn last line left out.
+ * The rows are exactly the doubles the run measured (17 significant
+ * digits), so a resumed run keeps them bit for bit. */
+int pb_results_read_journal_resume(const char *path, pb_resume_info *info, pb_err *err);
+int pb_results_read_journal_rows(const char *path, const pb_config *cfg, pb_run *run, pb_err *err);
+
 #endif

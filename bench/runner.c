@@ -246,6 +246,7 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
 {
     point *pts;
     size_t total;
+    int rc = 0;
     if (plan(cfg, &pts, &total)) return pb_err_set(err, "out of memory");
     size_t had = run->nrows, cap = total + had + 1;
     pb_row *rows = realloc(run->rows, cap * sizeof *rows);
@@ -294,7 +295,10 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
         run->nrows++;
         if (row->status != PB_ROW_ERROR) fill_pct_copy(run, row);
         fill_speedup(cfg, run, row);
-        if (hooks && hooks->row_done) hooks->row_done(run, row, hooks->user);
+        if (hooks && hooks->row_done && hooks->row_done(run, row, hooks->user, err)) {
+            rc = -1; /* the row could not be kept (a full disk): stop here */
+            break;
+        }
     }
     free(pts);
     /* A copy row listed after others: fill the ratios it now allows. */
@@ -305,7 +309,7 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
         if (isnan(run->rows[r].speedup_vs_ref)) fill_speedup(cfg, run, &run->rows[r]);
     run->wall_s += now_s() - t0;
     free(wall);
-    return 0;
+    return rc;
 }
 
 int pb_run_dry(const pb_config *cfg, pb_run_plan_cb each, void *user, pb_run_estimate *est, pb_err *err)

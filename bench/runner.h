@@ -13,8 +13,10 @@ extern "C" {
 #endif
 
 typedef struct pb_run_hooks {
-    /* A row is finished (its pct_copy filled when the copy row came first). */
-    void (*row_done)(const pb_run *run, const pb_row *row, void *user);
+    /* A row is finished (its pct_copy filled when the copy row came first).
+     * Nonzero (err set): the row could not be kept, and the sweep stops
+     * with that error. */
+    int (*row_done)(const pb_run *run, const pb_row *row, void *user, pb_err *err);
     /* About to measure point `done` of `total`; eta_s < 0 when unknown. */
     void (*progress)(size_t done, size_t total, double eta_s, const pb_instance *in, uint64_t n,
                      void *user);

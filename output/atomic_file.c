@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,10 +16,21 @@ int pb_afile_open(pb_afile *a, const char *path, pb_err *err)
     return 0;
 }
 
+/* The test suite's full disk (atomic_file.h): ENOSPC for a file of that
+ * name, as a flush to a full disk fails. */
+static int injected_fault(const char *path)
+{
+    const char *name = getenv("PERMBENCH_TEST_ENOSPC");
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return name && name[0] && strcmp(name, base) == 0 ? ENOSPC : 0;
+}
+
 int pb_afile_commit(pb_afile *a, pb_err *err)
 {
     int e = 0;
     if (fflush(a->f) != 0 || ferror(a->f)) e = errno ? errno : EIO;
+    if (!e) e = injected_fault(a->path);
     if (!e && fsync(fileno(a->f)) != 0) e = errno;
     if (fclose(a->f) != 0 && !e) e = errno ? errno : EIO;
     a->f = NULL;

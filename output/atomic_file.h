@@ -16,7 +16,11 @@ typedef struct pb_afile {
 } pb_afile;
 
 int pb_afile_open(pb_afile *a, const char *path, pb_err *err);
-/* Flushes, syncs and renames; on any failure removes the temporary file. */
+/* Flushes, syncs and renames; on any failure removes the temporary file.
+ * For the tests of a full disk (which cannot mount a small file system
+ * without root): with PERMBENCH_TEST_ENOSPC=NAME in the environment, a
+ * commit of a file named NAME (the last part of its path) fails with ENOSPC
+ * as a flush to a full disk does. Nothing else reads it. */
 int pb_afile_commit(pb_afile *a, pb_err *err);
 /* Gives up: closes and removes the temporary file. */
 void pb_afile_abort(pb_afile *a);

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,6 +74,40 @@ static int make_unique(const char *prefix, const char *name, char *out, size_t l
     return pb_err_set(err, "cannot choose a results directory under %s", parent);
 }
 
+/* This boot's id ("" if the kernel does not say): a pid means nothing
+ * across a reboot. */
+static const char *boot_id(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f) return buf;
+    if (!fgets(buf, (int)len, f)) buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf;
+}
+
+/* The lock is ours: if the file still names another holder, that run ended
+ * without releasing it (killed, or its machine went down); say whose it was. */
+static void note_stale(int fd, const char *path)
+{
+    char text[128] = "", now[48];
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    text[n > 0 ? n : 0] = '\0';
+    char *boot = strchr(text, '\n');
+    if (boot) *boot++ = '\0';
+    else boot = text + strlen(text);
+    boot[strcspn(boot, "\n")] = '\0';
+    char *end;
+    long pid = strtol(text, &end, 10);
+    if (!text[0] || *end || pid <= 0 || pid == (long)getpid()) return;
+    const char *why;
+    if (boot[0] && strcmp(boot, boot_id(now, sizeof now)) != 0) why = "of another boot";
+    else if (kill((pid_t)pid, 0) == 0 || errno == EPERM) why = "that pid is now another process";
+    else why = "no longer running";
+    fprintf(stderr, "permbench: note: taking over %s, left by pid %ld (%s)\n", path, pid, why);
+}
+
 static int lock(pb_outdir *od, pb_err *err)
 {
     char p[1200];
@@ -92,8 +128,9 @@ static int lock(pb_outdir *od, pb_err *err)
                               pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "");
         return pb_err_set(err, "cannot lock %s: %s", p, strerror(e));
     }
-    char pid[32];
-    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    note_stale(od->lock_fd, p);
+    char pid[96], boot[48];
+    int n = snprintf(pid, sizeof pid, "%ld\n%s\n", (long)getpid(), boot_id(boot, sizeof boot));
     if (ftruncate(od->lock_fd, 0) != 0 || pwrite(od->lock_fd, pid, (size_t)n, 0) != n) {
         int e = errno;
         pb_outdir_release(od);
@@ -123,15 +160,16 @@ int pb_outdir_claim(const char *dir, const char *name, const pb_outdir_kind *kin
     if (lock(od, err)) return -1;
     bool done = false;
     for (const char *const *f = kind->results; *f; f++) done |= pb_dir_has(od->path, *f);
-    bool partial = kind->partial && pb_dir_has(od->path, kind->partial);
+    bool partial = false;
+    for (const char *const *f = kind->partial; f && *f; f++) partial |= pb_dir_has(od->path, *f);
     if (resume && !partial) {
         pb_outdir_release(od);
         return pb_err_set(err, "%s holds no interrupted run to resume", od->path);
     }
     if (!resume && partial) {
         pb_outdir_release(od);
-        return pb_err_set(err, "%s holds an interrupted run; finish it with 'permbench run --resume %s' "
-                               "or choose another --out", od->path, od->path);
+        return pb_err_set(err, "%s holds an interrupted run; finish it with 'permbench %s --resume %s' "
+                               "or choose another --out", od->path, kind->command ? kind->command : "run", od->path);
     }
     if (!resume && done) {
         pb_outdir_release(od);
@@ -142,6 +180,8 @@ int pb_outdir_claim(const char *dir, const char *name, const pb_outdir_kind *kin
 
 void pb_outdir_release(pb_outdir *od)
 {
+    /* Emptied while still held: an empty file is a lock released in order. */
+    if (od->lock_fd >= 0 && ftruncate(od->lock_fd, 0) != 0) { /* kept: the lock goes all the same */ }
     if (od->lock_fd >= 0) close(od->lock_fd);
     od->lock_fd = -1;
 }

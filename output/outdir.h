@@ -16,8 +16,14 @@ int pb_mkdir_p(const char *path);
 bool pb_dir_has(const char *dir, const char *file);
 
 /* A claimed directory: its path and the descriptor holding its lock
- * (DIR/.permbench.lock, an fcntl write lock with the holder's pid in it),
- * released when the process ends whatever way it ends. */
+ * (DIR/.permbench.lock, an fcntl write lock with the holder's pid and boot id
+ * in it), released when the process ends whatever way it ends. The kernel
+ * drops the fcntl lock of a process that dies, so a lock left by a killed
+ * run is free; the file still names it, and the claim that takes it over
+ * says so in a one-line note (the pid is gone, now another process, or of
+ * another boot). A lock held now always refuses. A release empties the
+ * file (not removed: a run that opened it before the removal would lock
+ * an inode no later run sees). */
 typedef struct pb_outdir {
     char path[1024];
     int lock_fd;
@@ -27,7 +33,8 @@ typedef struct pb_outdir {
 typedef struct pb_outdir_kind {
     const char *prefix;           /* results/<prefix><name>/<UTC timestamp> when no DIR */
     const char *const *results;   /* files whose presence means finished results (NULL-ended) */
-    const char *partial;          /* the file an interrupted run leaves, or NULL */
+    const char *const *partial;   /* files an unfinished run leaves (NULL-ended), or NULL */
+    const char *command;          /* the command that resumes one: "run", "quality" */
 } pb_outdir_kind;
 
 /* Claims `dir` (from --out; NULL: a new directory under results/, made with

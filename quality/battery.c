@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "families/shuffle/shuffle_hooks.h"
+#include "output/interrupt.h"
 #include "quality/perm_reader.h"
 #include "stats/inversions.h"
 
@@ -198,9 +199,18 @@ const pb_qinput_seen *pb_qrun_input(const pb_qrun *run, const char *label)
     return NULL;
 }
 
-int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun *run, pb_err *err)
+/* Whether run->rows[0..had) already holds (in, n) (a resumed run). */
+static bool finished(const pb_qrun *run, size_t had, const pb_instance *in, uint64_t n)
 {
-    memset(run, 0, sizeof *run);
+    for (size_t r = 0; r < had; r++)
+        if (run->rows[r].in == in && run->rows[r].n == n) return true;
+    return false;
+}
+
+static int battery(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun *run, pb_err *err)
+{
+    size_t had = run->nrows;
+    run->interrupted = false;
     uint64_t ns[PB_Q_MAX_TESTS * PB_Q_MAX_N];
     size_t nn = pb_quality_config_sizes(cfg, ns, sizeof ns / sizeof ns[0]);
     active a[PB_Q_MAX_TESTS];
@@ -210,7 +220,8 @@ int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun
         for (size_t k = 0; k < nn; k++) {
             uint64_t total;
             plan(cfg, ns[k], a, &total);
-            if (!input || input->n == ns[k]) total_work += work(ns[k], total);
+            if ((!input || input->n == ns[k]) && !finished(run, had, &cfg->inst.v[i], ns[k]))
+                total_work += work(ns[k], total);
         }
     }
     int rc = 0;
@@ -220,6 +231,11 @@ int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun
         for (size_t k = 0; k < nn && !rc; k++) {
             uint64_t n = ns[k], total, batch = pb_quality_batch(cfg, n);
             if (input && input->n != n) continue; /* an input has one n */
+            if (finished(run, had, in, n)) continue;
+            if (pb_interrupted()) {
+                run->interrupted = true;
+                break;
+            }
             size_t na = plan(cfg, n, a, &total);
             double g0 = now();
             char error[600] = "";
@@ -238,7 +254,13 @@ int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun
             for (size_t t = 0; t < na && !error[0] && !rc; t++)
                 if (a[t].qt->init(&a[t].state, (uint32_t)n, a[t].spec->samples, &cfg->settings, &e))
                     snprintf(error, sizeof error, "%s", e.msg);
+            bool cut = false;
+            uint64_t drawn = 0;
             for (uint64_t first = 0; first < total && !error[0] && !rc; first += batch) {
+                if (pb_interrupted()) {
+                    cut = run->interrupted = true;
+                    break;
+                }
                 uint64_t cnt = min_u64(batch, total - first);
                 int fill = source_fill(&src, cfg, (uint32_t)n, first, cnt, total, buf, &e);
                 if (fill == PB_QRUN_BAD_INPUT) {
@@ -261,6 +283,7 @@ int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun
                     if (a[t].qt->add(a[t].state, buf, take, &e)) snprintf(error, sizeof error, "%s", e.msg);
                 }
                 run->permutations += cnt;
+                drawn += cnt;
                 done_work += work(n, cnt);
                 double el = now() - t0;
                 double eta = done_work > 0 && el > 1 ? el * (total_work - done_work) / done_work : -1;
@@ -270,19 +293,31 @@ int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun
             }
             free(buf);
             free(ok);
-            int closed = source_close(&src, !rc && !error[0], run, &e);
+            if (cut) run->permutations -= drawn; /* drawn again on resume */
+            int closed = source_close(&src, !rc && !error[0] && !cut, run, &e);
             if (closed && !rc) {
                 *err = e;
                 rc = closed;
             }
             /* A bad input gives no verdict: its rows are never made. */
-            if (!rc && emit(cfg, in, n, a, na, now() - g0, error[0] ? error : NULL, hooks, run, err)) rc = -1;
+            if (!rc && !cut && emit(cfg, in, n, a, na, now() - g0, error[0] ? error : NULL, hooks, run, err)) rc = -1;
             for (size_t t = 0; t < na; t++)
                 if (a[t].state) a[t].qt->release(a[t].state);
         }
     }
-    run->wall_s = now() - t0;
+    run->wall_s += now() - t0;
     return rc;
+}
+
+int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun *run, pb_err *err)
+{
+    memset(run, 0, sizeof *run);
+    return battery(cfg, hooks, run, err);
+}
+
+int pb_quality_resume(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun *run, pb_err *err)
+{
+    return battery(cfg, hooks, run, err);
 }
 
 bool pb_qrun_passed(const pb_qrun *run)

@@ -36,6 +36,7 @@ typedef struct pb_qrun {
     uint64_t permutations; /* drawn in all */
     pb_qinput_seen *inputs; /* what was read of each external input */
     size_t ninputs;
+    bool interrupted;       /* SIGINT/SIGTERM (output/interrupt.h) stopped it */
 } pb_qrun;
 
 typedef struct pb_qhooks {
@@ -53,11 +54,18 @@ typedef struct pb_qhooks {
 #define PB_QRUN_BAD_INPUT (-2)
 
 /* Runs the battery; returns -1 only when it cannot go on (out of memory),
+ * stops between batches with run->interrupted set once a signal asked it
+ * to (output/interrupt.h, when installed: the (instance, n) being drawn is
+ * dropped, to be drawn again on resume),
  * PB_QRUN_BAD_INPUT for an external input that is not what it should be
  * (the first bad row named), with err set. Module failures become rows
  * marked error. */
 int pb_quality_run(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun *run,
                    pb_err *err);
+/* Goes on with a run whose finished rows `run` already holds (read back
+ * from an interrupted run's quality.json): the (instance, n) it has no rows
+ * of, drawn exactly as an uninterrupted run draws them. */
+int pb_quality_resume(const pb_quality_config *cfg, const pb_qhooks *hooks, pb_qrun *run, pb_err *err);
 void pb_qrun_free(pb_qrun *run);
 
 /* Whether the run passes the gate: no row FAILed. */

@@ -101,6 +101,9 @@ static json_t *row_json(const pb_qrow *r)
                           jnum(r->error ? NAN : r->r.aux), "reject", r->r.reject || r->error,
                           "seconds", r->seconds);
     if (r->message[0]) json_object_set_new(o, "message", json_string(r->message));
+    /* Could not run at all (not a verdict of the test): what a resume
+     * needs to tell it from a FAIL the test gave. */
+    if (r->error) json_object_set_new(o, "error", json_true());
     return o;
 }
 
@@ -144,6 +147,9 @@ int pb_quality_write_json(const char *path, const pb_quality_config *cfg, const 
                                 "suspect", (json_int_t)counts[1], "fail", (json_int_t)counts[2],
                                 "passed", pb_qrun_passed(run), "permutations",
                                 (json_int_t)run->permutations, "wall_s", run->wall_s);
+    /* A run stopped by a signal says so: `quality --resume` reads the file
+     * back and runs the (instance, n) it has no rows of. */
+    json_object_set_new(summary, "interrupted", json_boolean(run->interrupted));
     /* Readers (quality --replot, scripts) check the version they know. */
     json_t *root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "schema_version", 1, "provenance",
                              provenance ? provenance : json_null(), "quality", quality,
@@ -151,4 +157,61 @@ int pb_quality_write_json(const char *path, const pb_quality_config *cfg, const 
                              "rows", rows, "summary", summary);
     if (!root) return pb_err_set(err, "cannot build %s", path);
     return pb_write_json(path, root, JSON_INDENT(1) | JSON_REAL_PRECISION(12), err);
+}
+
+static double read_num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int pb_quality_read_rows(json_t *root, const char *path, const pb_quality_config *cfg, pb_qrun *run, pb_err *err)
+{
+    memset(run, 0, sizeof *run);
+    json_t *rows = json_object_get(root, "rows");
+    if (!json_is_array(rows)) return pb_err_set(err, "%s: not a permbench quality results file", path);
+    size_t n = json_array_size(rows);
+    run->rows = calloc(n ? n : 1, sizeof *run->rows);
+    if (!run->rows) return pb_err_set(err, "out of memory");
+    run->cap = n ? n : 1;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(rows, i);
+        const char *label = json_string_value(json_object_get(o, "label"));
+        const char *test = json_string_value(json_object_get(o, "test"));
+        const char *verdict = json_string_value(json_object_get(o, "verdict"));
+        pb_qrow *r = &run->rows[i];
+        for (size_t k = 0; label && k < cfg->inst.n && !r->in; k++)
+            if (strcmp(cfg->inst.v[k].label, label) == 0) r->in = &cfg->inst.v[k];
+        size_t which = 0;
+        r->qt = test ? pb_qtest_of_result(test, &which) : NULL;
+        if (!r->in || !r->qt || !verdict) {
+            pb_qrun_free(run);
+            return pb_err_set(err, "%s: row %zu (%s, %s) is not an instance and test of its config", path, i,
+                              label ? label : "no label", test ? test : "no test");
+        }
+        run->nrows++;
+        r->test = r->qt->results[which];
+        r->n = (uint32_t)json_integer_value(json_object_get(o, "n"));
+        r->r.samples = (uint64_t)json_integer_value(json_object_get(o, "samples"));
+        r->r.invalid = (uint64_t)json_integer_value(json_object_get(o, "invalid"));
+        r->r.statistic = read_num(o, "statistic");
+        r->r.threshold = read_num(o, "threshold");
+        r->r.p_value = read_num(o, "p_value");
+        r->r.expected = read_num(o, r->qt->expected_name);
+        r->r.aux = read_num(o, r->qt->aux_name);
+        r->r.reject = json_is_true(json_object_get(o, "reject"));
+        r->r.verdict = strcmp(verdict, "PASS") == 0      ? PB_VERDICT_PASS
+                       : strcmp(verdict, "SUSPECT") == 0 ? PB_VERDICT_SUSPECT
+                                                         : PB_VERDICT_FAIL;
+        r->alpha = read_num(o, "alpha");
+        r->seconds = read_num(o, "seconds");
+        r->error = json_is_true(json_object_get(o, "error"));
+        const char *msg = json_string_value(json_object_get(o, "message"));
+        snprintf(r->message, sizeof r->message, "%s", msg ? msg : "");
+    }
+    json_t *sum = json_object_get(root, "summary");
+    run->permutations = (uint64_t)json_integer_value(json_object_get(sum, "permutations"));
+    run->wall_s = read_num(sum, "wall_s");
+    if (isnan(run->wall_s)) run->wall_s = 0;
+    return 0;
 }

@@ -56,11 +56,17 @@ gpu_without_device)
 out_is_file) : >"$work/afile"; args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --out "$work/afile"); want="run: $work/afile is not a directory" ;;
 out_has_results) mkdir -p "$work/o"; : >"$work/o/results.json"; args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --out "$work/o"); want="run: $work/o already holds results; choose another --out" ;;
 out_interrupted) mkdir -p "$work/o"; echo keep >"$work/o/results.partial.csv"; args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" --out "$work/o"); want="run: $work/o holds an interrupted run; finish it with 'permbench run --resume $work/o'" ;;
-resume_missing) args=(run --resume "$work/none"); want="run: --resume $work/none: no results.json there" ;;
+resume_missing) args=(run --resume "$work/none"); want="run: --resume $work/none: no journal.jsonl or results.json there" ;;
 resume_finished)
     "$pb" run "$(ini '[sweep]\nsizes = 10\nceilings = none\nplot = none\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\n[fisher-yates]\n')" --out "$work/fin" --quiet >/dev/null 2>&1 || { echo "FAIL: setup run"; exit 1; }
     args=(run --resume "$work/fin"); want="run: --resume $work/fin: that run finished; nothing to resume" ;;
-resume_with_config) args=(run --resume "$work" "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')"); want="run: --resume takes no CONFIG.ini" ;;
+resume_with_config)
+    # An interrupted run, then its config file edited: the given CONFIG must
+    # be the text the run recorded.
+    "$pb" run "$(ini '[sweep]\nsizes = 10\nceilings = none\nplot = none\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\n[fisher-yates]\n')" --out "$work/int" --quiet >/dev/null 2>&1 || { echo "FAIL: setup run"; exit 1; }
+    python3 -c "import json,sys; p=sys.argv[1]; j=json.load(open(p)); j['summary']['interrupted']=True; json.dump(j, open(p,'w'))" "$work/int/results.json"
+    mv "$work/int/results.csv" "$work/int/results.partial.csv"
+    args=(run --resume "$work/int" "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')"); want="run: --resume $work/int: $work/c.ini is not the config the run recorded ($work/c.ini); resume without it, or start a new run" ;;
 resume_with_out) args=(run --resume "$work" --out "$work/x"); want="run: --resume DIR writes into DIR; --out is not for it" ;;
 quality_out_is_file) : >"$work/afile"; args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[fisher-yates]\n')" --out "$work/afile"); want="quality: $work/afile is not a directory" ;;
 quality_repeated_chisq) args=(quality "$(ini '[quality]\nchisq = 5\nchisq = 6\nchisq_samples = 1000\n[fisher-yates]\n')"); want="c.ini:3: key 'chisq' given twice in [quality]" ;;

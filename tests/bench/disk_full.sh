@@ -3,9 +3,11 @@
 # disk: the writes fail the same way, with EFBIG instead of ENOSPC):
 #  - figures: `plot` exits 2 with one line naming the figure and the reason,
 #    and leaves no empty, cut or temporary figure behind;
-#  - results: `run` exits 2 with one line naming results.json and the OS's
-#    reason, leaves no half-written results.json or temporary file, and
-#    keeps every row in results.partial.csv.
+#  - results: `run` exits 2 with one line naming the file (the journal, the
+#    first to outgrow the limit), the OS's reason and `run --resume`, leaves
+#    no results file or temporary file, and keeps every finished row in
+#    results.partial.csv and the journal, which ends in a whole line.
+#    (run_resume_disk_full.sh resumes such runs, and fails results.json.)
 #   disk_full.sh PERMBENCH SOURCE_DIR
 set -u
 pb=$1 src=$2
@@ -28,16 +30,19 @@ grep -q "^permbench: plot: cannot draw $d/throughput.png: .*\(File size limit ex
     fail "plot: the line does not name the figure and the reason"
 [ -z "$(find "$d" -name '*.png' -o -name '*.svg' -o -name '*.tmp')" ] || fail "a figure or temporary file was left"
 
-# Results: results.json (raw samples, provenance) is larger than 8 KiB, the
-# partial CSV of nine rows (three sizes, with the ceilings) is not.
+# Results: the journal (every row, raw samples, the provenance at its head)
+# is the first file to outgrow an 8 KiB limit, before the run ends.
 o=$work/res
 (ulimit -f 8; exec "$pb" run "$work/c.ini" --out "$o" --quiet) >/dev/null 2>"$work/err"
 rc=$?
 [ "$rc" = 2 ] || fail "run under a size limit: exit $rc, want 2"
 [ "$(wc -l <"$work/err")" = 1 ] || fail "run: not one line on stderr"
-grep -q "^permbench: cannot write $o/results.json\(\.tmp[^:]*\)\?: File too large (the rows are in $o/results.partial.csv)$" "$work/err" ||
-    fail "run: the line does not name results.json and the reason"
+grep -q "^permbench: cannot write $o/journal.jsonl: File too large; finish with 'permbench run --resume $o'$" "$work/err" ||
+    fail "run: the line does not name the journal, the reason and the way on"
 [ ! -e "$o/results.json" ] && [ ! -e "$o/results.csv" ] || fail "a results file was left"
 [ -z "$(find "$o" -name '*.tmp*')" ] || fail "a temporary file was left"
-[ "$(grep -c '^fisher-yates,' "$o/results.partial.csv")" = 3 ] || fail "the partial CSV does not hold the three rows"
+[ "$(tail -c 1 "$o/journal.jsonl" | od -An -c | tr -d ' ')" = '\n' ] || fail "the journal ends in a cut line"
+rows=$(($(wc -l <"$o/results.partial.csv") - 1))
+[ "$rows" -ge 1 ] && [ "$rows" = "$(($(wc -l <"$o/journal.jsonl") - 1))" ] ||
+    fail "the partial CSV and the journal do not hold the same rows"
 echo "ok: $(cat "$work/err")"

@@ -1,45 +1,14 @@
 /* results.json as `permbench run --resume DIR` reads it back
  * (bench/results_read.h): the config text, options and state of an
  * interrupted run, then, as the run does, its recorded config loaded with
- * its -D overrides and its finished rows read against it. Beside the sanitizers: a refusal says why in one line,
- * and what is accepted is bounded (the -D list within its array, strings
- * terminated within their buffers). */
-#include "bench/results_read.h"
-#include "config/data_file.h"
-#include "config/ini_override.h"
+ * its -D overrides and its finished rows read against it; the checks are
+ * tests/fuzz/resume_check.h's. */
 #include "tests/fuzz/fuzz_input.h"
+#include "tests/fuzz/resume_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *path = pb_fuzz_input_file("results.json", data, size);
-    pb_resume_info info;
-    pb_err err;
-    pb_fuzz_err_clear(&err);
-    memset(&info, 0, sizeof info);
-    if (pb_results_read_resume(path, &info, &err) == 0) {
-        PB_FUZZ_ASSERT(info.config_text);
-        PB_FUZZ_ASSERT(info.ndefines <= sizeof info.defines / sizeof info.defines[0]);
-        for (size_t i = 0; i < info.ndefines; i++) PB_FUZZ_ASSERT(info.defines[i]);
-        PB_FUZZ_ASSERT(strnlen(info.only, sizeof info.only) < sizeof info.only);
-        PB_FUZZ_ASSERT(strnlen(info.name, sizeof info.name) < sizeof info.name);
-        pb_ini_set_overrides((const char *const *)info.defines, info.ndefines);
-        pb_config cfg;
-        pb_fuzz_err_clear(&err);
-        if (pb_config_load_text(info.path, info.name, info.config_text, &cfg, &err) == 0) {
-            pb_config_add_ceilings(&cfg);
-            pb_run run;
-            pb_fuzz_err_clear(&err);
-            if (pb_results_read_rows(path, &cfg, &run, &err)) pb_fuzz_check_err(&err);
-            pb_run_free(&run);
-            pb_config_free(&cfg);
-        } else {
-            pb_fuzz_check_err(&err);
-        }
-        pb_ini_set_overrides(NULL, 0);
-    } else {
-        pb_fuzz_check_err(&err);
-    }
-    pb_resume_info_free(&info);
-    pb_data_files_clear(); /* the config's key files: each input from an empty table */
+    pb_fuzz_resume_check(pb_fuzz_input_file("results.json", data, size), pb_results_read_resume,
+                         pb_results_read_rows);
     return 0;
 }

@@ -17,7 +17,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
 
-for h in ini run_config quality_config sizes params results_json quality_json compare resume perm_reader data_file; do
+for h in ini run_config quality_config sizes params results_json quality_json compare resume journal perm_reader data_file; do
     mkdir -p "$corpus/$h"
     rm -f "$corpus/$h"/seed-*
 done
@@ -100,6 +100,13 @@ for f in results/reference/nvidia-h200/multisplit/table8/results.json.gz; do
 done
 "$pb" run tests/data/tiny.ini --out "$work/d" --quiet -D sweep.sizes=2^4 >/dev/null
 trim "$work/d/results.json" | put resume tiny-define
+# journal: a run whose results.json found the disk full keeps its whole
+# journal; the same cut in its last line, and with its header alone.
+PERMBENCH_TEST_ENOSPC=results.json "$pb" run tests/data/tiny.ini --out "$work/j" --quiet -D sweep.sizes=2^4,2^6 \
+    >/dev/null 2>&1 || true
+put journal tiny <"$work/j/journal.jsonl"
+head -c -40 "$work/j/journal.jsonl" | put journal tiny-torn
+head -n 1 "$work/j/journal.jsonl" | put journal header-only
 
 # ---- permutation streams (quality --input): byte 0 the format (0 u32, 1
 # u64, 2 text), byte 1 n - 1, byte 2 the batch - 1, then the rows
@@ -181,6 +188,6 @@ put("path-empty", paths("\n"))
 put("path-long", paths("k" * 1100 + "\n/tmp"))
 PY
 
-for h in ini run_config quality_config sizes params results_json quality_json compare resume perm_reader data_file; do
+for h in ini run_config quality_config sizes params results_json quality_json compare resume journal perm_reader data_file; do
     echo "$h: $(find "$corpus/$h" -type f | wc -l) inputs"
 done
