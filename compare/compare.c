@@ -1,6 +1,7 @@
 #include "compare/compare.h"
 
 #include <errno.h>
+#include <gsl/gsl_sort.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +14,6 @@
 #include "stats/mann_whitney.h"
 #include "stats/median_ci.h"
 #include "stats/multimodal.h"
-#include <gsl/gsl_sort.h>
 
 const char *pb_cmp_verdict_name(pb_cmp_verdict v)
 {
