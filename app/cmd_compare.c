@@ -13,7 +13,7 @@
 
 static const char help[] =
     "usage: permbench compare BASE NEW [--threshold PCT] [--alpha A] [--fail-on-slower PCT]\n"
-    "                         [--markdown] [--out DIR]\n"
+    "                         [--strict] [--markdown] [--out DIR]\n"
     "\n"
     "Compares two runs of one family, row by row. BASE and NEW are result\n"
     "directories (holding results.json, or a packed run's results.json.gz) or such\n"
@@ -22,13 +22,19 @@ static const char help[] =
     "row: both medians, the ratio NEW/BASE and a verdict from both runs' raw\n"
     "samples: SLOWER when a two-sided Mann-Whitney U test rejects at alpha and the\n"
     "ratio exceeds 1 + threshold, FASTER when it rejects and the ratio is below\n"
-    "1 / (1 + threshold), SAME otherwise. When the runs are on different devices,\n"
+    "1 / (1 + threshold), SAME otherwise; UNSTABLE instead when a side is noisy\n"
+    "(its median's 95% interval wider than its run's max_noise), multimodal (its\n"
+    "samples in two clusters) or busy (measured on a busy machine). When the runs\n"
+    "are on different devices,\n"
     "each row's share of its ceiling is compared too. The runs' provenance comes\n"
     "first, differences marked.\n"
     "\n"
     "  --threshold PCT       smallest change called FASTER or SLOWER (default 2)\n"
     "  --alpha A             the U test's level (default 0.05)\n"
     "  --fail-on-slower PCT  exit 1 when a row is SLOWER by more than PCT percent\n"
+    "                        (UNSTABLE rows are passed over)\n"
+    "  --strict              with --fail-on-slower: an UNSTABLE row whose median\n"
+    "                        ratio exceeds 1 + PCT% fails too\n"
     "  --markdown            print the report as Markdown\n"
     "  --out DIR             also write DIR/compare.md (the Markdown report),\n"
     "                        compare.json, compare.csv and the figure compare.png\n"
@@ -57,12 +63,14 @@ static const pb_outdir_kind compare_dirs = {"compare-", compare_results, NULL, N
 /* The rows that fail --fail-on-slower, named on one line. */
 static void name_slower(const pb_compare *c)
 {
-    fprintf(stderr, "permbench: compare: %zu row%s SLOWER by more than %g%%:", c->slower_beyond_fail,
-            c->slower_beyond_fail == 1 ? "" : "s", c->opts.fail_pct);
+    fprintf(stderr, "permbench: compare: %zu row%s SLOWER%s by more than %g%%:", c->slower_beyond_fail,
+            c->slower_beyond_fail == 1 ? "" : "s", c->opts.strict ? " (or UNSTABLE, --strict)" : "",
+            c->opts.fail_pct);
     size_t shown = 0;
     for (size_t i = 0; i < c->nrows && shown < 8; i++) {
         const pb_cmp_row *r = &c->rows[i];
-        if (r->verdict != PB_CMP_SLOWER || !(r->ratio > 1 + c->opts.fail_pct / 100)) continue;
+        bool counts = r->verdict == PB_CMP_SLOWER || (c->opts.strict && r->verdict == PB_CMP_UNSTABLE);
+        if (!counts || !(r->ratio > 1 + c->opts.fail_pct / 100)) continue;
         char nb[48];
         fprintf(stderr, "%s %s n=%s (%.3fx)", shown++ ? "," : "", r->key.label,
                 pb_size_format(r->key.n, nb, sizeof nb), r->ratio);
@@ -77,9 +85,10 @@ int pb_cmd_compare(int argc, char **argv)
                                          {"alpha", required_argument, NULL, 'a'},
                                          {"fail-on-slower", required_argument, NULL, 'f'},
                                          {"markdown", no_argument, NULL, 'm'},
+                                         {"strict", no_argument, NULL, 's'},
                                          {"out", required_argument, NULL, 'o'},
                                          {NULL, 0, NULL, 0}};
-    pb_compare_opts o = {0.05, 2.0, NAN};
+    pb_compare_opts o = {0.05, 2.0, NAN, false};
     const char *out_dir = NULL;
     bool markdown = false;
     int c;
@@ -90,8 +99,11 @@ int pb_cmd_compare(int argc, char **argv)
         if (c == 'a' && number("--alpha", optarg, 0, 1, true, false, &o.alpha)) return PB_EXIT_USAGE;
         if (c == 'f' && number("--fail-on-slower", optarg, 0, 1000, false, true, &o.fail_pct)) return PB_EXIT_USAGE;
         if (c == 'm') markdown = true;
+        if (c == 's') o.strict = true;
         if (c == 'o') out_dir = optarg;
     }
+    if (o.strict && isnan(o.fail_pct))
+        return pb_cli_fail("compare: --strict needs --fail-on-slower (it says which UNSTABLE rows fail)");
     if (argc - optind != 2)
         return pb_cli_fail("compare: expected BASE and NEW, got %d argument%s (see 'permbench compare --help')",
                            argc - optind, argc - optind == 1 ? "" : "s");

@@ -362,8 +362,9 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
     if (why_stop != PB_GO_ON) row->status = PB_ROW_OK;
     row->timed_out = why_stop == PB_STOP_TIMEOUT;
     row->noise = pb_noise_value(&noise);
-    row->noisy = row->nsamples > 1 && row->noise > cfg->max_noise;
     pb_noise_free(&noise);
+    /* noisy: the median's interval, the figure the stopping rule used. */
+    if (pb_row_judge(row, cfg->max_noise)) fail_row(row, PB_ROW_ERROR, "out of memory for samples");
     m->release(state);
     if (row->nsamples == 0) {
         free(link_bytes);

@@ -16,6 +16,8 @@ const char *const pb_csv_columns[] = {
     /* Appended: a reader that knows only the columns before still reads
      * every one of them where it was. */
     "link_bytes",  "link_gbps",
+    /* The median's 95% interval, its relative half-width, two clusters. */
+    "median_ci_lo_ms", "median_ci_hi_ms", "median_ci_halfwidth_pct", "multimodal",
 };
 const size_t pb_csv_ncolumns = sizeof pb_csv_columns / sizeof pb_csv_columns[0];
 
@@ -63,6 +65,11 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
         if (links && !isnan(row->link_bytes)) fprintf(f, "%.6g", row->link_bytes);
         fputc(',', f);
         if (links && !isnan(row->link_gbps)) fprintf(f, "%.6g", row->link_gbps);
+        if (row->status != PB_ROW_ERROR && !isnan(row->ci_lo_ms))
+            fprintf(f, ",%.6g,%.6g,%.3f,%s", row->ci_lo_ms, row->ci_hi_ms, 100 * row->ci_halfwidth,
+                    row->multimodal ? "yes" : "no");
+        else
+            fputs(",,,,", f);
         fputc('\n', f);
     }
     return pb_afile_commit(&a, err);

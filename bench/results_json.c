@@ -59,6 +59,14 @@ static json_t *row_json(const pb_row *row, const pb_config *cfg)
     json_object_set_new(j, "wall_max_ms", num_or_null(row->wall.max, ok));
     json_object_set_new(j, "noise_pct", num_or_null(100 * row->noise, ok));
     json_object_set_new(j, "noisy", json_boolean(row->noisy));
+    /* The median's distribution-free 95% interval and its relative
+     * half-width (the figure `noisy` and the stopping rule judge by), the
+     * probability its ranks hold the median, and two clusters of samples. */
+    json_object_set_new(j, "median_ci_lo_ms", num_or_null(row->ci_lo_ms, ok));
+    json_object_set_new(j, "median_ci_hi_ms", num_or_null(row->ci_hi_ms, ok));
+    json_object_set_new(j, "median_ci_halfwidth_pct", num_or_null(100 * row->ci_halfwidth, ok));
+    json_object_set_new(j, "median_ci_confidence", num_or_null(row->ci_confidence, ok));
+    json_object_set_new(j, "multimodal", json_boolean(row->multimodal));
     json_object_set_new(j, "check", json_string(row->check));
     json_object_set_new(j, "check_s", json_real(row->check_s));
     json_object_set_new(j, "failed_sample",
@@ -100,6 +108,7 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
                               cfg->ceilings_auto, "plots", plots);
     json_object_set_new(sweep, "reference", cfg->reference[0] ? json_string(cfg->reference) : json_null());
     json_object_set_new(sweep, "max_noise_pct", json_real(100 * cfg->max_noise));
+    json_object_set_new(sweep, "noise_figure", json_string("median_ci_halfwidth_pct"));
     json_object_set_new(sweep, "fail_noisy", json_boolean(cfg->fail_noisy));
     json_object_set_new(sweep, "streams", json_integer(cfg->streams));
     json_object_set_new(sweep, "hold", json_boolean(cfg->hold));
@@ -125,6 +134,9 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
     json_t *sum = json_object_get(root, "summary");
     json_object_set_new(sum, "interrupted", json_boolean(run->interrupted));
     json_object_set_new(sum, "points_planned", json_integer((json_int_t)run->planned));
+    size_t multimodal = 0;
+    for (size_t r = 0; r < run->nrows; r++) multimodal += run->rows[r].multimodal;
+    json_object_set_new(sum, "multimodal_rows", json_integer((json_int_t)multimodal));
     return pb_write_json(path, root, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9), err);
 }
 

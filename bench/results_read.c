@@ -178,7 +178,6 @@ static int read_rows(json_t *root, const char *json_path, const pb_config *cfg, 
         }
         row->timed_out = json_is_true(json_object_get(o, "timed_out"));
         row->noise = num(o, "noise_pct") / 100;
-        row->noisy = json_is_true(json_object_get(o, "noisy"));
         json_t *fs = json_object_get(o, "failed_sample");
         row->failed_sample = json_is_integer(fs) ? (long)json_integer_value(fs) : -1;
         row->check_s = num(o, "check_s");
@@ -191,6 +190,12 @@ static int read_rows(json_t *root, const char *json_path, const pb_config *cfg, 
         if (row->nsamples) {
             row->ms = pb_summarise(row->samples_ms, row->nsamples);
             row->wall = pb_summarise(row->wall_ms, row->nsamples);
+        }
+        /* The interval and the clusters from the samples, as a row measured
+         * now is judged (a file of an older permbench has neither). */
+        if (pb_row_judge(row, cfg->max_noise)) {
+            rc = pb_err_set(err, "out of memory");
+            break;
         }
         /* Absent (a file of an older permbench) or null: NaN and "". */
         row->link_bytes = num(o, "link_bytes");

@@ -31,8 +31,15 @@ typedef struct pb_row {
     bool timed_out;     /* stopped by the timeout before min_samples / min_time */
     pb_summary ms;
     pb_summary wall;
-    double noise;       /* relative standard deviation of samples_ms (0.01 = 1%) */
-    bool noisy;         /* stopped with noise above the sweep's max_noise */
+    double noise;       /* relative standard deviation of samples_ms (0.01 = 1%); reported, not judged */
+    bool noisy;         /* the median's 95% interval is wider than the sweep's max_noise (pb_row_judge) */
+    /* The precision of the median (pb_row_judge): its distribution-free 95%
+     * confidence interval (stats/median_ci.h) in ms, the probability its
+     * ranks hold the median (below 0.95 only under 6 samples), its
+     * half-width relative to the median ((hi - lo) / (2 median)); and
+     * whether the samples fall into two clusters (stats/multimodal.h). */
+    double ci_lo_ms, ci_hi_ms, ci_confidence, ci_halfwidth;
+    bool multimodal;
     long failed_sample; /* the sample whose check failed (0-based), -1 if none */
     char check[96];     /* what every sample was checked against */
     double check_s;     /* seconds spent outside the timed region checking and refreshing */
@@ -72,6 +79,11 @@ typedef struct pb_run {
  * else n and its family's count. */
 void pb_row_work(const pb_instance *in, uint64_t n, unsigned item_bytes, double *items,
                  double *bytes);
+
+/* From the row's samples_ms: its median interval and half-width, noisy
+ * (half-width above max_noise, with at least two samples) and multimodal.
+ * Returns -1 when out of memory. (bench/row_precision.c) */
+int pb_row_judge(pb_row *row, double max_noise);
 
 #ifdef __cplusplus
 }

@@ -9,12 +9,19 @@
 
 /* median_ms is the timer's: CUDA events on the GPU, the monotonic clock on
  * the CPU; wall_ms is the host's wall time of the same calls, launch to
- * completion (on the CPU the two are one). */
+ * completion (on the CPU the two are one). The legend under the header
+ * says what each column is, so the table reads without the docs. */
 void pb_table_header(void)
 {
-    printf("%-22s %-4s %12s %4s %4s %7s %11s %11s %6s %10s %9s %7s %s\n", "label", "dev", "n",
-           "item", "thr", "samples", "median_ms", "wall_ms", "noise", "Gitems/s", "GB/s", "%copy",
-           "verified");
+    printf("%-22s %-4s %12s %4s %4s %7s %11s %11s %11s %6s %11s %10s %9s %7s %s\n", "label", "dev",
+           "n", "item", "thr", "samples", "median_ms", "ci_lo_ms", "ci_hi_ms", "+-ci", "wall_ms",
+           "Gitems/s", "GB/s", "%copy", "verified");
+    printf("# median_ms: median of the timed samples; ci_lo_ms, ci_hi_ms: its distribution-free 95%%\n"
+           "# confidence interval (order statistics); +-ci: the interval's half-width / median, the\n"
+           "# figure that stops sampling and marks a row (noisy) above max_noise; (multimodal): the\n"
+           "# samples fall into two clusters; wall_ms: median host wall time, launch to completion;\n"
+           "# Gitems/s, GB/s: items and bytes the algorithm must move at the median; %%copy: GB/s as a\n"
+           "# share of the copy ceiling on the same device, n and item\n");
     fflush(stdout);
 }
 
@@ -26,17 +33,18 @@ void pb_table_row(const pb_row *row)
     if (row->threads) snprintf(thr, sizeof thr, "%d", row->threads);
     if (!isnan(row->pct_copy)) snprintf(pct, sizeof pct, "%.1f", row->pct_copy);
     if (row->status == PB_ROW_ERROR) {
-        printf("%-22s %-4s %12s %4u %4s %7s %11s %11s %6s %10s %9s %7s %s\n", row->inst->label,
-               pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr, "-", "-", "-",
-               "-", "-", "-", "-", "ERROR");
-    } else {
-        char noise[16];
-        snprintf(noise, sizeof noise, "%.1f%%", 100 * row->noise);
-        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %11.4f %6s %10.4f %9.2f %7s %s%s%s\n",
+        printf("%-22s %-4s %12s %4u %4s %7s %11s %11s %11s %6s %11s %10s %9s %7s %s\n",
                row->inst->label, pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr,
-               row->nsamples, row->ms.median, row->wall.median, noise, row->items_per_s / 1e9,
-               row->gbps, pct, row->status == PB_ROW_OK ? "yes" : "FAILED",
-               row->noisy ? " (noisy)" : "", row->timed_out ? " (timeout)" : "");
+               "-", "-", "-", "-", "-", "-", "-", "-", "-", "ERROR");
+    } else {
+        char ci[16];
+        snprintf(ci, sizeof ci, "%.1f%%", 100 * row->ci_halfwidth);
+        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %11.4f %11.4f %6s %11.4f %10.4f %9.2f %7s %s%s%s%s\n",
+               row->inst->label, pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr,
+               row->nsamples, row->ms.median, row->ci_lo_ms, row->ci_hi_ms, ci, row->wall.median,
+               row->items_per_s / 1e9, row->gbps, pct, row->status == PB_ROW_OK ? "yes" : "FAILED",
+               row->noisy ? " (noisy)" : "", row->multimodal ? " (multimodal)" : "",
+               row->timed_out ? " (timeout)" : "");
         /* A module spread over several devices: what it sent between
          * them, on a line of its own so the columns stay as they are. */
         if (!isnan(row->link_bytes)) {
@@ -52,14 +60,20 @@ void pb_table_row(const pb_row *row)
 
 void pb_table_failures(const pb_run *run, double max_noise)
 {
-    size_t bad = 0, noisy = 0;
+    size_t bad = 0, noisy = 0, multimodal = 0;
     for (size_t i = 0; i < run->nrows; i++) {
         bad += run->rows[i].status != PB_ROW_OK;
         noisy += run->rows[i].status == PB_ROW_OK && run->rows[i].noisy;
+        multimodal += run->rows[i].status == PB_ROW_OK && run->rows[i].multimodal;
     }
     if (noisy)
-        fprintf(stderr, "note: %zu row(s) stopped noisier than max_noise = %g%% (marked noisy)\n",
+        fprintf(stderr,
+                "note: %zu row(s) whose median's 95%% interval is wider than max_noise = %g%% "
+                "(marked noisy)\n",
                 noisy, 100 * max_noise);
+    if (multimodal)
+        fprintf(stderr, "note: %zu row(s) whose samples fall into two clusters (marked multimodal)\n",
+                multimodal);
     if (!bad) return;
     fprintf(stderr, "%zu row(s) failed:\n", bad);
     for (size_t i = 0; i < run->nrows; i++) {

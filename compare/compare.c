@@ -1,6 +1,7 @@
 #include "compare/compare.h"
 
 #include <errno.h>
+#include <gsl/gsl_sort.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,10 +12,12 @@
 #include "output/json_file.h"
 #include "stats/summary.h"
 #include "stats/mann_whitney.h"
+#include "stats/median_ci.h"
+#include "stats/multimodal.h"
 
 const char *pb_cmp_verdict_name(pb_cmp_verdict v)
 {
-    return v == PB_CMP_FASTER ? "FASTER" : v == PB_CMP_SLOWER ? "SLOWER" : "SAME";
+    return v == PB_CMP_FASTER ? "FASTER" : v == PB_CMP_SLOWER ? "SLOWER" : v == PB_CMP_UNSTABLE ? "UNSTABLE" : "SAME";
 }
 
 int pb_compare_resolve(const char *arg, char *path, size_t len, pb_err *err)
@@ -167,6 +170,39 @@ static pb_cmp_key key_of(json_t *r)
                         (uint64_t)integer(r, "n"), (unsigned)integer(r, "item_bytes")};
 }
 
+/* One side of a row: its median interval's half-width (percent) from its
+ * samples, noisy against its run's max_noise, multimodal, busy. A row
+ * that carries the interval (median_ci_halfwidth_pct) judged its own
+ * noisy by it, so that flag counts too; an older row's noisy was the
+ * relative standard deviation, and is passed over. */
+static int judge_side(json_t *root, json_t *r, const double *x, size_t n, double *ci_pct, bool *noisy,
+                      bool *multimodal, bool *busy)
+{
+    double *s = malloc((n ? n : 1) * sizeof *s);
+    if (!s) return -1;
+    memcpy(s, x, n * sizeof *s);
+    gsl_sort(s, 1, n);
+    pb_median_ci ci = pb_median_ci_of_sorted(s, n, 0.95);
+    *ci_pct = 100 * pb_median_ci_halfwidth(&ci, (s[(n - 1) / 2] + s[n / 2]) / 2);
+    json_t *mn = json_object_get(json_object_get(root, "sweep"), "max_noise_pct");
+    double max_noise = json_is_number(mn) ? json_number_value(mn) : 0.5; /* the sweep's default */
+    bool own = json_is_number(json_object_get(r, "median_ci_halfwidth_pct"));
+    *noisy = (n > 1 && *ci_pct > max_noise) || (own && json_is_true(json_object_get(r, "noisy")));
+    pb_modes m;
+    int rc = pb_modes_of_sorted(s, n, &m);
+    *multimodal = m.multimodal || json_is_true(json_object_get(r, "multimodal"));
+    *busy = json_is_true(json_object_get(r, "busy"));
+    free(s);
+    return rc;
+}
+
+static void add_reason(char *buf, size_t len, const char *side, const char *what, double pct)
+{
+    size_t at = strlen(buf);
+    if (pct >= 0) snprintf(buf + at, len - at, "%s%s %s (+-%.1f%%)", at ? ", " : "", side, what, pct);
+    else snprintf(buf + at, len - at, "%s%s %s", at ? ", " : "", side, what);
+}
+
 static int compare_row(pb_compare *c, json_t *b, json_t *n, pb_cmp_row *row, pb_err *err)
 {
     memset(row, 0, sizeof *row);
@@ -178,6 +214,11 @@ static int compare_row(pb_compare *c, json_t *b, json_t *n, pb_cmp_row *row, pb_
     if (!rc) {
         row->base_ms = pb_summarise(bs, row->base_samples).median;
         row->new_ms = pb_summarise(ns, row->new_samples).median;
+        if (judge_side(c->base.root, b, bs, row->base_samples, &row->base_ci_pct, &row->base_noisy,
+                       &row->base_multimodal, &row->base_busy) ||
+            judge_side(c->new_.root, n, ns, row->new_samples, &row->new_ci_pct, &row->new_noisy,
+                       &row->new_multimodal, &row->new_busy))
+            rc = pb_err_set(err, "out of memory");
     }
     free(bs);
     free(ns);
@@ -193,6 +234,16 @@ static int compare_row(pb_compare *c, json_t *b, json_t *n, pb_cmp_row *row, pb_
     double t = 1 + c->opts.threshold_pct / 100;
     bool real = mw.p_value < c->opts.alpha;
     row->verdict = real && row->ratio > t ? PB_CMP_SLOWER : real && row->ratio < 1 / t ? PB_CMP_FASTER : PB_CMP_SAME;
+    /* A side that cannot be trusted: no verdict. */
+    char *u = row->unstable;
+    size_t ul = sizeof row->unstable;
+    if (row->base_noisy) add_reason(u, ul, "BASE", "noisy", row->base_ci_pct);
+    if (row->new_noisy) add_reason(u, ul, "NEW", "noisy", row->new_ci_pct);
+    if (row->base_multimodal) add_reason(u, ul, "BASE", "multimodal", -1);
+    if (row->new_multimodal) add_reason(u, ul, "NEW", "multimodal", -1);
+    if (row->base_busy) add_reason(u, ul, "BASE", "busy", -1);
+    if (row->new_busy) add_reason(u, ul, "NEW", "busy", -1);
+    if (*u) row->verdict = PB_CMP_UNSTABLE;
     bool gpu = strcmp(row->key.device, "gpu") == 0;
     row->other_device = gpu ? c->gpu_differs : c->cpu_differs;
     row->base_share = number(b, "pct_of_copy");
@@ -253,12 +304,14 @@ int pb_compare_runs(const char *base, const char *new_, const pb_compare_opts *o
         c->same += row->verdict == PB_CMP_SAME;
         c->faster += row->verdict == PB_CMP_FASTER;
         c->slower += row->verdict == PB_CMP_SLOWER;
-        c->slower_beyond_fail += row->verdict == PB_CMP_SLOWER && row->ratio > 1 + opts->fail_pct / 100;
+        c->unstable += row->verdict == PB_CMP_UNSTABLE;
+        c->slower_beyond_fail += (row->verdict == PB_CMP_SLOWER || (opts->strict && row->verdict == PB_CMP_UNSTABLE)) &&
+                                 row->ratio > 1 + opts->fail_pct / 100;
     }
     if (!matched)
         return pb_err_set(err, "BASE and NEW have no row in common (rows are matched by label, n, item_bytes "
                                "and axis_value)");
-    return 0;
+    return pb_compare_machine(c, err);
 }
 
 /* One run's provenance as the lines' texts. */
@@ -302,5 +355,6 @@ void pb_compare_free(pb_compare *c)
     json_decref(c->new_.root);
     free(c->rows);
     free(c->skips);
+    free(c->machine);
     memset(c, 0, sizeof *c);
 }

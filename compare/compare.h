@@ -14,7 +14,16 @@
  * noise real. Where the two runs are on different devices (GPU name for GPU
  * rows; CPU model or logical CPUs for CPU rows), each row's share of its
  * ceiling (pct_of_copy) is compared too: near 1 the row moved with the
- * memory system, well below 1 it gained less than the copy did. */
+ * memory system, well below 1 it gained less than the copy did.
+ *
+ * A row that cannot be trusted on either side gets UNSTABLE instead of a
+ * verdict: noisy (its median's 95% interval wider than its run's
+ * max_noise), multimodal (its samples in two clusters) or busy (measured
+ * while the machine was busy). Noisy and multimodal are judged again from
+ * the samples (stats/median_ci.h, stats/multimodal.h), so runs written
+ * before the rows said so are judged alike; a row's own flags count too.
+ * --fail-on-slower passes over UNSTABLE rows unless `strict`, which fails
+ * an UNSTABLE row whose median ratio exceeds the bound. */
 #ifndef PB_COMPARE_H
 #define PB_COMPARE_H
 
@@ -25,13 +34,14 @@
 
 #include "core/err.h"
 
-typedef enum pb_cmp_verdict { PB_CMP_SAME, PB_CMP_FASTER, PB_CMP_SLOWER } pb_cmp_verdict;
+typedef enum pb_cmp_verdict { PB_CMP_SAME, PB_CMP_FASTER, PB_CMP_SLOWER, PB_CMP_UNSTABLE } pb_cmp_verdict;
 const char *pb_cmp_verdict_name(pb_cmp_verdict v);
 
 typedef struct pb_compare_opts {
     double alpha;         /* the U test's level, (0, 1) */
     double threshold_pct; /* minimum effect size, percent of BASE's median */
     double fail_pct;      /* --fail-on-slower; NAN when not given */
+    bool strict;          /* --strict: UNSTABLE rows count against --fail-on-slower */
 } pb_compare_opts;
 
 /* What each run says about where it ran; strings point into the loaded
@@ -66,6 +76,12 @@ typedef struct pb_cmp_row {
     pb_cmp_verdict verdict;
     bool other_device;      /* the two runs measured this row on different devices */
     double base_share, new_share, share_ratio; /* pct_of_copy, NAN when absent */
+    /* Why the row cannot be trusted (UNSTABLE), per side: its median
+     * interval's half-width (percent of the median), noisy, multimodal,
+     * busy; and the reasons as one text ("" when trusted). */
+    double base_ci_pct, new_ci_pct;
+    bool base_noisy, new_noisy, base_multimodal, new_multimodal, base_busy, new_busy;
+    char unstable[160];
 } pb_cmp_row;
 
 /* A row not compared: on one side only, or not ok on a side. */
@@ -81,8 +97,10 @@ typedef struct pb_compare {
     size_t nrows;
     pb_cmp_skip *skips; /* base-only, then new-only, then not ok */
     size_t nskips;
-    size_t same, faster, slower, slower_beyond_fail;
+    size_t same, faster, slower, slower_beyond_fail, unstable;
     bool gpu_differs, cpu_differs; /* between the two runs' provenance */
+    struct pb_cmp_machine_line *machine; /* the runs' machine state (compare_machine.c) */
+    size_t nmachine;
 } pb_compare;
 
 /* The provenance both runs carry, as lines of (what, BASE's, NEW's): GPU,
@@ -94,6 +112,18 @@ typedef struct pb_cmp_prov_line {
     char base[160], new_[160];
 } pb_cmp_prov_line;
 size_t pb_compare_prov_lines(const pb_compare *c, pb_cmp_prov_line lines[PB_CMP_PROV_LINES]);
+
+/* The machine state each run recorded (its results.json's "machine"
+ * object, at the top or under provenance: load, busy, GPU clocks and
+ * throttle reasons, before and after), one line per value either run has,
+ * named by its path ("machine.after.load_avg_1m", "machine.busy"); "-"
+ * where a run lacks it. At most PB_CMP_MACHINE_MAX lines. */
+#define PB_CMP_MACHINE_MAX 48
+typedef struct pb_cmp_machine_line {
+    char what[96];
+    char base[160], new_[160];
+} pb_cmp_machine_line;
+int pb_compare_machine(pb_compare *c, pb_err *err);
 
 /* The results.json of `arg`: a result directory holding one (or a packed
  * reference run's results.json.gz), or the file itself, plain or gzip.

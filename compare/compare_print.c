@@ -56,21 +56,28 @@ static void print_skips(const pb_compare *c, bool md, FILE *out)
 
 static void print_summary(const pb_compare *c, bool md, FILE *out)
 {
-    fprintf(out, "\n%s%zu row%s compared: %zu SAME, %zu FASTER, %zu SLOWER", md ? "**" : "", c->nrows,
-            c->nrows == 1 ? "" : "s", c->same, c->faster, c->slower);
+    fprintf(out, "\n%s%zu row%s compared: %zu SAME, %zu FASTER, %zu SLOWER, %zu UNSTABLE", md ? "**" : "",
+            c->nrows, c->nrows == 1 ? "" : "s", c->same, c->faster, c->slower, c->unstable);
     if (!isnan(c->opts.fail_pct))
-        fprintf(out, " (%zu slower by more than %g%%)", c->slower_beyond_fail, c->opts.fail_pct);
+        fprintf(out, " (%zu %s by more than %g%%)", c->slower_beyond_fail,
+                c->opts.strict ? "slower or unstable and slower" : "slower", c->opts.fail_pct);
     fprintf(out, "%s\n", md ? "**" : "");
     fprintf(out, "%sverdict: %s at alpha %g on the samples_ms of both runs, and a median ratio NEW/BASE "
                  "beyond %g%% (SLOWER above %.4f, FASTER below %.4f); SAME otherwise.\n",
             md ? "\n" : "", PB_CMP_TEST_NAME, c->opts.alpha, c->opts.threshold_pct,
             1 + c->opts.threshold_pct / 100, 1 / (1 + c->opts.threshold_pct / 100));
+    fprintf(out, "%sUNSTABLE: no verdict, a side cannot be trusted: noisy (its median's 95%% interval wider "
+                 "than its run's max_noise), multimodal (its samples in two clusters) or busy (measured on a busy "
+                 "machine); --fail-on-slower passes over these rows%s.\n",
+            md ? "\n" : "", c->opts.strict ? " except, with --strict, those whose ratio exceeds its bound" : " unless --strict");
     if (any_other_device(c))
         fprintf(out, "%sshare ratio: the row's share of its ceiling (pct_of_copy) NEW/BASE, the runs being on "
                      "different devices: near 1, the row moved with the copy; below 1, it gained less than "
                      "the copy (not bound by memory bandwidth).\n",
                 md ? "\n" : "");
 }
+
+static void print_machine(const pb_compare *c, bool md, int w, FILE *out);
 
 static void print_text(const pb_compare *c, FILE *out)
 {
@@ -79,11 +86,14 @@ static void print_text(const pb_compare *c, FILE *out)
     int w = 4;
     for (size_t i = 0; i < n; i++)
         if ((int)strlen(l[i].base) > w) w = (int)strlen(l[i].base);
+    for (size_t i = 0; i < c->nmachine; i++)
+        if ((int)strlen(c->machine[i].base) > w) w = (int)strlen(c->machine[i].base);
     fprintf(out, "# BASE %s\n# NEW  %s\n\n", c->base.path, c->new_.path);
     fprintf(out, "%-14s %-*s  %s\n", "", w, "BASE", "NEW");
     for (size_t i = 0; i < n; i++)
         fprintf(out, "%-14s %-*s  %s%s\n", l[i].what, w, l[i].base, l[i].new_,
                 strcmp(l[i].base, l[i].new_) ? "   (differs)" : "");
+    print_machine(c, false, w, out);
     bool share = any_other_device(c);
     fprintf(out, "\n%-24s %12s %4s %11s %11s %11s %7s %9s %-*s%s\n", "label", "n", "item", "samples",
             "base_ms", "new_ms", "ratio", "p", share ? 7 : 0, "verdict", share ? "  share ratio" : "");
@@ -112,6 +122,7 @@ static void print_markdown(const pb_compare *c, FILE *out)
     for (size_t i = 0; i < n; i++)
         fprintf(out, "| %s | %s | %s | %s |\n", l[i].what, l[i].base, l[i].new_,
                 strcmp(l[i].base, l[i].new_) ? "differs" : "");
+    print_machine(c, true, 0, out);
     bool share = any_other_device(c);
     fprintf(out, "\n| label | n | item | base ms | new ms | ratio | verdict | p-value |%s\n", share ? " share ratio |" : "");
     fprintf(out, "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |%s\n", share ? " ---: |" : "");
@@ -132,10 +143,37 @@ static void print_markdown(const pb_compare *c, FILE *out)
     }
 }
 
+/* The UNSTABLE rows and why. */
+static void print_unstable(const pb_compare *c, bool md, FILE *out)
+{
+    if (!c->unstable) return;
+    fprintf(out, md ? "\n**Unstable (no verdict):**\n\n" : "\nUnstable (no verdict):\n");
+    for (size_t i = 0; i < c->nrows; i++) {
+        const pb_cmp_row *r = &c->rows[i];
+        if (r->verdict != PB_CMP_UNSTABLE) continue;
+        char nb[48];
+        pb_size_format(r->key.n, nb, sizeof nb);
+        fprintf(out, md ? "- `%s` n = %s, %u B: %s\n" : "  %s  n = %s, %u B: %s\n", r->key.label, nb,
+                r->key.item_bytes, r->unstable);
+    }
+}
+
+/* The machine state lines, after the provenance's. */
+static void print_machine(const pb_compare *c, bool md, int w, FILE *out)
+{
+    for (size_t i = 0; i < c->nmachine; i++) {
+        const pb_cmp_machine_line *l = &c->machine[i];
+        bool differs = strcmp(l->base, l->new_) != 0;
+        if (md) fprintf(out, "| %s | %s | %s | %s |\n", l->what, l->base, l->new_, differs ? "differs" : "");
+        else fprintf(out, "%-14s %-*s  %s%s\n", l->what, w, l->base, l->new_, differs ? "   (differs)" : "");
+    }
+}
+
 void pb_compare_print(const pb_compare *c, bool markdown, FILE *out)
 {
     if (markdown) print_markdown(c, out);
     else print_text(c, out);
+    print_unstable(c, markdown, out);
     print_skips(c, markdown, out);
     print_summary(c, markdown, out);
 }

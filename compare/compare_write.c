@@ -39,6 +39,18 @@ static json_t *row_json(const pb_cmp_row *r)
     json_object_set_new(j, "verdict", json_string(pb_cmp_verdict_name(r->verdict)));
     json_object_set_new(j, "other_device", json_boolean(r->other_device));
     json_object_set_new(j, "share_ratio", r->other_device ? num(r->share_ratio) : json_null());
+    /* Each side's trust, and why the row is UNSTABLE (null: it is not). */
+    const struct { const char *side; double ci; bool noisy, multimodal, busy; } sides[] = {
+        {"base", r->base_ci_pct, r->base_noisy, r->base_multimodal, r->base_busy},
+        {"new", r->new_ci_pct, r->new_noisy, r->new_multimodal, r->new_busy}};
+    for (int s = 0; s < 2; s++) {
+        json_t *o = json_object_get(j, sides[s].side);
+        json_object_set_new(o, "median_ci_halfwidth_pct", num(sides[s].ci));
+        json_object_set_new(o, "noisy", json_boolean(sides[s].noisy));
+        json_object_set_new(o, "multimodal", json_boolean(sides[s].multimodal));
+        json_object_set_new(o, "busy", json_boolean(sides[s].busy));
+    }
+    json_object_set_new(j, "unstable", r->unstable[0] ? json_string(r->unstable) : json_null());
     return j;
 }
 
@@ -64,6 +76,10 @@ static json_t *compare_json(const pb_compare *c, int argc, char **argv)
         if (strcmp(l[i].base, l[i].new_) != 0)
             json_array_append_new(diffs, json_pack("{s:s, s:s, s:s}", "field", l[i].what, "base", l[i].base,
                                                    "new", l[i].new_));
+    for (size_t i = 0; i < c->nmachine; i++)
+        if (strcmp(c->machine[i].base, c->machine[i].new_) != 0)
+            json_array_append_new(diffs, json_pack("{s:s, s:s, s:s}", "field", c->machine[i].what, "base",
+                                                   c->machine[i].base, "new", c->machine[i].new_));
     for (size_t i = 0; i < c->nrows; i++) json_array_append_new(rows, row_json(&c->rows[i]));
     for (size_t i = 0; i < c->nskips; i++) {
         const pb_cmp_skip *s = &c->skips[i];
@@ -80,15 +96,16 @@ static json_t *compare_json(const pb_compare *c, int argc, char **argv)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_object_set_new(test, "strict", json_boolean(o->strict));
     return json_pack("{s:i, s:s, s:{s:s, s:s, s:s}, s:o, s:o, s:o, s:o, s:{s:b, s:b}, s:o, s:o, "
-                     "s:{s:I, s:I, s:I, s:I, s:o}, s:o}",
+                     "s:{s:I, s:I, s:I, s:I, s:I, s:o}, s:o}",
                      "schema_version", PB_COMPARE_SCHEMA, "date", date, "permbench", "version",
                      pb_build.version, "commit", pb_build.commit, "dirty", pb_build.dirty, "test", test,
                      "base", side_json(&c->base), "new", side_json(&c->new_), "provenance_differences", diffs,
                      "devices_differ", "gpu", c->gpu_differs, "cpu", c->cpu_differs, "rows", rows,
                      "not_compared", skips, "summary", "compared", (json_int_t)c->nrows, "same",
                      (json_int_t)c->same, "faster", (json_int_t)c->faster, "slower", (json_int_t)c->slower,
-                     "slower_beyond_fail",
+                     "unstable", (json_int_t)c->unstable, "slower_beyond_fail",
                      isnan(o->fail_pct) ? json_null() : json_integer((json_int_t)c->slower_beyond_fail),
                      "command_line", cmd);
 }
@@ -129,7 +146,8 @@ static int write_csv(const pb_compare *c, const char *path, pb_err *err)
     FILE *f = a.f;
     bool mixed = mixed_items(c);
     fputs("row,name,label,module,device,n,item_bytes,axis_value,base_samples,new_samples,base_median_ms,"
-          "new_median_ms,ratio,u,z,p_value,verdict,base_pct_of_copy,new_pct_of_copy,share_ratio\n",
+          "new_median_ms,ratio,u,z,p_value,verdict,base_pct_of_copy,new_pct_of_copy,share_ratio,"
+          "base_ci_halfwidth_pct,new_ci_halfwidth_pct,unstable\n",
           f);
     for (size_t i = 0; i < c->nrows; i++) {
         const pb_cmp_row *r = &c->rows[i];
@@ -156,6 +174,10 @@ static int write_csv(const pb_compare *c, const char *path, pb_err *err)
         csv_num(f, r->base_share);
         csv_num(f, r->new_share);
         csv_num(f, r->other_device ? r->share_ratio : NAN);
+        csv_num(f, r->base_ci_pct);
+        csv_num(f, r->new_ci_pct);
+        fputc(',', f);
+        csv_text(f, r->unstable);
         fputc('\n', f);
     }
     return pb_afile_commit(&a, err);
@@ -202,9 +224,10 @@ int pb_compare_plot_vars(const pb_compare *c, const char *dir, char *vars, size_
     int w = snprintf(vars, len,
                      "datafile = '%s/compare.csv'\ntitle = 'NEW / BASE, median time per row (%s)'\n"
                      "subtitle = 'BASE: %s  |  NEW: %s  |  Mann-Whitney U, alpha %g, threshold %g%%'\n"
-                     "threshold = %.17g\nshare = %d\nrows = %zu\nsame = %zu\nfaster = %zu\nslower = %zu\n",
+                     "threshold = %.17g\nshare = %d\nrows = %zu\nsame = %zu\nfaster = %zu\nslower = %zu\n"
+                     "unstable = %zu\n",
                      dir, fam, b, n, c->opts.alpha, c->opts.threshold_pct, c->opts.threshold_pct, share,
-                     c->nrows, c->same, c->faster, c->slower);
+                     c->nrows, c->same, c->faster, c->slower, c->unstable);
     if (w < 0 || (size_t)w >= len) return pb_err_set(err, "cannot plot: the directory name is too long");
     return 0;
 }

@@ -42,10 +42,10 @@ if (hi / lo < 30) {
 set key below horizontal box
 # A series with no point makes gnuplot warn ("no valid points") into
 # gnuplot.log: only the verdicts that occur, and the share ratios only when
-# the devices differ (permbench sets same, faster, slower: the counts).
+# the devices differ (permbench sets same, faster, slower, unstable: the counts).
 vdot(V, C) = sprintf(", datafile using (column(\"row\")):(verdict(\"%s\")) with points pt 7 ps 0.9 lc rgb \"%s\" title \"%s\"", V, C, V)
 dots = (same ? vdot("SAME", "#7f7f7f") : "") . (faster ? vdot("FASTER", "#2ca02c") : "") . \
-       (slower ? vdot("SLOWER", "#d62728") : "")
+       (slower ? vdot("SLOWER", "#d62728") : "") . (unstable ? vdot("UNSTABLE", "#ff7f0e") : "")
 shares = share ? ", datafile using (column(\"row\")):(column(\"share_ratio\")) with points pt 12 ps 1.1 lc rgb \"#1f77b4\" title \"share of the ceiling, NEW / BASE\"" : ""
 plot 1 with lines lc rgb "#333333" lw 1 notitle, \
      up with lines dt 2 lc rgb "#999999" title sprintf("threshold (%g%%)", threshold), \

@@ -200,7 +200,8 @@ TEST_IMPL(every_sample_rows)
         for (size_t k = 0; k < r->nsamples; k++) ASSERT(r->wall_ms[k] == r->samples_ms[k]);
         ASSERT(r->wall.median == r->ms.median);
         ASSERT(isfinite(r->noise) && r->noise >= 0);
-        ASSERT(r->noisy == (r->noise > cfg.max_noise));
+        ASSERT(r->ci_lo_ms <= r->ms.median && r->ms.median <= r->ci_hi_ms);
+        ASSERT(r->noisy == (r->ci_halfwidth > cfg.max_noise));
         ASSERT(r->check_s > 0);
     }
     pb_run_free(&run);
@@ -232,5 +233,50 @@ TEST_IMPL(pct_copy_of_batch)
     ASSERT_EQ_U64(run.nrows, 3); /* cpu-copy at 1000 and 4000, the batch */
     pb_run_free(&run);
     pb_config_free(&cfg);
+    return 0;
+}
+
+/* The stopping rule judges the median's interval, not the standard
+ * deviation: one stall in ten samples leaves the median where it was, so
+ * sampling stops quiet at min_samples whatever the stall does to the
+ * relative standard deviation; samples in two clusters with the median
+ * between them never narrow their interval, and settle as noisy. */
+TEST_IMPL(stopping_median_interval)
+{
+    pb_stopping s = {10, 1000, 0, 60, 0.005};
+    pb_noise z = {0};
+    pb_stop st = PB_GO_ON;
+    for (int i = 0; st == PB_GO_ON; i++) {
+        ASSERT(pb_noise_add(&z, i % 10 == 9 ? 8.0 : 1.0 + 1e-4 * (i % 3)) == 0);
+        st = pb_stopping_check(&s, &z, 0);
+    }
+    printf("one stall in ten: stop %d after %zu samples, relative sd %.1f%%, interval +-%.3f%%\n", (int)st,
+           z.n, 100 * pb_noise_value(&z), 100 * pb_noise_halfwidth(&z));
+    ASSERT(st == PB_STOP_QUIET && z.n == 10);
+    ASSERT(pb_noise_value(&z) > 1 && pb_noise_halfwidth(&z) < 0.001);
+    pb_noise_free(&z);
+
+    /* Half the samples at 1 ms, half at 8: the interval spans both and
+     * stays; it settles as soon as the window can tell. */
+    st = PB_GO_ON;
+    for (int i = 0; st == PB_GO_ON; i++) {
+        ASSERT(pb_noise_add(&z, i % 2 ? 1.0 : 8.0) == 0);
+        st = pb_stopping_check(&s, &z, 0);
+    }
+    ASSERT(st == PB_STOP_SETTLED && z.n == 2 * pb_stopping_window(&s));
+    ASSERT(pb_noise_halfwidth(&z) > 0.5);
+
+    /* Fewer than 6 samples cannot stop quiet: their interval is [min, max]
+     * and below 95%. */
+    pb_stopping few = {3, 1000, 0, 60, 0.005};
+    pb_noise q = {0};
+    st = PB_GO_ON;
+    for (int i = 0; st == PB_GO_ON; i++) {
+        ASSERT(pb_noise_add(&q, 1.0) == 0);
+        st = pb_stopping_check(&few, &q, 0);
+    }
+    ASSERT(st == PB_STOP_QUIET && q.n == 6); /* PB_STOPPING_CI_MIN */
+    pb_noise_free(&q);
+    pb_noise_free(&z);
     return 0;
 }

@@ -102,17 +102,19 @@ static int csv_cells(const char *path, const char *label, char *bytes, char *gbp
     FILE *f = fopen(path, "r");
     if (!f) return -1;
     char line[4096];
-    int cb = -1, cg = -1, ncols = 0, rc = -1;
+    int cb = -1, cg = -1, cs = -1, ncols = 0, rc = -1;
     if (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
         char *save = line, *tok;
         for (int c = 0; (tok = field(&save)); c++, ncols++) {
             if (strcmp(tok, "link_bytes") == 0) cb = c;
             if (strcmp(tok, "link_gbps") == 0) cg = c;
+            if (strcmp(tok, "status") == 0) cs = c;
         }
     }
-    /* Appended: the last two columns, so older readers find theirs. */
-    if (cb != ncols - 2 || cg != ncols - 1) {
+    /* Appended after status (the columns appended since come after them),
+     * so older readers find theirs. */
+    if (cs < 0 || cb != cs + 1 || cg != cs + 2) {
         fclose(f);
         return -1;
     }

@@ -1,6 +1,7 @@
 /* results.csv and results.json of a real run: the documented columns and
  * fields, one row per instance x point, values consistent between the two. */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,8 +57,9 @@ TEST_IMPL(results_files)
         int commas = 0;
         for (char *p = line; *p; p++) commas += *p == ',';
         ASSERT(commas == (int)pb_csv_ncolumns - 1);
-        /* No module here sends anything between devices: empty link cells. */
-        ASSERT_CONTAINS(line, ",yes,ok,,\n");
+        /* No module here sends anything between devices: empty link cells;
+         * then the median's interval and the clusters. */
+        ASSERT_CONTAINS(line, ",yes,ok,,,");
         rows++;
     }
     fclose(f);
@@ -103,6 +105,17 @@ TEST_IMPL(results_files)
         if (strcmp(mod, "cpu-copy") == 0)
             ASSERT(json_real_value(json_object_get(r, "pct_of_copy")) == 100.0);
         ASSERT(json_is_real(json_object_get(r, "pct_of_copy")));
+        /* The median's 95% interval holds the median; noisy is its
+         * half-width above max_noise; multimodal is said either way. */
+        double ci_lo = json_real_value(json_object_get(r, "median_ci_lo_ms"));
+        double ci_hi = json_real_value(json_object_get(r, "median_ci_hi_ms"));
+        double half = json_real_value(json_object_get(r, "median_ci_halfwidth_pct"));
+        ASSERT(lo <= ci_lo && ci_lo <= med && med <= ci_hi && ci_hi <= hi);
+        ASSERT(fabs(half - 100 * (ci_hi - ci_lo) / (2 * med)) <= 1e-6 * (half + 1));
+        ASSERT(json_is_true(json_object_get(r, "noisy")) ==
+               (half > json_real_value(get(root, "sweep.max_noise_pct"))));
+        ASSERT(json_is_boolean(json_object_get(r, "multimodal")));
+        ASSERT(json_real_value(json_object_get(r, "median_ci_confidence")) > 0.9);
         ASSERT(json_is_null(json_object_get(r, "link_bytes")) &&
                json_is_null(json_object_get(r, "link_gbps")) &&
                json_is_null(json_object_get(r, "topology")));

@@ -17,14 +17,18 @@ fail() {
 }
 
 # samples KIND CENTER SEED: 40 deterministic samples around CENTER ms.
-# quiet: within +-0.2%; noisy: spread over +-40% (overlapping runs).
+# quiet: within +-0.2%; noisy: spread over +-40% (overlapping runs);
+# stallsK: K samples within +-0.2% of CENTER, the other 40 - K stalled on
+# the scheduler (400, 800 or 1200 times CENTER, each +-0.2%).
 samples() {
     awk -v kind="$1" -v c="$2" -v seed="$3" 'BEGIN {
         s = seed; spread = kind == "noisy" ? 0.4 : 0.002
+        fast = kind ~ /^stalls/ ? substr(kind, 7) + 0 : 40
         for (i = 0; i < 40; i++) {
             s = (s * 1103515245 + 12345) % 2147483648
             u = 2 * s / 2147483648 - 1
-            printf "%s%.9g", i ? "," : "", c * (1 + spread * u)
+            m = i < fast ? 1 : 400 * (1 + i % 3)
+            printf "%s%.9g", i ? "," : "", c * m * (1 + spread * u)
         }
     }'
 }
@@ -45,6 +49,9 @@ run() {
     mkdir -p "$dir"
     local rows
     rows=$(IFS=,; echo "$*")
+    # MACHINE: a run-level machine object (load, busy, GPU clocks).
+    local machine=
+    [ -n "${MACHINE:-}" ] && machine="\"machine\": $MACHINE,"
     cat >"$dir/results.json" <<EOF
 {"schema_version": 2,
  "provenance": {"date": "2026-01-01T00:00:00Z", "git": {"commit": "$commit", "dirty": "no"},
@@ -52,6 +59,7 @@ run() {
    "host": {"cpu_model": "Test CPU", "logical_cpus": 4},
    "gpu": {"present": true, "name": "$gpu", "driver_cuda_version": "13.0", "sm_clock_mhz": 1980,
            "memory_clock_mhz": 3201}},
+ $machine
  "sweep": {"family": "$family"},
  "results": [$rows]}
 EOF
@@ -67,7 +75,7 @@ compare() {
 }
 expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1"; }
 # verdict LABEL: the verdict column of LABEL's row in the text report.
-verdict() { awk -v l="$1" '$1 == l && NF >= 9 { print $9 }' "$work/out"; }
+verdict() { awk -v l="$1" '$1 == l && NF >= 9 { print $9; exit }' "$work/out"; }
 
 case $case in
 identical)
@@ -119,12 +127,13 @@ faster)
     ;;
 noisy)
     # A 5% shift within a +-40% spread: the medians differ by more than the
-    # threshold, but the U test cannot tell the runs apart.
+    # threshold, the U test cannot tell the runs apart, and the median's
+    # interval is far wider than max_noise on both sides: UNSTABLE.
     run "$work/nb" shuffle "GPU X" aaaaaaa "$(row a 1024 ok noisy 2.0 5)"
     run "$work/nn" shuffle "GPU X" aaaaaaa "$(row a 1024 ok noisy 2.1 5)"
     compare "$work/nb" "$work/nn" --fail-on-slower 2
     expect_rc 0
-    [ "$(verdict a)" = SAME ] || fail "a is '$(verdict a)', expected SAME"
+    [ "$(verdict a)" = UNSTABLE ] || fail "a is '$(verdict a)', expected UNSTABLE"
     grep -qE '^a .* 1\.050 ' "$work/out" || fail "a's ratio is not 1.050"
     p=$(awk '$1 == "a" { print $8 }' "$work/out")
     awk -v p="$p" 'BEGIN { exit !(p > 0.05) }' || fail "p = $p, expected above alpha"
@@ -210,6 +219,69 @@ out)
     expect_rc 2
     grep -q "already holds results; choose another --out" "$work/err" || fail "the second --out was not refused"
     ;;
+unstable_noisy)
+    # One noisy row, 10% slower in its median: UNSTABLE, not judged; exit 0
+    # under --fail-on-slower, 1 with --strict, which names it.
+    run "$work/new" shuffle "GPU X" aaaaaaa "${base_rows[@]:0:2}" "$(row b 1024 ok noisy 4.4 9)"
+    compare "$work/base" "$work/new" --fail-on-slower 5
+    expect_rc 0
+    [ "$(verdict b)" = UNSTABLE ] || fail "b is '$(verdict b)', expected UNSTABLE"
+    [ "$(verdict a)" = SAME ] || fail "a is '$(verdict a)', expected SAME"
+    grep -q '^3 rows compared: 2 SAME, 0 FASTER, 0 SLOWER, 1 UNSTABLE' "$work/out" || fail "the summary does not count it"
+    grep -A1 '^Unstable (no verdict):' "$work/out" | grep -qE '^  b  n = 2\^10, 8 B: NEW noisy \(\+-[0-9.]+%\)$' ||
+        fail "b is not listed as unstable, NEW noisy"
+    [ ! -s "$work/err" ] || fail "something on stderr"
+    compare "$work/base" "$work/new" --fail-on-slower 5 --strict
+    expect_rc 1
+    grep -q '^permbench: compare: 1 row SLOWER (or UNSTABLE, --strict) by more than 5%: b n=2^10' "$work/err" ||
+        fail "--strict does not name b"
+    # --strict with a bound the ratio does not exceed: 0.
+    compare "$work/base" "$work/new" --fail-on-slower 50 --strict
+    expect_rc 0
+    ;;
+unstable_clusters)
+    # The same binary, its samples in two clusters (fast, or stalled 400x
+    # and more): BASE has 19 fast of 40, NEW 21, so BASE's median is a stall
+    # and NEW's a fast sample, a ratio near 0.003 that the U test cannot
+    # see. UNSTABLE (multimodal on both sides), not SAME.
+    run "$work/sb" shuffle "GPU X" aaaaaaa "$(row a 1024 ok stalls19 0.01 5)"
+    run "$work/sn" shuffle "GPU X" aaaaaaa "$(row a 1024 ok stalls21 0.01 5)"
+    compare "$work/sb" "$work/sn" --fail-on-slower 5
+    expect_rc 0
+    [ "$(verdict a)" = UNSTABLE ] || fail "a is '$(verdict a)', expected UNSTABLE"
+    grep -qE '^a .* 0\.00[0-9] ' "$work/out" || fail "a's ratio is not near 0.003"
+    grep -A1 '^Unstable (no verdict):' "$work/out" | grep -q 'BASE multimodal, NEW multimodal' ||
+        fail "the clusters are not named"
+    ;;
+unstable_busy)
+    # A row measured on a busy machine (its busy flag) is UNSTABLE however
+    # quiet; a row flagged multimodal by its run too. The machine state of
+    # both runs is in the provenance table, differences marked.
+    MACHINE='{"busy": false, "before": {"load_avg_1m": 0.05}, "after": {"load_avg_1m": 0.1}, "gpus": [{"throttle_reasons": "none", "sm_clock_mhz": 1980}]}' \
+        run "$work/mb" shuffle "GPU X" aaaaaaa "${base_rows[@]}"
+    busy_row=$(row b 1024 ok quiet 4.0 9 | sed 's/}$/,"busy":true}/')
+    mm_row=$(row a 1024 ok quiet 2.0 5 | sed 's/}$/,"multimodal":true}/')
+    MACHINE='{"busy": true, "before": {"load_avg_1m": 2.5}, "after": {"load_avg_1m": 3.9}, "gpus": [{"throttle_reasons": "sw_thermal", "sm_clock_mhz": 1410}]}' \
+        run "$work/mn" shuffle "GPU X" aaaaaaa "${base_rows[0]}" "$mm_row" "$busy_row"
+    compare "$work/mb" "$work/mn"
+    expect_rc 0
+    [ "$(verdict b)" = UNSTABLE ] || fail "b is '$(verdict b)', expected UNSTABLE"
+    [ "$(verdict a)" = UNSTABLE ] || fail "a is '$(verdict a)', expected UNSTABLE"
+    [ "$(verdict copy)" = SAME ] || fail "copy is '$(verdict copy)', expected SAME"
+    grep -q '^  b  n = 2^10, 8 B: NEW busy$' "$work/out" || fail "b is not listed as NEW busy"
+    grep -q '^  a  n = 2^10, 8 B: NEW multimodal$' "$work/out" || fail "a is not listed as NEW multimodal"
+    grep -qE '^machine.busy +no +yes +\(differs\)' "$work/out" || fail "machine.busy is not shown"
+    grep -qE '^machine.after.load_avg_1m +0.1 +3.9 +\(differs\)' "$work/out" || fail "the load is not shown"
+    grep -qE '^machine.gpus\[0\].throttle_reasons +none +sw_thermal +\(differs\)' "$work/out" ||
+        fail "the throttle reasons are not shown"
+    grep -qE '^machine.gpus\[0\].sm_clock_mhz +1980 +1410 +\(differs\)' "$work/out" || fail "the clock is not shown"
+    # A run without a machine object: its side says "-".
+    compare "$work/base" "$work/mn" --out "$work/o"
+    grep -qE '^machine.busy +- +yes +\(differs\)' "$work/out" || fail "a missing machine object is not '-'"
+    grep -q '"field": "machine.after.load_avg_1m"' "$work/o/compare.json" || fail "compare.json lacks the load"
+    grep -q '"unstable": "NEW busy"' "$work/o/compare.json" || fail "compare.json lacks b's reason"
+    grep -q ',UNSTABLE,' "$work/o/compare.csv" || fail "compare.csv lacks UNSTABLE"
+    ;;
 bad_*)
     o="$work/o"
     case $case in
@@ -236,6 +308,7 @@ bad_*)
     bad_one_arg) args=("$work/base"); want="compare: expected BASE and NEW, got 1 argument" ;;
     bad_three_args) args=("$work/base" "$work/base" "$work/base"); want="compare: expected BASE and NEW, got 3 arguments" ;;
     bad_option) args=("$work/base" "$work/base" --bogus); want="compare: unknown option '--bogus'" ;;
+    bad_strict) args=("$work/base" "$work/base" --strict); want="compare: --strict needs --fail-on-slower" ;;
     bad_out_file) : >"$work/afile"; o="$work/afile"; args=("$work/base" "$work/base"); want="compare: $work/afile is not a directory" ;;
     *) echo "unknown case $case"; exit 1 ;;
     esac

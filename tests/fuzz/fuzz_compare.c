@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  pb_fuzz_input_file("base.json", (const uint8_t *)base_json, sizeof base_json - 1));
     }
     const char *path = pb_fuzz_input_file("results.json", data, size);
-    pb_compare_opts opts = {0.001, 5, 10};
+    pb_compare_opts opts = {0.001, 5, 10, false};
     const char *pairs[3][2] = {{path, path}, {base_path, path}, {path, base_path}};
     for (int p = 0; p < 3; p++) {
         pb_compare c;

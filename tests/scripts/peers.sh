@@ -133,8 +133,9 @@ assert series == ['radik', 'radik-narrow128', 'sort-and-choose', 'sort-and-choos
     expect_rc 0 merge
     check "$work/merged" "
 assert len(r['results']) == 71 + 84 == len(c)
-# the committed run's CSV predates the link columns: its lines get them, empty
-assert list(c[0].keys())[-2:] == ['link_bytes', 'link_gbps'] and all(row['link_bytes'] == row['link_gbps'] == '' for row in c)
+# the committed run's CSV predates the link and interval columns: its lines get them, empty
+assert list(c[0].keys())[-6:-4] == ['link_bytes', 'link_gbps'] and all(row['link_bytes'] == row['link_gbps'] == '' for row in c)
+assert all((row['median_ci_halfwidth_pct'] != '') == row['module'].startswith('torch-') for row in c)
 peer = [j for j in r['results'] if j['module'].startswith('torch-')]
 assert all(j['pct_of_copy'] > 0 and j['speedup_vs_ref'] > 0 for j in peer)
 ref = dict((j['axis_value'], j['median_ms']) for j in r['results'] if j['series'] == 'sort-and-choose')
@@ -144,7 +145,9 @@ assert r['sweep']['title'].endswith('+ torch peers')
 assert r['provenance']['peers']['peers']['backend'] == 'synthetic'
 "
     plot "$work/merged" axis-time axis-speedup
-    compare "$work/ref" "$work/merged" "71 rows compared: 71 SAME"
+    # Against itself: no change, but one row of the committed run is noisy or
+    # multimodal by its median's interval, so it has no verdict (UNSTABLE).
+    compare "$work/ref" "$work/merged" "71 rows compared: 70 SAME, 0 FASTER, 0 SLOWER, 1 UNSTABLE"
     ;;
 shuffle_reference)
     reference table1
@@ -172,7 +175,9 @@ for j in peer:
 assert r['sweep']['title'].endswith('+ torch/cupy peers'), r['sweep']['title']
 "
     plot "$work/merged" throughput pct-copy latency
-    compare "$work/ref" "$work/merged" "56 rows compared: 56 SAME"
+    # Against itself: eight rows of the committed run are UNSTABLE (noisy or
+    # multimodal by their samples), the rest SAME.
+    compare "$work/ref" "$work/merged" "56 rows compared: 48 SAME, 0 FASTER, 0 SLOWER, 8 UNSTABLE"
     ;;
 topk_current | shuffle_current)
     family=${case%_current}

@@ -211,15 +211,30 @@ class Files(unittest.TestCase):
              "verified": True, "status": "ok"}
         self.assertEqual(peers.csv_line(j),
                          "torch-topk/k=32,torch-topk,k,32,torch-topk,topk,gpu,536870912,4,,12,"
-                         "1.23457,1.2,1.3,1.25,0.01,1.3,0.123,no,4.3e+11,1739.5,40.12,,yes,ok,,")
+                         "1.23457,1.2,1.3,1.25,0.01,1.3,0.123,no,4.3e+11,1739.5,40.12,,yes,ok,,,,,,")
         j.update(status="ERROR", verified=False, median_ms=None, samples=0)
         self.assertEqual(peers.csv_line(j), "torch-topk/k=32,torch-topk,k,32,torch-topk,topk,gpu,"
-                                            "536870912,4,,0,,,,,,,,,,,,,no,ERROR,,")
+                                            "536870912,4,,0,,,,,,,,,,,,,no,ERROR,,,,,,")
         self.assertEqual(len(peers.csv_line(j).split(",")), len(peers.CSV_COLUMNS))
         # The link columns, last, as results_csv.c writes them where a row has them.
         j.update(status="ok", verified=True, median_ms=1.23456789, samples=12,
                  link_bytes=4294967296.0, link_gbps=312.4)
-        self.assertTrue(peers.csv_line(j).endswith(",yes,ok,4.29497e+09,312.4"))
+        self.assertTrue(peers.csv_line(j).endswith(",yes,ok,4.29497e+09,312.4,,,,"))
+        # The median's interval and the clusters, last, as results_csv.c writes them.
+        j.update(median_ci_lo_ms=1.2, median_ci_hi_ms=1.25, median_ci_halfwidth_pct=2.0, multimodal=True)
+        self.assertTrue(peers.csv_line(j).endswith(",312.4,1.2,1.25,2.000,yes"))
+
+    def test_median_ci(self):
+        # As tests/stats/test_median_ci.c: [x(2), x(9)] of ten, [x(6), x(15)] of twenty.
+        self.assertEqual(peers.median_ci_ranks(10)[:2], (2, 9))
+        self.assertAlmostEqual(peers.median_ci_ranks(10)[2], 1 - 22 / 1024.0)
+        self.assertEqual(peers.median_ci_ranks(20)[:2], (6, 15))
+        self.assertEqual(peers.median_ci_ranks(5)[:2], (1, 5))
+        lo, hi, half, conf = peers.median_ci([float(i) for i in range(1, 11)])
+        self.assertEqual((lo, hi), (2.0, 9.0))
+        self.assertAlmostEqual(half, 7.0 / 11)
+        self.assertTrue(peers.multimodal([1.0, 1.01, 1.02, 1.03, 1.05, 1.1, 8.0, 8.1, 8.2, 8.5]))
+        self.assertFalse(peers.multimodal([1.0 + 0.7 * i for i in range(10)]))
 
     def test_json_refuses_nan(self):
         self.assertIsNone(peers._num(float("nan")))

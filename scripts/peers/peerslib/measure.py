@@ -3,7 +3,7 @@
 import time
 
 from peerslib.plan import work
-from peerslib.stats import GO_ON, Noise, TIMEOUT, stopping_check, summarise
+from peerslib.stats import GO_ON, Noise, TIMEOUT, median_ci, multimodal, stopping_check, summarise
 
 
 class CheckFailed(Exception):
@@ -69,8 +69,12 @@ def _noise_of(x):
 def finish_row(row, inst, max_noise_pct):
     """The row's statistics and rates from its samples, as permbench's."""
     n, s = row["samples_ms"], None
-    row["noisy"] = len(n) > 1 and row.get("noise", 0.0) > max_noise_pct / 100.0
+    row["noisy"], row["multimodal"], row["ci"] = False, False, None
     if n:
+        x = sorted(n)
+        row["ci"] = median_ci(x)
+        row["noisy"] = len(n) > 1 and row["ci"][2] > max_noise_pct / 100.0
+        row["multimodal"] = multimodal(x)
         s = summarise(n)
         w = summarise(row["samples_wall_ms"])
         row["ms"], row["wall"] = s, w

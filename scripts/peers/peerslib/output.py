@@ -30,6 +30,12 @@ def row_json(row):
         j["wall_%s_ms" % k] = _num(wall.get(k)) if ok else None
     j["noise_pct"] = _num(100 * row.get("noise", 0.0)) if ok else None
     j["noisy"] = bool(row.get("noisy"))
+    ci = row.get("ci")
+    j["median_ci_lo_ms"] = _num(ci[0]) if ok and ci else None
+    j["median_ci_hi_ms"] = _num(ci[1]) if ok and ci else None
+    j["median_ci_halfwidth_pct"] = _num(100 * ci[2]) if ok and ci else None
+    j["median_ci_confidence"] = _num(ci[3]) if ok and ci else None
+    j["multimodal"] = bool(row.get("multimodal"))
     j["check"] = row["check"]
     j["check_s"] = _num(row["check_s"]) or 0.0
     j["failed_sample"] = row["failed_sample"]
@@ -72,6 +78,11 @@ def csv_line(j):
     ok = j["status"] != "ERROR"
     f.append(_g(j["link_bytes"]) if ok and j.get("link_bytes") is not None else "")
     f.append(_g(j["link_gbps"]) if ok and j.get("link_gbps") is not None else "")
+    if ok and j.get("median_ci_lo_ms") is not None:
+        f.extend([_g(j["median_ci_lo_ms"]), _g(j["median_ci_hi_ms"]), "%.3f" % j["median_ci_halfwidth_pct"],
+                  "yes" if j.get("multimodal") else "no"])
+    else:
+        f.extend([""] * 4)
     return ",".join(f)
 
 
