@@ -8,6 +8,7 @@
 
 #include "output/interrupt.h"
 #include "bench/measure.h"
+#include "bench/suspect.h"
 #include "config/sizes.h"
 #include "core/gpu.h"
 #include "core/sysinfo.h"
@@ -261,6 +262,9 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
     for (size_t r = 0; r < had; r++) wall[r] = row_seconds(&rows[r]);
     run->planned = total;
     run->interrupted = false;
+    bool gpu_points = false;
+    for (size_t k = 0; k < total; k++) gpu_points |= pts[k].in->mod->device == PB_DEVICE_GPU;
+    pb_machine_watch_start(&run->machine, gpu_points);
     double t0 = now_s();
     for (size_t k = 0; k < total; k++) {
         if (finished(run, had, &pts[k])) continue;
@@ -282,7 +286,9 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
             hooks->progress(run->nrows, total, eta, in, row->n, hooks->user);
         }
         double p0 = now_s();
+        pb_machine_watch_point_begin(&run->machine);
         pb_measure_point(cfg, run, in, row);
+        row->busy = pb_machine_watch_point_end(&run->machine);
         if (pb_interrupted() && row->status == PB_ROW_ERROR && strcmp(row->message, "interrupted") == 0) {
             free(row->samples_ms);
             free(row->wall_ms);
@@ -293,6 +299,7 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
         wall[run->nrows] = now_s() - p0;
         run->nrows++;
         if (row->status != PB_ROW_ERROR) fill_pct_copy(run, row);
+        pb_row_flag_suspect(row);
         fill_speedup(cfg, run, row);
         if (hooks && hooks->row_done) hooks->row_done(run, row, hooks->user);
     }
@@ -303,6 +310,8 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
             fill_pct_copy(run, &run->rows[r]);
     for (size_t r = 0; r < run->nrows; r++)
         if (isnan(run->rows[r].speedup_vs_ref)) fill_speedup(cfg, run, &run->rows[r]);
+    pb_run_flag_suspect(run);
+    pb_machine_watch_finish(&run->machine);
     run->wall_s += now_s() - t0;
     free(wall);
     return 0;

@@ -32,11 +32,12 @@ void pb_table_row(const pb_row *row)
     } else {
         char noise[16];
         snprintf(noise, sizeof noise, "%.1f%%", 100 * row->noise);
-        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %11.4f %6s %10.4f %9.2f %7s %s%s%s\n",
+        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %11.4f %6s %10.4f %9.2f %7s %s%s%s%s%s\n",
                row->inst->label, pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr,
                row->nsamples, row->ms.median, row->wall.median, noise, row->items_per_s / 1e9,
                row->gbps, pct, row->status == PB_ROW_OK ? "yes" : "FAILED",
-               row->noisy ? " (noisy)" : "", row->timed_out ? " (timeout)" : "");
+               row->noisy ? " (noisy)" : "", row->timed_out ? " (timeout)" : "",
+               row->busy ? " (busy)" : "", row->suspect[0] ? " (suspect)" : "");
         /* A module spread over several devices: what it sent between
          * them, on a line of its own so the columns stay as they are. */
         if (!isnan(row->link_bytes)) {
@@ -60,6 +61,17 @@ void pb_table_failures(const pb_run *run, double max_noise)
     if (noisy)
         fprintf(stderr, "note: %zu row(s) stopped noisier than max_noise = %g%% (marked noisy)\n",
                 noisy, 100 * max_noise);
+    /* Rows measured on a busy machine, and numbers that cannot be right. */
+    size_t busy = 0;
+    for (size_t i = 0; i < run->nrows; i++) busy += run->rows[i].busy;
+    if (busy) fprintf(stderr, "note: %zu row(s) measured while the machine was busy (marked busy)\n", busy);
+    for (size_t i = 0; i < run->nrows; i++) {
+        const pb_row *r = &run->rows[i];
+        char nb[48];
+        if (r->suspect[0])
+            fprintf(stderr, "note: suspect: %s n=%s item=%u: %s\n", r->inst->label,
+                    pb_size_format(r->n, nb, sizeof nb), r->item_bytes, r->suspect);
+    }
     if (!bad) return;
     fprintf(stderr, "%zu row(s) failed:\n", bad);
     for (size_t i = 0; i < run->nrows; i++) {

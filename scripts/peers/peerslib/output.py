@@ -72,6 +72,8 @@ def csv_line(j):
     ok = j["status"] != "ERROR"
     f.append(_g(j["link_bytes"]) if ok and j.get("link_bytes") is not None else "")
     f.append(_g(j["link_gbps"]) if ok and j.get("link_gbps") is not None else "")
+    f.append("yes" if j.get("busy") else "no")
+    f.append((j.get("suspect") or "").replace(",", ";"))
     return ",".join(f)
 
 
