@@ -55,6 +55,9 @@ typedef struct pb_row {
      * numbers are impossible ("" when they are not). */
     bool busy;
     char suspect[256];
+    /* Seconds of the sampling loop, first refresh to last check: what the
+     * timeout bounds (the dry run's calibration, bench/estimate.h). */
+    double sampling_s;
 } pb_row;
 
 /* Expected output fingerprints, one per (reference, point, stream), shared
