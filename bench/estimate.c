@@ -1,6 +1,7 @@
 #include "bench/estimate.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 #include "bench/stopping.h"
 
@@ -28,13 +29,19 @@ double pb_estimate_sampling(const pb_config *cfg, const double *samples_ms, size
 }
 
 /* The slope of y over n through the two largest calibrations, at least 0;
- * through the origin with one. */
-static double slope(const pb_calibration *cal, size_t ncal, double (*y)(const pb_calibration *))
+ * through the origin with one. `linear`: at most the largest's own y per
+ * item (the fixed part and the per-sample overhead grow at most as their
+ * items do: allocation, generation, refresh and check are linear, the cache
+ * flush constant), so a stall at one small point, which the difference of
+ * two small values mostly is, cannot make them grow faster. */
+static double slope(const pb_calibration *cal, size_t ncal, double (*y)(const pb_calibration *), bool linear)
 {
     const pb_calibration *b = &cal[ncal - 1];
-    if (ncal == 1 || cal[ncal - 2].n >= b->n) return b->n ? fmax(y(b), 0) / (double)b->n : 0;
+    double through_origin = b->n ? fmax(y(b), 0) / (double)b->n : 0;
+    if (ncal == 1 || cal[ncal - 2].n >= b->n) return through_origin;
     const pb_calibration *a = &cal[ncal - 2];
-    return fmax((y(b) - y(a)) / ((double)b->n - (double)a->n), 0);
+    double s = fmax((y(b) - y(a)) / ((double)b->n - (double)a->n), 0);
+    return linear ? fmin(s, through_origin) : s;
 }
 
 static double min_ms(const pb_calibration *c) { return c->min_ms; }
@@ -45,7 +52,7 @@ double pb_estimate_run_s(const pb_calibration *cal, size_t ncal, uint64_t n)
 {
     const pb_calibration *b = &cal[ncal - 1];
     double extra = n > b->n ? (double)(n - b->n) : 0;
-    return (b->min_ms + extra * slope(cal, ncal, min_ms)) * 1e-3;
+    return (b->min_ms + extra * slope(cal, ncal, min_ms, false)) * 1e-3;
 }
 
 double pb_estimate_point(const pb_config *cfg, const pb_calibration *cal, size_t ncal, uint64_t n)
@@ -58,9 +65,9 @@ double pb_estimate_point(const pb_config *cfg, const pb_calibration *cal, size_t
         if (cal[i].n <= n) at = i;
     const pb_calibration *c = &cal[at];
     double extra = n > c->n ? (double)(n - c->n) : 0;
-    double shift_ms = extra * slope(cal, at + 1, min_ms);
-    double fixed = c->fixed_s + extra * slope(cal, at + 1, fixed_s);
-    double overhead = c->overhead_s + extra * slope(cal, at + 1, overhead_s);
+    double shift_ms = extra * slope(cal, at + 1, min_ms, false);
+    double fixed = c->fixed_s + extra * slope(cal, at + 1, fixed_s, true);
+    double overhead = c->overhead_s + extra * slope(cal, at + 1, overhead_s, true);
     /* The sweep's warm-ups, where the calibration made its own. */
     fixed += (cfg->warmup - c->warmup) * ((c->median_ms + shift_ms) * 1e-3 + overhead);
     double sampling = pb_estimate_sampling(cfg, c->samples_ms, c->nsamples, shift_ms, overhead, NULL);

@@ -44,7 +44,8 @@ double pb_estimate_sampling(const pb_config *cfg, const double *samples_ms, size
                             double overhead_s, size_t *nsamples);
 
 /* The seconds one run at `n` should take, from the fastest calibrated
- * samples (to decide whether calibrating there is cheap). */
+ * samples: the calibration goes up an instance's sizes while that is
+ * cheap. */
 double pb_estimate_run_s(const pb_calibration *cal, size_t ncal, uint64_t n);
 
 #endif

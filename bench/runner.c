@@ -323,10 +323,11 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
  * further up an instance's sizes (they are extrapolated from there). */
 #define CAL_POINT_S 1.5
 #define CAL_SAMPLES 3
-/* A fastest sample below this may be a thread start, a launch or a stall
- * rather than the point's work: the next size is calibrated too, so the
- * slope that extrapolates is measured, not assumed through the origin. */
-#define CAL_NOT_WORK_MS 50.0
+/* Up to this many items every module's work is a few milliseconds at most,
+ * so such a point is calibrated whatever the point below it took: a stall
+ * or a thread start there, scaled through the origin, would say otherwise,
+ * and the second point gives the slope that extrapolates. */
+#define CAL_CHEAP_ITEMS 65536.0
 
 static int by_width_and_n(const void *a, const void *b)
 {
@@ -377,8 +378,10 @@ int pb_run_dry(const pb_config *cfg, pb_run_plan_cb each, void *user, pb_run_est
         if (k == 0 || p->in != sorted[k - 1].in || p->item_bytes != sorted[k - 1].item_bytes)
             first = run.nrows, stopped = false;
         size_t ncal = run.nrows - first;
-        bool unsure = ncal == 1 && cals[first].min_ms < CAL_NOT_WORK_MS;
-        if (stopped || (ncal && !unsure && (1 + CAL_SAMPLES) * pb_estimate_run_s(&cals[first], ncal, p->n) > CAL_POINT_S)) {
+        double items, bytes;
+        pb_row_work(p->in, p->n, p->item_bytes, &items, &bytes);
+        if (stopped || (ncal && items > CAL_CHEAP_ITEMS &&
+                        (1 + CAL_SAMPLES) * pb_estimate_run_s(&cals[first], ncal, p->n) > CAL_POINT_S)) {
             stopped = true;
             continue;
         }

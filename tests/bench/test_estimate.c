@@ -72,5 +72,18 @@ TEST_IMPL(run_estimate_point)
     /* One calibration only: its per-item times, through the origin. */
     ASSERT(fabs(pb_estimate_run_s(cal, 1, 2000) - 2 * 0.01e-3) < 1e-12);
     ASSERT(fabs(pb_estimate_run_s(cal, 2, 31000) - 0.31e-3) < 1e-9);
+    /* A stall in the fixed part of the larger calibration (0.2 s where the
+     * smaller took 0.01 s): the fixed part grows at most as its items do,
+     * 0.2 s per 16000 items, not as the difference of the two says (0.19 s
+     * per 15000 items). */
+    pb_calibration stalled[2] = {cal[0], cal[1]};
+    stalled[1].fixed_s = 0.2;
+    stalled[0].overhead_s = stalled[1].overhead_s = 0;
+    const double flat[] = {1, 1, 1};
+    stalled[0].samples_ms = stalled[1].samples_ms = flat;
+    stalled[0].min_ms = stalled[1].min_ms = stalled[0].median_ms = stalled[1].median_ms = 1;
+    cfg.max_samples = cfg.min_samples = 5;
+    double at_32000 = pb_estimate_point(&cfg, stalled, 2, 32000);
+    ASSERT(fabs(at_32000 - (0.4 + 5 * 1e-3)) < 1e-9);
     return 0;
 }
