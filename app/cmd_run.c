@@ -53,7 +53,8 @@ static const char help[] =
     "                    it), e.g. -D sweep.sizes=2^20 -D sweep.timeout=5; checked\n"
     "                    as the file's line would be, and recorded in results.json\n"
     "  --dry-run         print the points and the time they should take (three\n"
-    "                    calibration samples per instance), and write nothing\n"
+    "                    calibration samples at each instance's cheaper sizes),\n"
+    "                    and write nothing\n"
     "  --quiet           no table and no progress line\n"
     "\n"
     "SIGINT or SIGTERM stops the run within the point it is measuring (that point\n"
@@ -123,7 +124,8 @@ static int dry_run(const pb_config *cfg, pb_err *err)
     pb_run_estimate est;
     if (pb_run_dry(cfg, print_point, NULL, &est, err)) return -1;
     char a[32], b[32], k[32];
-    printf("%zu points: about %s (from three samples per instance at its smallest point, %s), "
+    printf("%zu points: about %s (the stopping rule played over three samples at each instance's sizes "
+           "up to where a point costs 1.5 s, extrapolated beyond; calibrated in %s), "
            "at most about %s (every point to its %.0f s timeout)\n",
            est.points, pb_duration_format(est.likely_s, a, sizeof a),
            pb_duration_format(est.calibration_s, k, sizeof k), pb_duration_format(est.most_s, b, sizeof b),

@@ -359,6 +359,7 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
             break;
         }
     }
+    row->sampling_s = now_s() - start;
     if (why_stop != PB_GO_ON) row->status = PB_ROW_OK;
     row->timed_out = why_stop == PB_STOP_TIMEOUT;
     row->noise = pb_noise_value(&noise);

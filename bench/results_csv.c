@@ -18,6 +18,7 @@ const char *const pb_csv_columns[] = {
     "link_bytes",  "link_gbps",
     /* The median's 95% interval, its relative half-width, two clusters. */
     "median_ci_lo_ms", "median_ci_hi_ms", "median_ci_halfwidth_pct", "multimodal",
+    "busy",        "suspect",
 };
 const size_t pb_csv_ncolumns = sizeof pb_csv_columns / sizeof pb_csv_columns[0];
 
@@ -70,6 +71,10 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
                     row->multimodal ? "yes" : "no");
         else
             fputs(",,,,", f);
+        /* The reason is prose: its commas (none in the reasons written
+         * now) become semicolons, so the cells stay unquoted. */
+        fprintf(f, ",%s,", row->busy ? "yes" : "no");
+        for (const char *c = row->suspect; *c; c++) fputc(*c == ',' ? ';' : *c, f);
         fputc('\n', f);
     }
     return pb_afile_commit(&a, err);

@@ -87,6 +87,9 @@ static json_t *row_json(const pb_row *row, const pb_config *cfg)
     json_object_set_new(j, "message", row->message[0] ? json_string(row->message) : json_null());
     json_object_set_new(j, "samples_ms", samples);
     json_object_set_new(j, "samples_wall_ms", wall);
+    /* Numbers that cannot be trusted (bench/suspect.h, output/machine_state.h). */
+    json_object_set_new(j, "busy", json_boolean(row->busy));
+    json_object_set_new(j, "suspect", row->suspect[0] ? json_string(row->suspect) : json_null());
     return j;
 }
 
@@ -137,6 +140,13 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
     size_t multimodal = 0;
     for (size_t r = 0; r < run->nrows; r++) multimodal += run->rows[r].multimodal;
     json_object_set_new(sum, "multimodal_rows", json_integer((json_int_t)multimodal));
+    /* What else the machine did meanwhile; its busy points are the rows'. */
+    size_t busy = 0, suspect = 0;
+    for (size_t r = 0; r < run->nrows; r++) busy += run->rows[r].busy, suspect += run->rows[r].suspect[0] != '\0';
+    json_object_set_new(sum, "busy_rows", json_integer((json_int_t)busy));
+    json_object_set_new(sum, "suspect_rows", json_integer((json_int_t)suspect));
+    json_t *machine = pb_machine_watch_json(&run->machine);
+    json_object_set_new(root, "machine", machine ? machine : json_null());
     return pb_write_json(path, root, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9), err);
 }
 

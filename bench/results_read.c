@@ -202,6 +202,9 @@ static int read_rows(json_t *root, const char *json_path, const pb_config *cfg, 
         row->link_gbps = num(o, "link_gbps");
         const char *topo = json_string_value(json_object_get(o, "topology"));
         snprintf(row->topology, sizeof row->topology, "%s", topo ? topo : "");
+        row->busy = json_is_true(json_object_get(o, "busy"));
+        const char *sus = json_string_value(json_object_get(o, "suspect"));
+        snprintf(row->suspect, sizeof row->suspect, "%s", sus ? sus : "");
         row->pct_copy = NAN; /* the runner fills the ratios again */
         row->speedup_vs_ref = NAN;
     }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "stats/summary.h"
+#include "output/machine_state.h"
 #include "registry/instance.h"
 
 #ifdef __cplusplus
@@ -56,6 +57,14 @@ typedef struct pb_row {
     double link_gbps;
     char topology[256];
     bool verified;
+    /* Numbers that cannot be trusted (docs/measurement.md): measured while
+     * the machine was busy (output/machine_state.h), and why the row's
+     * numbers are impossible ("" when they are not). */
+    bool busy;
+    char suspect[256];
+    /* Seconds of the sampling loop, first refresh to last check: what the
+     * timeout bounds (the dry run's calibration, bench/estimate.h). */
+    double sampling_s;
 } pb_row;
 
 /* Expected output fingerprints, one per (reference, point, stream), shared
@@ -73,6 +82,7 @@ typedef struct pb_run {
     bool interrupted; /* a signal ended the sweep before the plan did */
     pb_expectation *expect;
     size_t nexpect, capexpect;
+    pb_machine_watch machine; /* the machine's state before, during and after */
 } pb_run;
 
 /* Items a row processes and bytes it must move: the module's `work` hook,

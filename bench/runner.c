@@ -7,8 +7,11 @@
 #include <time.h>
 
 #include "output/interrupt.h"
+#include "bench/estimate.h"
 #include "bench/measure.h"
+#include "bench/suspect.h"
 #include "config/sizes.h"
+#include "core/cache_flush.h"
 #include "core/gpu.h"
 #include "core/sysinfo.h"
 #include "registry/registry.h"
@@ -262,6 +265,9 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
     for (size_t r = 0; r < had; r++) wall[r] = row_seconds(&rows[r]);
     run->planned = total;
     run->interrupted = false;
+    bool gpu_points = false;
+    for (size_t k = 0; k < total; k++) gpu_points |= pts[k].in->mod->device == PB_DEVICE_GPU;
+    pb_machine_watch_start(&run->machine, gpu_points);
     double t0 = now_s();
     for (size_t k = 0; k < total; k++) {
         if (finished(run, had, &pts[k])) continue;
@@ -283,7 +289,9 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
             hooks->progress(run->nrows, total, eta, in, row->n, hooks->user);
         }
         double p0 = now_s();
+        pb_machine_watch_point_begin(&run->machine);
         pb_measure_point(cfg, run, in, row);
+        row->busy = pb_machine_watch_point_end(&run->machine);
         if (pb_interrupted() && row->status == PB_ROW_ERROR && strcmp(row->message, "interrupted") == 0) {
             free(row->samples_ms);
             free(row->wall_ms);
@@ -294,6 +302,7 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
         wall[run->nrows] = now_s() - p0;
         run->nrows++;
         if (row->status != PB_ROW_ERROR) fill_pct_copy(run, row);
+        pb_row_flag_suspect(row);
         fill_speedup(cfg, run, row);
         if (hooks && hooks->row_done && hooks->row_done(run, row, hooks->user, err)) {
             rc = -1; /* the row could not be kept (a full disk): stop here */
@@ -307,54 +316,110 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
             fill_pct_copy(run, &run->rows[r]);
     for (size_t r = 0; r < run->nrows; r++)
         if (isnan(run->rows[r].speedup_vs_ref)) fill_speedup(cfg, run, &run->rows[r]);
+    pb_run_flag_suspect(run);
+    pb_machine_watch_finish(&run->machine);
     run->wall_s += now_s() - t0;
     free(wall);
     return rc;
 }
 
+/* The cost of one calibration point beyond which the calibration goes no
+ * further up an instance's sizes (they are extrapolated from there). */
+#define CAL_POINT_S 1.5
+#define CAL_SAMPLES 3
+/* Up to this many items every module's work is a few milliseconds at most,
+ * so such a point is calibrated whatever the point below it took: a stall
+ * or a thread start there, scaled through the origin, would say otherwise,
+ * and the second point gives the slope that extrapolates. */
+#define CAL_CHEAP_ITEMS 65536.0
+
+static int by_width_and_n(const void *a, const void *b)
+{
+    const point *x = a, *y = b;
+    if (x->in != y->in) return x->in < y->in ? -1 : 1;
+    if (x->item_bytes != y->item_bytes) return x->item_bytes < y->item_bytes ? -1 : 1;
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+
 int pb_run_dry(const pb_config *cfg, pb_run_plan_cb each, void *user, pb_run_estimate *est, pb_err *err)
 {
-    point *pts;
+    point *pts, *sorted;
     size_t total;
     if (plan(cfg, &pts, &total)) return pb_err_set(err, "out of memory");
     memset(est, 0, sizeof *est);
     est->points = total;
-    /* Calibration: one point per instance, its smallest, measured with one
-     * warm-up and three samples (so the per-sample overhead is the steady
-     * one, not the first call's); predict() then scales it to every point as
-     * the progress line does during a run. */
+    /* Calibration (bench/estimate.h): each instance and item width from its
+     * smallest size up, one warm-up and three samples a point, while a
+     * point's calibration stays below CAL_POINT_S. */
     pb_config cal = *cfg;
     cal.warmup = 1;
-    cal.min_samples = cal.max_samples = 3;
+    cal.min_samples = cal.max_samples = CAL_SAMPLES;
     cal.min_time = 0;
+    cal.timeout = fmin(cfg->timeout, CAL_POINT_S);
     pb_run run = {0};
-    run.rows = calloc(cfg->inst.n + 1, sizeof *run.rows);
-    double *wall = calloc(cfg->inst.n + 1, sizeof *wall);
-    if (!run.rows || !wall) {
-        free(run.rows);
-        free(wall);
-        free(pts);
+    run.rows = calloc(total + 1, sizeof *run.rows);
+    pb_calibration *cals = calloc(total + 1, sizeof *cals);
+    sorted = malloc((total + 1) * sizeof *sorted);
+    if (!run.rows || !cals || !sorted) {
+        free(run.rows), free(cals), free(sorted), free(pts);
         return pb_err_set(err, "out of memory");
     }
+    memcpy(sorted, pts, total * sizeof *pts);
+    qsort(sorted, total, sizeof *sorted, by_width_and_n);
+    /* The first cache flush allocates and first touches its buffer: not a
+     * cost of the points. */
+    bool cpu = false, gpu = false;
+    for (size_t k = 0; k < total; k++)
+        cpu |= pts[k].in->mod->device == PB_DEVICE_CPU, gpu |= pts[k].in->mod->device == PB_DEVICE_GPU;
+    if (cfg->flush_cache && cpu) pb_cpu_flush_cache();
+    pb_err ignored;
+    if (cfg->flush_cache && gpu) pb_gpu_flush_cache(&ignored);
     double t0 = now_s();
-    for (size_t i = 0; i < cfg->inst.n; i++) {
-        const point *small = NULL;
-        for (size_t k = 0; k < total; k++)
-            if (pts[k].in == &cfg->inst.v[i] && (!small || pts[k].n < small->n)) small = &pts[k];
-        if (!small) continue;
+    size_t first = 0; /* the first calibration of the current instance and width */
+    bool stopped = false;
+    for (size_t k = 0; k < total; k++) {
+        const point *p = &sorted[k];
+        if (k == 0 || p->in != sorted[k - 1].in || p->item_bytes != sorted[k - 1].item_bytes)
+            first = run.nrows, stopped = false;
+        size_t ncal = run.nrows - first;
+        double items, bytes;
+        pb_row_work(p->in, p->n, p->item_bytes, &items, &bytes);
+        if (stopped || (ncal && items > CAL_CHEAP_ITEMS &&
+                        (1 + CAL_SAMPLES) * pb_estimate_run_s(&cals[first], ncal, p->n) > CAL_POINT_S)) {
+            stopped = true;
+            continue;
+        }
         pb_row *row = &run.rows[run.nrows];
-        row->inst = small->in;
-        row->n = small->n;
-        row->item_bytes = small->item_bytes;
-        row->threads = pb_instance_threads(small->in);
+        row->inst = p->in;
+        row->n = p->n;
+        row->item_bytes = p->item_bytes;
+        row->threads = pb_instance_threads(p->in);
         double p0 = now_s();
-        pb_measure_point(&cal, &run, small->in, row);
-        wall[run.nrows++] = now_s() - p0;
+        pb_measure_point(&cal, &run, p->in, row);
+        double wall = now_s() - p0;
+        if (!row->nsamples) { /* it could not run: the sizes above it are not tried */
+            free(row->samples_ms), free(row->wall_ms);
+            memset(row, 0, sizeof *row);
+            stopped = true;
+            continue;
+        }
+        double timed = 0;
+        for (size_t i = 0; i < row->nsamples; i++) timed += row->samples_ms[i] * 1e-3;
+        cals[run.nrows] = (pb_calibration){row->n, fmax(wall - row->sampling_s, 0),
+                                           fmax(row->sampling_s - timed, 0) / (double)row->nsamples,
+                                           row->samples_ms, row->nsamples, row->ms.min, row->ms.median,
+                                           cal.warmup};
+        run.nrows++;
     }
     est->calibration_s = now_s() - t0;
     for (size_t k = 0; k < total; k++) {
-        double t = predict(cfg, &run, wall, pts[k].in, pts[k].n, pts[k].item_bytes);
-        if (t < 0) t = 0;
+        size_t lo = 0, n = 0;
+        for (size_t r = 0; r < run.nrows; r++)
+            if (run.rows[r].inst == pts[k].in && run.rows[r].item_bytes == pts[k].item_bytes) {
+                if (!n) lo = r;
+                n++;
+            }
+        double t = pb_estimate_point(cfg, &cals[lo], n, pts[k].n);
         est->likely_s += t;
         /* At most: every point to its timeout (or longer, where even the
          * warm-ups and the minimum samples are predicted to take more). */
@@ -362,7 +427,8 @@ int pb_run_dry(const pb_config *cfg, pb_run_plan_cb each, void *user, pb_run_est
         if (each) each(pts[k].in, pts[k].n, pts[k].item_bytes, t, user);
     }
     pb_run_free(&run);
-    free(wall);
+    free(cals);
+    free(sorted);
     free(pts);
     return 0;
 }

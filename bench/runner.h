@@ -37,8 +37,9 @@ int pb_run_sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
 int pb_run_resume(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, pb_err *err);
 
 /* A dry run: every point of the plan, in order, with the seconds it should
- * take, from one calibration sample per instance at its smallest point
- * (scaled as the progress line scales), and the sweep's total. */
+ * take (bench/estimate.h: a calibration of each instance at its sizes up
+ * to where a point gets costly, the stopping rule played over it), and the
+ * sweep's total. */
 typedef struct pb_run_estimate {
     size_t points;
     double likely_s;      /* the calibrated estimate */

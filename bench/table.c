@@ -39,12 +39,13 @@ void pb_table_row(const pb_row *row)
     } else {
         char ci[16];
         snprintf(ci, sizeof ci, "%.1f%%", 100 * row->ci_halfwidth);
-        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %11.4f %11.4f %6s %11.4f %10.4f %9.2f %7s %s%s%s%s\n",
+        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %11.4f %11.4f %6s %11.4f %10.4f %9.2f %7s %s%s%s%s%s%s\n",
                row->inst->label, pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr,
                row->nsamples, row->ms.median, row->ci_lo_ms, row->ci_hi_ms, ci, row->wall.median,
                row->items_per_s / 1e9, row->gbps, pct, row->status == PB_ROW_OK ? "yes" : "FAILED",
                row->noisy ? " (noisy)" : "", row->multimodal ? " (multimodal)" : "",
-               row->timed_out ? " (timeout)" : "");
+               row->timed_out ? " (timeout)" : "", row->busy ? " (busy)" : "",
+               row->suspect[0] ? " (suspect)" : "");
         /* A module spread over several devices: what it sent between
          * them, on a line of its own so the columns stay as they are. */
         if (!isnan(row->link_bytes)) {
@@ -74,6 +75,17 @@ void pb_table_failures(const pb_run *run, double max_noise)
     if (multimodal)
         fprintf(stderr, "note: %zu row(s) whose samples fall into two clusters (marked multimodal)\n",
                 multimodal);
+    /* Rows measured on a busy machine, and numbers that cannot be right. */
+    size_t busy = 0;
+    for (size_t i = 0; i < run->nrows; i++) busy += run->rows[i].busy;
+    if (busy) fprintf(stderr, "note: %zu row(s) measured while the machine was busy (marked busy)\n", busy);
+    for (size_t i = 0; i < run->nrows; i++) {
+        const pb_row *r = &run->rows[i];
+        char nb[48];
+        if (r->suspect[0])
+            fprintf(stderr, "note: suspect: %s n=%s item=%u: %s\n", r->inst->label,
+                    pb_size_format(r->n, nb, sizeof nb), r->item_bytes, r->suspect);
+    }
     if (!bad) return;
     fprintf(stderr, "%zu row(s) failed:\n", bad);
     for (size_t i = 0; i < run->nrows; i++) {

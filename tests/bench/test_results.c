@@ -58,7 +58,7 @@ TEST_IMPL(results_files)
         for (char *p = line; *p; p++) commas += *p == ',';
         ASSERT(commas == (int)pb_csv_ncolumns - 1);
         /* No module here sends anything between devices: empty link cells;
-         * then the median's interval and the clusters. */
+         * then the median's interval, the clusters, busy and suspect. */
         ASSERT_CONTAINS(line, ",yes,ok,,,");
         rows++;
     }

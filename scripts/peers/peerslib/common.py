@@ -17,7 +17,7 @@ CSV_COLUMNS = [
     "threads", "samples", "median_ms", "min_ms", "max_ms", "mean_ms", "stddev_ms",
     "wall_median_ms", "noise_pct", "noisy", "items_per_s", "effective_gbps", "pct_of_copy",
     "speedup_vs_ref", "verified", "status", "link_bytes", "link_gbps",
-    "median_ci_lo_ms", "median_ci_hi_ms", "median_ci_halfwidth_pct", "multimodal",
+    "median_ci_lo_ms", "median_ci_hi_ms", "median_ci_halfwidth_pct", "multimodal", "busy", "suspect",
 ]
 # Before link_bytes and link_gbps were appended, and before the median's
 # interval was: base runs of an older permbench, which merge still takes.

@@ -83,6 +83,8 @@ def csv_line(j):
                   "yes" if j.get("multimodal") else "no"])
     else:
         f.extend([""] * 4)
+    f.append("yes" if j.get("busy") else "no")
+    f.append((j.get("suspect") or "").replace(",", ";"))
     return ",".join(f)
 
 
