@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "bench/estimate.h"
+#include "bench/stopping.h"
 #include "tests/test.h"
 
 static pb_config rules(void)
@@ -30,10 +31,12 @@ TEST_IMPL(run_estimate_point)
     const double quiet[] = {1.0, 1.001, 0.999};
     double s = pb_estimate_sampling(&cfg, quiet, 3, 0, 0, &n);
     ASSERT(n == 200 && fabs(s - 0.2) < 0.01);
-    /* Quiet and 100 ms a sample: min_samples (5) covers min_time. */
+    /* Quiet and 100 ms a sample: min_samples (5) covers min_time, but a
+     * quiet stop needs the median's 95% interval, which takes
+     * PB_STOPPING_CI_MIN samples (bench/stopping.h). */
     const double slow[] = {100, 100.1, 99.9};
     s = pb_estimate_sampling(&cfg, slow, 3, 0, 0.01, &n);
-    ASSERT(n == 5 && fabs(s - 5 * 0.11) < 0.01);
+    ASSERT(n == PB_STOPPING_CI_MIN && fabs(s - PB_STOPPING_CI_MIN * 0.11) < 0.01);
     /* Two clusters (a stall every other sample): noisy, so sampling goes on
      * until the noise settles: at least twice the settling window (20
      * samples), far from max_samples (the old estimate assumed all 200). */
