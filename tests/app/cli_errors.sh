@@ -72,7 +72,10 @@ quality_replot_no_figures)
     args=(quality --replot "$work/q"); want="quality: $work/q: that run drew no figures (plot = none in its config); nothing to replot" ;;
 define_syntax) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes); want="run: -D 'sweep.sizes': expected SECTION.KEY=VALUE" ;;
 define_no_section) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D gsl-shuffle.seed=1); want="-D gsl-shuffle.seed=1: $work/c.ini has no section [gsl-shuffle]" ;;
-define_bad_value) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes=2^^3); want="c.ini:2: bad size expression '2^^3'" ;;
+define_bad_value) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes=2^^3); want="-D sweep.sizes=2^^3: bad size expression '2^^3'" ;;
+define_unknown_key) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.bogus=1); want="-D sweep.bogus=1: unknown key 'bogus' in [sweep]" ;;
+define_bad_param) args=(run "$(ini '[sweep]\nsizes = 10\n\n[cpu-copy]\n')" -D cpu-copy.threads=lots); want="-D cpu-copy.threads=lots: parameter 'threads' of 'cpu-copy': 'lots' is not an integer" ;;
+config_is_dir) mkdir -p "$work/adir"; args=(run "$work/adir"); want="$work/adir: is a directory, not a config file" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
 plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
 plot_kind_not_string) args=(plot "$(resdir results.json '{"sweep": {"plots": [5], "item_bytes": []}, "instances": []}')"); want="results.json: not a permbench results file (sweep.plots[0] is not a plot kind)" ;;
