@@ -51,7 +51,7 @@ static const char help[] =
     "                    as the file's line would be, and recorded in results.json\n"
     "  --dry-run         print the points and the time they should take (three\n"
     "                    calibration samples per instance), and write nothing\n"
-    "  --quiet           no table and no progress line\n"
+    "  --quiet           no table and no progress line: the results directory alone\n"
     "\n"
     "SIGINT or SIGTERM stops the run within the point it is measuring (that point\n"
     "is measured again on resume): the finished rows go to results.json, marked\n"
@@ -301,6 +301,7 @@ int pb_cmd_run(int argc, char **argv)
     snprintf(path, sizeof path, "%s/results.partial.csv", dir);
     remove(path);
     if (!quiet) printf("results: %s/results.csv, %s/results.json\n", dir, dir);
+    else printf("%s\n", dir); /* a script's way to its results: dir=$(permbench run --quiet) */
 
     char gnuplot[1024];
     if (cfg->nplots && !pb_gnuplot_find(gnuplot, sizeof gnuplot)) {
