@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "core/cache_flush.h"
 #include "output/interrupt.h"
 #include "config/ini_override.h"
 #include "config/sizes.h"
@@ -221,6 +222,15 @@ int pb_cmd_run(int argc, char **argv)
             fprintf(stderr, "permbench: note: [%s] runs %d threads on %d logical CPUs (oversubscribed)\n",
                     cfg->inst.v[i].label, t, cpus);
     }
+    /* A flush of a guessed size is where a small point's time goes on such
+     * a machine: never silent either. */
+    bool guessed = false;
+    for (size_t i = 0; i < cfg->inst.n && cfg->flush_cache && !guessed; i++)
+        if (cfg->inst.v[i].mod->device == PB_DEVICE_CPU) pb_cpu_flush_bytes(&guessed);
+    if (guessed)
+        fprintf(stderr, "permbench: note: this machine reports no cache sizes; each CPU sample is "
+                        "preceded by a %llu MiB cache flush (-D sweep.flush_cache=no skips it)\n",
+                (unsigned long long)pb_cpu_flush_bytes(NULL) >> 20);
     pb_config_add_ceilings(cfg);
     if (pb_run_check_plan(cfg, &err)) {
         pb_cli_fail("%s", err.msg);
