@@ -144,6 +144,7 @@ sample_no_n) args=(sample fisher-yates --count 3 -o "$work/f"); want="sample: --
 sample_no_count) args=(sample fisher-yates --n 5 -o "$work/f"); want="sample: --count C is required" ;;
 sample_bad_format) args=(sample fisher-yates --n 5 --count 3 --format u16 -o "$work/f"); want="sample: --format: format 'u16' is not u32, u64, text or npy" ;;
 sample_bad_seed) args=(sample fisher-yates --n 5 --count 3 --seed -1 -o "$work/f"); want="sample: --seed '-1' is not an unsigned 64-bit integer" ;;
+sample_over_run) mkdir -p "$work/o"; echo '{}' >"$work/o/results.json"; args=(sample fisher-yates --n 5 --count 3 -o "$work/o/results.json"); want="sample: -o $work/o/results.json would overwrite a file of a run's results" ;;
 sample_unwritable) args=(sample fisher-yates --n 5 --count 3 -o "$work/none/f"); want="sample: cannot write $work/none/f.tmp." ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac

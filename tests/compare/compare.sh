@@ -237,6 +237,7 @@ bad_*)
     bad_three_args) args=("$work/base" "$work/base" "$work/base"); want="compare: expected BASE and NEW, got 3 arguments" ;;
     bad_option) args=("$work/base" "$work/base" --bogus); want="compare: unknown option '--bogus'" ;;
     bad_out_file) : >"$work/afile"; o="$work/afile"; args=("$work/base" "$work/base"); want="compare: $work/afile is not a directory" ;;
+    bad_out_run) o="$work/base"; args=("$work/base" "$work/base"); want="compare: --out $work/base holds a run's results (results.json); choose another directory" ;;
     *) echo "unknown case $case"; exit 1 ;;
     esac
     compare "${args[@]}" --out "$o"
@@ -245,7 +246,9 @@ bad_*)
     grep -q '^permbench: ' "$work/err" || fail "stderr does not start with 'permbench: '"
     grep -qF -- "$want" "$work/err" || fail "stderr does not contain: $want"
     [ ! -s "$work/out" ] || fail "something on stdout"
-    if [ "$o" = "$work/o" ]; then [ ! -e "$o" ] || fail "$o was created"; else [ ! -s "$o" ] || fail "$o was written"; fi
+    if [ "$o" = "$work/o" ]; then [ ! -e "$o" ] || fail "$o was created"
+    elif [ -d "$o" ]; then [ -z "$(ls -A "$o" | grep -v '^results\.json$')" ] || fail "$o was written into: $(ls -A "$o")"
+    else [ ! -s "$o" ] || fail "$o was written"; fi
     ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac
