@@ -222,15 +222,6 @@ int pb_cmd_run(int argc, char **argv)
             fprintf(stderr, "permbench: note: [%s] runs %d threads on %d logical CPUs (oversubscribed)\n",
                     cfg->inst.v[i].label, t, cpus);
     }
-    /* A flush of a guessed size is where a small point's time goes on such
-     * a machine: never silent either. */
-    bool guessed = false;
-    for (size_t i = 0; i < cfg->inst.n && cfg->flush_cache && !guessed; i++)
-        if (cfg->inst.v[i].mod->device == PB_DEVICE_CPU) pb_cpu_flush_bytes(&guessed);
-    if (guessed)
-        fprintf(stderr, "permbench: note: this machine reports no cache sizes; each CPU sample is "
-                        "preceded by a %llu MiB cache flush (-D sweep.flush_cache=no skips it)\n",
-                (unsigned long long)pb_cpu_flush_bytes(NULL) >> 20);
     pb_config_add_ceilings(cfg);
     if (pb_run_check_plan(cfg, &err)) {
         pb_cli_fail("%s", err.msg);
@@ -256,6 +247,16 @@ int pb_cmd_run(int argc, char **argv)
         goto out;
     }
 
+    /* A flush of a guessed size is where a small point's time goes on such
+     * a machine: never silent either (said once the run starts, so bad
+     * input stays one line). */
+    bool guessed = false;
+    for (size_t i = 0; i < cfg->inst.n && cfg->flush_cache && !guessed; i++)
+        if (cfg->inst.v[i].mod->device == PB_DEVICE_CPU) pb_cpu_flush_bytes(&guessed);
+    if (guessed)
+        fprintf(stderr, "permbench: note: this machine reports no cache sizes; each CPU sample is "
+                        "preceded by a %llu MiB cache flush (-D sweep.flush_cache=no skips it)\n",
+                (unsigned long long)pb_cpu_flush_bytes(NULL) >> 20);
     run_ui ui = {quiet, dir};
     pb_run_hooks hooks = {on_row, on_progress, &ui};
     if (!quiet) {
