@@ -210,6 +210,28 @@ out)
     expect_rc 2
     grep -q "already holds results; choose another --out" "$work/err" || fail "the second --out was not refused"
     ;;
+figure_margin)
+    # A row 321 times slower is drawn whole: its point's centre lies at
+    # least 12 px inside the top of the frame (about twice the marker's
+    # diameter in the SVG; the PNG draws markers larger, where 6 px cut it).
+    command -v gnuplot >/dev/null || { echo "skipped: no gnuplot"; exit 77; }
+    run "$work/new" shuffle "GPU X" aaaaaaa "${base_rows[@]:0:2}" "$(row b 1024 ok quiet 1284 9)"
+    compare "$work/base" "$work/new" --out "$work/o"
+    expect_rc 0
+    python3 - "$work/o/compare.svg" <<'PY' || fail "the 321x point is at the frame"
+import re, sys
+s = open(sys.argv[1]).read()
+# The frame: the border path (the plot's rectangle), its top the smallest y.
+ys = [float(y) for y in re.findall(r"translate\([0-9.]+,([0-9.]+)\)[^']*' color='rgb\(214,\s*39,\s*40\)'", s)]
+assert ys, "no SLOWER point in the figure"
+border = re.search(r"<path stroke='black'\s+d='M([0-9.]+),([0-9.]+) L[0-9.]+,([0-9.]+)( L[0-9.]+,[0-9.]+){3} Z", s)
+top = min(float(border.group(2)), float(border.group(3))) if border else None
+assert top is not None, "no frame found"
+y = min(ys)
+print(f"point at y={y}, frame top at y={top}")
+assert y - top >= 12, f"the point's centre is {y - top:.1f} px inside the frame"
+PY
+    ;;
 bad_*)
     o="$work/o"
     case $case in
