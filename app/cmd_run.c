@@ -247,20 +247,20 @@ int pb_cmd_run(int argc, char **argv)
         goto out;
     }
 
-    /* A flush of a guessed size is where a small point's time goes on such
-     * a machine: never silent either (said once the run starts, so bad
-     * input stays one line). */
-    bool guessed = false;
-    for (size_t i = 0; i < cfg->inst.n && cfg->flush_cache && !guessed; i++)
-        if (cfg->inst.v[i].mod->device == PB_DEVICE_CPU) pb_cpu_flush_bytes(&guessed);
-    if (guessed)
-        fprintf(stderr, "permbench: note: this machine reports no cache sizes; each CPU sample is "
-                        "preceded by a %llu MiB cache flush (-D sweep.flush_cache=no skips it)\n",
-                (unsigned long long)pb_cpu_flush_bytes(NULL) >> 20);
     run_ui ui = {quiet, dir};
     pb_run_hooks hooks = {on_row, on_progress, &ui};
     if (!quiet) {
         printf("# %s -> %s%s\n", cfg->path, dir, resume ? " (resumed)" : "");
+        /* A flush of a guessed size is where a small point's time goes on
+         * such a machine: never silent either (a header line, so stderr
+         * keeps its one line a problem). */
+        bool guessed = false;
+        for (size_t i = 0; i < cfg->inst.n && cfg->flush_cache && !guessed; i++)
+            if (cfg->inst.v[i].mod->device == PB_DEVICE_CPU) pb_cpu_flush_bytes(&guessed);
+        if (guessed)
+            printf("# note: this machine reports no cache sizes; each CPU sample is preceded by a "
+                   "%llu MiB cache flush (-D sweep.flush_cache=no skips it)\n",
+                   (unsigned long long)pb_cpu_flush_bytes(NULL) >> 20);
         pb_table_header();
     }
     status = PB_EXIT_FAILED;
