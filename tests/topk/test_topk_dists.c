@@ -235,6 +235,10 @@ TEST_IMPL(topk_new_dists_omp)
                     if (batch && n > 4097) continue;
                     /* The 64-bit types at three of the sizes (CI's time). */
                     if (pb_topk_dtype_is64(dtype) && n != 3 && n != 257 && n != 1025) continue;
+                    /* The 100003-key rows at every fourth distribution, a
+                     * different fourth for each type (CI's time): every
+                     * type and distribution still meets them. */
+                    if (n > 65537 && (dist + dtype) % 4) continue;
                     if (pb_test_san_skip(&walked)) continue;
                     uint64_t ks[16];
                     int nk = 0;
