@@ -116,6 +116,15 @@ int pb_cmd_compare(int argc, char **argv)
         pb_cli_fail("compare: %s", err.msg);
         goto out;
     }
+    /* A run's own directory is its run's: compare.* beside its results
+     * would be taken for part of it. */
+    static const char *const run_files[] = {"results.json", "results.json.gz", "results.csv", "quality.json"};
+    for (size_t i = 0; out_dir && i < sizeof run_files / sizeof run_files[0]; i++)
+        if (pb_dir_has(out_dir, run_files[i])) {
+            pb_cli_fail("compare: --out %s holds a run's results (%s); choose another directory", out_dir,
+                        run_files[i]);
+            goto out;
+        }
     /* Everything is known to be comparable before the directory is made. */
     if (out_dir && pb_outdir_claim(out_dir, "compare", &compare_dirs, false, &od, &err)) {
         pb_cli_fail("compare: %s", err.msg);

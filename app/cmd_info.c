@@ -6,6 +6,7 @@
 #include "app/cli.h"
 #include "output/provenance.h"
 #include "core/build_info.h"
+#include "core/cache_flush.h"
 #include "core/gpu.h"
 #include "core/sysinfo.h"
 
@@ -31,7 +32,11 @@ int pb_cmd_info(int argc, char **argv)
     if (optind < argc) return pb_cli_fail("info: unexpected argument '%s'", argv[optind]);
 
     if (as_json) {
-        json_t *j = json_pack("{s:o, s:o}", "host", pb_host_json(), "gpu", pb_gpu_json());
+        /* The machine and the build as results.json's provenance gives them. */
+        json_t *j = json_pack("{s:o, s:o, s:s, s:{s:s, s:s, s:s}, s:o}", "host", pb_host_json(), "gpu",
+                              pb_gpu_json(), "permbench_version", pb_build.version, "git", "commit",
+                              pb_build.commit, "dirty", pb_build.dirty, "source", pb_build.commit_source,
+                              "build", pb_build_json());
         json_dumpf(j, stdout, JSON_INDENT(2));
         putchar('\n');
         json_decref(j);
@@ -45,8 +50,17 @@ int pb_cmd_info(int argc, char **argv)
     printf("  openmp threads   %d\n", h.omp_threads);
     printf("  memory           %.1f GiB (%.1f GiB available)\n", h.mem_total / 1073741824.0,
            h.mem_available / 1073741824.0);
-    printf("  caches           L2 %llu KiB per core, last level %llu KiB\n",
-           (unsigned long long)h.l2_bytes >> 10, (unsigned long long)h.llc_bytes >> 10);
+    bool assumed;
+    uint64_t flush = pb_cpu_flush_bytes(&assumed);
+    if (assumed)
+        printf("  caches           not reported by this machine (no sizes under /sys/devices/system/\n"
+               "                   cpu/cpu0/cache, as on some VMs): a cache flush writes %llu MiB\n",
+               (unsigned long long)flush >> 20);
+    else
+        printf("  caches           L2 %llu KiB per core, last level %llu KiB (a cache flush writes "
+               "%llu MiB)\n",
+               (unsigned long long)h.l2_bytes >> 10, (unsigned long long)h.llc_bytes >> 10,
+               (unsigned long long)flush >> 20);
     printf("  os               %s\n", h.os);
     pb_gpu_info g;
     pb_err err;

@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "app/cli.h"
 #include "config/params.h"
@@ -80,19 +81,28 @@ int pb_cmd_list(int argc, char **argv)
     if (brief && json) return pb_cli_fail("list: --brief and --json do not go together");
     if (json) return list_json();
 
-    printf("%-16s %-10s %-4s %-9s %s\n", "module", "family", "dev", "available", "summary");
+    /* The name column as wide as the longest name, so every column lines up. */
+    int w = 6;
+    for (size_t i = 0; i < pb_module_count(); i++) {
+        int l = (int)strlen(pb_module_at(i)->name);
+        if (l > w) w = l;
+    }
+    printf("%-*s %-10s %-4s %-9s %s\n", w, "module", "family", "dev", "available", "summary");
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
         char why[256] = "";
         bool ok = pb_module_available(m, why, sizeof why);
-        printf("%-16s %-10s %-4s %-9s %s\n", m->name, m->family->name,
-               pb_device_name(m->device), ok ? "yes" : "no", m->summary);
-        if (!ok) printf("%43s(%s)\n", "", why);
+        printf("%-*s %-10s %-4s %-9s %s", w, m->name, m->family->name, pb_device_name(m->device),
+               ok ? "yes" : "no", m->summary);
+        /* --brief: one line a module, the reason at its end. */
+        if (!ok && brief) printf(" (not here: %s)", why);
+        putchar('\n');
+        if (!ok && !brief) printf("%*s(%s)\n", w + 27, "", why);
         if (brief) continue;
         for (size_t p = 0; p < m->nparams; p++) {
             const pb_param_spec *s = &m->params[p];
             char def[64], range[256];
-            printf("%18s%-12s default %-10s range %-16s %s\n", "", s->name,
+            printf("%*s%-12s default %-10s range %-16s %s\n", w + 2, "", s->name,
                    pb_param_format(s, s->def, def, sizeof def),
                    pb_param_range(s, range, sizeof range), s->help);
         }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "core/cache_flush.h"
 #include "output/interrupt.h"
 #include "config/ini_override.h"
 #include "config/sizes.h"
@@ -55,7 +56,7 @@ static const char help[] =
     "  --dry-run         print the points and the time they should take (three\n"
     "                    calibration samples at each instance's cheaper sizes),\n"
     "                    and write nothing\n"
-    "  --quiet           no table and no progress line\n"
+    "  --quiet           no table and no progress line: the results directory alone\n"
     "\n"
     "SIGINT or SIGTERM stops the run within the point it is measuring (that point\n"
     "is measured again on resume): the finished rows go to results.json, marked\n"
@@ -351,6 +352,16 @@ int pb_cmd_run(int argc, char **argv)
     pb_run_hooks hooks = {on_row, on_progress, &ui};
     if (!quiet) {
         printf("# %s -> %s%s\n", cfg->path, dir, resume ? " (resumed)" : "");
+        /* A flush of a guessed size is where a small point's time goes on
+         * such a machine: never silent either (a header line, so stderr
+         * keeps its one line a problem). */
+        bool guessed = false;
+        for (size_t i = 0; i < cfg->inst.n && cfg->flush_cache && !guessed; i++)
+            if (cfg->inst.v[i].mod->device == PB_DEVICE_CPU) pb_cpu_flush_bytes(&guessed);
+        if (guessed)
+            printf("# note: this machine reports no cache sizes; each CPU sample is preceded by a "
+                   "%llu MiB cache flush (-D sweep.flush_cache=no skips it)\n",
+                   (unsigned long long)pb_cpu_flush_bytes(NULL) >> 20);
         pb_table_header();
     }
     status = PB_EXIT_FAILED;
@@ -409,6 +420,7 @@ int pb_cmd_run(int argc, char **argv)
     snprintf(path, sizeof path, "%s/results.partial.csv", dir);
     remove(path);
     if (!quiet) printf("results: %s/results.csv, %s/results.json\n", dir, dir);
+    else printf("%s\n", dir); /* a script's way to its results: dir=$(permbench run --quiet) */
 
     char gnuplot[1024];
     if (cfg->nplots && !pb_gnuplot_find(gnuplot, sizeof gnuplot)) {

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/cli.h"
 #include "output/atomic_file.h"
 #include "output/interrupt.h"
+#include "output/outdir.h"
 #include "config/ini.h"
 #include "config/params.h"
 #include "config/sizes.h"
@@ -162,6 +164,21 @@ static int draw_and_write(const sample_opts *o, FILE *f, const char *fname)
     return status;
 }
 
+/* Whether `path` is a file already there in a run's result directory (one
+ * holding results.json or quality.json): the permutations would replace it,
+ * results.json itself perhaps. */
+static bool in_run_dir(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return false;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    const char *d = slash ? (dir[0] ? dir : "/") : ".";
+    return pb_dir_has(d, "results.json") || pb_dir_has(d, "quality.json");
+}
+
 int pb_cmd_sample(int argc, char **argv)
 {
     sample_opts o;
@@ -174,6 +191,11 @@ int pb_cmd_sample(int argc, char **argv)
     pb_interrupt_install();
     pb_afile a;
     pb_err e;
+    if (o.out && in_run_dir(o.out)) {
+        pb_instances_free(&o.inst);
+        return pb_cli_fail("sample: -o %s would overwrite a file of a run's results; write the "
+                           "permutations elsewhere", o.out);
+    }
     if (o.out && pb_afile_open(&a, o.out, &e)) {
         pb_instances_free(&o.inst);
         return pb_cli_fail("sample: %s", e.msg);

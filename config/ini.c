@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* inih's line buffer: a longer line is refused, not cut. */
 #define LINE_MAX_CHARS 199
@@ -30,6 +31,13 @@ int pb_ini_fail(pb_err *err, const pb_ini *doc, int line, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (line > 0) return pb_err_set(err, "%s:%d: %s", doc->path, line, msg);
+    /* A key set by -D: the option named, not a line of the file that holds
+     * something else. */
+    char sec[128], key[128];
+    const char *value, *def;
+    if (line < 0 &&
+        pb_ini_override_get((size_t)(-line - 1), sec, sizeof sec, key, sizeof key, &value, &def) == 0)
+        return pb_err_set(err, "-D %s: %s", def, msg);
     return pb_err_set(err, "%s: %s", doc->path, msg);
 }
 
@@ -147,6 +155,14 @@ static char *reader(char *str, int num, void *stream)
 
     const char *p = line;
     while (p < line + body && (*p == ' ' || *p == '\t')) p++;
+    /* `#` after a blank starts a comment, as `;` does for inih: `sizes =
+     * 2^10 # note` is 2^10, not a size expression with spaces in it. */
+    if (p < line + body && *p != ';' && *p != '#')
+        for (const char *h = p + 1; h < line + body; h++)
+            if (*h == '#' && (h[-1] == ' ' || h[-1] == '\t')) {
+                body = len = (size_t)(h - line);
+                break;
+            }
     st->indented = p > line && p < line + body && *p != ';' && *p != '#';
     if (p < line + body && *p == '[') {
         /* A header: handed on unindented, so inih opens the section too. */
@@ -252,7 +268,7 @@ void pb_ini_free(pb_ini *doc)
 
 /* -D SECTION.KEY=VALUE (config/ini_override.h): KEY replaced in [SECTION],
  * or added there, before any dialect reads the document. */
-static int override_key(pb_ini_section *s, const char *key, const char *value, pb_err *err)
+static int override_key(pb_ini_section *s, const char *key, const char *value, int line, pb_err *err)
 {
     for (size_t i = 0; i < s->nkeys; i++)
         if (strcmp(s->keys[i].name, key) == 0) {
@@ -260,6 +276,7 @@ static int override_key(pb_ini_section *s, const char *key, const char *value, p
             if (!v) return pb_err_set(err, "out of memory");
             free(s->keys[i].value);
             s->keys[i].value = v;
+            s->keys[i].line = line;
             s->keys[i].from_command_line = true;
             return 0;
         }
@@ -273,7 +290,7 @@ static int override_key(pb_ini_section *s, const char *key, const char *value, p
     pb_ini_key *k = &s->keys[s->nkeys];
     k->name = strdup(key);
     k->value = strdup(value);
-    k->line = s->line; /* messages point at the section it went into */
+    k->line = line;
     k->from_command_line = true;
     if (!k->name || !k->value) {
         free(k->name);
@@ -307,7 +324,8 @@ static int apply_overrides(pb_ini *doc, pb_err *err)
         pb_ini_section *s = doc->head.line && doc->head.name && strcmp(doc->head.name, sec) == 0
                                 ? &doc->head : find_section(doc, sec);
         if (!s) return pb_err_set(err, "-D %s: %s has no section [%s]", def, doc->path, sec);
-        if (override_key(s, key, value, err)) return -1;
+        /* Its line: -(i + 1), which pb_ini_fail turns into "-D DEF". */
+        if (override_key(s, key, value, -(int)i - 1, err)) return -1;
         /* The document is no longer the file: its hash says so. */
         doc->hash = pb_fnv1a64_update(doc->hash, def, strlen(def));
     }
@@ -344,6 +362,13 @@ int pb_ini_load_file(const char *path, const pb_ini_dialect *d, pb_ini *doc, pb_
 {
     FILE *f = fopen(path, "rb");
     if (!f) return pb_err_set(err, "%s: cannot open config: %s", path, strerror(errno));
+    /* A directory opens on Linux and then fails to read: say what it is
+     * (a result directory given to run, say) rather than "cannot read". */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return pb_err_set(err, "%s: is a directory, not a config file (CONFIG.ini)", path);
+    }
     char *text = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

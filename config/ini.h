@@ -54,7 +54,7 @@ bool pb_label_valid(const char *s);
 typedef struct pb_ini_key {
     char *name;
     char *value; /* continuation lines joined with ", " */
-    int line;    /* of the key's first line */
+    int line;    /* of the key's first line; -(i + 1) for the i-th -D override */
     /* Set by -D on the command line, not read from the file: a relative
      * path in it is the current directory's, not the config's. */
     bool from_command_line;
@@ -102,7 +102,8 @@ int pb_ini_load_text(const char *path, const char *name, const char *text,
                      const pb_ini_dialect *d, pb_ini *doc, pb_err *err);
 void pb_ini_free(pb_ini *doc);
 
-/* Sets "PATH:LINE: message" (or "PATH: message" for line 0); returns -1. */
+/* Sets "PATH:LINE: message" ("-D SECTION.KEY=VALUE: message" for a key set
+ * by -D, "PATH: message" for line 0); returns -1. */
 int pb_ini_fail(pb_err *err, const pb_ini *doc, int line, const char *fmt, ...) PB_PRINTF(4, 5);
 
 /* A key of the head section and how to take its value: `set` parses it

@@ -8,23 +8,27 @@
 
 static unsigned char *buf;
 static uint64_t bytes;
+static bool guessed;
 
-static uint64_t flush_bytes(void)
+uint64_t pb_cpu_flush_bytes(bool *assumed)
 {
     if (!bytes) {
         pb_host_info h;
         pb_host_info_get(&h);
         uint64_t cached = h.llc_bytes + h.l2_bytes * (uint64_t)h.logical_cpus;
-        /* Unknown cache sizes (some VMs hide them): assume a large server's. */
-        if (cached == 0) cached = 64u << 20;
+        /* Unknown cache sizes (some VMs hide them): assume a large server's,
+         * and say so (`permbench info`, and a note at the start of a run). */
+        guessed = cached == 0;
+        if (guessed) cached = 64u << 20;
         bytes = 2 * cached;
     }
+    if (assumed) *assumed = guessed;
     return bytes;
 }
 
 void pb_cpu_flush_cache(void)
 {
-    uint64_t n = flush_bytes();
+    uint64_t n = pb_cpu_flush_bytes(NULL);
     if (!buf) {
         buf = malloc(n);
         if (!buf) return;

@@ -66,16 +66,20 @@ char *pb_plot_vars(const pb_plot_request *req, const pb_embedded_file **script, 
     const char *series = req->series ? req->series : "", *sizes = req->sizes ? req->sizes : "";
     const char *axis = req->axis ? req->axis : "", *axvals = req->axis_values ? req->axis_values : "";
     const char *sub = req->subtitle ? req->subtitle : "";
+    const char *colours = req->colour_labels ? req->colour_labels : req->labels;
     if (!pb_gnuplot_quotable(req->dir) || !pb_gnuplot_quotable(req->title) ||
         !pb_gnuplot_quotable(req->labels) || !pb_gnuplot_quotable(series) ||
-        !pb_gnuplot_quotable(axis) || !pb_gnuplot_quotable(axvals) || !pb_gnuplot_quotable(sub))
+        !pb_gnuplot_quotable(axis) || !pb_gnuplot_quotable(axvals) || !pb_gnuplot_quotable(sub) ||
+        !pb_gnuplot_quotable(colours))
         return pb_err_set(err, "cannot plot: a quote character in the directory, title or labels"),
                NULL;
 
 #define VARS_FMT                                                                                   \
     "datafile = '%s/results.csv'\nlabels = '%s'\nitems = '%s'\ntitle = '%s'\nkind = '%s'\n"          \
-    "series = '%s'\nsizes = '%s'\naxis = '%s'\naxis_values = '%s'\nsubtitle = '%s'\n"
-#define VARS_ARGS req->dir, req->labels, req->items, req->title, req->kind, series, sizes, axis, axvals, sub
+    "series = '%s'\nsizes = '%s'\naxis = '%s'\naxis_values = '%s'\nsubtitle = '%s'\n"          \
+    "colour_labels = '%s'\n"
+#define VARS_ARGS                                                                                  \
+    req->dir, req->labels, req->items, req->title, req->kind, series, sizes, axis, axvals, sub, colours
     size_t len = (size_t)snprintf(NULL, 0, VARS_FMT, VARS_ARGS) + 1;
     char *vars = malloc(len);
     if (!vars) return pb_err_set(err, "out of memory"), NULL;
@@ -377,7 +381,7 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
         pb_plot_request req = {dir,         kind,       set->title,
                                strcmp(kind, "pct-copy") == 0 ? set->others : set->labels,
                                set->items,  set->series, set->sizes, set->axis, set->axis_values,
-                               set->subtitle};
+                               set->subtitle, set->labels};
         if (pb_plot_draw(gnuplot, &req, err)) goto out;
         if (!quiet) printf("figure: %s/%s.png, %s/%s.svg\n", dir, req.kind, dir, req.kind);
     }

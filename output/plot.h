@@ -28,6 +28,10 @@ typedef struct pb_plot_request {
      * CPU), commit, so a figure taken out of its directory still says
      * what it shows. */
     const char *subtitle;
+    /* Every label of the run, space-separated (NULL: `labels`): a label's
+     * colour is its place here, so one module has one colour in every
+     * figure of a run, whichever labels a figure leaves out. */
+    const char *colour_labels;
 } pb_plot_request;
 
 /* Writes <dir>/<kind>.png and <dir>/<kind>.svg. */

@@ -62,11 +62,16 @@ json_t *pb_provenance_json(const char *path, const char *name, const char *text,
     for (int i = 0; i < argc; i++) json_array_append_new(cmd, json_string(argv[i]));
     return json_pack(
         "{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o, "
-        "s:{s:s, s:s, s:s, s:s, s:s}, s:o}",
+        "s:o, s:o}",
         "date", date, "permbench_version", pb_build.version, "git", "commit", pb_build.commit,
         "dirty", pb_build.dirty, "source", pb_build.commit_source, "config", "path", path, "name", name, "hash_fnv1a64",
         hash_text, "text", text ? text : "", "data_files", pb_data_files_json(), "host", pb_host_json(), "gpu", pb_gpu_json(),
-        "build", "type", pb_build.build_type, "c_compiler", pb_build.c_compiler, "cxx_compiler",
-        pb_build.cxx_compiler, "cuda_compiler", pb_build.cuda_compiler, "cuda_architectures",
-        pb_build.cuda_archs, "command_line", cmd);
+        "build", pb_build_json(), "command_line", cmd);
+}
+
+json_t *pb_build_json(void)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", pb_build.build_type, "c_compiler",
+                     pb_build.c_compiler, "cxx_compiler", pb_build.cxx_compiler, "cuda_compiler",
+                     pb_build.cuda_compiler, "cuda_architectures", pb_build.cuda_archs);
 }

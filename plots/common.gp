@@ -38,3 +38,9 @@ fulltitle = subtitle eq "" ? title : title . "\n" . subtitle
 set title fulltitle noenhanced
 # A width in bytes as a reader names it.
 itemname(I) = I eq "4" ? "4 B" : I eq "8" ? "8 B" : I . " B"
+# A label's colour: its place among every label of the run (colour_labels,
+# which permbench sets), so a module keeps its colour in every figure of a
+# run, including those that leave some labels out (pct-copy, the copies).
+if (!exists("colour_labels")) colour_labels = ""
+colour_at(L, k) = k > words(colour_labels) ? 1 : (word(colour_labels, k) eq L ? k : colour_at(L, k + 1))
+colour(L) = colour_at(L, 1)

@@ -26,7 +26,12 @@ if (share) {
 }
 lo = lo < 1 / up ? lo : 1 / up
 hi = hi > up ? hi : up
-set yrange [lo / 1.08 : hi * 1.08]
+# Room above the highest point and below the lowest: a twentieth of the
+# axis's decades (a fixed 8% was a hair on a wide axis, and a 321x point
+# sat on the frame, half cut off).
+pad = (hi / lo) ** 0.05
+pad = pad > 1.08 ? pad : 1.08
+set yrange [lo / pad : hi * pad]
 verdict(V) = strcol("verdict") eq V ? column("ratio") : NaN
 # Explicit ticks: a log axis from 0.8 to 1.5 would be labelled at 1 only;
 # fine steps near 1 for a narrow range, coarse ones for a wide one.

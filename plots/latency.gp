@@ -16,9 +16,9 @@ ok(L, I) = strcol("label") eq L && strcol("item_bytes") eq I && strcol("status")
 name(L, I) = multi ? sprintf("%s (%s)", L, itemname(I)) : L
 plot for [i = 1:words(labels)] for [j = 1:nI] datafile \
      using (ok(word(labels, i), word(items, j)) ? column("n") : NaN):(column("median_ms")) \
-     with linespoints lt (i + (j - 1) * 10) pt 7 ps 0.6 lw 1.5 \
+     with linespoints lt (colour(word(labels, i)) + (j - 1) * 10) pt 7 ps 0.6 lw 1.5 \
      title name(word(labels, i), word(items, j)) . " timer", \
      for [i = 1:words(labels)] for [j = 1:nI] datafile \
      using (ok(word(labels, i), word(items, j)) ? column("n") : NaN):(column("wall_median_ms")) \
-     with linespoints lt (i + (j - 1) * 10) pt 6 ps 0.6 lw 1.5 dt 2 \
+     with linespoints lt (colour(word(labels, i)) + (j - 1) * 10) pt 6 ps 0.6 lw 1.5 dt 2 \
      title name(word(labels, i), word(items, j)) . " wall"

@@ -15,5 +15,5 @@ multi = words(items) > 1
 plot 100 with lines dt 2 lw 1.5 lc rgb "#999999" title "copy (100%)", \
      for [i = 1:words(labels)] for [j = 1:words(items)] datafile \
      using (ok(word(labels, i), word(items, j)) ? column("n") : NaN):(column("pct_of_copy")) \
-     with linespoints lt (i + (j - 1) * 10) ps 0.6 lw 1.5 \
+     with linespoints lt (colour(word(labels, i)) + (j - 1) * 10) ps 0.6 lw 1.5 \
      title (multi ? sprintf("%s (%s)", word(labels, i), itemname(word(items, j))) : word(labels, i))

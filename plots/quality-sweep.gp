@@ -6,7 +6,8 @@
 # Set by permbench before this script: datafile (quality.csv), title, n,
 # test (the rows whose statistic is drawn), xlabel, ylabel, series (swept
 # groups, space-separated), nh with h<i>, h<i>_title (horizontal lines of
-# unswept groups), nt with t<i>, t<i>_title (thresholds).
+# unswept groups), nt with t<i>, t<i>_title (thresholds), xspan (the swept
+# values' span).
 set datafile separator ','
 set xlabel xlabel noenhanced
 set ylabel ylabel noenhanced
@@ -33,6 +34,9 @@ do for [i=1:words(series)] {
     unset print
 }
 set datafile separator whitespace
+# The swept parameter is an integer: whole ticks where gnuplot would put
+# halves (a span of a few); xspan (permbench sets it) is -1 when unknown.
+if (exists("xspan") && xspan >= 0 && xspan <= 10) { set xtics 1 }
 plot for [i=1:words(series)] $sweep index (i - 1) using 1:2 \
         with linespoints pt 7 ps 0.8 lw 2 title word(series, i), \
      for [i=1:nh] value(sprintf('h%d', i)) with lines dt 2 lw 2 title value(sprintf('h%d_title', i)), \

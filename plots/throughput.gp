@@ -13,5 +13,5 @@ g(c) = column("items_per_s") / 1e9
 # one colour per instance, a light shade of it for the second item width
 plot for [i = 1:words(labels)] for [j = 1:words(items)] datafile \
      using (ok(word(labels, i), word(items, j)) ? column("n") : NaN):(g(0)):(g(0) * column("median_ms") / column("max_ms")):(g(0) * column("median_ms") / column("min_ms")) \
-     with yerrorlines lt (i + (j - 1) * 10) ps 0.6 lw 1.5 \
+     with yerrorlines lt (colour(word(labels, i)) + (j - 1) * 10) ps 0.6 lw 1.5 \
      title (multi ? sprintf("%s (%s)", word(labels, i), itemname(word(items, j))) : word(labels, i))

@@ -73,9 +73,15 @@ static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *ru
     size_t hoff = 0;
     int nh = 0;
     bool plain = true; /* every label in hlines may stand in quotes */
+    /* The swept values' span: gnuplot ticks a span of a few at halves
+     * (1.5 rounds), so the script ticks whole values up to a span of 10. */
+    double xlo = INFINITY, xhi = -INFINITY;
     for (size_t i = 0; i < cfg->inst.n; i++) {
         const pb_instance *in = &cfg->inst.v[i];
         if (in->axis[0]) {
+            char *end;
+            double x = strtod(in->axis_value, &end);
+            if (end != in->axis_value && !*end) xlo = fmin(xlo, x), xhi = fmax(xhi, x);
             if (!xlabel[0]) snprintf(xlabel, sizeof xlabel, "%s", in->axis);
             if (!has_word(series, in->series) && off < sizeof series)
                 off += (size_t)snprintf(series + off, sizeof series - off, "%s%s", off ? " " : "",
@@ -120,8 +126,9 @@ static int draw(const char *dir, const pb_quality_config *cfg, const pb_qrun *ru
     char vars[8192];
     snprintf(vars, sizeof vars,
              "datafile = '%s/quality.csv'\ntitle = '%s'\nn = %u\ntest = '%s'\nxlabel = '%s'\n"
-             "ylabel = '%s'\nseries = '%s'\nnh = %d\n%snt = %d\n%s",
-             dir, title, fig->n, fig->test, xlabel, fig->qt->ylabel, series, nh, hlines, nt, thr);
+             "ylabel = '%s'\nseries = '%s'\nnh = %d\n%snt = %d\n%sxspan = %g\n",
+             dir, title, fig->n, fig->test, xlabel, fig->qt->ylabel, series, nh, hlines, nt, thr,
+             xhi >= xlo ? xhi - xlo : -1);
     snprintf(stem, sizeof stem, "%s-n%u", fig->qt->figure, fig->n);
     if (fn(user, stem, vars, script, err)) return -1;
     return 1;

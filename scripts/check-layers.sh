@@ -20,20 +20,10 @@ set -uo pipefail
 root=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "$root" || exit 2
 
-rank() {
-    case $1 in
-    core) echo 0 ;;
-    config | stats | dmm) echo 1 ;;
-    families) echo 2 ;;
-    algorithms | baselines) echo 3 ;;
-    registry) echo 4 ;;
-    output) echo 5 ;;
-    bench | compare | quality) echo 6 ;;
-    app) echo 7 ;;
-    tests) echo 9 ;;
-    *) echo -1 ;;
-    esac
-}
+# Each folder's layer, looked up without a subshell: the check runs once a
+# include of the tree, so a fork a lookup was most of its time.
+declare -A rank_of=([core]=0 [config]=1 [stats]=1 [dmm]=1 [families]=2 [algorithms]=3 [baselines]=3
+    [registry]=4 [output]=5 [bench]=6 [compare]=6 [quality]=6 [app]=7 [tests]=9)
 # Files generated into the build tree, included by name.
 generated=" tests/test_list.h "
 
@@ -41,47 +31,52 @@ layers="core config stats dmm families algorithms baselines registry output benc
 bad=0
 edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT
+exec 3>"$edges"
 complain() {
     echo "check-layers: $*" >&2
     bad=1
 }
 
-while IFS= read -r file; do
+# Every include of the tree in one grep: FILE:LINE:INCLUDE, file by file.
+while IFS=: read -r file line inc; do
+    [ -n "$inc" ] || continue
     from=${file%%/*}
-    rf=$(rank "$from")
+    rf=${rank_of[$from]:--1}
     # "families/shuffle/x.h" -> "families/shuffle": the family's folder.
-    sub=$(echo "$file" | cut -d/ -f1-2)
-    while IFS=: read -r line inc; do
-        [ -n "$inc" ] || continue
-        to=${inc%%/*}
-        rt=$(rank "$to")
-        [ "${file%.*}" != "${inc%.*}" ] && echo "${file%.*} ${inc%.*}" >>"$edges"
-        if [ ! -f "$inc" ]; then
-            case $generated in *" $inc "*) continue ;; esac
-            complain "$file:$line: includes \"$inc\", which does not exist"
-            continue
+    rest=${file#*/}
+    sub=$from/${rest%%/*}
+    to=${inc%%/*}
+    rt=${rank_of[$to]:--1}
+    [ "${file%.*}" != "${inc%.*}" ] && echo "${file%.*} ${inc%.*}" >&3
+    if [ ! -f "$inc" ]; then
+        case $generated in *" $inc "*) continue ;; esac
+        complain "$file:$line: includes \"$inc\", which does not exist"
+        continue
+    fi
+    if [ "$rt" -lt 0 ]; then
+        complain "$file:$line: includes \"$inc\" from '$to/', which is no layer"
+    elif [ "$rt" -gt "$rf" ]; then
+        complain "$file:$line: includes \"$inc\": $from/ (a lower layer) must not use $to/"
+    elif [ "$rt" -eq "$rf" ] && [ "$to" != "$from" ] &&
+        ! { [ "$rf" -eq 3 ]; }; then
+        complain "$file:$line: includes \"$inc\": $from/ and $to/ are siblings of one layer"
+    fi
+    case $from in
+    families | algorithms)
+        irest=${inc#*/}
+        tsub=$to/${irest%%/*}
+        slashes=${inc//[^\/]/}
+        if [ "$to" = "$from" ] && [ "$tsub" != "$sub" ] && [ "${#slashes}" -ge 2 ]; then
+            complain "$file:$line: includes \"$inc\": one family's folder must not use another's"
         fi
-        if [ "$rt" -lt 0 ]; then
-            complain "$file:$line: includes \"$inc\" from '$to/', which is no layer"
-        elif [ "$rt" -gt "$rf" ]; then
-            complain "$file:$line: includes \"$inc\": $from/ (a lower layer) must not use $to/"
-        elif [ "$rt" -eq "$rf" ] && [ "$to" != "$from" ] &&
-            ! { [ "$rf" -eq 3 ]; }; then
-            complain "$file:$line: includes \"$inc\": $from/ and $to/ are siblings of one layer"
-        fi
-        case $from in
-        families | algorithms)
-            tsub=$(echo "$inc" | cut -d/ -f1-2)
-            if [ "$to" = "$from" ] && [ "$tsub" != "$sub" ] && [ "$(echo "$inc" | tr -cd / | wc -c)" -ge 2 ]; then
-                complain "$file:$line: includes \"$inc\": one family's folder must not use another's"
-            fi
-            ;;
-        esac
-    done < <(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' "$file" |
-        sed -E 's/^([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1:\2/')
+        ;;
+    esac
 done < <(for d in $layers; do
     [ -d "$d" ] && find "$d" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' \)
-done | sort)
+done | sort | tr '\n' '\0' | xargs -0 -r grep -H -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' |
+    sed -E 's/^([^:]+):([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1:\2:\3/')
+
+exec 3>&-
 
 # tsort reports a loop in the include graph on stderr.
 if ! loops=$(tsort "$edges" 2>&1 >/dev/null) || [ -n "$loops" ]; then

@@ -1,22 +1,52 @@
 #!/usr/bin/env bash
 # Installs what permbench needs and is missing (Debian/Ubuntu packages), builds
-# it into build/, and runs the default job.
+# it into build/, and runs a first job sized to this machine: every shuffle
+# module it can run (the GPU ones where there is a CUDA device), with their
+# ceilings, at four sizes and a few samples a point, each point cut off after
+# a second; its last lines say how to run the full sweep.
 #
-#   scripts/setup.sh            install, build, run the default job
+#   scripts/setup.sh            install, build, run the first job
 #   scripts/setup.sh --no-run   install and build only
+#   scripts/setup.sh --first-job [ARG...]
+#                               the first job alone, on the build there
+#                               (ARGs added to its run: --dry-run, --out DIR)
 #
 # CUDA is not installed from packages: if nvcc is on PATH or under
 # /usr/local/cuda, the GPU modules are built too; otherwise a CPU-only build.
 # PB_WERROR=ON builds with warnings as errors (CI does).
 set -Eeuo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-run_default=1
+run_default=1 first_only=0
 case "${1:-}" in
 --no-run) run_default=0 ;;
--h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+--first-job) first_only=1; shift ;;
+-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
 "") ;;
 *) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 esac
+
+first_job() {
+    # The first job: configs/default.ini cut to a minute or two. Its bound
+    # is points x (timeout + one sample and its check): about 20 CPU
+    # modules and their ceilings at 4 sizes stay within 90 s on 2 cores; a
+    # GPU node adds about 20 GPU modules, fast at every size, and its sizes
+    # reach 2^24 items (128 MiB, past the L2 of any GPU) where the CPU
+    # modules take a few seconds a point. More cores make the CPU modules
+    # faster, not more numerous, so the sizes depend on the GPU alone.
+    local pb=${PB_PERMBENCH:-$root/build/permbench} where sizes
+    if "$pb" info --json | grep -q '"present": true'; then
+        where="$(nproc) cores and a GPU" sizes="2^12 .. 2^24 *16"
+    else
+        where="$(nproc) cores, no GPU" sizes="2^10 .. 2^22 *16"
+    fi
+    echo "setup.sh: a first look sized to this machine ($where): sizes $sizes, at most 20 samples or 1 s a point"
+    "$pb" run -D "sweep.sizes=$sizes" -D sweep.min_samples=3 -D sweep.min_time=0.05 \
+        -D sweep.max_samples=20 -D sweep.timeout=1 -D sweep.max_noise=5 "$@"
+}
+if [ "$first_only" -eq 1 ]; then
+    first_job "$@"
+    exit
+fi
 
 want=$(grep -v '^#' "$root/scripts/packages.txt" | grep -v '^$')
 missing=()
@@ -33,7 +63,17 @@ fi
 
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DPB_WERROR="${PB_WERROR:-OFF}"
 cmake --build "$root/build" -j"$(nproc)"
-if [ "$run_default" -eq 1 ]; then
-    cd "$root"
-    exec "$root/build/permbench" run
-fi
+[ "$run_default" -eq 1 ] || exit 0
+
+cd "$root"
+rc=0
+first_job || rc=$?
+cat <<EOT
+
+setup.sh: that was a first look. The full sweep (configs/default.ini: sizes 2^10
+to 2^24, a 2% noise target, up to 200 samples or 10 s a point) takes longer:
+  build/permbench run --dry-run   # its points and the time each should take here
+  build/permbench run             # the full sweep, into results/default/<timestamp>/
+  scripts/test.sh                 # the test suite
+EOT
+exit "$rc"

@@ -78,7 +78,10 @@ quality_replot_no_figures)
     args=(quality --replot "$work/q"); want="quality: $work/q: that run drew no figures (plot = none in its config); nothing to replot" ;;
 define_syntax) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes); want="run: -D 'sweep.sizes': expected SECTION.KEY=VALUE" ;;
 define_no_section) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D gsl-shuffle.seed=1); want="-D gsl-shuffle.seed=1: $work/c.ini has no section [gsl-shuffle]" ;;
-define_bad_value) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes=2^^3); want="c.ini:2: bad size expression '2^^3'" ;;
+define_bad_value) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.sizes=2^^3); want="-D sweep.sizes=2^^3: bad size expression '2^^3'" ;;
+define_unknown_key) args=(run "$(ini '[sweep]\nsizes = 10\n[fisher-yates]\n')" -D sweep.bogus=1); want="-D sweep.bogus=1: unknown key 'bogus' in [sweep]" ;;
+define_bad_param) args=(run "$(ini '[sweep]\nsizes = 10\n\n[cpu-copy]\n')" -D cpu-copy.threads=lots); want="-D cpu-copy.threads=lots: parameter 'threads' of 'cpu-copy': 'lots' is not an integer" ;;
+config_is_dir) mkdir -p "$work/adir"; args=(run "$work/adir"); want="$work/adir: is a directory, not a config file" ;;
 plot_missing_dir) args=(plot "$work/none"); want="plot: $work/none: no such result directory" ;;
 plot_no_arg) args=(plot); want="plot: expected one RESULT_DIR" ;;
 plot_kind_not_string) args=(plot "$(resdir results.json '{"sweep": {"plots": [5], "item_bytes": []}, "instances": []}')"); want="results.json: not a permbench results file (sweep.plots[0] is not a plot kind)" ;;
@@ -147,6 +150,7 @@ sample_no_n) args=(sample fisher-yates --count 3 -o "$work/f"); want="sample: --
 sample_no_count) args=(sample fisher-yates --n 5 -o "$work/f"); want="sample: --count C is required" ;;
 sample_bad_format) args=(sample fisher-yates --n 5 --count 3 --format u16 -o "$work/f"); want="sample: --format: format 'u16' is not u32, u64, text or npy" ;;
 sample_bad_seed) args=(sample fisher-yates --n 5 --count 3 --seed -1 -o "$work/f"); want="sample: --seed '-1' is not an unsigned 64-bit integer" ;;
+sample_over_run) mkdir -p "$work/o"; echo '{}' >"$work/o/results.json"; args=(sample fisher-yates --n 5 --count 3 -o "$work/o/results.json"); want="sample: -o $work/o/results.json would overwrite a file of a run's results" ;;
 sample_unwritable) args=(sample fisher-yates --n 5 --count 3 -o "$work/none/f"); want="sample: cannot write $work/none/f.tmp." ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac

@@ -282,6 +282,28 @@ unstable_busy)
     grep -q '"unstable": "NEW busy"' "$work/o/compare.json" || fail "compare.json lacks b's reason"
     grep -q ',UNSTABLE,' "$work/o/compare.csv" || fail "compare.csv lacks UNSTABLE"
     ;;
+figure_margin)
+    # A row 321 times slower is drawn whole: its point's centre lies at
+    # least 12 px inside the top of the frame (about twice the marker's
+    # diameter in the SVG; the PNG draws markers larger, where 6 px cut it).
+    command -v gnuplot >/dev/null || { echo "skipped: no gnuplot"; exit 77; }
+    run "$work/new" shuffle "GPU X" aaaaaaa "${base_rows[@]:0:2}" "$(row b 1024 ok quiet 1284 9)"
+    compare "$work/base" "$work/new" --out "$work/o"
+    expect_rc 0
+    python3 - "$work/o/compare.svg" <<'PY' || fail "the 321x point is at the frame"
+import re, sys
+s = open(sys.argv[1]).read()
+# The frame: the border path (the plot's rectangle), its top the smallest y.
+ys = [float(y) for y in re.findall(r"translate\([0-9.]+,([0-9.]+)\)[^']*' color='rgb\(214,\s*39,\s*40\)'", s)]
+assert ys, "no SLOWER point in the figure"
+border = re.search(r"<path stroke='black'\s+d='M([0-9.]+),([0-9.]+) L[0-9.]+,([0-9.]+)( L[0-9.]+,[0-9.]+){3} Z", s)
+top = min(float(border.group(2)), float(border.group(3))) if border else None
+assert top is not None, "no frame found"
+y = min(ys)
+print(f"point at y={y}, frame top at y={top}")
+assert y - top >= 12, f"the point's centre is {y - top:.1f} px inside the frame"
+PY
+    ;;
 bad_*)
     o="$work/o"
     case $case in
@@ -310,6 +332,7 @@ bad_*)
     bad_option) args=("$work/base" "$work/base" --bogus); want="compare: unknown option '--bogus'" ;;
     bad_strict) args=("$work/base" "$work/base" --strict); want="compare: --strict needs --fail-on-slower" ;;
     bad_out_file) : >"$work/afile"; o="$work/afile"; args=("$work/base" "$work/base"); want="compare: $work/afile is not a directory" ;;
+    bad_out_run) o="$work/base"; args=("$work/base" "$work/base"); want="compare: --out $work/base holds a run's results (results.json); choose another directory" ;;
     *) echo "unknown case $case"; exit 1 ;;
     esac
     compare "${args[@]}" --out "$o"
@@ -318,7 +341,9 @@ bad_*)
     grep -q '^permbench: ' "$work/err" || fail "stderr does not start with 'permbench: '"
     grep -qF -- "$want" "$work/err" || fail "stderr does not contain: $want"
     [ ! -s "$work/out" ] || fail "something on stdout"
-    if [ "$o" = "$work/o" ]; then [ ! -e "$o" ] || fail "$o was created"; else [ ! -s "$o" ] || fail "$o was written"; fi
+    if [ "$o" = "$work/o" ]; then [ ! -e "$o" ] || fail "$o was created"
+    elif [ -d "$o" ]; then [ -z "$(ls -A "$o" | grep -v '^results\.json$')" ] || fail "$o was written into: $(ls -A "$o")"
+    else [ ! -s "$o" ] || fail "$o was written"; fi
     ;;
 *) echo "unknown case $case"; exit 1 ;;
 esac

@@ -146,6 +146,14 @@ TEST_IMPL(config_ini_corners)
     ASSERT(load("[sweep]\nsizes = 10,\n  20\n[fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
     ASSERT(cfg.nsizes == 2 && cfg.sizes[1] == 20);
     pb_config_free(&cfg);
+    /* `#` after a blank ends the value, as `;` does; a `#` inside a word
+     * stays (none of the size syntax's, so it is still refused). */
+    ASSERT(load("[sweep]\nsizes = 2^10 # a note\nseed = 5\t# another\n[fisher-yates] # here too\n", &cfg,
+                &err, path, sizeof path) == 0);
+    ASSERT(cfg.nsizes == 1 && cfg.sizes[0] == 1024 && cfg.seed == 5);
+    pb_config_free(&cfg);
+    ASSERT(load("[sweep]\nsizes = 2^10#x\n[fisher-yates]\n", &cfg, &err, path, sizeof path) != 0);
+    ASSERT_CONTAINS(err.msg, ":2: bad size expression '2^10#x'");
     return 0;
 }
 

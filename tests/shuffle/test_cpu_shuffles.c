@@ -154,6 +154,7 @@ static const uint64_t sizes[] = {
 TEST_IMPL(cpu_shuffles_thread_independent)
 {
     static const int threads[] = {2, 1, 3, 5, 2};
+    unsigned walked = 0;
     for (size_t vi = 0; vi < NVARIANTS; vi++) {
         const variant *v = &all_variants[vi];
         for (size_t si = 0; si < NSIZES; si++) {
@@ -162,6 +163,7 @@ TEST_IMPL(cpu_shuffles_thread_independent)
                 /* One width and the default shapes at the largest size
                  * keep the suite fast. */
                 if (n > (1 << 17) && (bytes == 4 || v->params[0])) continue;
+                if (pb_test_san_skip(&walked)) continue;
                 uint32_t *first = NULL;
                 for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
                     uint32_t *perm;
@@ -204,8 +206,10 @@ TEST_IMPL(cpu_shuffles_many_threads)
         vs[nv++] = (variant){"rao-sandelius", params[b - 1]};
     }
     /* 2^20 + 1 not under the sanitizers (PB_TEST_SANITIZED). */
+    unsigned walked = 0;
     for (size_t vi = 0; vi < nv; vi++)
         for (size_t si = 0; si < 2 - PB_TEST_SANITIZED; si++) {
+            if (pb_test_san_skip(&walked)) continue;
             uint64_t n = ns[si];
             uint32_t *first = NULL;
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {

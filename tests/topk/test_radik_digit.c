@@ -223,6 +223,10 @@ TEST_IMPL(radik_host_model)
                 int dtype = dtypes[di];
                 /* 16-bit keys: every other distribution (CI's time). */
                 if (dtype != PB_TOPK_F32 && dist % 2) continue;
+                /* The longest rows every fourth distribution, a different
+                 * fourth for each type, both directions (CI's time, as in
+                 * radik_host_model64). */
+                if (n > 4097 && (dist + (int)di) % 4) continue;
                 rd_kmax = pb_topk_key_bits_of(dtype) == 32 ? UINT32_MAX
                                                            : (1u << pb_topk_key_bits_of(dtype)) - 1;
                 pb_topk_problem p;

@@ -226,6 +226,7 @@ TEST_IMPL(topk_new_dists_omp)
 {
     const uint64_t sizes[] = {1, 2, 3, 7, 255, 257, 1023, 1025, 65535, 65537, 100003};
     int runs = 0;
+    unsigned walked = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
         for (int dist = PB_TOPK_NAN + 1; dist < NDV; dist++)
             for (int dtype = 0; dtype < PB_TOPK_NDTYPES; dtype++)
@@ -234,6 +235,11 @@ TEST_IMPL(topk_new_dists_omp)
                     if (batch && n > 4097) continue;
                     /* The 64-bit types at three of the sizes (CI's time). */
                     if (pb_topk_dtype_is64(dtype) && n != 3 && n != 257 && n != 1025) continue;
+                    /* The 100003-key rows at every fourth distribution, a
+                     * different fourth for each type (CI's time): every
+                     * type and distribution still meets them. */
+                    if (n > 65537 && (dist + dtype) % 4) continue;
+                    if (pb_test_san_skip(&walked)) continue;
                     uint64_t ks[16];
                     int nk = 0;
                     uint64_t want[12] = {1, 2, n - 1, n};
