@@ -8,7 +8,10 @@ pb=$1
 if ! command -v gnuplot >/dev/null && [ -z "${PERMBENCH_GNUPLOT:-}" ]; then echo "skipped: no gnuplot"; exit 77; fi
 printf '[sweep]\nsizes = 2^10\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = throughput\n[fisher-yates]\n' >"$work/c.ini"
 "$pb" run "$work/c.ini" --out "$work/o" >"$work/out" 2>"$work/err" || { echo "FAIL: run exit $?"; cat "$work/err"; exit 1; }
-if grep -qi 'warning' "$work/out" "$work/err"; then echo "FAIL: gnuplot's warning reached the terminal"; cat "$work/err"; exit 1; fi
+# (A loaded test host adds permbench's own busy-machine warning: not gnuplot's.)
+if grep -v '^permbench: warning: the machine is busy' "$work/out" "$work/err" | grep -qi 'warning'; then
+    echo "FAIL: gnuplot's warning reached the terminal"; cat "$work/err"; exit 1
+fi
 grep -A1 "^# $work/o/throughput.png$" "$work/o/gnuplot.log" | grep -q 'empty x range' ||
     { echo "FAIL: the warning is not in gnuplot.log under its figure"; cat "$work/o/gnuplot.log"; exit 1; }
 [ -s "$work/o/throughput.png" ] && [ -s "$work/o/throughput.svg" ] || { echo "FAIL: no figure"; exit 1; }
