@@ -9,7 +9,7 @@ if ! command -v gnuplot >/dev/null && [ -z "${PERMBENCH_GNUPLOT:-}" ]; then echo
 printf '[sweep]\nsizes = 2^10\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = throughput\n[fisher-yates]\n' >"$work/c.ini"
 "$pb" run "$work/c.ini" --out "$work/o" >"$work/out" 2>"$work/err" || { echo "FAIL: run exit $?"; cat "$work/err"; exit 1; }
 # (A loaded test host adds permbench's own busy-machine warning: not gnuplot's.)
-if grep -v '^permbench: warning: the machine is busy' "$work/out" "$work/err" | grep -qi 'warning'; then
+if grep -hv '^permbench: warning: the machine is busy' "$work/out" "$work/err" | grep -qi 'warning'; then
     echo "FAIL: gnuplot's warning reached the terminal"; cat "$work/err"; exit 1
 fi
 grep -A1 "^# $work/o/throughput.png$" "$work/o/gnuplot.log" | grep -q 'empty x range' ||
