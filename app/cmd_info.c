@@ -14,7 +14,9 @@ static const char help[] =
     "\n"
     "Prints the CPU model, logical CPUs, OpenMP threads, memory and caches, and\n"
     "for the CUDA device: name, SMs, memory, L2, clocks, bus width, driver and\n"
-    "runtime versions; and how this binary was built.\n"
+    "runtime versions, and the code it runs (the binary's SASS for it, or PTX\n"
+    "compiled at load); and how this binary was built: the CUDA architectures it\n"
+    "holds as SASS and as PTX.\n"
     "\n"
     "  --json   the same as the provenance objects of results.json\n";
 
@@ -31,7 +33,8 @@ int pb_cmd_info(int argc, char **argv)
     if (optind < argc) return pb_cli_fail("info: unexpected argument '%s'", argv[optind]);
 
     if (as_json) {
-        json_t *j = json_pack("{s:o, s:o}", "host", pb_host_json(), "gpu", pb_gpu_json());
+        json_t *j = json_pack("{s:o, s:o, s:o}", "host", pb_host_json(), "gpu", pb_gpu_json(),
+                              "build", pb_build_code_json());
         json_dumpf(j, stdout, JSON_INDENT(2));
         putchar('\n');
         json_decref(j);
@@ -65,6 +68,10 @@ int pb_cmd_info(int argc, char **argv)
                g.driver_version % 1000 / 10);
         printf("  runtime          CUDA %d.%d\n", g.runtime_version / 1000,
                g.runtime_version % 1000 / 10);
+        pb_gpu_code code;
+        if (pb_gpu_code_check(&code, &err) == 0 && code.cc)
+            printf("  code             %s (probe kernel: PTX %d, SASS %d)\n", code.mode,
+                   code.ptx_version, code.binary_version);
     }
     printf("build\n");
     printf("  permbench        %s, commit %s (dirty: %s), %s\n", pb_build.version, pb_build.commit,
@@ -72,5 +79,7 @@ int pb_cmd_info(int argc, char **argv)
     printf("  compilers        C %s; C++ %s; CUDA %s (architectures %s)\n", pb_build.c_compiler,
            pb_build.cxx_compiler, pb_build.cuda_compiler[0] != ' ' ? pb_build.cuda_compiler : "none",
            pb_build.cuda_archs[0] ? pb_build.cuda_archs : "-");
+    printf("  cuda code        SASS %s; PTX %s\n", pb_build.cuda_sass[0] ? pb_build.cuda_sass : "none",
+           pb_build.cuda_ptx[0] ? pb_build.cuda_ptx : "none");
     return PB_EXIT_OK;
 }

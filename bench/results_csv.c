@@ -16,6 +16,7 @@ const char *const pb_csv_columns[] = {
     /* Appended: a reader that knows only the columns before still reads
      * every one of them where it was. */
     "link_bytes",  "link_gbps",
+    "path",
 };
 const size_t pb_csv_ncolumns = sizeof pb_csv_columns / sizeof pb_csv_columns[0];
 
@@ -63,7 +64,7 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
         if (links && !isnan(row->link_bytes)) fprintf(f, "%.6g", row->link_bytes);
         fputc(',', f);
         if (links && !isnan(row->link_gbps)) fprintf(f, "%.6g", row->link_gbps);
-        fputc('\n', f);
+        fprintf(f, ",%s\n", row->path); /* a word: no comma */
     }
     return pb_afile_commit(&a, err);
 }

@@ -187,6 +187,8 @@ int pb_results_read_rows(const char *json_path, const pb_config *cfg, pb_run *ru
         row->link_gbps = num(o, "link_gbps");
         const char *topo = json_string_value(json_object_get(o, "topology"));
         snprintf(row->topology, sizeof row->topology, "%s", topo ? topo : "");
+        const char *path = json_string_value(json_object_get(o, "path"));
+        snprintf(row->path, sizeof row->path, "%s", path ? path : "");
         row->pct_copy = NAN; /* the runner fills the ratios again */
         row->speedup_vs_ref = NAN;
     }

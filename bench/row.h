@@ -49,6 +49,9 @@ typedef struct pb_row {
     double link_gbps;
     char topology[256];
     bool verified;
+    /* The code path the module took for this point, where it has several
+     * (pb_module.path); "" otherwise. */
+    char path[32];
 } pb_row;
 
 /* Expected output fingerprints, one per (reference, point, stream), shared

@@ -37,6 +37,8 @@ void pb_table_row(const pb_row *row)
                row->nsamples, row->ms.median, row->wall.median, noise, row->items_per_s / 1e9,
                row->gbps, pct, row->status == PB_ROW_OK ? "yes" : "FAILED",
                row->noisy ? " (noisy)" : "", row->timed_out ? " (timeout)" : "");
+        /* The code path, where the module has several: a line of its own. */
+        if (row->path[0]) printf("  path: %s\n", row->path);
         /* A module spread over several devices: what it sent between
          * them, on a line of its own so the columns stay as they are. */
         if (!isnan(row->link_bytes)) {

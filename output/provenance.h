@@ -18,5 +18,8 @@ json_t *pb_data_files_json(void);
 /* The machine part alone (also printed by `permbench info --json`). */
 json_t *pb_host_json(void);
 json_t *pb_gpu_json(void);
+/* The CUDA architectures the binary holds: the CMake list, and the SASS and
+ * PTX architectures it makes (`permbench info --json`'s "build"). */
+json_t *pb_build_code_json(void);
 
 #endif
