@@ -16,7 +16,8 @@
 # (PB_*_POLICY), so a new one is checked without an edit here.
 # PB_ARCH_JOBS=N compiles N at a time (default: the cores);
 # PB_ARCHS="80 90" checks those only; PB_ARCH_ONLY=REGEX the sources whose
-# path matches it; PB_ARCH_LIST_ONLY=1 lists the sources and compiles none.
+# path matches it; PB_ARCH_LIST_ONLY=1 lists the sources and compiles none;
+# PB_ARCH_VERBOSE=1 prints each compile's result and CPU seconds.
 # Prints a line for each failure with its first errors, and a summary with
 # the wall time; exits 1 if any failed, 2 on bad use, 0 with a note for a
 # build without CUDA.
@@ -95,20 +96,23 @@ log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 python3 -c "$finder" "$root" "$build/compile_commands.json" "$archs" "$log" |
     xargs -P "$jobs" -d '\n' -I{} python3 -c '
-import json, subprocess, sys
+import json, resource, subprocess, sys
 d, label, logf, cmd = json.loads(sys.argv[1])
 with open(logf, "w") as f:
     rc = subprocess.call(cmd, cwd=d, stdout=f, stderr=subprocess.STDOUT)
-print(("ok " if rc == 0 else "FAIL ") + label, flush=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(("ok " if rc == 0 else "FAIL ") + label, "%.1f" % (r.ru_utime + r.ru_stime), flush=True)
 ' {} >"$log/results.txt" || true
 n=$(grep -c . "$log/results.txt" || true)
 bad=$(grep -c '^FAIL' "$log/results.txt" || true)
 srcs=$(sed 's/^[a-zA-Z]* //; s/ sm_.*//' "$log/results.txt" | sort -u | tr '\n' ' ')
-grep '^FAIL' "$log/results.txt" | sed 's/^FAIL //' | while read -r src arch; do
+cpu=$(awk '{s += $4} END {printf "%.0f", s}' "$log/results.txt")
+[ -z "${PB_ARCH_VERBOSE:-}" ] || sort -k2 "$log/results.txt"
+grep '^FAIL' "$log/results.txt" | sed 's/^FAIL //' | while read -r src arch _; do
     echo "FAIL $src $arch:"
     grep -m 8 . "$log/$(echo "$src" | sed 's|/|__|g').$arch.log" | sed 's/^/    /'
 done
 echo "check-archs: $n compiles ($((n - bad)) ok, $bad failed) of $srcs"
-echo "check-archs: architectures $archs, $(($(date +%s) - start)) s with $jobs jobs"
+echo "check-archs: architectures $archs, $(($(date +%s) - start)) s with $jobs jobs, $cpu s of compiler CPU time"
 [ "$n" -gt 0 ] || { echo "check-archs.sh: no architecture-specific source found" >&2; exit 1; }
 [ "$bad" -eq 0 ]

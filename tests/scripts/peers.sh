@@ -133,8 +133,8 @@ assert series == ['radik', 'radik-narrow128', 'sort-and-choose', 'sort-and-choos
     expect_rc 0 merge
     check "$work/merged" "
 assert len(r['results']) == 71 + 84 == len(c)
-# the committed run's CSV predates the link columns: its lines get them, empty
-assert list(c[0].keys())[-2:] == ['link_bytes', 'link_gbps'] and all(row['link_bytes'] == row['link_gbps'] == '' for row in c)
+# the committed run's CSV predates the link and path columns: its lines get them, empty
+assert list(c[0].keys())[-3:] == ['link_bytes', 'link_gbps', 'path'] and all(row['link_bytes'] == row['link_gbps'] == row['path'] == '' for row in c)
 peer = [j for j in r['results'] if j['module'].startswith('torch-')]
 assert all(j['pct_of_copy'] > 0 and j['speedup_vs_ref'] > 0 for j in peer)
 ref = dict((j['axis_value'], j['median_ms']) for j in r['results'] if j['series'] == 'sort-and-choose')

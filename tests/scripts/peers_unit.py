@@ -211,15 +211,15 @@ class Files(unittest.TestCase):
              "verified": True, "status": "ok"}
         self.assertEqual(peers.csv_line(j),
                          "torch-topk/k=32,torch-topk,k,32,torch-topk,topk,gpu,536870912,4,,12,"
-                         "1.23457,1.2,1.3,1.25,0.01,1.3,0.123,no,4.3e+11,1739.5,40.12,,yes,ok,,")
+                         "1.23457,1.2,1.3,1.25,0.01,1.3,0.123,no,4.3e+11,1739.5,40.12,,yes,ok,,,")
         j.update(status="ERROR", verified=False, median_ms=None, samples=0)
         self.assertEqual(peers.csv_line(j), "torch-topk/k=32,torch-topk,k,32,torch-topk,topk,gpu,"
-                                            "536870912,4,,0,,,,,,,,,,,,,no,ERROR,,")
+                                            "536870912,4,,0,,,,,,,,,,,,,no,ERROR,,,")
         self.assertEqual(len(peers.csv_line(j).split(",")), len(peers.CSV_COLUMNS))
-        # The link columns, last, as results_csv.c writes them where a row has them.
+        # The link columns, then the code path, last, as results_csv.c writes them where a row has them.
         j.update(status="ok", verified=True, median_ms=1.23456789, samples=12,
                  link_bytes=4294967296.0, link_gbps=312.4)
-        self.assertTrue(peers.csv_line(j).endswith(",yes,ok,4.29497e+09,312.4"))
+        self.assertTrue(peers.csv_line(j).endswith(",yes,ok,4.29497e+09,312.4,"))
 
     def test_json_refuses_nan(self):
         self.assertIsNone(peers._num(float("nan")))

@@ -16,11 +16,12 @@ CSV_COLUMNS = [
     "label", "series", "axis", "axis_value", "module", "family", "device", "n", "item_bytes",
     "threads", "samples", "median_ms", "min_ms", "max_ms", "mean_ms", "stddev_ms",
     "wall_median_ms", "noise_pct", "noisy", "items_per_s", "effective_gbps", "pct_of_copy",
-    "speedup_vs_ref", "verified", "status", "link_bytes", "link_gbps",
+    "speedup_vs_ref", "verified", "status", "link_bytes", "link_gbps", "path",
 ]
-# Before link_bytes and link_gbps were appended: a base run of an older
-# permbench, which merge still takes.
+# Before link_bytes and link_gbps, then path, were appended: base runs of
+# an older permbench, which merge still takes.
 CSV_COLUMNS_OLD = CSV_COLUMNS[:CSV_COLUMNS.index("status") + 1]
+CSV_COLUMNS_LINKS = CSV_COLUMNS[:CSV_COLUMNS.index("link_gbps") + 1]
 
 
 class Bad(Exception):

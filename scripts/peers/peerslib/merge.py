@@ -4,7 +4,7 @@ rows beside a permbench run's, and peer series under our series' labels."""
 import os
 import sys
 
-from peerslib.common import Bad, CSV_COLUMNS, CSV_COLUMNS_OLD, EXIT_OK, Skip
+from peerslib.common import Bad, CSV_COLUMNS, CSV_COLUMNS_LINKS, CSV_COLUMNS_OLD, EXIT_OK, Skip
 from peerslib.sizes import size_name
 from peerslib.sweep import load_results
 from peerslib.plan import work
@@ -84,7 +84,7 @@ def cmd_merge(args):
     except OSError as e:
         raise Bad("PERMBENCH_DIR: %s: %s" % (bcsv, e.strerror or e))
     bhead = blines[0].split(",")
-    if bhead != CSV_COLUMNS and bhead != CSV_COLUMNS_OLD:
+    if bhead not in (CSV_COLUMNS, CSV_COLUMNS_LINKS, CSV_COLUMNS_OLD):
         raise Bad("PERMBENCH_DIR: %s: its header is not results.csv's columns of this permbench" % bcsv)
     claim_out(args.out_dir)
 

@@ -39,6 +39,7 @@ def row_json(row):
     j["speedup_vs_ref"] = _num(row.get("speedup_vs_ref")) if ok else None
     # Bytes sent between devices: a peer runs on one GPU.
     j["link_bytes"], j["link_gbps"], j["topology"] = None, None, None
+    j["path"] = None
     j["series"], j["axis"], j["axis_value"] = row["series"], row["axis"], row["axis_value"]
     j["verified"] = row["status"] == "ok"
     j["status"] = row["status"]
@@ -72,6 +73,7 @@ def csv_line(j):
     ok = j["status"] != "ERROR"
     f.append(_g(j["link_bytes"]) if ok and j.get("link_bytes") is not None else "")
     f.append(_g(j["link_gbps"]) if ok and j.get("link_gbps") is not None else "")
+    f.append(j.get("path") or "")  # a peer has one code path
     return ",".join(f)
 
 
