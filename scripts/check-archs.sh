@@ -15,7 +15,10 @@
 # compares __CUDA_ARCH__ with a number or reads a tuning policy
 # (PB_*_POLICY), so a new one is checked without an edit here.
 # PB_ARCH_JOBS=N compiles N at a time (default: the cores);
-# PB_ARCHS="80 90" checks those only; PB_ARCH_ONLY=REGEX the sources whose
+# PB_ARCHS="80 90" checks those only, PB_ARCHS=classes one architecture a
+# class of identical device code (the oldest, and the oldest at or above
+# each __CUDA_ARCH__ threshold the sources test: 75 80 90 today);
+# PB_ARCH_STAGE=ptx stops at the front end and optimiser (-ptx, no ptxas); PB_ARCH_ONLY=REGEX the sources whose
 # path matches it; PB_ARCH_LIST_ONLY=1 lists the sources and compiles none;
 # PB_ARCH_VERBOSE=1 prints each compile's result and CPU seconds.
 # Prints a line for each failure with its first errors, and a summary with
@@ -25,12 +28,21 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" 2>/dev/null && pwd) ||
     { echo "check-archs.sh: no build directory '${1:-$root/build}'" >&2; exit 2; }
-if [ -n "${PB_ARCHS:-}" ]; then
-    archs=$PB_ARCHS
-else
-    archs=$(sed -n 's/^set(PB_CUDA_RELEASE_ARCHS "\(.*\)")$/\1/p' "$root/cmake/cuda_archs.cmake" |
-        tr ';' '\n' | sed 's/-real$//; s/-virtual$//' | sort -un | tr '\n' ' ')
+release=$(sed -n 's/^set(PB_CUDA_RELEASE_ARCHS "\(.*\)")$/\1/p' "$root/cmake/cuda_archs.cmake" |
+    tr ';' '\n' | sed 's/-real$//; s/-virtual$//' | sort -un | tr '\n' ' ')
+archs=${PB_ARCHS:-$release}
+if [ "$archs" = classes ]; then
+    # One architecture a class of identical device code: the oldest of the
+    # release list, and the oldest at or above each __CUDA_ARCH__ threshold
+    # the sources test (the tuning policies are keyed by the same ones).
+    thresholds=$(grep -rhoE '__CUDA_ARCH__ *(<|>=) *[0-9]+|PB_[A-Z]+_([0-9]{3})_' --include='*.cu' --include='*.cuh' \
+        --include='*.h' "$root/algorithms" "$root/families" "$root/core" "$root/baselines" 2>/dev/null |
+        grep -oE '[0-9]{3}' | sort -un)
+    archs=$(for t in $thresholds; do for a in $release; do [ $((a * 10)) -ge "$t" ] && { echo "$a"; break; }; done; done |
+        cat - <(echo "$release" | awk '{print $1}') | sort -un | tr '\n' ' ')
 fi
+stage=${PB_ARCH_STAGE:-cubin}
+case $stage in cubin | ptx) ;; *) echo "check-archs.sh: PB_ARCH_STAGE is cubin or ptx, not '$stage'" >&2; exit 2 ;; esac
 [ -n "$archs" ] || { echo "check-archs.sh: no architectures" >&2; exit 2; }
 jobs=${PB_ARCH_JOBS:-$(nproc)}
 start=$(date +%s)
@@ -84,7 +96,9 @@ for c in json.load(open(cc)):
         keep = keep[1:]
     for arch in archs:
         out = os.path.join(log, rel.replace('/', '__') + '.sm_' + arch)
-        cmd = keep + ['-cubin', '-arch=sm_' + arch, '-Werror', 'all-warnings', '-o', out + '.cubin']
+        stage = os.environ.get('PB_ARCH_STAGE') or 'cubin'
+        target = '-arch=sm_' + arch if stage == 'cubin' else '-arch=compute_' + arch
+        cmd = keep + ['-' + stage, target, '-Werror', 'all-warnings', '-o', out + '.' + stage]
         print(json.dumps([c['directory'], rel + ' sm_' + arch, out + '.log', cmd]))
 EOF
 )
@@ -113,6 +127,6 @@ grep '^FAIL' "$log/results.txt" | sed 's/^FAIL //' | while read -r src arch _; d
     grep -m 8 . "$log/$(echo "$src" | sed 's|/|__|g').$arch.log" | sed 's/^/    /'
 done
 echo "check-archs: $n compiles ($((n - bad)) ok, $bad failed) of $srcs"
-echo "check-archs: architectures $archs, $(($(date +%s) - start)) s with $jobs jobs, $cpu s of compiler CPU time"
+echo "check-archs: architectures $archs ($stage), $(($(date +%s) - start)) s with $jobs jobs, $cpu s of compiler CPU time"
 [ "$n" -gt 0 ] || { echo "check-archs.sh: no architecture-specific source found" >&2; exit 1; }
 [ "$bad" -eq 0 ]

@@ -111,8 +111,9 @@ static int csv_cells(const char *path, const char *label, char *bytes, char *gbp
             if (strcmp(tok, "link_gbps") == 0) cg = c;
         }
     }
-    /* Appended: the last two columns, so older readers find theirs. */
-    if (cb != ncols - 2 || cg != ncols - 1) {
+    /* Appended after status (and before the later path column), so older
+     * readers find theirs. */
+    if (cb != ncols - 3 || cg != ncols - 2) {
         fclose(f);
         return -1;
     }
