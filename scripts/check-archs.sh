@@ -102,7 +102,9 @@ for c in json.load(open(cc)):
         print(json.dumps([c['directory'], rel + ' sm_' + arch, out + '.log', cmd]))
 EOF
 )
+archs=$(echo $archs) # one space between
 if [ "${PB_ARCH_LIST_ONLY:-}" = 1 ]; then
+    echo "architectures: $archs ($stage)"
     python3 -c "$finder" "$root" "$build/compile_commands.json" "$archs" /dev/null | sort
     exit 0
 fi

@@ -2,7 +2,8 @@
 # scripts/check-archs.sh on this build: it finds the architecture-specific
 # sources (radik's cluster kernels and its tuned kernels, the multisplits'),
 # not the others, and a source that does not compile for an architecture
-# is a failure with its errors (sm_70, which CUDA 13 dropped, fails fast).
+# is a failure with its errors (sm_70, which CUDA 13 dropped, fails fast);
+# PB_ARCHS=classes picks one architecture a class of identical device code.
 #   check_archs.sh SOURCE_DIR BUILD_DIR
 set -u
 src=$1 build=$2
@@ -18,6 +19,10 @@ done
 for f in families/shuffle/gpu_shuffle_buffers.cu core/gpu.cu; do
     grep -qx "$f" <<<"$list" && { echo "FAIL: $f is not architecture-specific: $list"; bad=1; }
 done
+# The classes: the oldest release architecture, and the oldest at or above
+# each threshold the sources test (800: redux.sync, 900: clusters).
+classes=$(PB_ARCHS=classes PB_ARCH_LIST_ONLY=1 "$src/scripts/check-archs.sh" "$build" 2>&1 | head -1)
+[ "$classes" = "architectures: 75 80 90 (cubin)" ] || { echo "FAIL: classes: $classes"; bad=1; }
 out=$(PB_ARCHS=70 PB_ARCH_ONLY=radik_cluster "$src/scripts/check-archs.sh" "$build" 2>&1)
 rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: a failed compile exits $rc, not 1: $out"; bad=1; }
