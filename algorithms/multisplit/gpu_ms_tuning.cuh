@@ -8,6 +8,8 @@
 #ifndef PB_GPU_MS_TUNING_CUH
 #define PB_GPU_MS_TUNING_CUH
 
+#include "core/arch_policy.h"
+
 /* ---- Hopper ---- */
 
 /* DMS, WMS and BMS (gpu_ms_kernels.cuh, gpu_ms_split.cu): warps a block;
@@ -69,13 +71,7 @@
 
 /* ---- the policy of the code being compiled ---- */
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#define PB_MS_POLICY(name) PB_MS_750_##name
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#define PB_MS_POLICY(name) PB_MS_800_##name
-#else
-#define PB_MS_POLICY(name) PB_MS_900_##name
-#endif
+#define PB_MS_POLICY(name) PB_ARCH_POLICY(PB_MS, name)
 
 /* Every value here sizes a launch or a tile the host computes, so host
  * code (compiled once) must see the policy its kernels were compiled with:

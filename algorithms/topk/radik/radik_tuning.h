@@ -13,6 +13,8 @@
 #ifndef PB_RADIK_TUNING_H
 #define PB_RADIK_TUNING_H
 
+#include "core/arch_policy.h"
+
 /* ---- the digit and the sample (radik_digit.h) ---- */
 
 #define PB_RADIK_BITS 13
@@ -75,13 +77,7 @@
  * buffer, the refine list) may differ. A policy that changes a
  * host-visible value needs radik's set-up to choose the launch by the PTX
  * version its kernels run (pb_gpu_code_of), as CUB's dispatch does. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#define PB_RADIK_POLICY(name) PB_RADIK_750_##name
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#define PB_RADIK_POLICY(name) PB_RADIK_800_##name
-#else
-#define PB_RADIK_POLICY(name) PB_RADIK_900_##name
-#endif
+#define PB_RADIK_POLICY(name) PB_ARCH_POLICY(PB_RADIK, name)
 #define PB_RADIK_SAME_HOST_VIEW(a, b)                                                              \
     (PB_RADIK_##a##_BLOCK == PB_RADIK_##b##_BLOCK && PB_RADIK_##a##_ITEMS == PB_RADIK_##b##_ITEMS && \
      PB_RADIK_##a##_FITEMS == PB_RADIK_##b##_FITEMS &&                                             \
