@@ -124,7 +124,7 @@ bad=$(grep -c '^FAIL' "$log/results.txt" || true)
 srcs=$(sed 's/^[a-zA-Z]* //; s/ sm_.*//' "$log/results.txt" | sort -u | tr '\n' ' ')
 cpu=$(awk '{s += $4} END {printf "%.0f", s}' "$log/results.txt")
 [ -z "${PB_ARCH_VERBOSE:-}" ] || sort -k2 "$log/results.txt"
-grep '^FAIL' "$log/results.txt" | sed 's/^FAIL //' | while read -r src arch _; do
+{ grep '^FAIL' "$log/results.txt" || true; } | sed 's/^FAIL //' | while read -r src arch _; do
     echo "FAIL $src $arch:"
     grep -m 8 . "$log/$(echo "$src" | sed 's|/|__|g').$arch.log" | sed 's/^/    /'
 done

@@ -2,7 +2,8 @@
 # scripts/check-archs.sh on this build: it finds the architecture-specific
 # sources (radik's cluster kernels and its tuned kernels, the multisplits'),
 # not the others, and a source that does not compile for an architecture
-# is a failure with its errors (sm_70, which CUDA 13 dropped, fails fast);
+# is a failure with its errors (sm_70, which CUDA 13 dropped, fails fast)
+# and one that compiles is not;
 # PB_ARCHS=classes picks one architecture a class of identical device code.
 #   check_archs.sh SOURCE_DIR BUILD_DIR
 set -u
@@ -29,5 +30,11 @@ rc=$?
 grep -q '^FAIL algorithms/topk/radik/radik_cluster.cu sm_70:' <<<"$out" ||
     { echo "FAIL: the failure is not named: $out"; bad=1; }
 grep -q "1 compiles (0 ok, 1 failed)" <<<"$out" || { echo "FAIL: no summary: $out"; bad=1; }
+# A source that compiles: exit 0 and the summary (sm_75: radik's cluster
+# kernels are the empty shell there, a few seconds).
+out=$(PB_ARCHS=75 PB_ARCH_ONLY=radik_cluster "$src/scripts/check-archs.sh" "$build" 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: a good compile exits $rc: $out"; bad=1; }
+grep -q "1 compiles (1 ok, 0 failed)" <<<"$out" || { echo "FAIL: no summary: $out"; bad=1; }
 [ $bad -eq 0 ] && echo "ok: $(echo "$list" | tr '\n' ' ')"
 exit $bad
