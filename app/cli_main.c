@@ -7,6 +7,7 @@
 
 #include "app/cli.h"
 #include "core/build_info.h"
+#include "core/gpu.h"
 
 static const char usage[] =
     "usage: permbench COMMAND [OPTIONS]\n"
@@ -50,6 +51,13 @@ int pb_main(int argc, char **argv)
         printf("permbench %s (%s%s)\n", pb_build.version, pb_build.commit,
                strcmp(pb_build.dirty, "yes") == 0 ? ", dirty" : "");
         return PB_EXIT_OK;
+    }
+    /* A binary with no code this GPU can run (neither its SASS nor PTX it
+     * can compile) fails every kernel: said once, before anything starts. */
+    if (strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0 || strcmp(cmd, "run") == 0 ||
+        strcmp(cmd, "quality") == 0 || strcmp(cmd, "sample") == 0) {
+        pb_err err;
+        if (pb_gpu_code_check(NULL, &err)) return pb_cli_fail("%s", err.msg);
     }
     /* Each subcommand sees argv from its own name on. */
     if (strcmp(cmd, "list") == 0) return pb_cmd_list(argc - 1, argv + 1);

@@ -15,7 +15,9 @@ static const char help[] =
     "\n"
     "Prints the CPU model, logical CPUs, OpenMP threads, memory and caches, and\n"
     "for the CUDA device: name, SMs, memory, L2, clocks, bus width, driver and\n"
-    "runtime versions; and how this binary was built.\n"
+    "runtime versions, and the code it runs (the binary's SASS for it, or PTX\n"
+    "compiled at load); and how this binary was built: the CUDA architectures it\n"
+    "holds as SASS and as PTX.\n"
     "\n"
     "  --json   the same as the provenance objects of results.json\n";
 
@@ -79,6 +81,10 @@ int pb_cmd_info(int argc, char **argv)
                g.driver_version % 1000 / 10);
         printf("  runtime          CUDA %d.%d\n", g.runtime_version / 1000,
                g.runtime_version % 1000 / 10);
+        pb_gpu_code code;
+        if (pb_gpu_code_check(&code, &err) == 0 && code.cc)
+            printf("  code             %s (probe kernel: PTX %d, SASS %d)\n", code.mode,
+                   code.ptx_version, code.binary_version);
     }
     printf("build\n");
     printf("  permbench        %s, commit %s (dirty: %s), %s\n", pb_build.version, pb_build.commit,
@@ -86,5 +92,7 @@ int pb_cmd_info(int argc, char **argv)
     printf("  compilers        C %s; C++ %s; CUDA %s (architectures %s)\n", pb_build.c_compiler,
            pb_build.cxx_compiler, pb_build.cuda_compiler[0] != ' ' ? pb_build.cuda_compiler : "none",
            pb_build.cuda_archs[0] ? pb_build.cuda_archs : "-");
+    printf("  cuda code        SASS %s; PTX %s\n", pb_build.cuda_sass[0] ? pb_build.cuda_sass : "none",
+           pb_build.cuda_ptx[0] ? pb_build.cuda_ptx : "none");
     return PB_EXIT_OK;
 }

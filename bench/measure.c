@@ -217,6 +217,7 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
     row->speedup_vs_ref = NAN;
     row->link_bytes = row->link_gbps = NAN;
     row->topology[0] = '\0';
+    row->path[0] = '\0';
     row->failed_sample = -1;
     row->held = m->device == PB_DEVICE_GPU && cfg->hold;
 
@@ -257,6 +258,8 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
         if (state) m->release(state);
         return;
     }
+    const char *path = m->path ? m->path(state) : NULL;
+    if (path) snprintf(row->path, sizeof row->path, "%s", path);
     /* Warm-ups take the first sample numbers, refreshed like samples. */
     uint64_t sample = 0;
     bool have_last = false;

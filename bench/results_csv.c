@@ -19,6 +19,7 @@ const char *const pb_csv_columns[] = {
     /* The median's 95% interval, its relative half-width, two clusters. */
     "median_ci_lo_ms", "median_ci_hi_ms", "median_ci_halfwidth_pct", "multimodal",
     "busy",        "suspect",
+    "path",
 };
 const size_t pb_csv_ncolumns = sizeof pb_csv_columns / sizeof pb_csv_columns[0];
 
@@ -75,7 +76,7 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
          * now) become semicolons, so the cells stay unquoted. */
         fprintf(f, ",%s,", row->busy ? "yes" : "no");
         for (const char *c = row->suspect; *c; c++) fputc(*c == ',' ? ';' : *c, f);
-        fputc('\n', f);
+        fprintf(f, ",%s\n", row->path); /* a word: no comma */
     }
     return pb_afile_commit(&a, err);
 }

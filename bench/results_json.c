@@ -79,6 +79,7 @@ static json_t *row_json(const pb_row *row, const pb_config *cfg)
     json_object_set_new(j, "link_gbps", num_or_null(row->link_gbps, ok));
     json_t *topology = row->topology[0] ? json_string(row->topology) : NULL; /* NULL: not UTF-8 */
     json_object_set_new(j, "topology", topology ? topology : json_null());
+    json_object_set_new(j, "path", row->path[0] ? json_string(row->path) : json_null());
     json_object_set_new(j, "series", json_string(row->inst->series));
     json_object_set_new(j, "axis", json_string(row->inst->axis));
     json_object_set_new(j, "axis_value", json_string(row->inst->axis_value));

@@ -205,6 +205,8 @@ static int read_rows(json_t *root, const char *json_path, const pb_config *cfg, 
         row->busy = json_is_true(json_object_get(o, "busy"));
         const char *sus = json_string_value(json_object_get(o, "suspect"));
         snprintf(row->suspect, sizeof row->suspect, "%s", sus ? sus : "");
+        const char *path = json_string_value(json_object_get(o, "path"));
+        snprintf(row->path, sizeof row->path, "%s", path ? path : "");
         row->pct_copy = NAN; /* the runner fills the ratios again */
         row->speedup_vs_ref = NAN;
     }

@@ -65,6 +65,9 @@ typedef struct pb_row {
     /* Seconds of the sampling loop, first refresh to last check: what the
      * timeout bounds (the dry run's calibration, bench/estimate.h). */
     double sampling_s;
+    /* The code path the module took for this point, where it has several
+     * (pb_module.path); "" otherwise. */
+    char path[32];
 } pb_row;
 
 /* Expected output fingerprints, one per (reference, point, stream), shared

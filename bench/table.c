@@ -46,6 +46,8 @@ void pb_table_row(const pb_row *row)
                row->noisy ? " (noisy)" : "", row->multimodal ? " (multimodal)" : "",
                row->timed_out ? " (timeout)" : "", row->busy ? " (busy)" : "",
                row->suspect[0] ? " (suspect)" : "");
+        /* The code path, where the module has several: a line of its own. */
+        if (row->path[0]) printf("  path: %s\n", row->path);
         /* A module spread over several devices: what it sent between
          * them, on a line of its own so the columns stay as they are. */
         if (!isnan(row->link_bytes)) {

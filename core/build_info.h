@@ -19,6 +19,11 @@ typedef struct pb_build_info {
     const char *cxx_compiler;
     const char *cuda_compiler; /* " " when built without CUDA */
     const char *cuda_archs;
+    /* The architectures the binary holds, from cuda_archs: SASS (native
+     * code) and PTX (compiled by the driver at load), comma-separated,
+     * "" for none. */
+    const char *cuda_sass;
+    const char *cuda_ptx;
 } pb_build_info;
 
 extern const pb_build_info pb_build;

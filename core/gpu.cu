@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/build_info.h"
 #include "core/cuda_check.h"
 #include "core/fingerprint.h"
 
@@ -231,4 +232,87 @@ extern "C" int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_b
     PB_CUDA_TRY(cudaMemcpy(&h, fp_sum, sizeof h, cudaMemcpyDeviceToHost), err);
     *fp = h;
     return 0;
+}
+
+/* A kernel that does nothing, compiled like every other: whether the device
+ * can run this binary's code at all, and from what. */
+__global__ void pb_gpu_probe() {}
+
+extern "C" int pb_gpu_code_of(const void *probe, const char *sass, const char *ptx, pb_gpu_code *c,
+                              pb_err *err)
+{
+    memset(c, 0, sizeof *c);
+    if (pb_gpu_count(NULL, 0) == 0) return 0;
+    int dev = 0, major = 0, minor = 0;
+    PB_CUDA_TRY(cudaGetDevice(&dev), err);
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), err);
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), err);
+    c->cc = 10 * major + minor;
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, probe);
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+        cudaGetLastError();
+        return pb_err_set(err,
+                          "this binary holds no code for this GPU (compute capability %d.%d): SASS "
+                          "for %s, PTX for %s; rebuild with -DPB_CUDA_ARCH=%d (docs/architectures.md)",
+                          major, minor, sass && *sass ? sass : "none", ptx && *ptx ? ptx : "none",
+                          c->cc);
+    }
+    PB_CUDA_TRY(e, err);
+    c->ptx_version = a.ptxVersion;
+    c->binary_version = a.binaryVersion;
+    /* The build's lists decide: the driver takes a device's SASS where the
+     * binary has it, else JIT-compiles the newest PTX it can. The
+     * attributes cannot tell the two apart when the PTX is the device's
+     * own version, but they say which PTX the JIT took. */
+    c->native = pb_gpu_sass_runs_on(sass, c->cc);
+    if (c->native)
+        snprintf(c->mode, sizeof c->mode, "native (sm_%d)", c->binary_version);
+    else
+        snprintf(c->mode, sizeof c->mode, "PTX compiled at load (compute_%d)", c->ptx_version);
+    return 0;
+}
+
+extern "C" int pb_gpu_code_check(pb_gpu_code *c, pb_err *err)
+{
+    static pb_gpu_code code;
+    static pb_err saved;
+    static int done, rc;
+    if (!done) {
+        rc = pb_gpu_code_of((const void *)pb_gpu_probe, pb_build.cuda_sass, pb_build.cuda_ptx,
+                            &code, &saved);
+        done = 1;
+    }
+    if (c) *c = code;
+    if (rc && err) *err = saved;
+    return rc;
+}
+
+extern "C" bool pb_gpu_code_at_least(const void *func, int need, char *why, size_t whylen)
+{
+    int dev = 0, major = 0, minor = 0;
+    cudaFuncAttributes a;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+        cudaGetLastError();
+        if (why) snprintf(why, whylen, "the device's compute capability cannot be read");
+        return false;
+    }
+    if (!pb_gpu_cc_meets(10 * major + minor, need, why, whylen)) return false;
+    cudaError_t e = cudaFuncGetAttributes(&a, func);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        if (why) snprintf(why, whylen, "no code for this device: %s", cudaGetErrorString(e));
+        return false;
+    }
+    if (a.ptxVersion < need) {
+        if (why)
+            snprintf(why, whylen,
+                     "needs code for compute capability %d.%d; this binary runs compute_%d PTX "
+                     "on this device (%d.%d)",
+                     need / 10, need % 10, a.ptxVersion, major, minor);
+        return false;
+    }
+    return true;
 }

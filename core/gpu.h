@@ -4,6 +4,7 @@
 #define PB_GPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -64,6 +65,41 @@ int pb_gpu_sync(pb_err *err);
  * waits for it. */
 int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_bytes, uint64_t *fp,
                        pb_err *err);
+
+/* The code this binary runs on the device (core/gpu_arch.c decides the
+ * mode from the build's lists, the attributes cross-check it). */
+typedef struct pb_gpu_code {
+    int cc;             /* the device's compute capability, 10 * major + minor */
+    int ptx_version;    /* cudaFuncGetAttributes of a probe kernel: the PTX it was compiled from */
+    int binary_version; /* ... and the SASS it runs */
+    bool native;        /* SASS for this device in the binary; else PTX compiled at load */
+    char mode[96];      /* "native (sm_90)", "PTX compiled at load (compute_80)" */
+} pb_gpu_code;
+
+/* The code the current device runs from a kernel compiled with the build
+ * whose SASS and PTX lists are given (comma-separated, pb_build's), checked
+ * with cudaFuncGetAttributes(probe): fails with one line when the binary
+ * holds neither SASS nor PTX the device can use (cudaErrorNoKernelImageForDevice).
+ * No device: 0 with c->cc = 0. */
+int pb_gpu_code_of(const void *probe, const char *sass, const char *ptx, pb_gpu_code *c,
+                   pb_err *err);
+/* The same for this binary (its own probe kernel and pb_build's lists),
+ * computed once: what start-up checks and provenance names. */
+int pb_gpu_code_check(pb_gpu_code *c, pb_err *err);
+
+/* Whether a kernel of this binary (func) runs on the current device with
+ * code for compute capability `need` (10 * major + minor) or later: the
+ * device is at least that, and the code it runs was compiled for at least
+ * that (a build that reaches a 9.0 device through compute_80 PTX runs
+ * compute_80 code). False with the reason otherwise. */
+bool pb_gpu_code_at_least(const void *func, int need, char *why, size_t whylen);
+
+/* The pure parts, core/gpu_arch.c: the reason a device or a kernel's code
+ * falls short of `need` ("needs compute capability 9.0, this device is
+ * 8.0"), or true; and whether a comma-separated list of architectures
+ * (a build's SASS list) holds native code for compute capability cc. */
+bool pb_gpu_cc_meets(int have, int need, char *why, size_t whylen);
+bool pb_gpu_sass_runs_on(const char *sass, int cc);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 #include "core/gpu.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char reason[] = "permbench was built without CUDA";
 
@@ -51,4 +52,26 @@ int pb_gpu_fingerprint(const void *d_buf, uint64_t n, unsigned item_bytes, uint6
     (void)d_buf, (void)n, (void)item_bytes;
     *fp = 0;
     return pb_err_set(err, "%s", reason);
+}
+
+int pb_gpu_code_of(const void *probe, const char *sass, const char *ptx, pb_gpu_code *c,
+                   pb_err *err)
+{
+    (void)probe, (void)sass, (void)ptx, (void)err;
+    memset(c, 0, sizeof *c);
+    return 0;
+}
+
+int pb_gpu_code_check(pb_gpu_code *c, pb_err *err)
+{
+    (void)err;
+    if (c) memset(c, 0, sizeof *c);
+    return 0;
+}
+
+bool pb_gpu_code_at_least(const void *func, int need, char *why, size_t whylen)
+{
+    (void)func, (void)need;
+    if (why) snprintf(why, whylen, "%s", reason);
+    return false;
 }

@@ -179,6 +179,12 @@ typedef struct pb_module {
      * header names and reads (families/shuffle/shuffle_hooks.h: sample
      * permutations for the statistics, a multi-device run's links). */
     const void *ext;
+
+    /* Optional: the code path a prepared point takes where the module has
+     * several, chosen by its parameters, the point or the device (radik:
+     * "cluster" or "multi-pass"); a short word, in every result row. NULL,
+     * or NULL returned: one path. */
+    const char *(*path)(void *state);
 } pb_module;
 
 /* `out` = desc with every field it leaves unset taken from its hook set

@@ -1,6 +1,7 @@
 #include "output/provenance.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "config/data_file.h"
@@ -28,13 +29,34 @@ json_t *pb_gpu_json(void)
     snprintf(cc, sizeof cc, "%d.%d", g.cc_major, g.cc_minor);
     snprintf(drv, sizeof drv, "%d.%d", g.driver_version / 1000, g.driver_version % 1000 / 10);
     snprintf(rt, sizeof rt, "%d.%d", g.runtime_version / 1000, g.runtime_version % 1000 / 10);
-    return json_pack("{s:b, s:s, s:i, s:s, s:I, s:I, s:i, s:i, s:i, s:f, s:b, s:s, s:s, s:s}",
+    json_t *j = json_pack("{s:b, s:s, s:i, s:s, s:I, s:I, s:i, s:i, s:i, s:f, s:b, s:s, s:s, s:s}",
                      "present", 1, "name", g.name, "sms", g.sms, "compute_capability", cc,
                      "memory_bytes", (json_int_t)g.mem_bytes, "l2_bytes", (json_int_t)g.l2_bytes,
                      "sm_clock_mhz", g.sm_clock_mhz, "memory_clock_mhz", g.mem_clock_mhz,
                      "memory_bus_bits", g.mem_bus_bits, "peak_bandwidth_gbps", g.peak_gbps, "ecc",
                      g.ecc, "pci_bus_id", g.pci_bus_id, "driver_cuda_version", drv,
                      "runtime_version", rt);
+    /* The code the device runs: the binary's SASS for it, or PTX compiled at load. */
+    pb_gpu_code c;
+    if (j && pb_gpu_code_check(&c, &err) == 0 && c.cc)
+        json_object_set_new(j, "code", json_pack("{s:s, s:b, s:i, s:i}", "mode", c.mode, "native",
+                                                 c.native, "ptx_version", c.ptx_version,
+                                                 "binary_version", c.binary_version));
+    return j;
+}
+
+/* A comma-separated list of architectures as a JSON array of strings. */
+static json_t *arch_list_json(const char *list)
+{
+    json_t *a = json_array();
+    const char *p = list ? list : "";
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (len) json_array_append_new(a, json_stringn(p, len));
+        p += len;
+        if (*p == ',') p++;
+    }
+    return a;
 }
 
 json_t *pb_data_files_json(void)
@@ -60,7 +82,7 @@ json_t *pb_provenance_json(const char *path, const char *name, const char *text,
     snprintf(hash_text, sizeof hash_text, "%016llx", (unsigned long long)hash);
     json_t *cmd = json_array();
     for (int i = 0; i < argc; i++) json_array_append_new(cmd, json_string(argv[i]));
-    return json_pack(
+    json_t *p = json_pack(
         "{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o, "
         "s:o, s:o}",
         "date", date, "permbench_version", pb_build.version, "git", "commit", pb_build.commit,
@@ -71,7 +93,8 @@ json_t *pb_provenance_json(const char *path, const char *name, const char *text,
 
 json_t *pb_build_json(void)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", pb_build.build_type, "c_compiler",
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "type", pb_build.build_type, "c_compiler",
                      pb_build.c_compiler, "cxx_compiler", pb_build.cxx_compiler, "cuda_compiler",
-                     pb_build.cuda_compiler, "cuda_architectures", pb_build.cuda_archs);
+                     pb_build.cuda_compiler, "cuda_architectures", pb_build.cuda_archs, "cuda_sass",
+                     arch_list_json(pb_build.cuda_sass), "cuda_ptx", arch_list_json(pb_build.cuda_ptx));
 }

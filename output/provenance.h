@@ -18,8 +18,9 @@ json_t *pb_data_files_json(void);
 /* The machine part alone (also printed by `permbench info --json`). */
 json_t *pb_host_json(void);
 json_t *pb_gpu_json(void);
-/* How this binary was built: type and compilers (results.json's
- * provenance.build, and `permbench info --json`'s). */
+/* How this binary was built: type, compilers and the CUDA architectures it
+ * holds (the CMake list, and the SASS and PTX architectures it makes):
+ * results.json's provenance.build, and `permbench info --json`'s. */
 json_t *pb_build_json(void);
 
 #endif

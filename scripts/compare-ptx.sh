@@ -18,7 +18,9 @@
 # module-scope variable, is one symbol. Its text is normalised before
 # comparing: comments, the .file/.loc lines, blank lines, the per-file
 # hashes nvcc puts in internal and anonymous-namespace names (they change
-# with the file's path and text, whatever its kernels), and the numbering
+# with the file's path and text, whatever its kernels), the function number
+# in basic-block labels and local stacks (it counts the functions before
+# it), and the numbering
 # of a file's string constants ($str$N) and unnamed globals (they count
 # the file's other strings). A symbol found in several files (a template
 # instantiated by several sources: CUB's kernels) compares by its set of
@@ -89,6 +91,11 @@ SUBS = [
     (re.compile(r"[0-9]*_INTERNAL_[0-9a-f]{8}_[0-9]+_[A-Za-z0-9_]+?_cu_[0-9a-f]{8}"), "_INTERNAL_"),
     (re.compile(r"[0-9]*_GLOBAL__N__[0-9a-f]{8}_[0-9]+_[A-Za-z0-9_]+?_cu_[0-9a-f]{8}"), "_GLOBAL__N_"),
     (re.compile(r"\$str(\$[0-9]+)?"), "$str"),
+    # Basic-block labels and local stacks number the file's functions
+    # ($L__BB<function>_<block>, __local_depot<function>): a kernel moved
+    # to another file, or after one, gets another number.
+    (re.compile(r"\$L__BB[0-9]+_"), "$L__BB_"),
+    (re.compile(r"__local_depot[0-9]+"), "__local_depot"),
     (re.compile(r"__unnamed_[0-9]+"), "__unnamed"),
 ]
 DROP = re.compile(r"^\s*\.(file|loc)\b")

@@ -13,7 +13,8 @@
 #
 # CUDA is not installed from packages: if nvcc is on PATH or under
 # /usr/local/cuda, the GPU modules are built too; otherwise a CPU-only build.
-# PB_WERROR=ON builds with warnings as errors (CI does).
+# PB_WERROR=ON builds with warnings as errors (CI does). PB_CUDA_ARCH=LIST
+# builds those CUDA architectures (default: this machine's GPU, or sm_90).
 set -Eeuo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run_default=1 first_only=0
@@ -61,7 +62,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DPB_WERROR="${PB_WERROR:-OFF}"
+# The build is for this machine: CMake's default is `native` where a GPU is
+# visible; with none (CI) it would be the release list of seven
+# architectures, so one is built instead, sm_90 (PB_CUDA_ARCH overrides),
+# and scripts/check-archs.sh compiles the architecture-specific sources for
+# the others (docs/architectures.md).
+arch=${PB_CUDA_ARCH:-}
+query=$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/__nvcc_device_query
+if [ -z "$arch" ] && ! { [ -x "$query" ] && "$query" >/dev/null 2>&1; }; then arch=90; fi
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DPB_WERROR="${PB_WERROR:-OFF}" \
+    -DPB_CUDA_ARCH="$arch"
 cmake --build "$root/build" -j"$(nproc)"
 [ "$run_default" -eq 1 ] || exit 0
 

@@ -29,7 +29,7 @@ const pb_param_spec params[] = {
 };
 
 constexpr float HI = 1024.0f;
-constexpr int ITEMS = 16;
+constexpr int ITEMS = PB_MS_POLICY(HIST_ITEMS); /* gpu_ms_tuning.cuh */
 
 struct hist {
     uint64_t n;

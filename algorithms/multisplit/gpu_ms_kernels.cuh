@@ -28,9 +28,11 @@
 
 #include <cub/block/block_scan.cuh>
 
+#include "algorithms/multisplit/gpu_ms_tuning.cuh"
+#include "core/gpu_warp.cuh"
 #include "families/multisplit/ms_bucket.h"
 
-#define PB_MS_WARPS 8
+#define PB_MS_WARPS PB_MS_POLICY(WARPS)
 #define PB_MS_BLOCK (32 * PB_MS_WARPS)
 #define PB_MS_FULL 0xffffffffu
 /* Registers of bucket counts per lane: ceil(2^NBITS / 32). */
@@ -289,8 +291,8 @@ __device__ __forceinline__ uint32_t pb_ms_count_lanes(const uint32_t (&b)[ITEMS]
         uint32_t x;
         if constexpr (REGS) x = c[w];
         else x = s_col[w * PB_MS_BLOCK];
-        const uint32_t lo = __reduce_add_sync(PB_MS_FULL, x & 0x00ff00ffu);
-        const uint32_t hi = __reduce_add_sync(PB_MS_FULL, (x >> 8) & 0x00ff00ffu);
+        const uint32_t lo = pb_warp_add(PB_MS_FULL, x & 0x00ff00ffu);
+        const uint32_t hi = pb_warp_add(PB_MS_FULL, (x >> 8) & 0x00ff00ffu);
         /* Bucket 4w + r sits in lo's low half (r = 0), hi's low (1), lo's
          * high (2), hi's high (3). */
         if ((lane >> 2) == (uint32_t)w) {

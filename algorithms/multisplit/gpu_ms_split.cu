@@ -11,9 +11,10 @@
 
 namespace {
 
-constexpr int WARP_ITEMS = 16;     /* DMS, WMS: 16 windows per warp (512 keys) */
-constexpr int BMS_ITEMS_KEYS = 16; /* BMS tiles: 4096 keys */
-constexpr int BMS_ITEMS_PAIRS = 12; /* 3072 pairs: keys and values fit in 48 KB */
+/* gpu_ms_tuning.cuh */
+constexpr int WARP_ITEMS = PB_MS_POLICY(WARP_ITEMS);
+constexpr int BMS_ITEMS_KEYS = PB_MS_POLICY(BMS_ITEMS_KEYS);
+constexpr int BMS_ITEMS_PAIRS = PB_MS_POLICY(BMS_ITEMS_PAIRS);
 
 enum { STAGE_ALL, STAGE_PRESCAN, STAGE_SCAN, STAGE_POSTSCAN };
 

@@ -23,22 +23,18 @@ const pb_param_spec params[] = {
 };
 enum { P_TILE = PB_MS_NCOMMON };
 
-/* The shapes of `tile` (the measurements behind them: docs/measured.md).
- * Keys at 384 x 28 beat CUB's sort, at 384 x 20 matched it; 384 x 24 lies
- * between; 512 x 24 at one block an SM, and 256 x 16, 384 x 12, 512 x 12,
- * were slower than 384 x 20. Pairs at 384 x 28 take the PERM form
- * (gpu_os_kernels.cuh): 3 x 43 KB of shared memory would leave one block an
- * SM. Pairs came just short of CUB at every shape (384 x 23, 384 x 28, and
- * 384 x 24, where the PERM kernels spill no registers). */
-using shape_large_keys = pb_os_shape<384, 28, 2>;
-using shape_cub_keys = pb_os_shape<384, 20, 2>;
-using shape_large_pairs = pb_os_shape<384, 28, 2, true>;
-using shape_cub_pairs = pb_os_shape<384, 23, 2>;
+/* The shapes of `tile`, from the tuning policy (gpu_ms_tuning.cuh, where
+ * the measurements behind them are named). */
+using shape_large_keys = pb_os_shape<PB_MS_POLICY(OS_LARGE_KEYS)>;
+using shape_cub_keys = pb_os_shape<PB_MS_POLICY(OS_CUB_KEYS)>;
+using shape_large_pairs = pb_os_shape<PB_MS_POLICY(OS_LARGE_PAIRS)>;
+using shape_cub_pairs = pb_os_shape<PB_MS_POLICY(OS_CUB_PAIRS)>;
 
 struct os_mod {
     int tile; /* the `tile` parameter */
     uint32_t tiles, hgrid;
     uint32_t *d_hist, *d_bins, *d_ctrs, *d_lookback;
+    size_t smem; /* the pass kernel's shared memory, set by dispatch(configure) */
 };
 
 void os_free(void *p)
@@ -86,8 +82,20 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err)
     o->d_lookback = o->d_ctrs + 2;
     /* The kernels leave hist and ctrs zero for the next run. */
     PB_CUDA_TRY(cudaMemset(o->d_hist, 0, (2 * PB_MS_MAX_BUCKETS + 2) * 4), err);
-    /* The pass kernel's shared-memory attributes, once, outside the timed runs. */
-    PB_CUDA_TRY(dispatch(g, true), err);
+    /* The pass kernel's shared-memory attributes, once, outside the timed
+     * runs; a GPU with less shared memory a block than the shape's (the
+     * pairs' on sm_86, sm_89 and sm_75: gpu_ms_tuning.cuh) is told apart. */
+    cudaError_t e = dispatch(g, true);
+    int optin = 0;
+    if (e != cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+        o->smem > (size_t)optin) {
+        cudaGetLastError();
+        return pb_err_set(err, "onesweep-ms: its pass needs %zu KB of shared memory a block, this "
+                               "GPU has %d KB",
+                          o->smem >> 10, optin >> 10);
+    }
+    PB_CUDA_TRY(e, err);
     return 0;
 }
 
@@ -106,6 +114,7 @@ cudaError_t pass(pb_gpu_ms *g, os_mod *o, pb_bucket_fn fn, bool configure)
     constexpr size_t bytes = sizeof(pb_os_smem<NB, S, PAIRS>);
     auto *kernel = pb_os_pass<NB, S, PAIRS, KIND>;
     if (configure) {
+        o->smem = bytes;
         if (bytes <= 48 * 1024) return cudaSuccess;
         /* Above 48 KB a kernel must ask; pairs at two blocks an SM need up
          * to 2 x 108 KB, all of the carveout. */

@@ -36,6 +36,7 @@
 #include <cub/block/block_scan.cuh>
 #include <cuda_pipeline_primitives.h>
 
+#include "algorithms/multisplit/gpu_ms_tuning.cuh"
 #include "families/multisplit/ms_bucket.h"
 
 /* A pass's tile: BLOCK threads of ITEMS keys, MINB blocks an SM (which
@@ -55,7 +56,7 @@ template <int BLOCK_, int ITEMS_, int MINB_, bool PERM_ = false> struct pb_os_sh
     static constexpr bool PERM = PERM_;
     static_assert(!PERM_ || BLOCK_ * ITEMS_ <= 65536, "16-bit source slots");
 };
-#define PB_OS_HBLOCK 512
+#define PB_OS_HBLOCK PB_MS_POLICY(OS_HBLOCK)
 #define PB_OS_PARTIAL (1u << 30)
 #define PB_OS_GLOBAL (1u << 31)
 #define PB_OS_COUNT (PB_OS_PARTIAL - 1u)

@@ -50,7 +50,7 @@ TEST_IMPL(results_files)
     static const char *documented[] = {"label", "module", "n", "item_bytes", "median_ms", "min_ms",
                                        "max_ms", "stddev_ms", "items_per_s", "effective_gbps",
                                        "pct_of_copy", "verified", "threads", "samples",
-                                       "link_bytes", "link_gbps"};
+                                       "link_bytes", "link_gbps", "path"};
     for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++) ASSERT_CONTAINS(header, documented[i]);
     int rows = 0;
     while (fgets(line, sizeof line, f)) {
@@ -58,8 +58,10 @@ TEST_IMPL(results_files)
         for (char *p = line; *p; p++) commas += *p == ',';
         ASSERT(commas == (int)pb_csv_ncolumns - 1);
         /* No module here sends anything between devices: empty link cells;
-         * then the median's interval, the clusters, busy and suspect. */
+         * then the median's interval, the clusters, busy and suspect, and
+         * an empty path (no module here has several code paths). */
         ASSERT_CONTAINS(line, ",yes,ok,,,");
+        ASSERT(line[strlen(line) - 2] == ',');
         rows++;
     }
     fclose(f);

@@ -133,8 +133,8 @@ assert series == ['radik', 'radik-narrow128', 'sort-and-choose', 'sort-and-choos
     expect_rc 0 merge
     check "$work/merged" "
 assert len(r['results']) == 71 + 84 == len(c)
-# the committed run's CSV predates the link, interval, busy and suspect columns: its lines get them, empty
-assert list(c[0].keys())[-8:-6] == ['link_bytes', 'link_gbps'] and list(c[0].keys())[-2:] == ['busy', 'suspect'] and all(row['link_bytes'] == row['link_gbps'] == '' for row in c)
+# the committed run's CSV predates the link, interval, busy, suspect and path columns: its lines get them, empty
+assert list(c[0].keys())[-9:-7] == ['link_bytes', 'link_gbps'] and list(c[0].keys())[-3:] == ['busy', 'suspect', 'path'] and all(row['link_bytes'] == row['link_gbps'] == row['path'] == '' for row in c)
 assert all((row['median_ci_halfwidth_pct'] != '') == row['module'].startswith('torch-') for row in c)
 peer = [j for j in r['results'] if j['module'].startswith('torch-')]
 assert all(j['pct_of_copy'] > 0 and j['speedup_vs_ref'] > 0 for j in peer)

@@ -211,21 +211,21 @@ class Files(unittest.TestCase):
              "verified": True, "status": "ok"}
         self.assertEqual(peers.csv_line(j),
                          "torch-topk/k=32,torch-topk,k,32,torch-topk,topk,gpu,536870912,4,,12,"
-                         "1.23457,1.2,1.3,1.25,0.01,1.3,0.123,no,4.3e+11,1739.5,40.12,,yes,ok,,,,,,,no,")
+                         "1.23457,1.2,1.3,1.25,0.01,1.3,0.123,no,4.3e+11,1739.5,40.12,,yes,ok,,,,,,,no,,")
         j.update(status="ERROR", verified=False, median_ms=None, samples=0)
         self.assertEqual(peers.csv_line(j), "torch-topk/k=32,torch-topk,k,32,torch-topk,topk,gpu,"
-                                            "536870912,4,,0,,,,,,,,,,,,,no,ERROR,,,,,,,no,")
+                                            "536870912,4,,0,,,,,,,,,,,,,no,ERROR,,,,,,,no,,")
         self.assertEqual(len(peers.csv_line(j).split(",")), len(peers.CSV_COLUMNS))
-        # The link columns, last, as results_csv.c writes them where a row has them.
+        # The link columns, then the code path, last, as results_csv.c writes them where a row has them.
         j.update(status="ok", verified=True, median_ms=1.23456789, samples=12,
                  link_bytes=4294967296.0, link_gbps=312.4)
-        self.assertTrue(peers.csv_line(j).endswith(",yes,ok,4.29497e+09,312.4,,,,,no,"))
+        self.assertTrue(peers.csv_line(j).endswith(",yes,ok,4.29497e+09,312.4,,,,,no,,"))
         # The median's interval and the clusters, last, as results_csv.c writes them.
         j.update(median_ci_lo_ms=1.2, median_ci_hi_ms=1.25, median_ci_halfwidth_pct=2.0, multimodal=True)
-        self.assertTrue(peers.csv_line(j).endswith(",312.4,1.2,1.25,2.000,yes,no,"))
+        self.assertTrue(peers.csv_line(j).endswith(",312.4,1.2,1.25,2.000,yes,no,,"))
         # busy and suspect after them (a peer's own run: never marked).
         j.update(busy=True, suspect="pct_of_copy 3000% is above 500%, impossible")
-        self.assertTrue(peers.csv_line(j).endswith(",2.000,yes,yes,pct_of_copy 3000% is above 500%; impossible"))
+        self.assertTrue(peers.csv_line(j).endswith(",2.000,yes,yes,pct_of_copy 3000% is above 500%; impossible,"))
 
     def test_median_ci(self):
         # As tests/stats/test_median_ci.c: [x(2), x(9)] of ten, [x(6), x(15)] of twenty.

@@ -22,12 +22,13 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "algorithms/topk/radik/radik_cluster.cuh"
+#include "algorithms/topk/radik/radik_cluster_kernel.cuh"
 #include "algorithms/topk/radik/radik_filter.cuh"
 #include "algorithms/topk/radik/radik_pass.cuh"
 #include "algorithms/topk/radik/radik_select.cuh"
 #include "algorithms/topk/radik/radik_start.cuh"
 #include "algorithms/topk/radik/radik_ties.cuh"
+#include "core/gpu.h"
 #include "core/gpu_launch.cuh"
 #include "families/topk/gpu_topk_state.cuh"
 #include "families/topk/topk_family.h"
@@ -277,12 +278,9 @@ int setup_presample(const pb_gpu_topk *g, radik *r, pb_err *err)
 }
 
 /* The cluster kernel for a problem's 16-bit dtype and direction. */
-typedef void (*cluster_fn)(pb_radik_args<uint32_t>, uint64_t, uint32_t, int);
-cluster_fn cluster_kernel(const pb_topk_problem &p)
+pb_radik_cluster_fn cluster_kernel(const pb_topk_problem &p)
 {
-    if (p.dtype == PB_TOPK_F16)
-        return p.largest ? pb_radik_cluster16<PB_TOPK_F16, 1> : pb_radik_cluster16<PB_TOPK_F16, 0>;
-    return p.largest ? pb_radik_cluster16<PB_TOPK_BF16, 1> : pb_radik_cluster16<PB_TOPK_BF16, 0>;
+    return pb_radik_cluster_kernel(p.dtype, p.largest != 0);
 }
 
 /* The cluster kernel's launch: grid (blocks a row, rows), one cluster a
@@ -332,6 +330,14 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
             return 0;
     } else if (mode == CLUSTER_OFF)
         return 0;
+    /* Clusters need sm_90 code on an sm_90 device: below, auto takes the
+     * multi-pass query and `on` is refused (also by `available`, before a
+     * sweep starts). */
+    char why[200];
+    if (!pb_radik_cluster_runs(why, sizeof why)) {
+        if (mode == CLUSTER_ON) return pb_err_set(err, "radik: cluster = on %s", why);
+        return 0;
+    }
     unsigned c = 1;
     while (c < PB_RADIK_CL_MAXC && (uint64_t)c * PB_RADIK_CL_PART < p.max_len) c *= 2;
     r->cl_blocks = c;
@@ -466,8 +472,19 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     return rows ? capture(g, r, err) : 0;
 }
 
-/* Every dtype is radik's (fp64 and u64 on the 64-bit kernels), so it has
- * no `available` hook: nothing to refuse before a point runs. */
+/* Every dtype is radik's (fp64 and u64 on the 64-bit kernels); what it
+ * refuses before a point runs is `cluster = on` where clusters do not run
+ * (a device, or this binary's code for it, older than sm_90). */
+bool available(const pb_params *params, char *why, size_t whylen)
+{
+    if (!params || params->v[P_CLUSTER] != CLUSTER_ON) return true;
+    char r[200];
+    if (pb_radik_cluster_runs(r, sizeof r)) return true;
+    snprintf(why, whylen, "cluster = on %s", r);
+    return false;
+}
+
+
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     *state = NULL;
@@ -656,6 +673,14 @@ int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
+/* The path a prepared point takes (docs/architectures.md). */
+const char *path(void *state)
+{
+    const pb_gpu_topk *g = (const pb_gpu_topk *)state;
+    const radik *r = g ? (const radik *)g->mod : NULL;
+    return r && r->cluster ? "cluster" : "multi-pass";
+}
+
 uint64_t footprint(const pb_point *pt)
 {
     uint64_t rows = (uint64_t)pt->params->v[PB_TOPK_P_ROWS];
@@ -683,5 +708,6 @@ extern "C" const pb_module pb_module_radik = {
     .summary = "RadiK radix top-k: hierarchical atomics, flush-efficient write buffer, task "
                "rescheduling, offset padding, adaptive scaling; two reads of the input",
     .params = PB_PARAMS(params),
-    .footprint = footprint, .prepare = prepare, .run = run,
+    .footprint = footprint, .prepare = prepare, .run = run, .available = available,
+    .path = path,
 };

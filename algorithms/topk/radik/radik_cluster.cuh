@@ -62,8 +62,14 @@
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 
+#include "algorithms/topk/radik/radik_cluster_kernel.cuh"
 #include "algorithms/topk/radik/radik_filter_block.cuh"
 #include "algorithms/topk/radik/radik_sample.cuh"
+
+/* Clusters and distributed shared memory exist from sm_90: below it the
+ * device code here is not compiled, and the kernel is an empty shell that
+ * radik never launches (radik_cluster.cu says where it runs). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
 struct pb_radik_cl_sum3 {
     __device__ __forceinline__ uint3 operator()(const uint3 &x, const uint3 &y) const
@@ -654,6 +660,8 @@ __device__ __forceinline__ uint32_t pb_radik_cl_sample(pb_radik_cl_smem &s,
     return hi << 8 | lo;
 }
 
+#endif /* __CUDA_ARCH__ >= 900 */
+
 /* The kernel: grid (C, rows), clusters of C blocks along x (block rank =
  * blockIdx.x), one cluster a row; PB_RADIK_CL_CAP candidates of dynamic
  * shared memory (PB_RADIK_CL_DYN_SMEM). k: the query's k; salt: the
@@ -662,12 +670,11 @@ __device__ __forceinline__ uint32_t pb_radik_cl_sample(pb_radik_cl_smem &s,
  * largest key as the threshold, so that most rows fall back).
  * The filter is tried first (see the top of this file); the sample never
  * changes the answer, only which flow finds it. */
-#define PB_RADIK_CL_DYN_SMEM ((size_t)PB_RADIK_CL_CAP * 6)
-
 template <int DT, int LG>
 __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     pb_radik_cluster16(pb_radik_args<uint32_t> a, uint64_t k, uint32_t salt, int filter)
 {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
     namespace cg = cooperative_groups;
     __shared__ pb_radik_cl_smem s;
     extern __shared__ __align__(16) uint32_t pb_radik_cl_dyn[];
@@ -811,6 +818,7 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
         }
     }
     __cluster_barrier_wait();
+#endif
 }
 
 #endif

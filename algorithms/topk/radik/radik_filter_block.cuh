@@ -5,6 +5,7 @@
 #define PB_RADIK_FILTER_BLOCK_CUH
 
 #include "algorithms/topk/radik/radik_block.cuh"
+#include "core/gpu_warp.cuh"
 
 /* The filter pass's shared memory: the histogram, and the staging buffer
  * of PB_RADIK_FBUF_BYTES (radik_tuning.h says why its size). */
@@ -48,7 +49,7 @@ __device__ __forceinline__ void pb_radik_filter_eq(const pb_radik_args<K> &a,
                                                    uint32_t &keep)
 {
     uint32_t cnt = (uint32_t)__popc(eqm);
-    if (__reduce_add_sync(0xffffffffu, cnt) == 0) return;
+    if (pb_warp_add(0xffffffffu, cnt) == 0) return;
     if (pb_radik_flag_warp(&sm.eq_full)) return;
     uint32_t lane = threadIdx.x & 31, incl = pb_radik_warp_incl_sum(cnt);
     uint32_t base = 0;
@@ -349,7 +350,7 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
                 if (STRICT) eqm |= (uint32_t)(in && k == thr) << s;
             }
         } else {
-            const uint32_t wm = __reduce_or_sync(0xffffffffu, maybe);
+            const uint32_t wm = pb_warp_or(0xffffffffu, maybe);
             if (!wm) return;
 #pragma unroll
             for (int s = 0; s < NS; s++) {
@@ -415,7 +416,7 @@ __device__ __forceinline__ void pb_radik_filter_part(const pb_radik_args<K> &a,
             put(s, pb_radik_okey_dt<DT, LG>(slots_t::value(raw, s)));
         }
     } else {
-        const uint32_t wk = __reduce_or_sync(0xffffffffu, keep);
+        const uint32_t wk = pb_warp_or(0xffffffffu, keep);
 #pragma unroll
         for (int s = 0; s < NS; s++)
             if (((wk >> s) & 1) && ((keep >> s) & 1)) put(s, pb_radik_okey_dt<DT, LG>(raw[s]));

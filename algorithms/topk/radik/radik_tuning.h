@@ -1,9 +1,19 @@
 /* radik's tuning: the sizes and thresholds its kernels are built with,
  * in one place, as CUB keeps a tuning policy apart from its agents. Plain
  * C macros, since the host-side model (radik_digit.h) and the tests read
- * the digit and sample sizes too. */
+ * the digit and sample sizes too.
+ *
+ * Two kinds. The algorithm's constants (the digit, the sample, the
+ * thresholds) are the same on every GPU: the host model reproduces the
+ * kernels with them. The kernels' shapes are per-architecture policies, as
+ * CUB's tuning_*.cuh: PB_RADIK_<ARCH>_<NAME> for Hopper (900: measured on
+ * H100 and H200), Ampere and Ada (800) and Turing (750), each taking an
+ * older one's value unless it says otherwise, and PB_RADIK_<NAME> the
+ * policy of the architecture the code is compiled for (__CUDA_ARCH__). */
 #ifndef PB_RADIK_TUNING_H
 #define PB_RADIK_TUNING_H
+
+#include "core/arch_policy.h"
 
 /* ---- the digit and the sample (radik_digit.h) ---- */
 
@@ -27,10 +37,60 @@
  * sample: beyond that the candidates cost about what a second read does. */
 #define PB_RADIK_FILTER_KEEP 16
 
+/* ---- the policies ---- */
+
+/* Hopper: the values every measurement in docs/topk-radik.md was made
+ * with. */
+#define PB_RADIK_900_BLOCK 256
+#define PB_RADIK_900_ITEMS 8
+#define PB_RADIK_900_FITEMS 16
+#define PB_RADIK_900_REFINE_ITEMS 56
+#define PB_RADIK_900_REFINE_LIST 512
+#define PB_RADIK_900_PRESAMPLE_ITEMS 2
+#define PB_RADIK_900_FBUF_BYTES (1536 * 8)
+/* Ampere and Ada: Hopper's shapes. Their registers a thread and their
+ * 48 KiB of static shared memory a block are Hopper's; what differs (fewer
+ * SMs, 100-164 KiB of shared memory an SM, smaller L2) sets how many blocks
+ * are resident, which radik asks the occupancy API for at set-up. Not yet
+ * measured on those GPUs (docs/architectures.md). */
+#define PB_RADIK_800_BLOCK PB_RADIK_900_BLOCK
+#define PB_RADIK_800_ITEMS PB_RADIK_900_ITEMS
+#define PB_RADIK_800_FITEMS PB_RADIK_900_FITEMS
+#define PB_RADIK_800_REFINE_ITEMS PB_RADIK_900_REFINE_ITEMS
+#define PB_RADIK_800_REFINE_LIST PB_RADIK_900_REFINE_LIST
+#define PB_RADIK_800_PRESAMPLE_ITEMS PB_RADIK_900_PRESAMPLE_ITEMS
+#define PB_RADIK_800_FBUF_BYTES PB_RADIK_900_FBUF_BYTES
+/* Turing: Ampere's (64 KiB of shared memory an SM holds the filter pass's
+ * 12 KiB buffer and histogram at several blocks an SM). */
+#define PB_RADIK_750_BLOCK PB_RADIK_800_BLOCK
+#define PB_RADIK_750_ITEMS PB_RADIK_800_ITEMS
+#define PB_RADIK_750_FITEMS PB_RADIK_800_FITEMS
+#define PB_RADIK_750_REFINE_ITEMS PB_RADIK_800_REFINE_ITEMS
+#define PB_RADIK_750_REFINE_LIST PB_RADIK_800_REFINE_LIST
+#define PB_RADIK_750_PRESAMPLE_ITEMS PB_RADIK_800_PRESAMPLE_ITEMS
+#define PB_RADIK_750_FBUF_BYTES PB_RADIK_800_FBUF_BYTES
+
+/* The policy of the code being compiled. Host code (and the host model)
+ * launches what the device runs, so every value the host reads (the block,
+ * the items of a partition, the refine and presample sizes) must be the
+ * same in every policy, checked below; the device-only ones (the filter
+ * buffer, the refine list) may differ. A policy that changes a
+ * host-visible value needs radik's set-up to choose the launch by the PTX
+ * version its kernels run (pb_gpu_code_of), as CUB's dispatch does. */
+#define PB_RADIK_POLICY(name) PB_ARCH_POLICY(PB_RADIK, name)
+#define PB_RADIK_SAME_HOST_VIEW(a, b)                                                              \
+    (PB_RADIK_##a##_BLOCK == PB_RADIK_##b##_BLOCK && PB_RADIK_##a##_ITEMS == PB_RADIK_##b##_ITEMS && \
+     PB_RADIK_##a##_FITEMS == PB_RADIK_##b##_FITEMS &&                                             \
+     PB_RADIK_##a##_REFINE_ITEMS == PB_RADIK_##b##_REFINE_ITEMS &&                                 \
+     PB_RADIK_##a##_PRESAMPLE_ITEMS == PB_RADIK_##b##_PRESAMPLE_ITEMS)
+#if !PB_RADIK_SAME_HOST_VIEW(900, 800) || !PB_RADIK_SAME_HOST_VIEW(900, 750)
+#error "radik's policies differ in a value the host launches with: dispatch on the code's PTX version first"
+#endif
+
 /* ---- the multi-pass kernels ---- */
 
-#define PB_RADIK_BLOCK 256
-#define PB_RADIK_ITEMS 8
+#define PB_RADIK_BLOCK PB_RADIK_POLICY(BLOCK)
+#define PB_RADIK_ITEMS PB_RADIK_POLICY(ITEMS)
 #define PB_RADIK_PART (PB_RADIK_BLOCK * PB_RADIK_ITEMS) /* elements a partition */
 #define PB_RADIK_SAMPLE_ITEMS (PB_RADIK_SAMPLE / PB_RADIK_BLOCK)
 #define PB_RADIK_SCALE_MIN (1u << 15) /* shorter rows are not scaled */
@@ -39,7 +99,7 @@
  * 16-bit values stay packed two to a 32-bit word, so the same 16 words a
  * thread hold 32 of them: a partition of 16-bit values is twice as long,
  * read as 16-byte packs of eight. */
-#define PB_RADIK_FITEMS 16
+#define PB_RADIK_FITEMS PB_RADIK_POLICY(FITEMS)
 #define PB_RADIK_FPART (PB_RADIK_BLOCK * PB_RADIK_FITEMS)
 #define PB_RADIK_FITEMS16 (2 * PB_RADIK_FITEMS)
 #define PB_RADIK_FPART16 (PB_RADIK_BLOCK * PB_RADIK_FITEMS16)
@@ -53,13 +113,13 @@
  * threshold are kept (a few dozen: at most PB_RADIK_REFINE_LIST), and
  * ranked by counting, not sorted. 32-bit words only (16-bit values too):
  * the extra keys are held in registers across the small sample's sort. */
-#define PB_RADIK_REFINE_ITEMS 56
+#define PB_RADIK_REFINE_ITEMS PB_RADIK_POLICY(REFINE_ITEMS)
 #define PB_RADIK_REFINE_SAMPLE (PB_RADIK_SAMPLE + PB_RADIK_BLOCK * PB_RADIK_REFINE_ITEMS)
-#define PB_RADIK_REFINE_LIST 512
+#define PB_RADIK_REFINE_LIST PB_RADIK_POLICY(REFINE_LIST)
 #define PB_RADIK_REFINE_MIN (1u << 25)
 /* pb_radik_presample's keys a thread: few, so that each thread's chain of
  * random reads is short and many blocks share the row's 16384. */
-#define PB_RADIK_PRESAMPLE_ITEMS 2
+#define PB_RADIK_PRESAMPLE_ITEMS PB_RADIK_POLICY(PRESAMPLE_ITEMS)
 #define PB_RADIK_PRESAMPLE_PART (PB_RADIK_BLOCK * PB_RADIK_PRESAMPLE_ITEMS)
 
 /* The filter pass's shared memory: the histogram, and a staging buffer for
@@ -68,9 +128,11 @@
  * one address (2^20 of them on a 2^29 row). The buffer is 12 KiB: 1536
  * candidates of 32-bit keys, 768 of 64-bit ones (the pass's static shared
  * memory stays below 48 KiB). */
-#define PB_RADIK_FBUF_BYTES (1536 * 8)
+#define PB_RADIK_FBUF_BYTES PB_RADIK_POLICY(FBUF_BYTES)
 
 /* ---- the cluster path (radik_cluster.cuh) ---- */
+
+/* Hopper's only: clusters exist from sm_90 (radik_cluster.cu). */
 
 /* 512 threads, two blocks an SM: with 1024-thread blocks (one an SM) too
  * few clusters of eight fitted at once for a batch of 16 rows, and the

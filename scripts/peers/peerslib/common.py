@@ -18,9 +18,11 @@ CSV_COLUMNS = [
     "wall_median_ms", "noise_pct", "noisy", "items_per_s", "effective_gbps", "pct_of_copy",
     "speedup_vs_ref", "verified", "status", "link_bytes", "link_gbps",
     "median_ci_lo_ms", "median_ci_hi_ms", "median_ci_halfwidth_pct", "multimodal", "busy", "suspect",
+    "path",
 ]
 # Before link_bytes and link_gbps were appended, and before the median's
-# interval was: base runs of an older permbench, which merge still takes.
+# interval, busy, suspect and path were: base runs of an older permbench,
+# which merge still takes.
 CSV_COLUMNS_OLD = CSV_COLUMNS[:CSV_COLUMNS.index("status") + 1]
 CSV_COLUMNS_LINKS = CSV_COLUMNS[:CSV_COLUMNS.index("link_gbps") + 1]
 

@@ -45,6 +45,7 @@ def row_json(row):
     j["speedup_vs_ref"] = _num(row.get("speedup_vs_ref")) if ok else None
     # Bytes sent between devices: a peer runs on one GPU.
     j["link_bytes"], j["link_gbps"], j["topology"] = None, None, None
+    j["path"] = None
     j["series"], j["axis"], j["axis_value"] = row["series"], row["axis"], row["axis_value"]
     j["verified"] = row["status"] == "ok"
     j["status"] = row["status"]
@@ -85,6 +86,7 @@ def csv_line(j):
         f.extend([""] * 4)
     f.append("yes" if j.get("busy") else "no")
     f.append((j.get("suspect") or "").replace(",", ";"))
+    f.append(j.get("path") or "")  # a peer has one code path
     return ",".join(f)
 
 
