@@ -82,7 +82,7 @@ json_t *pb_provenance_json(const char *path, const char *name, const char *text,
     snprintf(hash_text, sizeof hash_text, "%016llx", (unsigned long long)hash);
     json_t *cmd = json_array();
     for (int i = 0; i < argc; i++) json_array_append_new(cmd, json_string(argv[i]));
-    json_t *p = json_pack(
+    return json_pack(
         "{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o, "
         "s:o, s:o}",
         "date", date, "permbench_version", pb_build.version, "git", "commit", pb_build.commit,
