@@ -26,12 +26,8 @@ static int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
-const pb_module pb_module_cpu_copy = {
-    .name = "cpu-copy", .hooks = &pb_shuffle_cpu_outofplace_hooks, .flags = PB_MOD_CEILING,
+/* It copies bytes: any item is its bytes. */
+PB_MODULE_DEF(cpu_copy, "cpu-copy", pb_shuffle_cpu_outofplace_hooks, .flags = PB_MOD_CEILING,
     .summary = "contiguous parallel copy (OpenMP): the host's bandwidth ceiling",
-    .params = PB_PARAMS(params),
-    .run = run, .verify = pb_shuffle_verify_copy,
-    /* It copies bytes: any item is its bytes. */
-    .bound = PB_BOUND_COPY,
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
-};
+    PB_PARAMS(params), .run = run, .verify = pb_shuffle_verify_copy, .bound = PB_BOUND_COPY,
+    .items = PB_ITEM_ANY);

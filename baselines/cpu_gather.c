@@ -67,13 +67,9 @@ static int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
-const pb_module pb_module_cpu_gather = {
-    .name = "cpu-gather", .hooks = &pb_shuffle_cpu_outofplace_hooks,
+/* Records: whole records gathered (gather_rec). */
+PB_MODULE_DEF(cpu_gather, "cpu-gather", pb_shuffle_cpu_outofplace_hooks,
     .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
     .summary = "random gather through an on-the-fly bijection (OpenMP): the host's gather ceiling",
-    .params = PB_PARAMS(params),
-    .run = run,
-    /* Records: whole records gathered (gather_rec). */
-    .bound = PB_BOUND_GATHER,
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),
-};
+    PB_PARAMS(params), .run = run, .bound = PB_BOUND_GATHER,
+    .items = PB_ITEM_ANY);

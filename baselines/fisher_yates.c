@@ -35,12 +35,7 @@ static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint
     return 0;
 }
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-const pb_module pb_module_fisher_yates = {
-    .name = "fisher-yates", .hooks = &pb_shuffle_cpu_inplace_hooks,
-    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
+/* Records: each swap moves whole records (shuffle_leaf.h). */
+PB_SHUFFLE_MODULE(fisher_yates, "fisher-yates", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .summary = "sequential in-place Fisher-Yates (std::shuffle's role), Philox + Lemire",
-    .run = run,
-    /* Records: each swap moves whole records (shuffle_leaf.h). */
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD), .ext = &shuffle_ext,
-};
+    .run = run, .items = PB_ITEM_ANY);

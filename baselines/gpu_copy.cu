@@ -43,9 +43,6 @@ static int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
-extern "C" const pb_module pb_module_gpu_copy = {
-    .name = "copy", .hooks = &pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING,
+PB_MODULE_DEF(gpu_copy, "copy", pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING,
     .summary = "contiguous device copy kernel: the GPU bandwidth ceiling",
-    .run = run, .verify = pb_gpu_shuffle_verify_copy,
-    .bound = PB_BOUND_COPY,
-};
+    .run = run, .verify = pb_gpu_shuffle_verify_copy, .bound = PB_BOUND_COPY);

@@ -78,13 +78,7 @@ static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint
     return failed ? pb_err_set(err, "gsl-shuffle: out of memory drawing samples") : 0;
 }
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-const pb_module pb_module_gsl_shuffle = {
-    .name = "gsl-shuffle", .hooks = &pb_shuffle_cpu_inplace_hooks,
-    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
+PB_SHUFFLE_MODULE(gsl_shuffle, "gsl-shuffle", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .summary = "GSL gsl_ran_shuffle with MT19937, the trusted reference",
     /* gsl_rng_uniform_int cannot draw from a range beyond MT19937's 2^32-1. */
-    .max_n = UINT32_MAX,
-    .prepare = prepare, .run = run, .release = release,
-    .ext = &shuffle_ext,
-};
+    .max_n = UINT32_MAX, .prepare = prepare, .run = run, .release = release);

@@ -35,6 +35,8 @@ typedef enum pb_bound { PB_BOUND_NONE, PB_BOUND_COPY, PB_BOUND_GATHER, PB_NBOUND
  * (pb_module.items). */
 typedef enum pb_item_class { PB_ITEM_SCALAR, PB_ITEM_RECORD, PB_NITEM_CLASSES } pb_item_class;
 #define PB_ITEM_CLASSES(c) (1u << (c))
+/* Scalars and records: a module that moves any item whole. */
+#define PB_ITEM_ANY (PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD))
 
 /* One item kind a sweep can name (`item = pairs`): its name and width, and
  * its class (the zero of a table that names none is a scalar). A sweep's

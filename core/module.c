@@ -69,6 +69,8 @@ void pb_module_resolve(const pb_module *desc, pb_module *out)
     /* A set is one device's buffers: its modules run where they live. */
     out->device = set->device;
     PB_TAKE(family);
+    PB_TAKE(flags);
+    PB_TAKE(max_n);
     PB_TAKE(footprint);
     PB_TAKE(prepare);
     PB_TAKE(run);

@@ -83,6 +83,8 @@ typedef struct pb_point {
 typedef struct pb_module_hooks {
     const pb_family *family;
     pb_device device;
+    unsigned flags;
+    uint64_t max_n;
     uint64_t (*footprint)(const pb_point *pt);
     int (*prepare)(const pb_point *pt, void **state, pb_err *err);
     int (*run)(void *state, uint64_t sample, pb_err *err);
@@ -108,11 +110,11 @@ typedef struct pb_module {
     const pb_module_hooks *hooks;
     const pb_family *family;
     pb_device device;
-    unsigned flags;
+    unsigned flags; /* pb_module_flags; 0: its set's (a shuffle set's: seeded) */
     const char *summary;
     const pb_param_spec *params;
     size_t nparams;
-    uint64_t max_n; /* largest n it supports; 0 = limited only by memory */
+    uint64_t max_n; /* largest n it supports; 0: its set's, else limited only by memory */
 
     /* Bytes it will allocate on its device for this point (host memory for
      * CPU modules), so a sweep that cannot fit is refused before it starts. */
@@ -191,8 +193,23 @@ typedef struct pb_module {
  * (a copy of desc when it has none). */
 void pb_module_resolve(const pb_module *desc, pb_module *out);
 
-#define PB_PARAMS(specs) (specs), (sizeof(specs) / sizeof((specs)[0]))
-#define PB_NO_PARAMS NULL, 0
+/* Both fields of a descriptor's parameters, named: C++ (the .cu and .cpp
+ * modules) takes no positional initializer after a designated one. */
+#define PB_PARAMS(specs) .params = (specs), .nparams = (sizeof(specs) / sizeof((specs)[0]))
+
+/* The registry, in C, declares every descriptor: a C++ module's needs C
+ * linkage. */
+#ifdef __cplusplus
+#define PB_EXTERN_C extern "C"
+#else
+#define PB_EXTERN_C
+#endif
+
+/* A descriptor: `pb_module_<id>`, named `name_` in configs, on the hook
+ * set `set`, then the fields that are its own in the order of pb_module
+ * (summary, params, hooks, ...). */
+#define PB_MODULE_DEF(id, name_, set, ...)                                                         \
+    PB_EXTERN_C const pb_module pb_module_##id = {.name = name_, .hooks = &(set), __VA_ARGS__}
 
 /* The common `threads` parameter of CPU-parallel modules (0: all cores). */
 #define PB_PARAM_THREADS                                                                           \

@@ -120,15 +120,11 @@ static const pb_module_hooks cpu_ms_hooks = {
     .result = result, .verify = verify, .release = release, .refresh = refresh,
 };
 
-const pb_module pb_module_multisplit_twin = {
-    .name = "multisplit-twin", .hooks = &cpu_ms_hooks,
+PB_MODULE_DEF(multisplit_twin, "multisplit-twin", cpu_ms_hooks,
     .summary = "the sequential C twin: stable counting-sort multisplit (count, scan, scatter)",
-    .params = PB_PARAMS(twin_params), .prepare = prepare_twin,
-};
+    PB_PARAMS(twin_params), .prepare = prepare_twin);
 
-const pb_module pb_module_omp_multisplit = {
-    .name = "omp-multisplit", .hooks = &cpu_ms_hooks,
+PB_MODULE_DEF(omp_multisplit, "omp-multisplit", cpu_ms_hooks,
     .summary = "stable multisplit, OpenMP: per-chunk histograms, one scan, parallel scatter; "
                "the twin's output for any thread count",
-    .params = PB_PARAMS(omp_params), .prepare = prepare_omp,
-};
+    PB_PARAMS(omp_params), .prepare = prepare_omp);

@@ -173,11 +173,9 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-extern "C" const pb_module pb_module_cub_partition = {
-    .name = "cub-partition", .hooks = &pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(cub_partition, "cub-partition", pb_multisplit_gpu_hooks,
     .summary = "CUB DevicePartition::If: two buckets (unstable: rejected keys reversed), or the "
                "three-way If for m = 3",
     /* max_n: 32-bit positions as values. */
-    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1,
-    .footprint = footprint, .prepare = prepare, .run = run,
-};
+    PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1, .footprint = footprint, .prepare = prepare,
+    .run = run);

@@ -88,10 +88,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-extern "C" const pb_module pb_module_cub_radix_sort = {
-    .name = "cub-radix-sort", .hooks = &pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(cub_radix_sort, "cub-radix-sort", pb_multisplit_gpu_hooks,
     .summary = "CUB DeviceRadixSort of the keys (or pairs) on bits [0, bits): the sort "
                "reference; a multisplit only for monotone or identity buckets",
-    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint, .prepare = prepare, .run = run,
-};
+    PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run);

@@ -281,19 +281,16 @@ void work(const pb_point *pt, double *items, double *bytes)
 
 /* Both histograms keep the same state: only their prepare differs. */
 static const pb_module_hooks histogram_hooks = {
-    .family = &pb_family_multisplit, .device = PB_DEVICE_GPU, .footprint = footprint, .run = run,
+    .family = &pb_family_multisplit, .device = PB_DEVICE_GPU, .max_n = (UINT64_C(1) << 31) - 1,
+    .footprint = footprint, .run = run,
     .result = result, .verify = verify, .release = release, .work = work, .refresh = refresh,
 };
 
-extern "C" const pb_module pb_module_ms_histogram = {
-    .name = "ms-histogram", .hooks = &histogram_hooks,
+PB_MODULE_DEF(ms_histogram, "ms-histogram", histogram_hooks,
     .summary = "histogram of floats from the multisplit's warp-level ballot counts (even or "
                "range bins, m <= 256)",
-    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1, .prepare = prepare_ms,
-};
+    PB_PARAMS(params), .prepare = prepare_ms);
 
-extern "C" const pb_module pb_module_cub_histogram = {
-    .name = "cub-histogram", .hooks = &histogram_hooks,
+PB_MODULE_DEF(cub_histogram, "cub-histogram", histogram_hooks,
     .summary = "CUB DeviceHistogram::HistogramEven / HistogramRange on the same floats",
-    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1, .prepare = prepare_cub,
-};
+    PB_PARAMS(params), .prepare = prepare_cub);

@@ -85,10 +85,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-extern "C" const pb_module pb_module_ms_sort = {
-    .name = "ms-sort", .hooks = &pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(ms_sort, "ms-sort", pb_multisplit_gpu_hooks,
     .summary = "LSD radix sort of 32-bit keys (or pairs) from ceil(32/r) stable BMS multisplit "
                "passes on r-bit digits",
-    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint, .prepare = prepare, .run = run,
-};
+    PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run);

@@ -40,11 +40,8 @@ const pb_param_spec block_params[] = {
         return pb_ms_split_prepare(variant, pt, state, err);                                       \
     }                                                                                              \
     static uint64_t footprint_##id(const pb_point *pt) { return pb_ms_split_footprint(variant, pt); } \
-    extern "C" const pb_module pb_module_##id = {                                                  \
-        .name = #id, .hooks = &pb_multisplit_gpu_hooks, .summary = text,                          \
-        .params = PB_PARAMS(specs), .max_n = (UINT64_C(1) << 31) - 1,                              \
-        .footprint = footprint_##id, .prepare = prepare_##id, .run = pb_ms_split_run,              \
-    }
+    PB_MODULE_DEF(id, #id, pb_multisplit_gpu_hooks, .summary = text, PB_PARAMS(specs),            \
+        .footprint = footprint_##id, .prepare = prepare_##id, .run = pb_ms_split_run)
 
 PB_MS_SPLIT_VARIANT(dms, PB_MS_DMS, warp_params,
                     "Direct multisplit (Ashkiani et al. 2017): warp-level ballot histograms, CUB "

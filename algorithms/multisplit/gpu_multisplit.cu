@@ -41,9 +41,6 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-extern "C" const pb_module pb_module_multisplit = {
-    .name = "multisplit", .hooks = &pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(multisplit, "multisplit", pb_multisplit_gpu_hooks,
     .summary = "stable multisplit, m <= 256: bms with its fastest settings (measured on an H200)",
-    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint, .prepare = prepare, .run = pb_ms_split_run,
-};
+    PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = pb_ms_split_run);

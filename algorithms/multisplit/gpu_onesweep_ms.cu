@@ -190,10 +190,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-extern "C" const pb_module pb_module_onesweep_ms = {
-    .name = "onesweep-ms", .hooks = &pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(onesweep_ms, "onesweep-ms", pb_multisplit_gpu_hooks,
     .summary = "stable multisplit in one pass with decoupled look-back (CUB onesweep's design, "
                "CUB's block ranker, any bucket identifier); m <= 256, n < 2^30",
-    .params = PB_PARAMS(params), .max_n = PB_OS_MAX_N - 1,
-    .footprint = footprint, .prepare = prepare, .run = run,
-};
+    PB_PARAMS(params), .max_n = PB_OS_MAX_N - 1, .footprint = footprint, .prepare = prepare, .run = run);

@@ -143,10 +143,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-extern "C" const pb_module pb_module_rb_sort = {
-    .name = "rb-sort", .hooks = &pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(rb_sort, "rb-sort", pb_multisplit_gpu_hooks,
     .summary = "reduced-bit sort: bucket labels, CUB radix sort of (label, key) pairs on "
                "ceil(log2 m) bits; pairs packed into 64 bits",
-    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 31) - 1,
-    .footprint = footprint, .prepare = prepare, .run = run,
-};
+    PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run);

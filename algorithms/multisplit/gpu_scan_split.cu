@@ -103,10 +103,8 @@ uint64_t footprint(const pb_point *pt) { return pb_gpu_ms_footprint_io(pt) + 8 *
 
 } // namespace
 
-extern "C" const pb_module pb_module_scan_split = {
-    .name = "scan-split", .hooks = &pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(scan_split, "scan-split", pb_multisplit_gpu_hooks,
     .summary = "split into 2 buckets with one global scan: flags, CUB exclusive sum, scatter "
                "(stable)",
-    .params = PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1,
-    .footprint = footprint, .prepare = prepare, .run = run,
-};
+    PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1, .footprint = footprint, .prepare = prepare,
+    .run = run);

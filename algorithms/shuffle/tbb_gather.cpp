@@ -51,12 +51,7 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
 
 } // namespace
 
-extern "C" const pb_module pb_module_tbb_gather = {
-    .name = "tbb-gather", .hooks = &pb_shuffle_cpu_via_hooks,
-    .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
+PB_MODULE_DEF(tbb_gather, "tbb-gather", pb_shuffle_cpu_via_hooks, .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
     .summary = "random gather through an on-the-fly bijection (oneTBB): the paper's CPU gather "
                "ceiling",
-    /* Both fields named: C++ takes no positional initializer after a designated one. */
-    .params = params, .nparams = sizeof params / sizeof params[0],
-    .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release,
-};
+    PB_PARAMS(params), .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release);

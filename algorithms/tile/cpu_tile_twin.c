@@ -133,18 +133,16 @@ static int verify(void *state, pb_err *err)
 static uint64_t footprint(const pb_point *pt) { return 8 * pt->n + (1u << 20); }
 
 static const pb_module_hooks twin_hooks = {
-    .family = &pb_family_tile, .device = PB_DEVICE_CPU, .footprint = footprint, .run = run,
-    .result = result, .verify = verify, .release = release, .refresh = refresh,
+    .family = &pb_family_tile, .device = PB_DEVICE_CPU, .max_n = UINT32_MAX, .footprint = footprint,
+    .run = run, .result = result, .verify = verify, .release = release, .refresh = refresh,
     .fingerprint = fingerprint,
 };
 
 #define PB_TILE_TWIN(id)                                                                           \
-    const pb_module pb_module_tile_##id##_twin = {                                                 \
-        .name = "tile-" #id "-twin", .hooks = &twin_hooks,                                         \
+    PB_MODULE_DEF(tile_##id##_twin, "tile-" #id "-twin", twin_hooks,                               \
         .summary = "tile-" #id "'s output on the CPU, its reference: the C reference, or the "     \
                    "simulator's model of the kernel where the output is the method's own",         \
-        .params = PB_PARAMS(params), .max_n = UINT32_MAX, .prepare = prepare_##id,                \
-    }
+        PB_PARAMS(params), .prepare = prepare_##id)
 
 PB_TILE_TWIN(partition);
 PB_TILE_TWIN(sort);

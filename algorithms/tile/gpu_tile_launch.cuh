@@ -31,10 +31,7 @@ template <typename K> static int pb_tile_allow_smem(K kernel, size_t bytes, pb_e
  * must be its twin's (cpu_tile_twin.c: the C reference, or the simulator's
  * model of the kernel where the output is the method's own). */
 #define PB_TILE_MODULE(op, text)                                                                   \
-    extern "C" const pb_module pb_module_tile_##op = {                                             \
-        .name = "tile-" #op, .hooks = &pb_tile_gpu_hooks, .summary = text,                        \
-        .params = PB_PARAMS(params), .max_n = UINT32_MAX, .prepare = prepare, .run = run,          \
-        .reference = "tile-" #op "-twin",                                                          \
-    }
+    PB_MODULE_DEF(tile_##op, "tile-" #op, pb_tile_gpu_hooks, .summary = text, PB_PARAMS(params),  \
+        .prepare = prepare, .run = run, .reference = "tile-" #op "-twin")
 
 #endif

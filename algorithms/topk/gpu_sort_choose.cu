@@ -367,11 +367,8 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-extern "C" const pb_module pb_module_sort_and_choose = {
-    .name = "sort-and-choose", .hooks = &pb_topk_gpu_hooks,
+PB_MODULE_DEF(sort_and_choose, "sort-and-choose", pb_topk_gpu_hooks,
     .summary = "CUB sort of each row by order key (radix sort per row, or segmented sort for "
                "many short rows), then the first k: the inference engines' fallback",
     /* max_n: the family's limit, indices within a row are u32. */
-    .params = PB_PARAMS(params), .max_n = UINT64_C(1) << 32,
-    .footprint = footprint, .prepare = prepare, .run = run,
-};
+    PB_PARAMS(params), .max_n = UINT64_C(1) << 32, .footprint = footprint, .prepare = prepare, .run = run);

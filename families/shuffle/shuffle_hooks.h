@@ -59,8 +59,16 @@ static inline pb_links_fn pb_module_links(const pb_module *m)
     return h ? h->links : NULL;
 }
 
-/* The sets (shuffle_hooks.c, gpu_shuffle_hooks.cu). */
-/* Host buffers, the input shuffled in place: pb_shuffle_buffers_new. */
+/* A shuffle module's descriptor (PB_MODULE_DEF) with its family extension:
+ * sample permutations drawn by `perms`, the module's own code path. */
+#define PB_SHUFFLE_MODULE(id, name_, set, perms, ...)                                              \
+    static const pb_shuffle_hooks id##_shuffle_ext = {.sample_perms = perms, .links = NULL};       \
+    PB_MODULE_DEF(id, name_, set, __VA_ARGS__, .ext = &id##_shuffle_ext)
+
+/* The sets (shuffle_hooks.c, gpu_shuffle_hooks.cu). Their modules are
+ * seeded (a ceiling that is not says so in its own flags). */
+/* Host buffers, the input shuffled in place (PB_MOD_INPLACE):
+ * pb_shuffle_buffers_new. */
 extern const pb_module_hooks pb_shuffle_cpu_inplace_hooks;
 /* Host buffers, a separate output. */
 extern const pb_module_hooks pb_shuffle_cpu_outofplace_hooks;

@@ -33,11 +33,6 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return 0;
 }
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-const pb_module pb_module_bijective_twin = {
-    .name = "bijective-twin", .hooks = &pb_shuffle_cpu_outofplace_hooks, .flags = PB_MOD_SEEDED,
+PB_SHUFFLE_MODULE(bijective_twin, "bijective-twin", pb_shuffle_cpu_outofplace_hooks, sample_perms,
     .summary = "bijective shuffle in sequential C: the twin of the GPU kernels",
-    .params = PB_PARAMS(params),
-    .run = run,
-    .reference = "tbb-bijective", .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .run = run, .reference = "tbb-bijective");

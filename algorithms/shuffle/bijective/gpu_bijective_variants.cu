@@ -12,19 +12,15 @@
 #include "algorithms/shuffle/bijective/gpu_bijective.cuh"
 #include "families/shuffle/shuffle_hooks.h"
 
-static const pb_shuffle_hooks bijective_ext = {.sample_perms = pb_bijective_sample_perms};
-
 #define PB_BIJECTIVE(k, ref, text)                                                                 \
     static int prepare##k(const pb_point *pt, void **state, pb_err *err)                           \
     {                                                                                              \
         return pb_bijective_prepare(PB_BIJECTIVE##k, pt, state, err);                              \
     }                                                                                              \
-    extern "C" const pb_module pb_module_bijective##k = {                                          \
-        .name = "bijective" #k, .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_SEEDED,        \
-        .summary = text, .params = PB_PARAMS(pb_bijective_params),                              \
+    PB_SHUFFLE_MODULE(bijective##k, "bijective" #k, pb_shuffle_gpu_via_hooks,                      \
+        pb_bijective_sample_perms, .summary = text, PB_PARAMS(pb_bijective_params),                \
         .footprint = pb_bijective_footprint##k, .prepare = prepare##k, .run = pb_bijective_run,    \
-        .release = pb_bijective_release, .reference = ref, .ext = &bijective_ext,                  \
-    }
+        .release = pb_bijective_release, .reference = ref)
 
 PB_BIJECTIVE(0, "bijective1", "bijective shuffle, separate passes (evaluate, CUB compaction, gather)");
 PB_BIJECTIVE(1, "bijective0", "bijective shuffle fused into a two-pass scan");

@@ -153,13 +153,7 @@ int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, 
 
 } // namespace
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-extern "C" const pb_module pb_module_tbb_bijective = {
-    .name = "tbb-bijective", .hooks = &pb_shuffle_cpu_via_hooks, .flags = PB_MOD_SEEDED,
+PB_SHUFFLE_MODULE(tbb_bijective, "tbb-bijective", pb_shuffle_cpu_via_hooks, sample_perms,
     .summary = "bijective shuffle on oneTBB (parallel_scan compaction), VariablePhilox or LCG; "
                "equals bijective-twin bit for bit",
-    /* Both fields named: C++ takes no positional initializer after a designated one. */
-    .params = params, .nparams = sizeof params / sizeof params[0],
-    .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release,
-    .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release);

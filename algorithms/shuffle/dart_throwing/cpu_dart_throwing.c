@@ -314,12 +314,8 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return failed ? pb_err_set(err, "out of memory") : 0;
 }
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-const pb_module pb_module_cpu_dart_throwing = {
-    .name = "cpu-dart-throwing", .hooks = &pb_shuffle_cpu_via_hooks, .flags = PB_MOD_SEEDED,
+PB_SHUFFLE_MODULE(cpu_dart_throwing, "cpu-dart-throwing", pb_shuffle_cpu_via_hooks, sample_perms,
     .summary = "dart throwing into 2n slots by rounds of atomic claims (lowest item wins), then "
                "parallel compaction (OpenMP); same output for any thread count",
-    .params = PB_PARAMS(params), .max_n = DT_MAX_N,
-    .footprint = footprint, .prepare = prepare, .run = run, .result = result, .release = release,
-    .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .max_n = DT_MAX_N, .footprint = footprint, .prepare = prepare, .run = run,
+    .result = result, .release = release);

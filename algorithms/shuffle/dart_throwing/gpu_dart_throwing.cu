@@ -172,12 +172,8 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 
 } // namespace
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-extern "C" const pb_module pb_module_dart_throwing = {
-    .name = "dart-throwing", .hooks = &pb_shuffle_gpu_via_hooks,
+PB_SHUFFLE_MODULE(dart_throwing, "dart-throwing", pb_shuffle_gpu_via_hooks, sample_perms,
     .flags = PB_MOD_SEEDED | PB_MOD_NONDETERMINISTIC,
     .summary = "dart throwing: atomic claims of random slots among 2n, then CUB compaction",
-    .params = NULL,
     .footprint = footprint, .prepare = prepare, .run = run, .release = release,
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR), .ext = &shuffle_ext,
-};
+    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR));

@@ -892,23 +892,20 @@ extern "C" int pb_dist_gpu_split(const void *in, void *out, uint64_t len, unsign
     return rc;
 }
 
+/* Both modules keep a dist_state: their result, check, refresh, fingerprint,
+ * release and NCCL check are the same, and both report their links. */
+static const pb_module_hooks dist_hooks = {
+    .family = &pb_family_shuffle, .device = PB_DEVICE_GPU, .flags = PB_MOD_SEEDED, .result = result,
+    .verify = verify, .release = release, .refresh = refresh, .fingerprint = fingerprint,
+    .items = PB_ITEM_ANY, .available = available,
+};
 static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms, .links = links};
-extern "C" const pb_module pb_module_dist_shuffle = {
-    .name = "dist-shuffle", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_SEEDED,
-    .summary = "uniform shuffle over G GPUs: Philox destinations, NCCL exchange, bijective2 on each",
-    .params = PB_PARAMS(dist_params),
-    .footprint = footprint, .prepare = prepare, .run = run, .result = result, .verify = verify,
-    .release = release, .refresh = refresh, .fingerprint = fingerprint,
-    .available = available, .ext = &shuffle_ext,
-};
-
 static const pb_shuffle_hooks dist_exchange_ext = {.links = links};
-extern "C" const pb_module pb_module_dist_exchange = {
-    .name = "dist-exchange", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_CEILING,
+
+PB_MODULE_DEF(dist_shuffle, "dist-shuffle", dist_hooks,
+    .summary = "uniform shuffle over G GPUs: Philox destinations, NCCL exchange, bijective2 on each",
+    PB_PARAMS(dist_params), .footprint = footprint, .prepare = prepare, .run = run, .ext = &shuffle_ext);
+PB_MODULE_DEF(dist_exchange, "dist-exchange", dist_hooks, .flags = PB_MOD_CEILING,
     .summary = "the distributed shuffle's all-to-all alone (equal blocks): its ceiling",
-    .params = PB_PARAMS(exchange_params),
-    .footprint = footprint_exchange, .prepare = prepare_exchange, .run = run_exchange,
-    .result = result, .verify = verify, .release = release, .refresh = refresh,
-    .fingerprint = fingerprint,
-    .available = available, .ext = &dist_exchange_ext,
-};
+    PB_PARAMS(exchange_params), .footprint = footprint_exchange, .prepare = prepare_exchange,
+    .run = run_exchange, .ext = &dist_exchange_ext);

@@ -39,21 +39,10 @@ typedef struct pb_ld_kind {
     {                                                                                                           \
         return pb_ld_sample_perms(&id##_kind, p, n, seed, first, count, out, err);                              \
     }                                                                                                           \
-    static const pb_shuffle_hooks id##_ext = {.sample_perms = id##_sample_perms, .links = NULL};              \
-    const pb_module pb_module_##id = {                                                                          \
-        .name = name_,                                                                                          \
-        .hooks = &pb_shuffle_cpu_via_hooks,                                                                     \
-        .flags = PB_MOD_SEEDED | PB_MOD_APPROXIMATE,                                                            \
-        .summary = summary_,                                                                                    \
-        .params = PB_PARAMS(params_),                                                                           \
-        .max_n = UINT32_MAX,                                                                                    \
-        .footprint = id##_footprint,                                                                            \
-        .prepare = id##_prepare,                                                                                \
-        .run = pb_ld_run,                                                                                       \
-        .release = pb_ld_release,                                                                               \
-        .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD),                             \
-        .ext = &id##_ext,                                                                                       \
-    }
+    PB_SHUFFLE_MODULE(id, name_, pb_shuffle_cpu_via_hooks, id##_sample_perms,                                   \
+        .flags = PB_MOD_SEEDED | PB_MOD_APPROXIMATE, .summary = summary_, PB_PARAMS(params_),                   \
+        .max_n = UINT32_MAX, .footprint = id##_footprint, .prepare = id##_prepare, .run = pb_ld_run,            \
+        .release = pb_ld_release, .items = PB_ITEM_ANY)
 
 /* The buffer's parameters, as buffer-shuffle and shard-shuffle both take
  * them, in this order; pb_ld_buffer_of reads them from index `at` on. */

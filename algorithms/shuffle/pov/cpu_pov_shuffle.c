@@ -79,14 +79,10 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return failed ? pb_err_set(err, "pov-shuffle: out of memory") : 0;
 }
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-const pb_module pb_module_pov_shuffle = {
-    .name = "pov-shuffle", .hooks = &pb_shuffle_cpu_inplace_hooks,
+/* The twin moves items of any width by memcpy: records whole. */
+PB_SHUFFLE_MODULE(pov_shuffle, "pov-shuffle", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
     .summary = "POV-shuffle: offset physical blocks, random virtual blocks, Fisher-Yates in each (OpenMP); "
                "approximately uniform, the C twin of gpu-pov-shuffle",
-    .params = PB_PARAMS(params), .max_n = PB_POV_MAX_N,
-    .footprint = footprint, .prepare = prepare, .run = run,
-    /* The twin moves items of any width by memcpy: records whole. */
-    .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR) | PB_ITEM_CLASSES(PB_ITEM_RECORD), .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .max_n = PB_POV_MAX_N, .footprint = footprint, .prepare = prepare, .run = run,
+    .items = PB_ITEM_ANY);

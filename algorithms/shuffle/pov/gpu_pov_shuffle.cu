@@ -437,13 +437,9 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 
 } // namespace
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-extern "C" const pb_module pb_module_gpu_pov_shuffle = {
-    .name = "gpu-pov-shuffle", .hooks = &pb_shuffle_gpu_via_hooks,
+PB_SHUFFLE_MODULE(gpu_pov_shuffle, "gpu-pov-shuffle", pb_shuffle_gpu_via_hooks, sample_perms,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
     .summary = "POV-shuffle on the GPU: blocks assigned by a radix sort of random keys, a CUDA block a "
                "virtual block, Fisher-Yates in shared memory; equal to pov-shuffle bit for bit",
-    .params = PB_PARAMS(params), .max_n = PB_POV_MAX_N,
-    .footprint = footprint, .prepare = prepare, .run = run, .release = release, .refresh = refresh,
-    .reference = "pov-shuffle", .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .max_n = PB_POV_MAX_N, .footprint = footprint, .prepare = prepare, .run = run,
+    .release = release, .refresh = refresh, .reference = "pov-shuffle");

@@ -645,13 +645,7 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return failed ? pb_err_set(err, "out of memory") : 0;
 }
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-const pb_module pb_module_rao_sandelius = {
-    .name = "rao-sandelius", .hooks = &pb_shuffle_cpu_inplace_hooks,
-    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
+PB_SHUFFLE_MODULE(rao_sandelius, "rao-sandelius", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .summary = "Rao-Sandelius divide and conquer: random digits, stable scatter, parallel "
                "recursion (OpenMP tasks), Fisher-Yates leaves; same output for any thread count",
-    .params = PB_PARAMS(params), .max_n = PB_CS_MAX_N,
-    .footprint = footprint, .prepare = prepare, .run = run,
-    .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .max_n = PB_CS_MAX_N, .footprint = footprint, .prepare = prepare, .run = run);

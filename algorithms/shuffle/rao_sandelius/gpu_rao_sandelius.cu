@@ -359,12 +359,8 @@ const pb_param_spec params[] = {
 
 } // namespace
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-extern "C" const pb_module pb_module_gpu_rao_sandelius = {
-    .name = "gpu-rao-sandelius", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_SEEDED,
+PB_SHUFFLE_MODULE(gpu_rao_sandelius, "gpu-rao-sandelius", pb_shuffle_gpu_via_hooks, sample_perms,
     .summary = "GPU Rao-Sandelius: coalesced multisplit passes by drawn random labels, then each segment split by "
                "random labels in shared memory and finished by Fisher-Yates; exactly uniform, equal to grs-twin",
-    .params = params, .nparams = 5, .max_n = (UINT64_C(1) << 32) - 1,
-    .footprint = footprint, .prepare = prepare, .run = run, .release = release,
-    .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1, .footprint = footprint, .prepare = prepare,
+    .run = run, .release = release);

@@ -37,13 +37,8 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return bad ? pb_err_set(err, "grs-twin: a sample failed (sample past 2^62?)") : 0;
 }
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-const pb_module pb_module_grs_twin = {
-    .name = "grs-twin", .hooks = &pb_shuffle_cpu_outofplace_hooks, .flags = PB_MOD_SEEDED,
+PB_SHUFFLE_MODULE(grs_twin, "grs-twin", pb_shuffle_cpu_outofplace_hooks, sample_perms,
     .summary = "GPU Rao-Sandelius shuffle in sequential C: a radix sort by random labels, then "
                "each bucket split by random labels and finished by Fisher-Yates (the model "
                "gpu-rao-sandelius equals; exactly uniform)",
-    .params = PB_PARAMS(params),
-    .run = run,
-    .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .run = run);

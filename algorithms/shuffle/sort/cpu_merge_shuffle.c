@@ -603,14 +603,8 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return failed ? pb_err_set(err, "merge-shuffle: out of memory for a sample permutation") : 0;
 }
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-const pb_module pb_module_merge_shuffle = {
-    .name = "merge-shuffle", .hooks = &pb_shuffle_cpu_inplace_hooks,
-    .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
+PB_SHUFFLE_MODULE(merge_shuffle, "merge-shuffle", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .summary = "MergeShuffle (Bacher et al.): parallel Fisher-Yates blocks, random-bit merges "
                "level by level (OpenMP tasks), the top ones by the whole team out of place; same "
                "output for any thread count",
-    .params = PB_PARAMS(params), .max_n = PB_CS_MAX_N,
-    .footprint = footprint, .prepare = prepare, .run = run,
-    .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .max_n = PB_CS_MAX_N, .footprint = footprint, .prepare = prepare, .run = run);

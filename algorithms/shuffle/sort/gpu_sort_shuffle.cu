@@ -191,11 +191,6 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 
 } // namespace
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-extern "C" const pb_module pb_module_sort_shuffle = {
-    .name = "sort-shuffle", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_SEEDED,
+PB_SHUFFLE_MODULE(sort_shuffle, "sort-shuffle", pb_shuffle_gpu_via_hooks, sample_perms,
     .summary = "sort shuffle: random 64-bit Philox keys, CUB radix sort of (key, item) pairs",
-    .params = NULL,
-    .footprint = footprint, .prepare = prepare, .run = run, .release = release,
-    .ext = &shuffle_ext,
-};
+    .footprint = footprint, .prepare = prepare, .run = run, .release = release);

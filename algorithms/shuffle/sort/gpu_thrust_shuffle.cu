@@ -105,9 +105,6 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-extern "C" const pb_module pb_module_thrust_shuffle = {
-    .name = "thrust-shuffle", .hooks = &pb_shuffle_gpu_via_hooks, .flags = PB_MOD_SEEDED,
+PB_MODULE_DEF(thrust_shuffle, "thrust-shuffle", pb_shuffle_gpu_via_hooks,
     .summary = "thrust::shuffle_copy from the CUDA toolkit: the vendor peer",
-    .params = NULL,
-    .footprint = footprint, .prepare = prepare, .run = run, .release = release,
-};
+    .footprint = footprint, .prepare = prepare, .run = run, .release = release);

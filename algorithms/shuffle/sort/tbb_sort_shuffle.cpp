@@ -126,15 +126,9 @@ int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, 
 
 } // namespace
 
-static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms};
-extern "C" const pb_module pb_module_tbb_sort_shuffle = {
-    .name = "tbb-sort-shuffle", .hooks = &pb_shuffle_cpu_via_hooks,
+PB_SHUFFLE_MODULE(tbb_sort_shuffle, "tbb-sort-shuffle", pb_shuffle_cpu_via_hooks, sample_perms,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "random 64-bit keys sorted with oneTBB's parallel_sort (SortShuffle); same output "
                "for any thread count",
-    /* Both fields named: C++ takes no positional initializer after a designated one. */
-    .params = params, .nparams = sizeof params / sizeof params[0],
-    .footprint = footprint, .prepare = prepare, .run = run, .result = pb_tbb_result,
-    .release = pb_tbb_release,
-    .ext = &shuffle_ext,
-};
+    PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run, .result = pb_tbb_result,
+    .release = pb_tbb_release);

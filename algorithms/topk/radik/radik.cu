@@ -703,11 +703,8 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-extern "C" const pb_module pb_module_radik = {
-    .name = "radik", .hooks = &pb_topk_gpu_hooks, .flags = PB_MOD_NONDETERMINISTIC,
+PB_MODULE_DEF(radik, "radik", pb_topk_gpu_hooks, .flags = PB_MOD_NONDETERMINISTIC,
     .summary = "RadiK radix top-k: hierarchical atomics, flush-efficient write buffer, task "
                "rescheduling, offset padding, adaptive scaling; two reads of the input",
-    .params = PB_PARAMS(params),
-    .footprint = footprint, .prepare = prepare, .run = run, .available = available,
-    .path = path,
-};
+    PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run,
+    .available = available, .path = path);
