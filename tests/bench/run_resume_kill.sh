@@ -47,7 +47,9 @@ cmp -s "$work/o/journal.jsonl" "$work/journal.copy" || fail "the refused resume 
 # Killed in the middle of writing a line: a torn last line.
 printf '{"label":"gsl-shuffle","module":"gsl-shu' >>"$work/o/journal.jsonl"
 "$pb" run --resume "$work/o" "$work/c.ini" --quiet >"$work/resume.out" 2>"$work/resume.err" || fail "resume exit status $?"
-# The refused run released the lock in order: no second note.
+# The refused run released the lock in order: no second note. (A loaded
+# test host adds the busy-machine warning, which is not a complaint.)
+sed -i '/^permbench: warning: the machine is busy/d' "$work/resume.err"
 ! grep -q "^permbench:" "$work/resume.err" || fail "the resume complained"
 [ -f "$work/o/results.csv" ] && [ "$(wc -l <"$work/o/results.csv")" = 11 ] || fail "results.csv does not hold 10 rows"
 [ ! -e "$work/o/journal.jsonl" ] && [ ! -e "$work/o/results.partial.csv" ] || fail "the journal or partial CSV outlived the resume"
