@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     {
         pb_plot_request req = {"fuzz-dir",      json_string_value(v), set->title, set->labels,
                                set->items,      set->series,          set->sizes, set->axis,
-                               set->axis_values,          set->subtitle};
+                               set->axis_values,          set->subtitle,        NULL};
         PB_FUZZ_ASSERT(req.kind);
         const pb_embedded_file *script;
         pb_fuzz_err_clear(&err);
