@@ -92,6 +92,16 @@ static json_t *defines_json(void)
     return a;
 }
 
+/* quality.json's provenance: the machine and the config, with the -D
+ * overrides and --only a resume runs again. */
+static json_t *quality_provenance(const pb_quality_config *cfg, const char *only, int argc, char **argv)
+{
+    json_t *p = pb_provenance_json(cfg->path, cfg->name, cfg->text, cfg->hash, argc, argv);
+    json_object_set_new(p, "defines", defines_json());
+    json_object_set_new(p, "only", only ? json_string(only) : json_null());
+    return p;
+}
+
 /* ---- --resume ----------------------------------------------------------- */
 
 static const char *const quality_results[] = {"quality.csv", "quality.json", NULL};
@@ -441,10 +451,7 @@ int pb_cmd_quality(int argc, char **argv)
         /* What finished, in quality.json marked interrupted and in the
          * partial CSV, which stays as the sign the directory is not done. */
         int sig = pb_interrupt_signal();
-        json_t *prov = pb_provenance_json(cfg.path, cfg.name, cfg.text, cfg.hash, argc, argv);
-        json_t *dj = defines_json();
-        json_object_set_new(prov, "defines", dj);
-        json_object_set_new(prov, "only", only ? json_string(only) : json_null());
+        json_t *prov = quality_provenance(&cfg, only, argc, argv);
         json_incref(skipped);
         snprintf(path, sizeof path, "%s/quality.partial.csv", dir);
         if (pb_quality_write_csv(path, &run, &err) ||
@@ -467,10 +474,7 @@ int pb_cmd_quality(int argc, char **argv)
     remove(path);
     snprintf(path, sizeof path, "%s/quality.json", dir);
     json_incref(skipped);
-    json_t *prov = pb_provenance_json(cfg.path, cfg.name, cfg.text, cfg.hash, argc, argv);
-    json_t *dj = defines_json();
-    json_object_set_new(prov, "defines", dj);
-    json_object_set_new(prov, "only", only ? json_string(only) : json_null());
+    json_t *prov = quality_provenance(&cfg, only, argc, argv);
     if (pb_quality_write_json(path, &cfg, &run, prov, skipped,
                               &err)) {
         fprintf(stderr, "permbench: %s\n", err.msg);

@@ -134,6 +134,19 @@ static int dry_run(const pb_config *cfg, pb_err *err)
     return 0;
 }
 
+/* results.json's provenance, and the journal's header: the machine and the
+ * config, with the --only and -D overrides a resume runs again. */
+static json_t *run_provenance(const pb_config *cfg, const char *only, const char *const *defs, size_t ndefs,
+                              int argc, char **argv)
+{
+    json_t *p = pb_provenance_json(cfg->path, cfg->name, cfg->text, cfg->hash, argc, argv);
+    json_object_set_new(p, "only", only ? json_string(only) : json_null());
+    json_t *d = json_array();
+    for (size_t i = 0; i < ndefs; i++) json_array_append_new(d, json_string(defs[i]));
+    json_object_set_new(p, "defines", d);
+    return p;
+}
+
 static const char *const run_results[] = {"results.csv", "results.json", NULL};
 static const char *const run_partial[] = {"results.partial.csv", PB_RUN_JOURNAL, NULL};
 static const pb_outdir_kind run_dirs = {"", run_results, run_partial, "run"};
@@ -329,11 +342,7 @@ int pb_cmd_run(int argc, char **argv)
             goto out;
         }
     } else {
-        json_t *head = pb_provenance_json(cfg->path, cfg->name, cfg->text, cfg->hash, argc, argv);
-        json_object_set_new(head, "only", only ? json_string(only) : json_null());
-        json_t *hd = json_array();
-        for (size_t i = 0; i < ndefs; i++) json_array_append_new(hd, json_string(defs[i]));
-        json_object_set_new(head, "defines", hd);
+        json_t *head = run_provenance(cfg, only, defs, ndefs, argc, argv);
         int jr = pb_run_journal_start(&journal, dir, head, &err);
         for (size_t i = 0; i < run.nrows && !jr; i++)
             jr = pb_run_journal_row(&journal, cfg, &run.rows[i], run.wall_s, &err);
@@ -376,11 +385,7 @@ int pb_cmd_run(int argc, char **argv)
     }
     if (!quiet && !run.interrupted) pb_progress_done(run.nrows, run.wall_s);
 
-    json_t *prov = pb_provenance_json(cfg->path, cfg->name, cfg->text, cfg->hash, argc, argv);
-    json_object_set_new(prov, "only", only ? json_string(only) : json_null());
-    json_t *dj = json_array();
-    for (size_t i = 0; i < ndefs; i++) json_array_append_new(dj, json_string(defs[i]));
-    json_object_set_new(prov, "defines", dj);
+    json_t *prov = run_provenance(cfg, only, defs, ndefs, argc, argv);
     if (run.interrupted) {
         /* What finished, complete and marked interrupted; the partial CSV
          * stays as the sign that the directory is not done. */

@@ -25,10 +25,12 @@ int pb_position_bins_init(pb_position_bins *t, uint32_t n, pb_err *err)
     t->bins = pb_position_bins_at(n);
     t->counts = calloc((size_t)t->bins * t->bins, sizeof *t->counts);
     t->seen = malloc(n);
-    if (!t->counts || !t->seen) {
+    t->bin_of = malloc(n);
+    if (!t->counts || !t->seen || !t->bin_of) {
         pb_position_bins_free(t);
         return pb_err_set(err, "out of memory for binned positions at n = %u", n);
     }
+    for (uint32_t i = 0; i < n; i++) t->bin_of[i] = (unsigned char)pb_position_bin(i, t->bins, n);
     return 0;
 }
 
@@ -46,7 +48,7 @@ void pb_position_bins_add(pb_position_bins *t, const uint32_t *perms, uint64_t c
         for (uint32_t out = 0; out < b; out++) {
             uint64_t lo = ((uint64_t)out * n + b - 1) / b, hi = ((uint64_t)(out + 1) * n + b - 1) / b;
             uint64_t *row = t->counts + out;
-            for (uint64_t pos = lo; pos < hi; pos++) row[(size_t)pb_position_bin(p[pos], b, n) * b]++;
+            for (uint64_t pos = lo; pos < hi; pos++) row[(size_t)t->bin_of[p[pos]] * b]++;
         }
     }
 }
@@ -95,6 +97,8 @@ void pb_position_bins_free(pb_position_bins *t)
 {
     free(t->counts);
     free(t->seen);
+    free(t->bin_of);
     t->counts = NULL;
     t->seen = NULL;
+    t->bin_of = NULL;
 }

@@ -31,8 +31,9 @@ extern "C" {
 
 typedef struct pb_position_bins {
     uint32_t n, bins;
-    uint64_t *counts;    /* [input bin * bins + output bin] */
-    unsigned char *seen; /* scratch of the permutation check */
+    uint64_t *counts;      /* [input bin * bins + output bin] */
+    unsigned char *seen;   /* scratch of the permutation check */
+    unsigned char *bin_of; /* each item's input bin (bins <= 32): no division per item */
     uint64_t samples, invalid;
 } pb_position_bins;
 

@@ -55,6 +55,17 @@ static inline int pb_test_san_skip(unsigned *count)
         }                                                                                          \
     } while (0)
 
+/* |got - want| <= tol, for doubles (a NaN never is). */
+#define ASSERT_NEAR(got, want, tol)                                                                \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want), t_ = (tol);                                                \
+        if (!(g_ - w_ <= t_ && w_ - g_ <= t_)) {                                                   \
+            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g (+- %g)\n", __FILE__, __LINE__,     \
+                    #got, g_, w_, t_);                                                             \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
 /* `hay` contains `needle`; prints both when not. */
 #define ASSERT_CONTAINS(hay, needle)                                                               \
     do {                                                                                           \

@@ -12,16 +12,6 @@
 #include "stats/mann_whitney.h"
 #include "tests/test.h"
 
-#define ASSERT_NEAR(got, want, tol)                                                                \
-    do {                                                                                           \
-        double g_ = (got), w_ = (want);                                                            \
-        if (!(fabs(g_ - w_) <= (tol))) {                                                           \
-            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g (+- %g)\n", __FILE__, __LINE__,     \
-                    #got, g_, w_, (double)(tol));                                                  \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
-
 /* x = 1.1 2.3 3.0 4.5 5.2, y = 3.0 6.1 7.4 8.8 9.0 10.2. Pooled and ranked:
  * 1.1 (x) 1, 2.3 (x) 2, 3.0 (x, y) 3.5 each, 4.5 (x) 5, 5.2 (x) 6, then y at
  * 7..11. R_x = 1 + 2 + 3.5 + 5 + 6 = 17.5, U_x = 17.5 - 5*6/2 = 2.5; mean

@@ -13,16 +13,6 @@
 #include "stats/median_ci.h"
 #include "tests/test.h"
 
-#define ASSERT_NEAR(got, want, tol)                                                                \
-    do {                                                                                           \
-        double g_ = (got), w_ = (want);                                                            \
-        if (!(fabs(g_ - w_) <= (tol))) {                                                           \
-            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g (+- %g)\n", __FILE__, __LINE__,     \
-                    #got, g_, w_, (double)(tol));                                                  \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
-
 /* n = 10: P(B <= 1) = (1 + 10)/1024, so [x(2), x(9)] holds the median with
  * 1 - 22/1024 = 0.978515625; [x(3), x(8)] would have 1 - 2 (1 + 10 + 45)/1024
  * = 0.890625 < 0.95. n = 20: P(B <= 5) = (1 + 20 + 190 + 1140 + 4845 +
