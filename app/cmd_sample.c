@@ -76,7 +76,7 @@ static int parse(int argc, char **argv, sample_opts *o)
         if (c == 1004) format = optarg;
     }
     if (optind >= argc) return pb_cli_fail("sample: expected a MODULE (see 'permbench list')");
-    const pb_module *m = pb_module_find(argv[optind]);
+    const pb_module *m = pb_module_find_named(argv[optind]);
     if (!m) return pb_cli_fail("sample: unknown module '%s' (see 'permbench list')", argv[optind]);
     if (!pb_module_sample_perms(m))
         return pb_cli_fail("sample: module '%s' has no sample hook; only modules that draw sample "

@@ -14,6 +14,6 @@ static int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
-PB_MODULE_DEF(cuda_memcpy, "cuda-memcpy", pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING,
+PB_MODULE_DEF(cuda_memcpy, "gpu-cuda-memcpy", pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING,
     .summary = "cudaMemcpyAsync device-to-device: the vendor's copy",
     .run = run, .verify = pb_gpu_shuffle_verify_copy, .items = PB_ITEM_CLASSES(PB_ITEM_SCALAR));

@@ -36,6 +36,6 @@ static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint
 }
 
 /* Records: each swap moves whole records (shuffle_leaf.h). */
-PB_SHUFFLE_MODULE(fisher_yates, "fisher-yates", pb_shuffle_cpu_inplace_hooks, sample_perms,
+PB_SHUFFLE_MODULE(fisher_yates, "cpu-fisher-yates", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .summary = "sequential in-place Fisher-Yates (std::shuffle's role), Philox + Lemire",
     .run = run, .items = PB_ITEM_ANY);

@@ -31,7 +31,7 @@ static int run(void *state, uint64_t sample, pb_err *err)
     uint64_t bytes = b->pt.n * b->pt.item_bytes, n16 = bytes / 16;
     if (n16) {
         uint64_t blocks = (n16 + THREADS - 1) / THREADS;
-        if (blocks > INT32_MAX) return pb_err_set(err, "copy: %llu bytes exceed one launch", (unsigned long long)bytes);
+        if (blocks > INT32_MAX) return pb_err_set(err, "gpu-copy: %llu bytes exceed one launch", (unsigned long long)bytes);
         copy16<<<(unsigned)blocks, THREADS>>>((const uint4 *)b->d_in, (uint4 *)b->d_out, n16);
         PB_CUDA_LAUNCHED(err);
     }
@@ -43,6 +43,6 @@ static int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
-PB_MODULE_DEF(gpu_copy, "copy", pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING,
+PB_MODULE_DEF(gpu_copy, "gpu-copy", pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING,
     .summary = "contiguous device copy kernel: the GPU bandwidth ceiling",
     .run = run, .verify = pb_gpu_shuffle_verify_copy, .bound = PB_BOUND_COPY);

@@ -83,6 +83,6 @@ static int run(void *state, uint64_t sample, pb_err *err)
     return 0;
 }
 
-PB_MODULE_DEF(gpu_gather, "gather", pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
+PB_MODULE_DEF(gpu_gather, "gpu-gather", pb_shuffle_gpu_hooks, .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
     .summary = "random gather through an on-the-fly bijection: the GPU gather ceiling",
     .run = run, .reference = "cpu-gather", .bound = PB_BOUND_GATHER);

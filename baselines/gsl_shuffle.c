@@ -75,10 +75,10 @@ static int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint
         free(scratch);
         if (r) gsl_rng_free(r);
     }
-    return failed ? pb_err_set(err, "gsl-shuffle: out of memory drawing samples") : 0;
+    return failed ? pb_err_set(err, "cpu-gsl-shuffle: out of memory drawing samples") : 0;
 }
 
-PB_SHUFFLE_MODULE(gsl_shuffle, "gsl-shuffle", pb_shuffle_cpu_inplace_hooks, sample_perms,
+PB_SHUFFLE_MODULE(gsl_shuffle, "cpu-gsl-shuffle", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .summary = "GSL gsl_ran_shuffle with MT19937, the trusted reference",
     /* gsl_rng_uniform_int cannot draw from a range beyond MT19937's 2^32-1. */
     .max_n = UINT32_MAX, .prepare = prepare, .run = run, .release = release);

@@ -270,7 +270,7 @@ static int resolve(pb_config *c, load *l, const pb_ini *doc, pb_err *err)
     if (c->nsizes == 0) return pb_ini_fail(err, doc, doc->head.line, "[sweep] has no 'sizes'");
     if (doc->nsecs == 0 && c->modules == PB_SWEEP_MODULES_NONE)
         return pb_ini_fail(err, doc, 0, "no module sections (add one per module instance, e.g. "
-                                        "[fisher-yates], or modules = all in [sweep])");
+                                        "[cpu-fisher-yates], or modules = all in [sweep])");
     if (c->modules != PB_SWEEP_MODULES_NONE && !l->family_given)
         return pb_ini_fail(err, doc, l->modules_line, "modules = %s needs the sweep's family (family = ...)",
                            c->modules == PB_SWEEP_MODULES_ALL ? "all" : c->modules == PB_SWEEP_MODULES_CPU ? "cpu" : "gpu");

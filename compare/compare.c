@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "output/json_file.h"
+#include "output/results_names.h"
 #include "stats/summary.h"
 #include "stats/mann_whitney.h"
 #include "stats/median_ci.h"
@@ -135,6 +136,8 @@ static int load(const char *arg, const char *which, pb_cmp_side *side, pb_err *e
     if (json_integer_value(sv) < 1 || json_integer_value(sv) > 2)
         return pb_err_set(err, "%s %s: results.json schema_version %lld; this permbench reads 1 and 2", which,
                           side->path, (long long)json_integer_value(sv));
+    /* A run written before a module's rename matches today's rows. */
+    pb_results_rename_modules(side->root);
     if (check_rows(side->path, json_object_get(side->root, "results"), err)) {
         pb_err_prefix(err, "%s ", which);
         return -1;

@@ -134,7 +134,7 @@ static void print_markdown(const pb_compare *c, FILE *out)
         fmt_ms(r->new_ms, nm, sizeof nm);
         fmt_p(r->p_value, p, sizeof p);
         share_text(r, sh, sizeof sh);
-        /* A swept parameter's value is in the label ("radik/k=32"). */
+        /* A swept parameter's value is in the label ("gpu-radik/k=32"). */
         fprintf(out, "| %s | %s | %u | %s | %s | %.3f | %s%s%s | %s |", r->key.label, nb, r->key.item_bytes, bm, nm, r->ratio,
                 r->verdict == PB_CMP_SAME ? "" : "**", pb_cmp_verdict_name(r->verdict),
                 r->verdict == PB_CMP_SAME ? "" : "**", p);

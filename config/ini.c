@@ -12,6 +12,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/module_aliases.h"
+
 /* inih's line buffer: a longer line is refused, not cut. */
 #define LINE_MAX_CHARS 199
 
@@ -323,6 +325,11 @@ static int apply_overrides(pb_ini *doc, pb_err *err)
         if (!value) return pb_ini_override_check(def, err);
         pb_ini_section *s = doc->head.line && doc->head.name && strcmp(doc->head.name, sec) == 0
                                 ? &doc->head : find_section(doc, sec);
+        /* A module's section under its old name or its new one, whichever
+         * the other side uses (core/module_aliases.h). */
+        const char *now = pb_module_alias_new(sec), *was = pb_module_alias_old(sec);
+        if (!s && now && (s = find_section(doc, now))) pb_module_alias_note(sec);
+        if (!s && was) s = find_section(doc, was);
         if (!s) return pb_err_set(err, "-D %s: %s has no section [%s]", def, doc->path, sec);
         /* Its line: -(i + 1), which pb_ini_fail turns into "-D DEF". */
         if (override_key(s, key, value, -(int)i - 1, err)) return -1;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "output/json_file.h"
+#include "output/results_names.h"
 #include "config/embedded.h"
 
 bool pb_gnuplot_find(char *path, size_t len)
@@ -364,6 +365,7 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
         pb_err_set(err, "out of memory");
         goto out;
     }
+    pb_results_rename_modules(root); /* a run written before a module's rename */
     if (pb_plot_read(root, path, set, err)) goto out;
     if (json_array_size(set->kinds) == 0) {
         rc = 0;

@@ -273,7 +273,7 @@ static int add_all_modules(pb_quality_config *c, pb_err *err)
 static int check_instances(pb_quality_config *c, const pb_ini *doc, pb_err *err)
 {
     if (c->inst.n == 0)
-        return pb_ini_fail(err, doc, 0, "no module to test (add a section per module, e.g. [fisher-yates], "
+        return pb_ini_fail(err, doc, 0, "no module to test (add a section per module, e.g. [cpu-fisher-yates], "
                                         "or modules = all in [quality])");
     uint64_t ns[PB_Q_MAX_TESTS * PB_Q_MAX_N];
     size_t nn = pb_quality_config_sizes(c, ns, sizeof ns / sizeof ns[0]);

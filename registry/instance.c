@@ -7,6 +7,7 @@
 
 #include "config/params.h"
 #include "config/sizes.h"
+#include "core/module_aliases.h"
 #include "registry/registry.h"
 
 /* `module = a | b | ...`: the first of these that this build has and this
@@ -22,7 +23,7 @@ static const pb_module *find_module(const char *names)
     for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
         while (*t == ' ' || *t == '\t') t++;
         for (size_t l = strlen(t); l && (t[l - 1] == ' ' || t[l - 1] == '\t');) t[--l] = '\0';
-        const pb_module *m = pb_module_find(t);
+        const pb_module *m = pb_module_find_named(t);
         if (!m) continue;
         if (pb_module_available(m, NULL, 0)) return m;
         if (!first) first = m;
@@ -264,11 +265,30 @@ pb_instance *pb_instances_insert(pb_instances *list, size_t index, const pb_modu
     return in;
 }
 
+/* Whether `name`, as a user wrote it, names `have` (a label or series):
+ * the same text, or either with an old module name where the other has
+ * its new one (a config's old section [radik] and -D gpu-radik.k=..., or
+ * the other way round). The old name the user wrote gets its note. */
+static bool names(const char *have, const char *name)
+{
+    if (strcmp(have, name) == 0) return true;
+    char a[PB_LABEL_MAX], b[PB_LABEL_MAX];
+    const char *ca = pb_module_alias_label(have, a, sizeof a), *cb = pb_module_alias_label(name, b, sizeof b);
+    if ((ca == have && cb == name) || strcmp(ca, cb) != 0) return false;
+    if (cb != name) {
+        snprintf(b, sizeof b, "%.*s", (int)strcspn(name, "/"), name);
+        pb_module_alias_note(b);
+    }
+    return true;
+}
+
 long pb_instances_find(const pb_instances *list, const char *label)
 {
     for (size_t i = 0; i < list->n; i++)
         if (strcmp(list->v[i].label, label) == 0 || strcmp(list->v[i].series, label) == 0)
             return (long)i;
+    for (size_t i = 0; i < list->n; i++)
+        if (names(list->v[i].label, label) || names(list->v[i].series, label)) return (long)i;
     return -1;
 }
 
@@ -284,11 +304,10 @@ int pb_instances_only(pb_instances *list, const char *only, const char *path, pb
         while (*t == ' ') t++;
         bool hit = false;
         for (size_t i = 0; i < list->n; i++)
-            if (strcmp(list->v[i].label, t) == 0 || strcmp(list->v[i].series, t) == 0 ||
-                strcmp(list->v[i].mod->name, t) == 0)
+            if (names(list->v[i].label, t) || names(list->v[i].series, t) || names(list->v[i].mod->name, t))
                 keep[i] = hit = true;
         if (hit) continue;
-        if (pb_module_find(t)) rc = pb_err_set(err, "--only: module '%s' is not in %s", t, path);
+        if (pb_module_find_named(t)) rc = pb_err_set(err, "--only: module '%s' is not in %s", t, path);
         else rc = pb_err_set(err, "--only: unknown module or label '%s' (see 'permbench list')", t);
     }
     size_t o = 0;

@@ -2,6 +2,7 @@
  *
  * Adding a module is writing its file, which defines
  * `const pb_module pb_module_<id>`, and adding one PB_MODULE(<id>) line here.
+ * Its name starts with its device, `cpu-` or `gpu-` (docs/modules.md).
  * GPU modules stand inside the PB_HAVE_CUDA block: a build without nvcc does
  * not contain them at all. This file is included with PB_MODULE defined to
  * whatever the includer needs (a declaration, a table entry). */
@@ -48,13 +49,13 @@ PB_MODULE(bijective2)
 PB_MODULE(dart_throwing)
 PB_MODULE(sort_shuffle)
 PB_MODULE(thrust_shuffle)
-PB_MODULE(gpu_pov_shuffle) /* approximately uniform; twin: pov_shuffle */
-PB_MODULE(gpu_rao_sandelius) /* exactly uniform, coalesced passes; twin: grs-twin */
+PB_MODULE(gpu_pov_shuffle) /* approximately uniform; twin: cpu-pov-shuffle */
+PB_MODULE(gpu_rao_sandelius) /* exactly uniform, coalesced passes; twin: cpu-rao-sandelius-twin */
 PB_MODULE(dist_shuffle) /* over G GPUs through NCCL */
 PB_MODULE(dist_exchange) /* its all-to-all alone: the ceiling */
 
 /* Multisplit family: the paper's kernels, references, building blocks */
-PB_MODULE(multisplit) /* picks dms, wms or bms by m */
+PB_MODULE(multisplit) /* picks gpu-dms, gpu-wms or gpu-bms by m */
 PB_MODULE(dms)
 PB_MODULE(wms)
 PB_MODULE(bms)

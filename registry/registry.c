@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/gpu.h"
+#include "core/module_aliases.h"
 
 #define PB_MODULE(id) extern const pb_module pb_module_##id;
 #include "registry/module_list.h"
@@ -71,6 +72,16 @@ const pb_module *pb_module_find(const char *name)
     for (size_t i = 0; i < pb_module_count(); i++)
         if (strcmp(pb_module_at(i)->name, name) == 0) return pb_module_at(i);
     return NULL;
+}
+
+const pb_module *pb_module_find_named(const char *name)
+{
+    const pb_module *m = pb_module_find(name);
+    if (m) return m;
+    const char *now = pb_module_alias_new(name);
+    if (!now || !(m = pb_module_find(now))) return NULL;
+    pb_module_alias_note(name);
+    return m;
 }
 
 bool pb_module_available_with(const pb_module *m, const pb_params *params, char *why, size_t whylen)

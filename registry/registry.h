@@ -20,6 +20,11 @@ int pb_registry_add(const pb_module *m);
 size_t pb_module_count(void);
 const pb_module *pb_module_at(size_t i);
 const pb_module *pb_module_find(const char *name);
+/* As pb_module_find, for a name a user wrote (a config, the command line):
+ * an old name (core/module_aliases.h) finds the module it now names, with
+ * a note on stderr; NULL when neither finds one (an alias whose module this
+ * build does not have, too). */
+const pb_module *pb_module_find_named(const char *name);
 
 /* Whether the module can run on this machine; if not, `why` says why
  * ("no CUDA device: ..."). */

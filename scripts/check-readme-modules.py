@@ -5,7 +5,8 @@ usage: check-readme-modules.py PERMBENCH README.md [--selftest]
 
 The table is hand-written (its "what" column says more than a summary), so
 it drifts when a module is added, renamed or moved; this check keeps the
-names, families and devices honest. Every module of the build must have a
+names, families and devices honest, and every name starting with its
+device (docs/modules.md). Every module of the build must have a
 row with its family and device, and every row must name modules of the
 build. A build without CUDA registers no GPU module: there, rows of GPU
 modules are the only ones allowed to be missing from the list.
@@ -63,6 +64,11 @@ def problems(rows, modules):
     for name in listed:
         if name not in seen:
             out.append("%s: in `permbench list`, not in the README's table" % name)
+    # The names' scheme (docs/modules.md): the device first.
+    for names, family, device in rows:
+        for name in names:
+            if not name.startswith(device + "-"):
+                out.append("%s: a %s module's name starts with '%s-' (docs/modules.md)" % (name, device, device))
     return out
 
 
@@ -74,6 +80,7 @@ def selftest(rows, modules):
         "an unknown name": rows + [(["no-such-module"], "shuffle", "cpu")],
         "a device changed": [(rows[0][0], rows[0][1], "gpu" if rows[0][2] == "cpu" else "cpu")]
                             + rows[1:],
+        "a name without its device": [([n[4:] for n in rows[0][0]], rows[0][1], rows[0][2])] + rows[1:],
     }
     missed = [what for what, r in broken.items() if not problems(r, modules)]
     for what in missed:

@@ -4,10 +4,10 @@ of one host and to several hosts from the two-GPU measurements.
 
     scripts/dist-project.py RUN_DIR
 
-RUN_DIR holds a dist-shuffle sweep (results.csv: rows of dist-shuffle at
-devices 2, dist-exchange at devices 2 and bijective2) and phases/phases.log
+RUN_DIR holds a gpu-dist-shuffle sweep (results.csv: rows of gpu-dist-shuffle at
+devices 2, gpu-dist-exchange at devices 2 and gpu-bijective2) and phases/phases.log
 (PB_DIST_PHASES=1 output), as results/reference/nvidia-h200-x2/dist-shuffle/.
-From them it takes, per device: the split's time per item, bijective2's
+From them it takes, per device: the split's time per item, gpu-bijective2's
 time per item (the local shuffle), the link's rate per direction (the
 exchange ceiling: each device sends half its slice), and the host's
 overhead a sample (the sweep's median minus the phases' sum). The model of
@@ -25,6 +25,9 @@ import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
+from peerslib.names import canonical  # noqa: E402  (an older run's rows under the new names)
 
 
 def load(run):
@@ -47,7 +50,7 @@ def load(run):
 
 def median_row(rows, label, n):
     for r in rows:
-        if r["label"] == label and int(r["n"]) == n and r["status"] == "ok":
+        if canonical(r["label"]) == label and int(r["n"]) == n and r["status"] == "ok":
             return float(r["median_ms"])
     return None
 
@@ -67,16 +70,16 @@ def main():
     split, exch, shuf = (statistics.median(p[i] for p in ph) for i in range(3))
     total2 = median_row(rows, label, n)
     ceiling = median_row(rows, "dist-exchange-2gpu", n)
-    b2 = median_row(rows, "bijective2", 2 ** 30)
+    b2 = median_row(rows, "gpu-bijective2", 2 ** 30)
     m = n // 2
     split_per = split / m          # ms an item
-    shuf_per = b2 / 2 ** 30        # bijective2, one GPU, ms an item
+    shuf_per = b2 / 2 ** 30        # gpu-bijective2, one GPU, ms an item
     link = (m / 2) * w / (ceiling * 1e-3)  # bytes/s a direction a GPU
     overhead = total2 - (split + exch + shuf)
     print(f"Inputs (from {sys.argv[1]}, {label}, n = 2^31 u64 on 2 GPUs): split {split:.2f} ms a device, "
           f"exchange {exch:.2f} ms, shuffle {shuf:.2f} ms, sample median {total2:.2f} ms "
-          f"(overhead {overhead:.2f} ms); dist-exchange {ceiling:.2f} ms = {link / 1e9:.0f} GB/s a direction "
-          f"a GPU; bijective2 at 2^30 on one GPU {b2:.2f} ms.\n")
+          f"(overhead {overhead:.2f} ms); gpu-dist-exchange {ceiling:.2f} ms = {link / 1e9:.0f} GB/s a direction "
+          f"a GPU; gpu-bijective2 at 2^30 on one GPU {b2:.2f} ms.\n")
 
     def one_host(G, n):
         m = n / G

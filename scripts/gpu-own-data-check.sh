@@ -12,9 +12,9 @@
 #  2. the tests: ctest -R own_data (the unit tests; gpu_own_data, every GPU
 #     top-k and multisplit module on a key file; the command-line cases,
 #     the shipped configs at small sizes among them);
-#  3. the sweeps: configs/own-data/topk-file.ini (radik, sort-and-choose,
-#     omp-topk) and configs/own-data/multisplit-file.ini (multisplit, bms,
-#     dms, wms, rb-sort, cub-radix-sort, scan-split, omp-multisplit);
+#  3. the sweeps: configs/own-data/topk-file.ini (gpu-radik, gpu-sort-and-choose,
+#     cpu-topk) and configs/own-data/multisplit-file.ini (multisplit, gpu-bms,
+#     gpu-dms, gpu-wms, gpu-rb-sort, gpu-cub-radix-sort, gpu-scan-split, cpu-multisplit);
 #  4. each results.json checked here: every row verified, each instance's
 #     dist the key file, provenance.data_files its path, size and SHA-256
 #     (computed here with Python's hashlib, not by permbench).

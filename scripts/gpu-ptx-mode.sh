@@ -3,7 +3,7 @@
 # build, build-ptx/, holds PTX only, for compute_75 and compute_80 (no
 # sm_90 code), so the driver compiles it at load and every kernel runs the
 # code a Turing or Ampere GPU would (__CUDA_ARCH__ 800 on an sm_80-or-later
-# device): radik's multi-pass query where the native build takes clusters,
+# device): gpu-radik's multi-pass query where the native build takes clusters,
 # the sm_80 tuning policies, the warp reductions' fallbacks on neither.
 # docs/architectures.md says what it shows. Three steps, each within one
 # call of a lent node:

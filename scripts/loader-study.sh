@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # How uniform are data loaders' shuffles (docs/loader-shuffles.md): runs
-# the quality battery's bias metrics on the loader modules (buffer-shuffle
-# with tf.data's and WebDataset's fill rules, shard-shuffle, mosaic-shuffle
+# the quality battery's bias metrics on the loader modules (cpu-buffer-shuffle
+# with tf.data's and WebDataset's fill rules, cpu-shard-shuffle, cpu-mosaic-shuffle
 # py1s and py1e) swept over the buffer, shard or block size as a fraction of
-# n, with fisher-yates as the baseline, at each n and at each sample count
+# n, with cpu-fisher-yates as the baseline, at each n and at each sample count
 # of a doubling series; then extracts, per (module, n, samples, metric),
 # where the metric stops telling the output from uniform, and draws the
 # bias (statistic / its null expectation) against that fraction.
@@ -75,12 +75,12 @@ for n in $ns; do
             echo "alpha = 0.01"
             echo "gate = no"
             for t in $tests; do echo "$t = $n"; echo "${t}_samples = $s"; done
-            echo "[tfdata]"; echo "module = buffer-shuffle"; echo "buffer = $list"
-            echo "[webdataset]"; echo "module = buffer-shuffle"; echo "fill = webdataset"; echo "initial = 100"; echo "buffer = $list"
-            echo "[shard]"; echo "module = shard-shuffle"; echo "buffer = $(( n / 16 ))"; echo "shard = $list"
-            echo "[py1s]"; echo "module = mosaic-shuffle"; echo "algo = py1s"; echo "shard = $list"
-            echo "[py1e]"; echo "module = mosaic-shuffle"; echo "algo = py1e"; echo "shard = $(( n / 64 > 0 ? n / 64 : 1 ))"; echo "block = $list"
-            echo "[fisher-yates]"
+            echo "[tfdata]"; echo "module = cpu-buffer-shuffle"; echo "buffer = $list"
+            echo "[webdataset]"; echo "module = cpu-buffer-shuffle"; echo "fill = webdataset"; echo "initial = 100"; echo "buffer = $list"
+            echo "[shard]"; echo "module = cpu-shard-shuffle"; echo "buffer = $(( n / 16 ))"; echo "shard = $list"
+            echo "[py1s]"; echo "module = cpu-mosaic-shuffle"; echo "algo = py1s"; echo "shard = $list"
+            echo "[py1e]"; echo "module = cpu-mosaic-shuffle"; echo "algo = py1e"; echo "shard = $(( n / 64 > 0 ? n / 64 : 1 ))"; echo "block = $list"
+            echo "[cpu-fisher-yates]"
         } >"$cfg"
         echo "loader-study: n = $n, $s samples ($(($(date +%s) - start)) s so far)" >&2
         "$pb" quality "$cfg" --out "$dir" --quiet || die "permbench quality failed at n = $n, $s samples (exit $?)"

@@ -1,8 +1,8 @@
 # pov-breaking-point.awk: the breaking points of a quality.csv in which one
 # group sweeps `iterations` (POV-shuffle) and one unswept group is the
-# baseline (fisher-yates), for every (n, test) both were tested at.
+# baseline (cpu-fisher-yates), for every (n, test) both were tested at.
 #
-#   awk -F, -f pov-breaking-point.awk [-v group=pov] [-v baseline=fisher-yates] quality.csv
+#   awk -F, -f pov-breaking-point.awk [-v group=pov] [-v baseline=cpu-fisher-yates] quality.csv
 #
 # One row per (n, test), sorted by test then n:
 #   n, test             the deck size and the test (quality.csv's names)
@@ -25,13 +25,14 @@ NR == 1 {
     for (i in need) if (!(need[i] in col)) die("quality.csv has no column " need[i])
     nf = NF
     if (group == "") group = "pov"
-    if (baseline == "") baseline = "fisher-yates"
+    if (baseline == "") baseline = "cpu-fisher-yates"
     next
 }
 NF != nf { die("line " NR ": " NF " fields, the header has " nf) }
 {
     g = $col["group"]; n = $col["n"]; t = $col["test"]; key = n SUBSEP t
-    if (g == baseline) {
+    # An older run names the default baseline by its old name (docs/modules.md).
+    if (g == baseline || (baseline == "cpu-fisher-yates" && g == "fisher-yates")) {
         bstat[key] = $col["statistic"]; bverd[key] = $col["verdict"]
         bthr[key] = $col["threshold"]; bsamp[key] = $col["samples"]
     } else if (g == group) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # POV-shuffle's breaking point against deck size (docs/pov.md): runs the
-# quality battery on POV swept over iterations and on fisher-yates
+# quality battery on POV swept over iterations and on cpu-fisher-yates
 # (configs/paper/pov-breaking-point.ini), then extracts, per deck size and
 # test, the fewest iterations at which the test passes, and draws them.
 #
@@ -80,7 +80,7 @@ if [ "$plot" = 1 ] && command -v gnuplot >/dev/null; then
             { y = $f == "NaN" ? m + 1 : $f + 0; if (y > top) top = y } END { print top + 0 }' "$table")
         case $kind in
         first_pass) stem=pov-breaking-point ylabel="fewest iterations at which the test passes" ;;
-        reach_baseline) stem=pov-breaking-point-baseline ylabel="fewest iterations at which the statistic is at most fisher-yates's" ;;
+        reach_baseline) stem=pov-breaking-point-baseline ylabel="fewest iterations at which the statistic is at most cpu-fisher-yates's" ;;
         esac
         for term in "pngcairo size 1100,650 font 'sans,10'|png" "svg size 1100,650 dynamic font 'sans,10'|svg"; do
             ext=${term##*|}

@@ -92,7 +92,7 @@ void pb_broken_once_reset(void) { calls = 0; }
         .fingerprint = pb_shuffle_fingerprint,                                                     \
         .reference = ref,                                                                          \
     };
-#define BROKEN(id, text, inplace, fn) BROKEN_REF(id, text, inplace, fn, "fisher-yates")
+#define BROKEN(id, text, inplace, fn) BROKEN_REF(id, text, inplace, fn, "cpu-fisher-yates")
 
 BROKEN(noop, "does nothing (in place)", 1, run_noop)
 BROKEN(half, "shuffles half of the items (in place)", 1, run_half)

@@ -120,11 +120,11 @@ static const pb_module_hooks cpu_ms_hooks = {
     .result = result, .verify = verify, .release = release, .refresh = refresh,
 };
 
-PB_MODULE_DEF(multisplit_twin, "multisplit-twin", cpu_ms_hooks,
+PB_MODULE_DEF(multisplit_twin, "cpu-multisplit-twin", cpu_ms_hooks,
     .summary = "the sequential C twin: stable counting-sort multisplit (count, scan, scatter)",
     PB_PARAMS(twin_params), .prepare = prepare_twin);
 
-PB_MODULE_DEF(omp_multisplit, "omp-multisplit", cpu_ms_hooks,
+PB_MODULE_DEF(omp_multisplit, "cpu-multisplit", cpu_ms_hooks,
     .summary = "stable multisplit, OpenMP: per-chunk histograms, one scan, parallel scatter; "
                "the twin's output for any thread count",
     PB_PARAMS(omp_params), .prepare = prepare_omp);

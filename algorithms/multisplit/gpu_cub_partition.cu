@@ -147,7 +147,7 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     long long m = pt->params->v[PB_MS_P_BUCKETS];
     if (m != 2 && m != 3)
-        return pb_err_set(err, "cub-partition splits into 2 or 3 buckets; got buckets = %lld", m);
+        return pb_err_set(err, "gpu-cub-partition splits into 2 or 3 buckets; got buckets = %lld", m);
     return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
@@ -173,7 +173,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-PB_MODULE_DEF(cub_partition, "cub-partition", pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(cub_partition, "gpu-cub-partition", pb_multisplit_gpu_hooks,
     .summary = "CUB DevicePartition::If: two buckets (unstable: rejected keys reversed), or the "
                "three-way If for m = 3",
     /* max_n: 32-bit positions as values. */

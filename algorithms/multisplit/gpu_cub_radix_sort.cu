@@ -48,7 +48,7 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err);
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     if (pt->n >= (UINT64_C(1) << 31))
-        return pb_err_set(err, "cub-radix-sort: n exceeds CUB's int item count");
+        return pb_err_set(err, "gpu-cub-radix-sort: n exceeds CUB's int item count");
     return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
@@ -64,7 +64,7 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err)
     int e = sort(g, nullptr, c->temp_bytes, (int)g->end_bit);
     cudaError_t ae = e ? (cudaError_t)e : cudaMalloc(&c->temp, c->temp_bytes ? c->temp_bytes : 1);
     if (ae != cudaSuccess)
-        return pb_err_set(err, "cub-radix-sort set-up: %s", cudaGetErrorString(ae));
+        return pb_err_set(err, "gpu-cub-radix-sort set-up: %s", cudaGetErrorString(ae));
     return 0;
 }
 
@@ -88,7 +88,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-PB_MODULE_DEF(cub_radix_sort, "cub-radix-sort", pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(cub_radix_sort, "gpu-cub-radix-sort", pb_multisplit_gpu_hooks,
     .summary = "CUB DeviceRadixSort of the keys (or pairs) on bits [0, bits): the sort "
                "reference; a multisplit only for monotone or identity buckets",
     PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run);

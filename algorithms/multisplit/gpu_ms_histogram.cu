@@ -286,11 +286,11 @@ static const pb_module_hooks histogram_hooks = {
     .result = result, .verify = verify, .release = release, .work = work, .refresh = refresh,
 };
 
-PB_MODULE_DEF(ms_histogram, "ms-histogram", histogram_hooks,
+PB_MODULE_DEF(ms_histogram, "gpu-ms-histogram", histogram_hooks,
     .summary = "histogram of floats from the multisplit's warp-level ballot counts (even or "
                "range bins, m <= 256)",
     PB_PARAMS(params), .prepare = prepare_ms);
 
-PB_MODULE_DEF(cub_histogram, "cub-histogram", histogram_hooks,
+PB_MODULE_DEF(cub_histogram, "gpu-cub-histogram", histogram_hooks,
     .summary = "CUB DeviceHistogram::HistogramEven / HistogramRange on the same floats",
     PB_PARAMS(params), .prepare = prepare_cub);

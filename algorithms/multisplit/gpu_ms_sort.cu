@@ -35,7 +35,7 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err);
 
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
-    if (pt->n >= (UINT64_C(1) << 31)) return pb_err_set(err, "ms-sort: n exceeds 2^31 - 1");
+    if (pt->n >= (UINT64_C(1) << 31)) return pb_err_set(err, "gpu-ms-sort: n exceeds 2^31 - 1");
     return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
@@ -52,7 +52,7 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err)
     cudaError_t e = cudaMalloc(&s->tk, n * 4);
     if (e == cudaSuccess && g->pairs) e = cudaMalloc(&s->tv, n * 4);
     if (e == cudaSuccess) e = cudaMalloc(&s->scratch, pb_ms_bms_scratch_bytes(n, 1u << s->r, g->pairs));
-    if (e != cudaSuccess) return pb_err_set(err, "ms-sort buffers: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess) return pb_err_set(err, "gpu-ms-sort buffers: %s", cudaGetErrorString(e));
     return 0;
 }
 
@@ -85,7 +85,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-PB_MODULE_DEF(ms_sort, "ms-sort", pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(ms_sort, "gpu-ms-sort", pb_multisplit_gpu_hooks,
     .summary = "LSD radix sort of 32-bit keys (or pairs) from ceil(32/r) stable BMS multisplit "
                "passes on r-bit digits",
     PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run);

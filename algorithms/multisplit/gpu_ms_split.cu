@@ -279,9 +279,9 @@ int pb_ms_split_prepare(pb_ms_variant v, const pb_point *pt, void **state, pb_er
     bool lookback = v == PB_MS_BMS && p->v[PB_MS_SPLIT_P_SCAN] == 1;
     if (v != PB_MS_BMS && m > 32)
         return pb_err_set(err, "%s handles at most 32 buckets (warp-wide histograms); got %u",
-                          v == PB_MS_DMS ? "dms" : "wms", m);
+                          v == PB_MS_DMS ? "gpu-dms" : "gpu-wms", m);
     if (lookback && stage == STAGE_SCAN)
-        return pb_err_set(err, "bms: stage=scan needs scan=matrix (the look-back has no "
+        return pb_err_set(err, "gpu-bms: stage=scan needs scan=matrix (the look-back has no "
                                "separate scan)");
     if (pt->n >= (UINT64_C(1) << 31))
         return pb_err_set(err, "multisplit: n = %llu exceeds 2^31 - 1",

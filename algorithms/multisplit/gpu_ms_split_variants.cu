@@ -40,14 +40,14 @@ const pb_param_spec block_params[] = {
         return pb_ms_split_prepare(variant, pt, state, err);                                       \
     }                                                                                              \
     static uint64_t footprint_##id(const pb_point *pt) { return pb_ms_split_footprint(variant, pt); } \
-    PB_MODULE_DEF(id, #id, pb_multisplit_gpu_hooks, .summary = text, PB_PARAMS(specs),            \
+    PB_MODULE_DEF(id, "gpu-" #id, pb_multisplit_gpu_hooks, .summary = text, PB_PARAMS(specs),      \
         .footprint = footprint_##id, .prepare = prepare_##id, .run = pb_ms_split_run)
 
 PB_MS_SPLIT_VARIANT(dms, PB_MS_DMS, warp_params,
                     "Direct multisplit (Ashkiani et al. 2017): warp-level ballot histograms, CUB "
                     "scan over the m x warps matrix, each key written straight to its place; m <= 32");
 PB_MS_SPLIT_VARIANT(wms, PB_MS_WMS, warp_params,
-                    "Warp-level multisplit: as dms, keys reordered by bucket within each warp in "
+                    "Warp-level multisplit: as gpu-dms, keys reordered by bucket within each warp in "
                     "shared memory before the write; m <= 32");
 PB_MS_SPLIT_VARIANT(bms, PB_MS_BMS, block_params,
                     "Block-level multisplit: block tiles ranked by warps, reordered over the whole "

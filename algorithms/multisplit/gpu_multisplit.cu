@@ -41,6 +41,6 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-PB_MODULE_DEF(multisplit, "multisplit", pb_multisplit_gpu_hooks,
-    .summary = "stable multisplit, m <= 256: bms with its fastest settings (measured on an H200)",
+PB_MODULE_DEF(multisplit, "gpu-multisplit", pb_multisplit_gpu_hooks,
+    .summary = "stable multisplit, m <= 256: gpu-bms with its fastest settings (measured on an H200)",
     PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = pb_ms_split_run);

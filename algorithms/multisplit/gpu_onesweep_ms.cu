@@ -91,7 +91,7 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err)
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
         o->smem > (size_t)optin) {
         cudaGetLastError();
-        return pb_err_set(err, "onesweep-ms: its pass needs %zu KB of shared memory a block, this "
+        return pb_err_set(err, "gpu-onesweep-ms: its pass needs %zu KB of shared memory a block, this "
                                "GPU has %d KB",
                           o->smem >> 10, optin >> 10);
     }
@@ -102,7 +102,7 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err)
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     if (pt->n >= PB_OS_MAX_N)
-        return pb_err_set(err, "onesweep-ms: n must be below 2^30 (30-bit look-back counts)");
+        return pb_err_set(err, "gpu-onesweep-ms: n must be below 2^30 (30-bit look-back counts)");
     return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
@@ -190,7 +190,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-PB_MODULE_DEF(onesweep_ms, "onesweep-ms", pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(onesweep_ms, "gpu-onesweep-ms", pb_multisplit_gpu_hooks,
     .summary = "stable multisplit in one pass with decoupled look-back (CUB onesweep's design, "
                "CUB's block ranker, any bucket identifier); m <= 256, n < 2^30",
     PB_PARAMS(params), .max_n = PB_OS_MAX_N - 1, .footprint = footprint, .prepare = prepare, .run = run);

@@ -108,7 +108,7 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err)
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     if (pt->n >= (UINT64_C(1) << 31))
-        return pb_err_set(err, "rb-sort: n exceeds CUB's int item count");
+        return pb_err_set(err, "gpu-rb-sort: n exceeds CUB's int item count");
     return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
@@ -143,7 +143,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-PB_MODULE_DEF(rb_sort, "rb-sort", pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(rb_sort, "gpu-rb-sort", pb_multisplit_gpu_hooks,
     .summary = "reduced-bit sort: bucket labels, CUB radix sort of (label, key) pairs on "
                "ceil(log2 m) bits; pairs packed into 64 bits",
     PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run);

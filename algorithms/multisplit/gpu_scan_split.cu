@@ -71,9 +71,9 @@ int setup(pb_gpu_ms *g, const void *, pb_err *err)
 int prepare(const pb_point *pt, void **state, pb_err *err)
 {
     if (pt->params->v[PB_MS_P_BUCKETS] != 2)
-        return pb_err_set(err, "scan-split splits into 2 buckets; got buckets = %lld",
+        return pb_err_set(err, "gpu-scan-split splits into 2 buckets; got buckets = %lld",
                           pt->params->v[PB_MS_P_BUCKETS]);
-    if (pt->n >= (UINT64_C(1) << 32)) return pb_err_set(err, "scan-split: n exceeds 2^32 - 1");
+    if (pt->n >= (UINT64_C(1) << 32)) return pb_err_set(err, "gpu-scan-split: n exceeds 2^32 - 1");
     return pb_gpu_ms_prepare_with(pt, setup, nullptr, state, err);
 }
 
@@ -103,7 +103,7 @@ uint64_t footprint(const pb_point *pt) { return pb_gpu_ms_footprint_io(pt) + 8 *
 
 } // namespace
 
-PB_MODULE_DEF(scan_split, "scan-split", pb_multisplit_gpu_hooks,
+PB_MODULE_DEF(scan_split, "gpu-scan-split", pb_multisplit_gpu_hooks,
     .summary = "split into 2 buckets with one global scan: flags, CUB exclusive sum, scatter "
                "(stable)",
     PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1, .footprint = footprint, .prepare = prepare,

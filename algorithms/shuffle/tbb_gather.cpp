@@ -51,7 +51,7 @@ int prepare(const pb_point *pt, void **state, pb_err *err)
 
 } // namespace
 
-PB_MODULE_DEF(tbb_gather, "tbb-gather", pb_shuffle_cpu_via_hooks, .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
+PB_MODULE_DEF(tbb_gather, "cpu-tbb-gather", pb_shuffle_cpu_via_hooks, .flags = PB_MOD_CEILING | PB_MOD_SEEDED,
     .summary = "random gather through an on-the-fly bijection (oneTBB): the paper's CPU gather "
                "ceiling",
     PB_PARAMS(params), .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release);

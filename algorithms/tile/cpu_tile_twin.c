@@ -139,8 +139,8 @@ static const pb_module_hooks twin_hooks = {
 };
 
 #define PB_TILE_TWIN(id)                                                                           \
-    PB_MODULE_DEF(tile_##id##_twin, "tile-" #id "-twin", twin_hooks,                               \
-        .summary = "tile-" #id "'s output on the CPU, its reference: the C reference, or the "     \
+    PB_MODULE_DEF(tile_##id##_twin, "cpu-tile-" #id "-twin", twin_hooks,                           \
+        .summary = "gpu-tile-" #id "'s output on the CPU, its reference: the C reference, or the " \
                    "simulator's model of the kernel where the output is the method's own",         \
         PB_PARAMS(params), .prepare = prepare_##id)
 

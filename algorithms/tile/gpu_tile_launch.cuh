@@ -7,7 +7,7 @@
 #include "families/tile/tile_hooks.h"
 
 /* F<M>(g, err) for the point's m (checked by the problem: 32..256). */
-#define PB_TILE_DISPATCH_M(F, g, err)                                                             \
+#define PB_TILE_DISPATCH_M(F, g, err)                                                              \
     do {                                                                                           \
         switch ((g)->prob.m) {                                                                     \
         case 32: return F<32>((g), (err));                                                         \
@@ -31,7 +31,7 @@ template <typename K> static int pb_tile_allow_smem(K kernel, size_t bytes, pb_e
  * must be its twin's (cpu_tile_twin.c: the C reference, or the simulator's
  * model of the kernel where the output is the method's own). */
 #define PB_TILE_MODULE(op, text)                                                                   \
-    PB_MODULE_DEF(tile_##op, "tile-" #op, pb_tile_gpu_hooks, .summary = text, PB_PARAMS(params),  \
-        .prepare = prepare, .run = run, .reference = "tile-" #op "-twin")
+    PB_MODULE_DEF(tile_##op, "gpu-tile-" #op, pb_tile_gpu_hooks, .summary = text, PB_PARAMS(params),  \
+        .prepare = prepare, .run = run, .reference = "cpu-tile-" #op "-twin")
 
 #endif

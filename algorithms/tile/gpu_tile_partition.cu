@@ -94,7 +94,7 @@ template <int M> int launch(pb_gpu_tile *g, pb_err *err)
         break;
     }
     case PB_TILE_CUB: pb_tile_partition_cub<M><<<tiles, BLOCK>>>(in, out); break;
-    default: return pb_err_set(err, "tile-partition: method %d", (int)g->prob.method);
+    default: return pb_err_set(err, "gpu-tile-partition: method %d", (int)g->prob.method);
     }
     PB_CUDA_LAUNCHED(err);
     return 0;

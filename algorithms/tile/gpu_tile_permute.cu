@@ -87,7 +87,7 @@ template <int M> int launch(pb_gpu_tile *g, pb_err *err)
         pb_tile_permute_paper<M><<<tiles, 32, pb_paper::permute_smem(M)>>>(in, out, g->prob.seed);
         break;
     case PB_TILE_CUB: pb_tile_permute_cub<M><<<tiles, BLOCK>>>(in, out); break;
-    default: return pb_err_set(err, "tile-permute: method %d", (int)g->prob.method);
+    default: return pb_err_set(err, "gpu-tile-permute: method %d", (int)g->prob.method);
     }
     PB_CUDA_LAUNCHED(err);
     return 0;

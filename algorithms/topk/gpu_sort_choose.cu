@@ -1,6 +1,6 @@
 /* sort-and-choose: the top-k fallback of inference engines — sort every row
  * by value with CUB, keep the first k. The reference every GPU top-k is
- * timed against ("never slower than sort-and-choose").
+ * timed against ("never slower than gpu-sort-and-choose").
  *
  * A run is three steps on the default stream, no host synchronisation:
  *  1. a kernel writes, for every element of the buffer, its order key
@@ -273,7 +273,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     cudaError_t e = wide ? temp_bytes<uint64_t>(g, c) : temp_bytes<uint32_t>(g, c);
     if (e == cudaSuccess) e = cudaMalloc(&c->temp, c->temp_bytes ? c->temp_bytes : 1);
     if (e != cudaSuccess)
-        return pb_err_set(err, "sort-and-choose set-up: %s", cudaGetErrorString(e));
+        return pb_err_set(err, "gpu-sort-and-choose set-up: %s", cudaGetErrorString(e));
     return 0;
 }
 
@@ -312,7 +312,7 @@ template <typename K> int sort_and_choose(const pb_gpu_topk *g, sc *c, pb_err *e
         if (keys.selector == 0) skey = okey, spos = c->pos;
     }
     if (e != cudaSuccess)
-        return pb_err_set(err, "sort-and-choose: CUB sort: %s", cudaGetErrorString(e));
+        return pb_err_set(err, "gpu-sort-and-choose: CUB sort: %s", cudaGetErrorString(e));
     PB_CUDA_LAUNCHED(err);
 
     choose_kernel<K><<<pb_grid_for(p->out_total, block), block>>>(
@@ -367,7 +367,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-PB_MODULE_DEF(sort_and_choose, "sort-and-choose", pb_topk_gpu_hooks,
+PB_MODULE_DEF(sort_and_choose, "gpu-sort-and-choose", pb_topk_gpu_hooks,
     .summary = "CUB sort of each row by order key (radix sort per row, or segmented sort for "
                "many short rows), then the first k: the inference engines' fallback",
     /* max_n: the family's limit, indices within a row are u32. */

@@ -109,7 +109,7 @@ static int verify(void *state, pb_err *err)
     return pb_topk_check(&s->p, s->vals, s->idx, err);
 }
 
-PB_MODULE_DEF(omp_topk, "omp-topk", pb_topk_cpu_hooks,
+PB_MODULE_DEF(omp_topk, "cpu-topk", pb_topk_cpu_hooks,
     .summary = "CPU top-k (OpenMP): per-thread candidate buffers and quickselect; the C twin",
     PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run, .result = result,
     .verify = verify, .release = release, .refresh = refresh);

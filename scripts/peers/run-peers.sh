@@ -41,10 +41,10 @@ synthetic=() allow=()
 # those whose series are in both runs, and --by-params adds, for top-k, each
 # distribution's peer series paired with ours on the same problem (dist,
 # dtype, rows, largest, sorted output), whatever the sections are called.
-pairs_topk="torch-topk=radik torch-topk-narrow128=radik-narrow128 torch-sort=sort-and-choose
+pairs_topk="torch-topk=gpu-radik torch-topk-narrow128=radik-narrow128 torch-sort=gpu-sort-and-choose
             torch-sort-narrow128=sort-and-choose-narrow128"
-pairs_shuffle="torch-randperm-index=bijective2-varphilox torch-sort-shuffle=sort-shuffle
-               cupy-shuffle=thrust-shuffle"
+pairs_shuffle="torch-randperm-index=bijective2-varphilox torch-sort-shuffle=gpu-sort-shuffle
+               cupy-shuffle=gpu-thrust-shuffle"
 
 status=0
 worse() { [ "$1" -gt "$status" ] && status=$1; }
@@ -77,8 +77,8 @@ for dir in "$@"; do
     family=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["sweep"]["family"])' "$peers/results.json")
     by=()
     case $family in
-    topk) pairs=$pairs_topk by=(--by-params torch-topk=radik --by-params torch-topk-sorted=radik
-                                --by-params torch-sort=sort-and-choose) ;;
+    topk) pairs=$pairs_topk by=(--by-params torch-topk=gpu-radik --by-params torch-topk-sorted=gpu-radik
+                                --by-params torch-sort=gpu-sort-and-choose) ;;
     shuffle) pairs=$pairs_shuffle ;;
     *) pairs="" ;;
     esac

@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 out=$("$pb" info) || fail "info: exit $?"
 caches=$(printf '%s\n' "$out" | grep -A1 '^  caches')
 case $caches in *" 0 KiB"*) fail "caches printed as 0 KiB: $caches" ;; esac
-printf '[sweep]\nsizes = 100\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = none\n[fisher-yates]\n' >c.ini
+printf '[sweep]\nsizes = 100\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = none\n[cpu-fisher-yates]\n' >c.ini
 if [ -n "$(ls /sys/devices/system/cpu/cpu0/cache/index*/size 2>/dev/null)" ]; then
     printf '%s\n' "$caches" | grep -q 'L2 [1-9][0-9]* KiB per core' || fail "no L2 size: $caches"
 else

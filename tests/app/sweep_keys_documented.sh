@@ -5,7 +5,7 @@
 set -u
 pb=$1 src=$2
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
-printf '[sweep]\nsizes = 10\nno_such_key = 1\n[fisher-yates]\n' >"$work/c.ini"
+printf '[sweep]\nsizes = 10\nno_such_key = 1\n[cpu-fisher-yates]\n' >"$work/c.ini"
 msg=$("$pb" run "$work/c.ini" --dry-run 2>&1)
 known=$(echo "$msg" | sed -n 's/.*(known: \(.*\))$/\1/p' | tr -d ' ' | tr ',' ' ')
 [ -n "$known" ] || { echo "FAIL: no key list in: $msg"; exit 1; }

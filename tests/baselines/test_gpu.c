@@ -35,7 +35,7 @@ TEST_IMPL(gpu_copy_exact)
 {
     int rc = need_gpu();
     if (rc) return rc;
-    const char *names[] = {"copy", "cuda-memcpy"};
+    const char *names[] = {"gpu-copy", "gpu-cuda-memcpy"};
     for (int i = 0; i < 2; i++)
         for (unsigned bytes = 4; bytes <= 8; bytes += 4)
             for (size_t k = 0; pb_awkward_sizes[k]; k++) {
@@ -59,7 +59,7 @@ TEST_IMPL(gpu_gather_twin)
 {
     int rc = need_gpu();
     if (rc) return rc;
-    const pb_module *gpu = pb_module_find("gather"), *cpu = pb_module_find("cpu-gather");
+    const pb_module *gpu = pb_module_find("gpu-gather"), *cpu = pb_module_find("cpu-gather");
     for (unsigned bytes = 4; bytes <= 8; bytes += 4)
         for (int pass = 0; pass < 2; pass++)
             for (size_t k = 0;; k++) {

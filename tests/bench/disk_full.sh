@@ -19,7 +19,7 @@ if ! command -v gnuplot >/dev/null && [ -z "${PERMBENCH_GNUPLOT:-}" ]; then echo
 # are larger).
 d=$work/fig
 mkdir -p "$d"
-printf '[sweep]\nsizes = 2^8, 2^10, 2^12\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = throughput, pct-copy\n[fisher-yates]\n' >"$work/c.ini"
+printf '[sweep]\nsizes = 2^8, 2^10, 2^12\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = throughput, pct-copy\n[cpu-fisher-yates]\n' >"$work/c.ini"
 "$pb" run "$work/c.ini" --out "$d" --quiet >/dev/null 2>&1 || { echo "FAIL: setup run"; exit 1; }
 rm -f "$d"/*.png "$d"/*.svg
 (ulimit -f 24; exec "$pb" plot "$d") >/dev/null 2>"$work/err"

@@ -36,5 +36,5 @@ check() { # NAME CONFIG ARGS...
 }
 check smoke "$src/configs/smoke.ini" -D sweep.item=u64
 check cpu-table2 "$src/configs/paper/cpu-table2.ini" -D "sweep.sizes=2^8+1 .. 2^17+1 *8" -D sweep.timeout=3 \
-    --only fisher-yates,rao-sandelius
+    --only cpu-fisher-yates,cpu-rao-sandelius
 echo "ok: dry-run estimates within 2x"

@@ -19,7 +19,7 @@ for _ in $(seq "$cpus"); do
     loops+=($!)
 done
 sleep 0.5
-printf '[sweep]\nsizes = 2^10, 2^14\nitem = u64\nwarmup = 1\nmin_samples = 3\nmax_samples = 5\nmin_time = 0\ntimeout = 2\nplot = none\n[fisher-yates]\n' >c.ini
+printf '[sweep]\nsizes = 2^10, 2^14\nitem = u64\nwarmup = 1\nmin_samples = 3\nmax_samples = 5\nmin_time = 0\ntimeout = 2\nplot = none\n[cpu-fisher-yates]\n' >c.ini
 "$pb" run c.ini --out o --quiet >run.out 2>run.err || fail "run: exit $?"
 stop_loops
 [ "$(grep -c 'warning: the machine is busy' run.err)" = 1 ] || fail "no single busy warning on stderr"

@@ -4,11 +4,11 @@
 # payloads, both signs), infinities and both zeros. The configs live in a
 # directory of their own and name the file relative to it; permbench runs
 # from another directory.
-#   topk          omp-topk (fp32 and u32, ragged and misaligned rows, 4 x 2^14
+#   topk          cpu-topk (fp32 and u32, ragged and misaligned rows, 4 x 2^14
 #                 = the whole file) exits 0, every row verified; results.json
 #                 names the file (params, provenance.data_files with size and
 #                 the SHA-256 of its bytes, checked here independently)
-#   multisplit    multisplit-twin and omp-multisplit, keys and pairs, exit 0
+#   multisplit    cpu-multisplit-twin and cpu-multisplit, keys and pairs, exit 0
 #   list          dist = file:a, uniform, file:b: labels file1, uniform, file2
 #   beyond_topk   4 rows x 2^15 needs 131072 values of the 65536: exit 2,
 #                 one stderr line naming both numbers, nothing written
@@ -57,14 +57,14 @@ PY
 quick='min_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = none\nceilings = none\n'
 topk_ini() {
     printf "[sweep]\nfamily = topk\nsizes = $1\n$quick" >"$work/cfg/tk.ini"
-    printf '[f32]\nmodule = omp-topk\ndist = file:%s\nrows = 4\nk = 100\nragged = yes\nmisalign = yes\nthreads = 2\n' "$2" >>"$work/cfg/tk.ini"
-    printf '[u32]\nmodule = omp-topk\ndist = file:%s\ndtype = u32\nlargest = no\nrows = 4\nk = 1000\nthreads = 2\n' "$2" >>"$work/cfg/tk.ini"
+    printf '[f32]\nmodule = cpu-topk\ndist = file:%s\nrows = 4\nk = 100\nragged = yes\nmisalign = yes\nthreads = 2\n' "$2" >>"$work/cfg/tk.ini"
+    printf '[u32]\nmodule = cpu-topk\ndist = file:%s\ndtype = u32\nlargest = no\nrows = 4\nk = 1000\nthreads = 2\n' "$2" >>"$work/cfg/tk.ini"
     echo "$work/cfg/tk.ini"
 }
 ms_ini() {
     printf "[sweep]\nfamily = multisplit\nsizes = $1\nitem = keys, pairs\n$quick" >"$work/cfg/ms.ini"
-    printf '[twin]\nmodule = multisplit-twin\ndist = file:%s\nbucket = range\n' "$2" >>"$work/cfg/ms.ini"
-    printf '[omp]\nmodule = omp-multisplit\ndist = file:%s\nbuckets = 256\nthreads = 2\n' "$2" >>"$work/cfg/ms.ini"
+    printf '[twin]\nmodule = cpu-multisplit-twin\ndist = file:%s\nbucket = range\n' "$2" >>"$work/cfg/ms.ini"
+    printf '[omp]\nmodule = cpu-multisplit\ndist = file:%s\nbuckets = 256\nthreads = 2\n' "$2" >>"$work/cfg/ms.ini"
     echo "$work/cfg/ms.ini"
 }
 keys=$(cd "$work/data" && pwd -P)/keys.f32
@@ -110,7 +110,7 @@ multisplit)
     echo "ok: multisplit on the file, 8 rows verified" ;;
 list)
     cp "$work/data/keys.f32" "$work/cfg/b.f32"
-    printf "[sweep]\nfamily = multisplit\nsizes = 2^12\n$quick[twin]\nmodule = multisplit-twin\ndist = file:../data/keys.f32, uniform, file:b.f32\n" >"$work/cfg/l.ini"
+    printf "[sweep]\nfamily = multisplit\nsizes = 2^12\n$quick[twin]\nmodule = cpu-multisplit-twin\ndist = file:../data/keys.f32, uniform, file:b.f32\n" >"$work/cfg/l.ini"
     "$pb" run "$work/cfg/l.ini" --out "$work/o" --quiet >"$work/run.out" 2>"$work/run.err" || fail "exit $?"
     python3 - "$work/o/results.json" "$keys" "$(cd "$work/cfg" && pwd -P)/b.f32" <<'PY' || fail "results.json of the list"
 import json, sys
@@ -209,8 +209,8 @@ PY
     echo "ok: make-keys.py" ;;
 shipped)
     root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-    if ! "$pb" list --brief | grep -q '^radik '; then echo "skipped: built without CUDA"; exit 77; fi
-    if ! "$pb" list --brief | grep -q '^radik .* yes '; then echo "skipped: no GPU"; exit 77; fi
+    if ! "$pb" list --brief | grep -q '^gpu-radik '; then echo "skipped: built without CUDA"; exit 77; fi
+    if ! "$pb" list --brief | grep -q '^gpu-radik .* yes '; then echo "skipped: no GPU"; exit 77; fi
     cp "$root"/configs/own-data/*.ini "$work/cfg/"
     python3 "$root/scripts/make-keys.py" "$work/cfg/keys/special.bin" --count 2^16 --dist special >/dev/null ||
         fail "make-keys.py"

@@ -10,7 +10,7 @@ pb=$1
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
 cd "$work" || exit 1
 fail() { echo "FAIL: $*"; for f in "$work"/*.err; do echo "--- $f"; cat "$f"; done; exit 1; }
-printf '[sweep]\nsizes = 2^14, 2^15, 2^16, 2^17\nmin_samples = 20\nmax_samples = 20\nmin_time = 0\nplot = none\nceilings = none\n[fisher-yates]\n' >slow.ini
+printf '[sweep]\nsizes = 2^14, 2^15, 2^16, 2^17\nmin_samples = 20\nmax_samples = 20\nmin_time = 0\nplot = none\nceilings = none\n[cpu-fisher-yates]\n' >slow.ini
 "$pb" run slow.ini --out "$work/o" --quiet >a.out 2>a.err &
 a=$!
 for _ in $(seq 1 200); do [ -s "$work/o/.permbench.lock" ] && break; sleep 0.05; done
@@ -23,7 +23,7 @@ grep -q "^permbench: run: $work/o is in use by another permbench run (pid $a)$" 
 python3 -c "import json,sys; j=json.load(open('$work/o/results.json')); sys.exit(j['summary']['rows'] != 4)" ||
     fail "the first run's results are not complete"
 
-printf '[sweep]\nsizes = 100\nmin_samples = 3\nmax_samples = 3\nplot = none\nceilings = none\n[fisher-yates]\n' >quick.ini
+printf '[sweep]\nsizes = 100\nmin_samples = 3\nmax_samples = 3\nplot = none\nceilings = none\n[cpu-fisher-yates]\n' >quick.ini
 pids=()
 for i in 1 2 3 4; do "$pb" run quick.ini --quiet >q$i.out 2>q$i.err & pids+=($!); done
 for p in "${pids[@]}"; do wait "$p" || fail "a run without --out failed"; done

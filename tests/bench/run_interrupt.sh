@@ -15,8 +15,8 @@ pb=$1 sig=${2:-INT}
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
 fail() { echo "FAIL: $*"; for f in "$work"/*.err "$work"/*.out; do echo "--- $f"; cat "$f"; done; exit 1; }
 # Twelve points, each some tenths of a second: the signal lands mid-sweep.
-printf '[sweep]\nsizes = 2^14, 2^15, 2^16, 2^17, 2^18, 2^19\nmin_samples = 20\nmax_samples = 20\nmin_time = 0\nplot = none\nceilings = none\n[fisher-yates]\n[gsl-shuffle]\n' >"$work/c.ini"
-"$pb" run "$work/c.ini" --out "$work/o" --only fisher-yates,gsl-shuffle -D sweep.min_samples=20 >"$work/run.out" 2>"$work/run.err" &
+printf '[sweep]\nsizes = 2^14, 2^15, 2^16, 2^17, 2^18, 2^19\nmin_samples = 20\nmax_samples = 20\nmin_time = 0\nplot = none\nceilings = none\n[cpu-fisher-yates]\n[cpu-gsl-shuffle]\n' >"$work/c.ini"
+"$pb" run "$work/c.ini" --out "$work/o" --only cpu-fisher-yates,cpu-gsl-shuffle -D sweep.min_samples=20 >"$work/run.out" 2>"$work/run.err" &
 pid=$!
 # Wait for two finished rows (header + 2 lines in the partial CSV).
 for _ in $(seq 1 600); do
@@ -42,7 +42,7 @@ s = j["summary"]
 assert s["interrupted"] is True and s["points_planned"] == 12, s
 assert 2 <= s["rows"] == len(j["results"]) < 12, s
 assert j["provenance"]["git"]["commit"] and j["provenance"]["config"]["text"], "provenance"
-assert j["provenance"]["only"] == "fisher-yates,gsl-shuffle"
+assert j["provenance"]["only"] == "cpu-fisher-yates,cpu-gsl-shuffle"
 assert j["provenance"]["defines"] == ["sweep.min_samples=20"]
 assert all(r["status"] == "ok" and len(r["samples_ms"]) == 20 for r in j["results"])
 json.dump(j["results"], open(sys.argv[1] + ".before", "w"))
@@ -64,7 +64,7 @@ j = json.load(open(sys.argv[1]))
 before = json.load(open(sys.argv[2]))
 s = j["summary"]
 assert s["interrupted"] is False and s["rows"] == 12 == len(j["results"]), s
-assert j["provenance"]["only"] == "fisher-yates,gsl-shuffle"
+assert j["provenance"]["only"] == "cpu-fisher-yates,cpu-gsl-shuffle"
 assert j["provenance"]["defines"] == ["sweep.min_samples=20"]
 keys = {(r["label"], r["n"], r["item_bytes"]) for r in j["results"]}
 assert len(keys) == 12, "a point twice or missing"

@@ -15,7 +15,7 @@ pb=$1
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../support/stopping.sh"
 # Ten small points of twelve samples: about a KiB of journal each.
-printf '[sweep]\nsizes = 2^8, 2^9, 2^10, 2^11, 2^12, 2^13, 2^14, 2^15, 2^16, 2^17\nmin_samples = 12\nmax_samples = 12\nmin_time = 0\nflush_cache = no\nplot = none\nceilings = none\n[fisher-yates]\n' >"$work/c.ini"
+printf '[sweep]\nsizes = 2^8, 2^9, 2^10, 2^11, 2^12, 2^13, 2^14, 2^15, 2^16, 2^17\nmin_samples = 12\nmax_samples = 12\nmin_time = 0\nflush_cache = no\nplot = none\nceilings = none\n[cpu-fisher-yates]\n' >"$work/c.ini"
 
 # The journal outgrows 8 KiB half-way.
 o=$work/a
@@ -50,5 +50,5 @@ sed -i '/^permbench: warning: the machine is busy/d' "$work/b.err"
 "$pb" run --resume "$o" >"$work/b-resume.out" 2>"$work/b-resume.err" || fail "resume after results.json failed: exit $?"
 rows complete "$o/results.json" 10 || fail "the resumed run is not complete"
 rows kept "$work/b.before" "$o/results.json" || fail "a journaled row changed"
-grep -q "^fisher-yates " "$work/b-resume.out" && fail "the resume measured a point again"
+grep -q "^cpu-fisher-yates " "$work/b-resume.out" && fail "the resume measured a point again"
 echo "ok: journal full after $kept rows, then results.json full; both resumed with every row kept"

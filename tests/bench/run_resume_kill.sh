@@ -18,7 +18,7 @@ pb=$1
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../support/stopping.sh"
 # Ten points, each some tenths of a second: the kill lands mid-sweep.
-printf '[sweep]\nsizes = 2^14, 2^15, 2^16, 2^17, 2^18\nmin_samples = 12\nmax_samples = 12\nmin_time = 0\nflush_cache = no\nplot = none\nceilings = none\n[fisher-yates]\n[gsl-shuffle]\n' >"$work/c.ini"
+printf '[sweep]\nsizes = 2^14, 2^15, 2^16, 2^17, 2^18\nmin_samples = 12\nmax_samples = 12\nmin_time = 0\nflush_cache = no\nplot = none\nceilings = none\n[cpu-fisher-yates]\n[cpu-gsl-shuffle]\n' >"$work/c.ini"
 "$pb" run "$work/c.ini" --out "$work/o" -D sweep.min_samples=12 --quiet >"$work/run.out" 2>"$work/run.err" &
 pid=$!
 # Killed after three finished rows (the header and three lines in the
@@ -45,7 +45,7 @@ cp "$work/o/journal.jsonl" "$work/journal.copy"
     fail "resume with another config: the line"
 cmp -s "$work/o/journal.jsonl" "$work/journal.copy" || fail "the refused resume touched the journal"
 # Killed in the middle of writing a line: a torn last line.
-printf '{"label":"gsl-shuffle","module":"gsl-shu' >>"$work/o/journal.jsonl"
+printf '{"label":"cpu-gsl-shuffle","module":"gsl-shu' >>"$work/o/journal.jsonl"
 "$pb" run --resume "$work/o" "$work/c.ini" --quiet >"$work/resume.out" 2>"$work/resume.err" || fail "resume exit status $?"
 # The refused run released the lock in order: no second note. (A loaded
 # test host adds the busy-machine warning, which is not a complaint.)

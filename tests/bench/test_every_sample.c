@@ -19,7 +19,7 @@ static int sweep(const pb_module *m, const char *sizes, pb_run *run, pb_config *
     char text[512];
     snprintf(text, sizeof text,
              "[sweep]\nsizes = %s\nitem = u32, u64\nceilings = none\nmin_samples = 10\n"
-             "min_time = 0\nmax_samples = 10\nflush_cache = no\n[fisher-yates]\n",
+             "min_time = 0\nmax_samples = 10\nflush_cache = no\n[cpu-fisher-yates]\n",
              sizes);
     pb_err err;
     if (pb_config_load_text("t.ini", "t", text, cfg, &err)) {
@@ -92,7 +92,7 @@ TEST_IMPL(every_sample_broken_cpu)
     /* What they imitate passes the same checks, on the same points. */
     static pb_config cfg;
     pb_run run;
-    ASSERT(sweep(pb_module_find("fisher-yates"), "1, 2, 33, 1000", &run, &cfg) == 0);
+    ASSERT(sweep(pb_module_find("cpu-fisher-yates"), "1, 2, 33, 1000", &run, &cfg) == 0);
     for (size_t i = 0; i < run.nrows; i++) ASSERT(run.rows[i].status == PB_ROW_OK && run.rows[i].verified);
     pb_run_free(&run);
     pb_config_free(&cfg);
@@ -105,12 +105,12 @@ TEST_IMPL(every_sample_reference)
 {
     static pb_config cfg;
     pb_run run;
-    const pb_module *twin = pb_module_find("bijective-twin");
+    const pb_module *twin = pb_module_find("cpu-bijective-twin");
     ASSERT(twin && twin->reference);
     ASSERT(sweep(twin, "1, 31, 4097", &run, &cfg) == 0);
     for (size_t i = 0; i < run.nrows; i++) {
         ASSERT(run.rows[i].status == PB_ROW_OK);
-        ASSERT_CONTAINS(run.rows[i].check, "fingerprint of tbb-bijective");
+        ASSERT_CONTAINS(run.rows[i].check, "fingerprint of cpu-tbb-bijective");
     }
     /* One expectation a (point, stream), shared: 3 sizes x 2 items x 11
      * streams (no more than the warm-up and at most 10 samples use). */
@@ -192,7 +192,7 @@ TEST_IMPL(every_sample_rows)
 {
     static pb_config cfg;
     pb_run run;
-    ASSERT(sweep(pb_module_find("fisher-yates"), "2^12", &run, &cfg) == 0);
+    ASSERT(sweep(pb_module_find("cpu-fisher-yates"), "2^12", &run, &cfg) == 0);
     for (size_t i = 0; i < run.nrows; i++) {
         const pb_row *r = &run.rows[i];
         ASSERT(r->status == PB_ROW_OK && r->nsamples == 10);
@@ -217,7 +217,7 @@ TEST_IMPL(pct_copy_of_batch)
     pb_err err;
     ASSERT(pb_config_load_text("t.ini", "t",
                                "[sweep]\nsizes = 1000\nmin_samples = 3\nmin_time = 0\nmax_samples = 3\n"
-                               "[b]\nmodule = omp-topk\nrows = 4\nk = 8\n",
+                               "[b]\nmodule = cpu-topk\nrows = 4\nk = 8\n",
                                &cfg, &err) == 0);
     pb_config_add_ceilings(&cfg);
     pb_run run;

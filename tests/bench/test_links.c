@@ -41,7 +41,7 @@ static pb_module linked;
 
 static int sweep(pb_config *cfg, pb_run *run)
 {
-    linked = *pb_module_find("fisher-yates");
+    linked = *pb_module_find("cpu-fisher-yates");
     linked.name = "linked";
     static const pb_shuffle_hooks hooks = {.links = fake_links};
     linked.ext = &hooks;
@@ -49,8 +49,8 @@ static int sweep(pb_config *cfg, pb_run *run)
     char text[512];
     snprintf(text, sizeof text,
              "[sweep]\nsizes = 1000\nitem = u64\nceilings = none\nwarmup = 2\nmin_samples = %d\n"
-             "max_samples = %d\nmin_time = 0\nflush_cache = no\n[linked]\nmodule = fisher-yates\n"
-             "[plain]\nmodule = fisher-yates\n",
+             "max_samples = %d\nmin_time = 0\nflush_cache = no\n[linked]\nmodule = cpu-fisher-yates\n"
+             "[plain]\nmodule = cpu-fisher-yates\n",
              NSAMPLES, NSAMPLES);
     if (pb_config_load_text("t.ini", "t", text, cfg, &err)) {
         fprintf(stderr, "%s\n", err.msg);

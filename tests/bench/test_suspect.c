@@ -40,10 +40,10 @@ TEST_IMPL(run_suspect_rows)
 {
     static pb_config cfg;
     pb_err err;
-    ASSERT(pb_config_load_text("t.ini", "t", "[sweep]\nsizes = 2^10, 2^14, 2^18\nitem = u64\n[fisher-yates]\n", &cfg,
+    ASSERT(pb_config_load_text("t.ini", "t", "[sweep]\nsizes = 2^10, 2^14, 2^18\nitem = u64\n[cpu-fisher-yates]\n", &cfg,
                                &err) == 0);
     pb_config_add_ceilings(&cfg);
-    const pb_instance *copy = inst(&cfg, "cpu-copy"), *fy = inst(&cfg, "fisher-yates");
+    const pb_instance *copy = inst(&cfg, "cpu-copy"), *fy = inst(&cfg, "cpu-fisher-yates");
     ASSERT(copy && fy);
     pb_run run = {0};
     run.rows = calloc(16, sizeof *run.rows);

@@ -36,9 +36,9 @@ static const pb_module sleeper_desc = {
     .name = "sleeper",
     .hooks = &pb_shuffle_cpu_inplace_hooks,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
-    .summary = "fisher-yates, then 10 n microseconds asleep",
+    .summary = "cpu-fisher-yates, then 10 n microseconds asleep",
     .run = run_sleeper,
-    .reference = "fisher-yates",
+    .reference = "cpu-fisher-yates",
 };
 
 static double now(void)
@@ -61,7 +61,7 @@ TEST_IMPL(run_time_left_estimate)
 {
     static pb_config cfg;
     const char *text = "[sweep]\nsizes = 2^10 .. 2^14\nitem = u64\nceilings = none\nmin_samples = 4\n"
-                       "max_samples = 4\nmin_time = 0\nflush_cache = no\n[fisher-yates]\n";
+                       "max_samples = 4\nmin_time = 0\nflush_cache = no\n[cpu-fisher-yates]\n";
     pb_err err;
     ASSERT(pb_config_load_text("t.ini", "t", text, &cfg, &err) == 0);
     static pb_module sleeper;

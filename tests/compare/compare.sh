@@ -66,7 +66,7 @@ EOF
 }
 
 # The same three rows in BASE, NEW changing what a case needs.
-base_rows=("$(row copy 1024 ok quiet 1.0 3 100)" "$(row a 1024 ok quiet 2.0 5)" "$(row b 1024 ok quiet 4.0 9)")
+base_rows=("$(row gpu-copy 1024 ok quiet 1.0 3 100)" "$(row a 1024 ok quiet 2.0 5)" "$(row b 1024 ok quiet 4.0 9)")
 run "$work/base" shuffle "GPU X" aaaaaaa "${base_rows[@]}"
 
 compare() {
@@ -169,16 +169,32 @@ unmatched)
     grep -A2 '^Only in NEW:' "$work/out" | grep -q '^  b  n = 2^12, 8 B' || fail "b (2^12) not listed as only in NEW"
     grep -A1 '^Not compared' "$work/out" | grep -q '^  a  n = 2^10, 8 B (BASE ok, NEW FAILED)' || fail "a not listed as not ok"
     ;;
+renamed)
+    # A run written before the modules' rename (rows of [gpu-radik], [copy])
+    # against one after it ([gpu-radik], [gpu-copy]): the old names read as
+    # the new, so the rows are matched; an instance named otherwise
+    # (radik-two-read) is not renamed, and matches itself.
+    run "$work/ob" shuffle "GPU X" aaaaaaa "$(row copy 1024 ok quiet 1.0 3 100)" \
+        "$(row gpu-radik/k=32 1024 ok quiet 2.0 5)" "$(row radik-two-read 1024 ok quiet 4.0 9)"
+    run "$work/nn" shuffle "GPU X" aaaaaaa "$(row gpu-copy 1024 ok quiet 1.0 3 100)" \
+        "$(row gpu-radik/k=32 1024 ok quiet 2.6 5)" "$(row radik-two-read 1024 ok quiet 4.0 9)"
+    compare "$work/ob" "$work/nn"
+    expect_rc 0
+    grep -q '^3 rows compared: 2 SAME, 0 FASTER, 1 SLOWER' "$work/out" || fail "the renamed rows are not matched"
+    grep -q '^Only in' "$work/out" && fail "a row is only in one run"
+    [ "$(verdict gpu-radik/k=32)" = SLOWER ] || fail "gpu-radik/k=32 is '$(verdict gpu-radik/k=32)', expected SLOWER"
+    [ "$(verdict radik-two-read)" = SAME ] || fail "radik-two-read is '$(verdict radik-two-read)', expected SAME"
+    ;;
 devices)
     # Another GPU: every row 1.5x faster, the copy 2x: the share of the copy
     # falls from 50% to 37.5% (ratio 0.750); provenance differences marked.
-    run "$work/new" shuffle "GPU Y" bbbbbbb "$(row copy 1024 ok quiet 0.5 3 100)" \
+    run "$work/new" shuffle "GPU Y" bbbbbbb "$(row gpu-copy 1024 ok quiet 0.5 3 100)" \
         "$(row a 1024 ok quiet 1.3333333 5 37.5)" "$(row b 1024 ok quiet 2.6666667 9 37.5)"
     compare "$work/base" "$work/new"
     expect_rc 0
     grep -q 'share ratio' "$work/out" || fail "no share ratio column"
     grep -qE '^a .* FASTER +0\.750$' "$work/out" || fail "a's share ratio is not 0.750"
-    grep -qE '^copy .* FASTER +1\.000$' "$work/out" || fail "the copy's share ratio is not 1.000"
+    grep -qE '^gpu-copy .* FASTER +1\.000$' "$work/out" || fail "the copy's share ratio is not 1.000"
     grep -qE '^GPU +GPU X +GPU Y +\(differs\)' "$work/out" || fail "the GPU difference is not marked"
     grep -qE '^commit +aaaaaaa +bbbbbbb +\(differs\)' "$work/out" || fail "the commit difference is not marked"
     grep -qE '^SM clock +1980 MHz +1980 MHz$' "$work/out" || fail "an equal line is marked"
@@ -267,7 +283,7 @@ unstable_busy)
     expect_rc 0
     [ "$(verdict b)" = UNSTABLE ] || fail "b is '$(verdict b)', expected UNSTABLE"
     [ "$(verdict a)" = UNSTABLE ] || fail "a is '$(verdict a)', expected UNSTABLE"
-    [ "$(verdict copy)" = SAME ] || fail "copy is '$(verdict copy)', expected SAME"
+    [ "$(verdict gpu-copy)" = SAME ] || fail "gpu-copy is '$(verdict gpu-copy)', expected SAME"
     grep -q '^  b  n = 2^10, 8 B: NEW busy$' "$work/out" || fail "b is not listed as NEW busy"
     grep -q '^  a  n = 2^10, 8 B: NEW multimodal$' "$work/out" || fail "a is not listed as NEW multimodal"
     grep -qE '^machine.busy +no +yes +\(differs\)' "$work/out" || fail "machine.busy is not shown"

@@ -38,7 +38,7 @@ TEST_IMPL(config_good)
                        "flush_cache = no\n"
                        "plot = pct-copy\n"
                        "\n"
-                       "[fisher-yates]\n"
+                       "[cpu-fisher-yates]\n"
                        "\n"
                        "[gather-1t]\n"
                        "module = cpu-gather\n"
@@ -58,7 +58,7 @@ TEST_IMPL(config_good)
     ASSERT(!cfg.flush_cache);
     ASSERT(cfg.nplots == 1 && strcmp(cfg.plots[0], "pct-copy") == 0);
     ASSERT_EQ_U64(cfg.inst.n, 3);
-    ASSERT(strcmp(cfg.inst.v[0].label, "fisher-yates") == 0 && cfg.inst.v[0].mod == pb_module_find("fisher-yates"));
+    ASSERT(strcmp(cfg.inst.v[0].label, "cpu-fisher-yates") == 0 && cfg.inst.v[0].mod == pb_module_find("cpu-fisher-yates"));
     ASSERT_EQ_U64(cfg.inst.v[0].line, 15);
     /* The same module twice, with different parameters. */
     ASSERT(cfg.inst.v[1].mod == pb_module_find("cpu-gather") && cfg.inst.v[2].mod == cfg.inst.v[1].mod);
@@ -70,11 +70,11 @@ TEST_IMPL(config_good)
     pb_config_add_ceilings(&cfg);
     ASSERT_EQ_U64(cfg.inst.n, 4);
     ASSERT(strcmp(cfg.inst.v[0].label, "cpu-copy") == 0 && cfg.inst.v[0].automatic);
-    ASSERT(strcmp(cfg.inst.v[1].label, "fisher-yates") == 0);
+    ASSERT(strcmp(cfg.inst.v[1].label, "cpu-fisher-yates") == 0);
     pb_config_free(&cfg);
 
     /* Defaults: 8-byte items for shuffles, ten samples, flushing on. */
-    ASSERT(load("[sweep]\nsizes = 10\n[fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
+    ASSERT(load("[sweep]\nsizes = 10\n[cpu-fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
     ASSERT(cfg.nitems == 1 && cfg.items[0] == 8);
     ASSERT(cfg.min_samples == 10 && cfg.flush_cache && cfg.ceilings_auto && cfg.hold);
     pb_config_add_ceilings(&cfg);
@@ -82,7 +82,7 @@ TEST_IMPL(config_good)
     pb_config_free(&cfg);
 
     /* hold = no: GPU samples timed unheld (for profilers). */
-    ASSERT(load("[sweep]\nsizes = 10\nhold = no\n[fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
+    ASSERT(load("[sweep]\nsizes = 10\nhold = no\n[cpu-fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
     ASSERT(!cfg.hold);
     pb_config_free(&cfg);
     return 0;
@@ -93,42 +93,42 @@ static const struct {
     const char *text;
     const char *expect;
 } bad[] = {
-    {"[fisher-yates]\n", ": missing [sweep] section"},
-    {"[sweep]\nsizes = 2^^8\n[fisher-yates]\n", ":2: bad size expression '2^^8': expected a number at '^8'"},
-    {"[sweep]\nsizes = 10\ncolour = red\n[fisher-yates]\n", ":3: unknown key 'colour' in [sweep]"},
+    {"[cpu-fisher-yates]\n", ": missing [sweep] section"},
+    {"[sweep]\nsizes = 2^^8\n[cpu-fisher-yates]\n", ":2: bad size expression '2^^8': expected a number at '^8'"},
+    {"[sweep]\nsizes = 10\ncolour = red\n[cpu-fisher-yates]\n", ":3: unknown key 'colour' in [sweep]"},
     {"[sweep]\nsizes = 10\n[frobnicate]\n", ":3: unknown module 'frobnicate' in [frobnicate]"},
     {"[sweep]\nsizes = 10\n[x]\n\nmodule = nope\n", ":5: unknown module 'nope' in [x]"},
-    {"[sweep]\nsizes = 10\n[fy]\nmodule = fisher-yates\nrounds = 3\n",
-     ":5: module 'fisher-yates' has no parameter 'rounds' (it accepts: none)"},
+    {"[sweep]\nsizes = 10\n[fy]\nmodule = cpu-fisher-yates\nrounds = 3\n",
+     ":5: module 'cpu-fisher-yates' has no parameter 'rounds' (it accepts: none)"},
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = many\n", ":4: parameter 'threads' of 'cpu-gather': 'many' is not an integer"},
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 99999\n", ":4: parameter 'threads' of 'cpu-gather': 99999 is outside 0..4096"},
     {"sizes = 10\n[sweep]\n", ":1: key 'sizes' outside any section"},
-    {"[sweep]\nsizes 10\n[fisher-yates]\n", ":2: malformed line"},
-    {"[sweep]\nsizes = 10\n[fisher-yates]\n[fisher-yates]\n", ":4: section [fisher-yates] appears twice"},
-    {"[sweep]\nsizes = 10\nseed = 1\nseed = 2\n[fisher-yates]\n", ":4: key 'seed' given twice in [sweep]"},
-    {"[sweep]\nseed = 1\n[fisher-yates]\n", ":1: [sweep] has no 'sizes'"},
+    {"[sweep]\nsizes 10\n[cpu-fisher-yates]\n", ":2: malformed line"},
+    {"[sweep]\nsizes = 10\n[cpu-fisher-yates]\n[cpu-fisher-yates]\n", ":4: section [cpu-fisher-yates] appears twice"},
+    {"[sweep]\nsizes = 10\nseed = 1\nseed = 2\n[cpu-fisher-yates]\n", ":4: key 'seed' given twice in [sweep]"},
+    {"[sweep]\nseed = 1\n[cpu-fisher-yates]\n", ":1: [sweep] has no 'sizes'"},
     {"[sweep]\nsizes = 10\n", ": no module sections"},
     {"[sweep]\nsizes = 10\n[a b]\n", ":3: bad section name [a b]"},
-    {"[sweep]\nsizes = 10\nitem = u16\n[fisher-yates]\n", ":3: item type 'u16' is not one of the shuffle family's: u64, u32"},
+    {"[sweep]\nsizes = 10\nitem = u16\n[cpu-fisher-yates]\n", ":3: item type 'u16' is not one of the shuffle family's: u64, u32"},
     /* The list of families it names is the registry's (checked below). */
-    {"[sweep]\nsizes = 10\nfamily = sorting\n[fisher-yates]\n", ":3: family 'sorting' is not "},
-    {"[sweep]\nsizes = 10\nseed = -4\n[fisher-yates]\n", ":3: seed '-4' is not an unsigned 64-bit integer"},
-    {"[sweep]\nsizes = 10\nhold = maybe\n[fisher-yates]\n", ":3: hold 'maybe' is not yes or no"},
-    {"[sweep]\nsizes = 10\nmin_time = soon\n[fisher-yates]\n", ":3: min_time 'soon' is not a time in seconds"},
-    {"[sweep]\nsizes = 10\nplot = pie\n[fisher-yates]\n", ":3: plot kind 'pie' is not throughput, throughput-pow2, pct-copy, latency, axis, axis-speedup, axis-time or none"},
+    {"[sweep]\nsizes = 10\nfamily = sorting\n[cpu-fisher-yates]\n", ":3: family 'sorting' is not "},
+    {"[sweep]\nsizes = 10\nseed = -4\n[cpu-fisher-yates]\n", ":3: seed '-4' is not an unsigned 64-bit integer"},
+    {"[sweep]\nsizes = 10\nhold = maybe\n[cpu-fisher-yates]\n", ":3: hold 'maybe' is not yes or no"},
+    {"[sweep]\nsizes = 10\nmin_time = soon\n[cpu-fisher-yates]\n", ":3: min_time 'soon' is not a time in seconds"},
+    {"[sweep]\nsizes = 10\nplot = pie\n[cpu-fisher-yates]\n", ":3: plot kind 'pie' is not throughput, throughput-pow2, pct-copy, latency, axis, axis-speedup, axis-time or none"},
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 1, 2\nseed_stride = 1, 2\n", ":5: [cpu-gather] already varies 'threads'; one list-valued parameter per section"},
     {"[sweep]\nsizes = 10\n[x]\nmodule = cpu-gather\nthreads = 1, x\n", ":5: parameter 'threads' of 'cpu-gather': 'x'"},
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 1, , 2\n", ":4: empty value in the list"},
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 2, 1, 2\n", ":4: value '2' appears twice in 'threads'"},
     {"[sweep]\nsizes = 10\nreference = nope\n[cpu-gather]\n", ":3: reference 'nope' is not a section of this file"},
-    {"[sweep]\nsizes = 10\ntitle = radik's\n[cpu-gather]\n", ":3: title has a quote or control character"},
-    {"[sweep]\nsizes = 10\nmin_samples = 9\nmax_samples = 3\n[fisher-yates]\n", ": max_samples (3) is below min_samples (9)"},
-    {"[sweep]\nsizes = 0\n[fisher-yates]\n", ": size 0 cannot be timed"},
+    {"[sweep]\nsizes = 10\ntitle = gpu-radik's\n[cpu-gather]\n", ":3: title has a quote or control character"},
+    {"[sweep]\nsizes = 10\nmin_samples = 9\nmax_samples = 3\n[cpu-fisher-yates]\n", ": max_samples (3) is below min_samples (9)"},
+    {"[sweep]\nsizes = 0\n[cpu-fisher-yates]\n", ": size 0 cannot be timed"},
     /* INI corners a new user met (each passed or misread before). */
-    {"[sweep\nsizes = 10\n[fisher-yates]\n", ":1: section header '[sweep' has no closing ']'"},
-    {"[sweep]\nsizes = 10\nsizes = 20\n[fisher-yates]\n", ":3: key 'sizes' given twice in [sweep]"},
-    {"[sweep]\nsizes = 2^10,\n[fisher-yates]\n", ":2: empty item in size list '2^10,'"},
-    {"[sweep]\nsizes = 2^10,,2^12\n[fisher-yates]\n", ":2: empty item in size list '2^10,,2^12'"},
+    {"[sweep\nsizes = 10\n[cpu-fisher-yates]\n", ":1: section header '[sweep' has no closing ']'"},
+    {"[sweep]\nsizes = 10\nsizes = 20\n[cpu-fisher-yates]\n", ":3: key 'sizes' given twice in [sweep]"},
+    {"[sweep]\nsizes = 2^10,\n[cpu-fisher-yates]\n", ":2: empty item in size list '2^10,'"},
+    {"[sweep]\nsizes = 2^10,,2^12\n[cpu-fisher-yates]\n", ":2: empty item in size list '2^10,,2^12'"},
 };
 
 /* A UTF-8 byte-order mark is not part of the first header, and an
@@ -138,21 +138,21 @@ TEST_IMPL(config_ini_corners)
     static pb_config cfg;
     pb_err err = {{0}};
     char path[256];
-    ASSERT(load("\xef\xbb\xbf[sweep]\nsizes = 10, 20\n  [fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
+    ASSERT(load("\xef\xbb\xbf[sweep]\nsizes = 10, 20\n  [cpu-fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
     ASSERT(cfg.nsizes == 2 && cfg.sizes[0] == 10 && cfg.sizes[1] == 20);
-    ASSERT(cfg.inst.n == 1 && strcmp(cfg.inst.v[0].mod->name, "fisher-yates") == 0);
+    ASSERT(cfg.inst.n == 1 && strcmp(cfg.inst.v[0].mod->name, "cpu-fisher-yates") == 0);
     pb_config_free(&cfg);
     /* A continuation line (indented, no '=') still joins its key's list. */
-    ASSERT(load("[sweep]\nsizes = 10,\n  20\n[fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
+    ASSERT(load("[sweep]\nsizes = 10,\n  20\n[cpu-fisher-yates]\n", &cfg, &err, path, sizeof path) == 0);
     ASSERT(cfg.nsizes == 2 && cfg.sizes[1] == 20);
     pb_config_free(&cfg);
     /* `#` after a blank ends the value, as `;` does; a `#` inside a word
      * stays (none of the size syntax's, so it is still refused). */
-    ASSERT(load("[sweep]\nsizes = 2^10 # a note\nseed = 5\t# another\n[fisher-yates] # here too\n", &cfg,
+    ASSERT(load("[sweep]\nsizes = 2^10 # a note\nseed = 5\t# another\n[cpu-fisher-yates] # here too\n", &cfg,
                 &err, path, sizeof path) == 0);
     ASSERT(cfg.nsizes == 1 && cfg.sizes[0] == 1024 && cfg.seed == 5);
     pb_config_free(&cfg);
-    ASSERT(load("[sweep]\nsizes = 2^10#x\n[fisher-yates]\n", &cfg, &err, path, sizeof path) != 0);
+    ASSERT(load("[sweep]\nsizes = 2^10#x\n[cpu-fisher-yates]\n", &cfg, &err, path, sizeof path) != 0);
     ASSERT_CONTAINS(err.msg, ":2: bad size expression '2^10#x'");
     return 0;
 }
@@ -165,7 +165,7 @@ TEST_IMPL(config_axis_lists)
     pb_err err = {{0}};
     char path[256];
     ASSERT(load("[sweep]\nsizes = 10\nreference = g\n[g]\nmodule = cpu-gather\nthreads = 1, 2,4\n"
-                "[fisher-yates]\n",
+                "[cpu-fisher-yates]\n",
                 &cfg, &err, path, sizeof path) == 0);
     ASSERT_EQ_U64(cfg.inst.n, 4);
     ASSERT(strcmp(cfg.inst.v[0].label, "g/threads=1") == 0);
@@ -174,7 +174,7 @@ TEST_IMPL(config_axis_lists)
     ASSERT(strcmp(cfg.inst.v[2].axis, "threads") == 0);
     ASSERT(strcmp(cfg.inst.v[2].axis_value, "4") == 0);
     ASSERT(cfg.inst.v[1].params.v[0] == 2);
-    ASSERT(strcmp(cfg.inst.v[3].series, "fisher-yates") == 0 && !cfg.inst.v[3].axis[0]);
+    ASSERT(strcmp(cfg.inst.v[3].series, "cpu-fisher-yates") == 0 && !cfg.inst.v[3].axis[0]);
     ASSERT(strcmp(cfg.reference, "g") == 0);
     pb_config_free(&cfg);
     return 0;
@@ -186,7 +186,7 @@ TEST_IMPL(config_axis_lists)
  * what would be accepted, and in an axis labelled with '-' for ':'. */
 TEST_IMPL(config_arg_choices)
 {
-    const pb_module *m = pb_module_find("omp-topk");
+    const pb_module *m = pb_module_find("cpu-topk");
     ASSERT(m);
     pb_params p;
     pb_params_defaults(m, &p);
@@ -239,7 +239,7 @@ TEST_IMPL(config_arg_choices)
     /* An axis: canonical labels with '-'; two spellings of a value are one. */
     static pb_config cfg;
     char path[256];
-    ASSERT(load("[sweep]\nfamily = topk\nsizes = 100\n[t]\nmodule = omp-topk\n"
+    ASSERT(load("[sweep]\nfamily = topk\nsizes = 100\n[t]\nmodule = cpu-topk\n"
                 "dist = uniform, few:016, masked:.5, sorted\n",
                 &cfg, &err, path, sizeof path) == 0);
     ASSERT_EQ_U64(cfg.inst.n, 4);
@@ -248,7 +248,7 @@ TEST_IMPL(config_arg_choices)
     ASSERT(strcmp(cfg.inst.v[2].label, "t/dist=masked-0.5") == 0);
     ASSERT(strcmp(cfg.inst.v[3].label, "t/dist=sorted") == 0);
     pb_config_free(&cfg);
-    ASSERT(load("[sweep]\nfamily = topk\nsizes = 100\n[t]\nmodule = omp-topk\n"
+    ASSERT(load("[sweep]\nfamily = topk\nsizes = 100\n[t]\nmodule = cpu-topk\n"
                 "dist = few:16, few:2^4\n",
                 &cfg, &err, path, sizeof path) != 0);
     ASSERT_CONTAINS(err.msg, "appears twice");
@@ -272,7 +272,7 @@ TEST_IMPL(config_errors)
     }
     pb_err err;
     char path[256], names[256];
-    ASSERT(load("[sweep]\nsizes = 10\nfamily = sorting\n[fisher-yates]\n", &cfg, &err, path,
+    ASSERT(load("[sweep]\nsizes = 10\nfamily = sorting\n[cpu-fisher-yates]\n", &cfg, &err, path,
                 sizeof path) == -1);
     ASSERT_CONTAINS(err.msg, pb_family_names_text(names, sizeof names));
     ASSERT(pb_config_load_file("/nonexistent/x.ini", &cfg, &err) == -1);
@@ -288,7 +288,7 @@ TEST_IMPL(config_hostile)
     char path[256], text[512];
     /* An indented header past inih's line buffer: its offset was taken
      * from the cut length, and the copy's size wrapped around. */
-    snprintf(text, sizeof text, "[sweep]\nsizes = 10\n%251s[fisher-yates]\n", "");
+    snprintf(text, sizeof text, "[sweep]\nsizes = 10\n%251s[cpu-fisher-yates]\n", "");
     ASSERT(load(text, &cfg, &err, path, sizeof path) == -1);
     ASSERT_CONTAINS(err.msg, ":3: line longer than 199 characters");
 
@@ -303,10 +303,10 @@ TEST_IMPL(config_hostile)
     for (int i = 0; n + 64 < cap; i++) n += (size_t)snprintf(big + n, cap - n, "[s%d]\n", i);
     ASSERT(pb_config_load_text("h.ini", "h", big, &cfg, &err) == -1);
     ASSERT_CONTAINS(err.msg, "h.ini:4099: more than 4096 module sections");
-    n = (size_t)snprintf(big, cap, "[sweep]\nsizes = 10\n[fisher-yates]\n");
+    n = (size_t)snprintf(big, cap, "[sweep]\nsizes = 10\n[cpu-fisher-yates]\n");
     for (int i = 0; n + 64 < cap; i++) n += (size_t)snprintf(big + n, cap - n, "k%d = 1\n", i);
     ASSERT(pb_config_load_text("h.ini", "h", big, &cfg, &err) == -1);
-    ASSERT_CONTAINS(err.msg, "h.ini:260: more than 256 keys in [fisher-yates]");
+    ASSERT_CONTAINS(err.msg, "h.ini:260: more than 256 keys in [cpu-fisher-yates]");
     n = (size_t)snprintf(big, cap, "[sweep]\nsizes = 10\n[cpu-copy]\nthreads = 1");
     while (n + 64 < cap) n += (size_t)snprintf(big + n, cap - n, "\n  2");
     ASSERT(pb_config_load_text("h.ini", "h", big, &cfg, &err) == -1);
@@ -321,11 +321,11 @@ TEST_IMPL(config_only)
     static pb_config cfg;
     pb_err err;
     char path[256];
-    const char *text = "[sweep]\nsizes = 10\n[fisher-yates]\n[g1]\nmodule = cpu-gather\n[g2]\nmodule = cpu-gather\n";
+    const char *text = "[sweep]\nsizes = 10\n[cpu-fisher-yates]\n[g1]\nmodule = cpu-gather\n[g2]\nmodule = cpu-gather\n";
     ASSERT(load(text, &cfg, &err, path, sizeof path) == 0);
-    ASSERT(pb_instances_only(&cfg.inst, "g2,fisher-yates", cfg.path, &err) == 0);
+    ASSERT(pb_instances_only(&cfg.inst, "g2,cpu-fisher-yates", cfg.path, &err) == 0);
     ASSERT_EQ_U64(cfg.inst.n, 2);
-    ASSERT(strcmp(cfg.inst.v[0].label, "fisher-yates") == 0 && strcmp(cfg.inst.v[1].label, "g2") == 0);
+    ASSERT(strcmp(cfg.inst.v[0].label, "cpu-fisher-yates") == 0 && strcmp(cfg.inst.v[1].label, "g2") == 0);
     pb_config_free(&cfg);
 
     ASSERT(load(text, &cfg, &err, path, sizeof path) == 0);
@@ -333,8 +333,8 @@ TEST_IMPL(config_only)
     ASSERT_EQ_U64(cfg.inst.n, 2);
     ASSERT(pb_instances_only(&cfg.inst, "nosuch", cfg.path, &err) != 0);
     ASSERT_CONTAINS(err.msg, "unknown module or label 'nosuch'");
-    ASSERT(pb_instances_only(&cfg.inst, "gsl-shuffle", cfg.path, &err) != 0);
-    ASSERT_CONTAINS(err.msg, "module 'gsl-shuffle' is not in");
+    ASSERT(pb_instances_only(&cfg.inst, "cpu-gsl-shuffle", cfg.path, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "module 'cpu-gsl-shuffle' is not in");
     pb_config_free(&cfg);
     return 0;
 }

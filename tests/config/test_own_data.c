@@ -158,7 +158,7 @@ static int cmp_okey_desc(const void *a, const void *b)
 
 TEST_IMPL(own_data_params)
 {
-    const pb_module *m = pb_module_find("omp-topk");
+    const pb_module *m = pb_module_find("cpu-topk");
     ASSERT(m);
     int di = pb_module_param_index(m, "dist");
     const pb_param_spec *s = &m->params[di];
@@ -191,7 +191,7 @@ TEST_IMPL(own_data_params)
     ASSERT(pb_params_set(m, &p, "dist", "zipfian", &err) != 0);
     ASSERT_CONTAINS(err.msg, "is not one of " PB_TOPK_DIST_CHOICES);
     /* An enum without the marker takes no file. */
-    const pb_module *b = pb_module_find("bijective-twin");
+    const pb_module *b = pb_module_find("cpu-bijective-twin");
     int bi = pb_module_param_index(b, "bijection");
     ASSERT(b && bi >= 0 && !pb_param_takes_file(&b->params[bi]));
     pb_params_defaults(b, &p);
@@ -317,8 +317,8 @@ static int topk_twin_is_sorted_file(pb_topk_problem *p, file_key_fn key)
 static int topk_on_file(const char *path, int dt_first, int dt_last, file_key_fn key, pb_point *pt,
                         pb_params *par)
 {
-    const pb_module *m = pb_module_find("omp-topk");
-    if (!m || !m->family->check_point) return fail("no omp-topk with a check_point");
+    const pb_module *m = pb_module_find("cpu-topk");
+    if (!m || !m->family->check_point) return fail("no cpu-topk with a check_point");
     pb_params_defaults(m, par);
     if (set_file(m, par, path)) return 1;
     par->v[PB_TOPK_P_ROWS] = 4;
@@ -365,7 +365,7 @@ static int topk_file_case(const char *name, int width, file_key_fn key, int dt_f
     pb_err err;
     int rc = write_file_keys(path, width, key) ? fail("cannot write %s", path) : 0;
     if (!rc) rc = topk_on_file(path, dt_first, dt_last, key, &pt, &par);
-    const pb_module *m = pb_module_find("omp-topk");
+    const pb_module *m = pb_module_find("cpu-topk");
     pb_point beyond = pt;
     beyond.n = NKEYS / 4 + 1;
     if (!rc && m->family->check_point(m, &beyond, &err) == 0) rc = fail("beyond passed");
@@ -437,7 +437,7 @@ TEST_IMPL(own_data_multisplit)
     ASSERT(write_keys(path, NKEYS, 0) == 0 && write_keys(odd, NKEYS, 2) == 0);
     int rc = 0;
     pb_err err;
-    const char *names[] = {"multisplit-twin", "omp-multisplit"};
+    const char *names[] = {"cpu-multisplit-twin", "cpu-multisplit"};
     for (int mi = 0; mi < 2 && !rc; mi++) {
         const pb_module *m = pb_module_find(names[mi]);
         ASSERT(m && m->family->check_point);
@@ -494,7 +494,7 @@ TEST_IMPL(own_data_changed)
     ASSERT(make_dir(dir, sizeof dir) == 0);
     join(path, sizeof path, dir, "keys.u32");
     ASSERT(write_keys(path, 4096, 0) == 0);
-    const pb_module *m = pb_module_find("multisplit-twin");
+    const pb_module *m = pb_module_find("cpu-multisplit-twin");
     pb_params par;
     pb_params_defaults(m, &par);
     ASSERT(set_file(m, &par, path) == 0);
@@ -660,8 +660,8 @@ TEST_IMPL(own_data_config)
     join(ini, sizeof ini, sub, "c.ini");
     ASSERT(write_keys(keys, 64, 0) == 0 && write_keys(k2, 64, 0) == 0);
     ASSERT(write_text(ini, "[sweep]\nfamily = multisplit\nsizes = 64\n"
-                           "[one]\nmodule = multisplit-twin\ndist = file:../data/keys.u32\n"
-                           "[list]\nmodule = multisplit-twin\n"
+                           "[one]\nmodule = cpu-multisplit-twin\ndist = file:../data/keys.u32\n"
+                           "[list]\nmodule = cpu-multisplit-twin\n"
                            "dist = file:../data/keys.u32, uniform, file:k2.u32\n") == 0);
     pb_config cfg;
     pb_err err;
@@ -690,7 +690,7 @@ TEST_IMPL(own_data_config)
     if (!lr) pb_config_free(&cfg);
     /* One file twice, spelled two ways. */
     ASSERT(write_text(ini, "[sweep]\nfamily = multisplit\nsizes = 64\n"
-                           "[list]\nmodule = multisplit-twin\n"
+                           "[list]\nmodule = cpu-multisplit-twin\n"
                            "dist = file:k2.u32, file:./k2.u32\n") == 0);
     if (!rc && pb_config_load_file(ini, &cfg, &err) == 0) rc = fail("twice passed");
     if (!rc && !strstr(err.msg, "appears twice in 'dist'")) rc = fail("%s", err.msg);
@@ -732,7 +732,7 @@ TEST_IMPL(gpu_own_data)
                 par.v[PB_TOPK_P_ROWS] = shape ? 4 : 1;
                 par.v[PB_TOPK_P_RAGGED] = par.v[PB_TOPK_P_MISALIGN] = shape;
                 pt.n = NKEYS / (uint64_t)par.v[PB_TOPK_P_ROWS];
-            } else if (!strcmp(m->name, "scan-split") || !strcmp(m->name, "cub-partition")) {
+            } else if (!strcmp(m->name, "gpu-scan-split") || !strcmp(m->name, "gpu-cub-partition")) {
                 par.v[PB_MS_P_BUCKETS] = 2;
             }
             pb_err err;

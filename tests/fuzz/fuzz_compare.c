@@ -12,7 +12,7 @@ static const char base_json[] =
     "{\"schema_version\": 2, \"provenance\": {\"gpu\": {\"present\": false}, \"git\": "
     "{\"commit\": \"0123456789abcdef\", \"dirty\": \"no\"}, \"host\": {\"cpu_model\": \"cpu\", "
     "\"logical_cpus\": 2}}, \"sweep\": {\"family\": \"shuffle\"}, \"results\": ["
-    "{\"label\": \"fisher-yates\", \"module\": \"fisher-yates\", \"device\": \"cpu\", \"n\": 1024, "
+    "{\"label\": \"cpu-fisher-yates\", \"module\": \"cpu-fisher-yates\", \"device\": \"cpu\", \"n\": 1024, "
     "\"item_bytes\": 8, \"status\": \"ok\", \"samples_ms\": [1, 1.5, 2], \"pct_of_copy\": 50},"
     "{\"label\": \"cpu-copy\", \"module\": \"cpu-copy\", \"device\": \"cpu\", \"n\": 1024, "
     "\"item_bytes\": 8, \"status\": \"ok\", \"samples_ms\": [0.5, 0.5, 0.6]}]}";

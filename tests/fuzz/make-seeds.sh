@@ -57,9 +57,9 @@ done
     }' | while IFS=$'\t' read -r mod param value; do
     printf '%s\n%s\n%s' "$mod" "$param" "$value" | put params "$mod-$param-$value"
 done
-printf 'fisher-yates\nthreads\n1' | put params fisher-yates-unknown-param
-printf 'bijective-twin\nrounds\n2^5' | put params bijective-twin-rounds-pow
-printf 'bijective-twin\nbijection\nphilox' | put params bijective-twin-bijection-bad
+printf 'cpu-fisher-yates\nthreads\n1' | put params fisher-yates-unknown-param
+printf 'cpu-bijective-twin\nrounds\n2^5' | put params bijective-twin-rounds-pow
+printf 'cpu-bijective-twin\nbijection\nphilox' | put params bijective-twin-bijection-bad
 for v in 0 -9223372036854775808 9223372036854775807 2^62 x; do
     printf 'fuzz-edge\nwhole\n%s' "$v" | put params "edge-whole-$v"
 done
@@ -68,8 +68,8 @@ printf 'fuzz-edge\nflag\nOn' | put params edge-flag-on
 for v in a file:keys.bin file: file:PATH "file:../data/k.f32" "file:/tmp//k"; do
     printf 'fuzz-edge\nsrc\n%s' "$v" | put params "edge-src-$(printf '%s' "$v" | tr -c 'a-zA-Z0-9.' '_')"
 done
-printf 'omp-topk\ndist\nfile:keys.f32' | put params omp-topk-dist-file
-printf 'multisplit-twin\ndist\nfile:/tmp/../keys.u32' | put params multisplit-twin-dist-file
+printf 'cpu-topk\ndist\nfile:keys.f32' | put params omp-topk-dist-file
+printf 'cpu-multisplit-twin\ndist\nfile:/tmp/../keys.u32' | put params multisplit-twin-dist-file
 
 # ---- results.json: small runs (samples trimmed; the reader does not read them)
 trim() { # trim FILE: the JSON (plain or .gz) with at most two result rows and no raw samples
@@ -134,14 +134,14 @@ duplicates = 20
 duplicates_samples = 1000
 
 [twin]
-module = bijective-twin
+module = cpu-bijective-twin
 rounds = 1 .. 4 +1
 
 [lcg]
-module = bijective-twin
+module = cpu-bijective-twin
 bijection = lcg
 
-[fisher-yates]
+[cpu-fisher-yates]
 INI
 "$pb" quality "$work/q.ini" --out "$work/q" --quiet >/dev/null
 trim "$work/q/quality.json" | put quality_json sweep

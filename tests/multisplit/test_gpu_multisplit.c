@@ -30,23 +30,23 @@ typedef struct ms_case {
 } ms_case;
 
 static const ms_case cases[] = {
-    {"multisplit", NULL, 0},    {"dms", NULL, 0},          {"wms", NULL, 0},
-    {"bms", NULL, 0},           {"bms", "count", 1},       {"dms", "count", 1},
-    {"wms", "count", 1},
-    {"bms", "scan", 1},         {"bms", "stage", 3},       {"wms", "stage", 1},
-    {"rb-sort", NULL, 0},       {"rb-sort", "label", 1},   {"scan-split", NULL, 0},
-    {"cub-partition", NULL, 0}, {"cub-radix-sort", NULL, 0}, {"onesweep-ms", NULL, 0},
-    {"onesweep-ms", "tile", 1},
+    {"gpu-multisplit", NULL, 0},    {"gpu-dms", NULL, 0},          {"gpu-wms", NULL, 0},
+    {"gpu-bms", NULL, 0},           {"gpu-bms", "count", 1},       {"gpu-dms", "count", 1},
+    {"gpu-wms", "count", 1},
+    {"gpu-bms", "scan", 1},         {"gpu-bms", "stage", 3},       {"gpu-wms", "stage", 1},
+    {"gpu-rb-sort", NULL, 0},       {"gpu-rb-sort", "label", 1},   {"gpu-scan-split", NULL, 0},
+    {"gpu-cub-partition", NULL, 0}, {"gpu-cub-radix-sort", NULL, 0}, {"gpu-onesweep-ms", NULL, 0},
+    {"gpu-onesweep-ms", "tile", 1},
 };
 
 static bool applies(const char *mod, uint32_t m, int kind)
 {
     if (kind == PB_BUCKET_RADIX && (m & (m - 1))) return false;
-    if ((!strcmp(mod, "dms") || !strcmp(mod, "wms")) && m > 32) return false;
-    if (!strcmp(mod, "scan-split") && m != 2) return false;
-    if (!strcmp(mod, "cub-partition") && m != 2 && m != 3) return false;
+    if ((!strcmp(mod, "gpu-dms") || !strcmp(mod, "gpu-wms")) && m > 32) return false;
+    if (!strcmp(mod, "gpu-scan-split") && m != 2) return false;
+    if (!strcmp(mod, "gpu-cub-partition") && m != 2 && m != 3) return false;
     /* A full sort is a multisplit only for monotone buckets. */
-    if (!strcmp(mod, "cub-radix-sort") && kind == PB_BUCKET_RADIX) return false;
+    if (!strcmp(mod, "gpu-cub-radix-sort") && kind == PB_BUCKET_RADIX) return false;
     return true;
 }
 
@@ -140,14 +140,14 @@ TEST_IMPL(gpu_multisplit_blocks)
     if (rc) return rc;
     int failures = 0;
     static const uint64_t sizes[] = {0, 1, 33, 4095, 4097, 100003, UINT64_C(1) << 22};
-    const pb_module *sort = pb_module_find("ms-sort");
+    const pb_module *sort = pb_module_find("gpu-ms-sort");
     for (long long r = 4; r <= 8; r++)
         for (unsigned bytes = 4; bytes <= 8; bytes += 4)
             for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-                ms_case c = {"ms-sort", "bits", r};
+                ms_case c = {"gpu-ms-sort", "bits", r};
                 failures += one(sort, &c, sizes[si], bytes, 32, PB_BUCKET_DELTA);
             }
-    const char *hists[] = {"ms-histogram", "cub-histogram"};
+    const char *hists[] = {"gpu-ms-histogram", "gpu-cub-histogram"};
     static const long long bins[] = {2, 3, 7, 32, 33, 100, 256};
     for (int h = 0; h < 2; h++) {
         const pb_module *mod = pb_module_find(hists[h]);

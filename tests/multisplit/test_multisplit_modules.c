@@ -39,7 +39,7 @@ static int set_params(const pb_module *m, pb_params *par, const char *spec)
 
 TEST_IMPL(ms_modules_registry)
 {
-    const char *names[] = {"multisplit-twin", "omp-multisplit"};
+    const char *names[] = {"cpu-multisplit-twin", "cpu-multisplit"};
     for (int i = 0; i < 2; i++) {
         const pb_module *m = pb_module_find(names[i]);
         ASSERT(m && m->family == &pb_family_multisplit && m->device == PB_DEVICE_CPU);
@@ -61,9 +61,9 @@ TEST_IMPL(ms_modules_registry)
         ASSERT(m->prepare(&pt, &state, &err) != 0);
         ASSERT_CONTAINS(err.msg, "shift=27");
     }
-    const pb_module *o = pb_module_find("omp-multisplit");
+    const pb_module *o = pb_module_find("cpu-multisplit");
     ASSERT(pb_module_param_index(o, "threads") == PB_MS_NCOMMON);
-    ASSERT(pb_module_param_index(pb_module_find("multisplit-twin"), "threads") < 0);
+    ASSERT(pb_module_param_index(pb_module_find("cpu-multisplit-twin"), "threads") < 0);
     return 0;
 }
 
@@ -72,7 +72,7 @@ TEST_IMPL(ms_modules_registry)
 TEST_IMPL(ms_modules_drive)
 {
     static const uint64_t sizes[] = {0, 1, 2, 1000, 100003};
-    const pb_module *tw = pb_module_find("multisplit-twin"), *om = pb_module_find("omp-multisplit");
+    const pb_module *tw = pb_module_find("cpu-multisplit-twin"), *om = pb_module_find("cpu-multisplit");
     ASSERT(tw && om);
     for (size_t is = 0; is < 5; is++)
         for (unsigned item = 4; item <= 8; item += 4) {
@@ -106,7 +106,7 @@ TEST_IMPL(ms_modules_params)
         "bucket=delta,buckets=3,dist=alpha,alpha=0",
     };
     static const uint64_t sizes[] = {0, 33, 70001};
-    const char *names[] = {"multisplit-twin", "omp-multisplit"};
+    const char *names[] = {"cpu-multisplit-twin", "cpu-multisplit"};
     for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; sp++)
         for (int mi = 0; mi < 2; mi++)
             for (int is = 0; is < 3; is++)

@@ -6,7 +6,7 @@ set -u
 pb=$1
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
 if ! command -v gnuplot >/dev/null && [ -z "${PERMBENCH_GNUPLOT:-}" ]; then echo "skipped: no gnuplot"; exit 77; fi
-printf '[sweep]\nsizes = 2^10\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = throughput\n[fisher-yates]\n' >"$work/c.ini"
+printf '[sweep]\nsizes = 2^10\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = throughput\n[cpu-fisher-yates]\n' >"$work/c.ini"
 "$pb" run "$work/c.ini" --out "$work/o" >"$work/out" 2>"$work/err" || { echo "FAIL: run exit $?"; cat "$work/err"; exit 1; }
 # (A loaded test host adds permbench's own busy-machine warning: not gnuplot's.)
 if grep -hv '^permbench: warning: the machine is busy' "$work/out" "$work/err" | grep -qi 'warning'; then

@@ -13,7 +13,7 @@ set -u
 pb=$1
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
 fail() { echo "FAIL: $*"; for f in "$work"/*.err; do echo "--- $f"; cat "$f"; done; exit 1; }
-printf '[sweep]\nsizes = 100\nmin_samples = 3\nmax_samples = 3\nflush_cache = no\nplot = none\nceilings = none\n[fisher-yates]\n' >"$work/quick.ini"
+printf '[sweep]\nsizes = 100\nmin_samples = 3\nmax_samples = 3\nflush_cache = no\nplot = none\nceilings = none\n[cpu-fisher-yates]\n' >"$work/quick.ini"
 boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
 check() { # check NAME LOCK-TEXT WHY ("" : no note)
     local d=$work/$1
@@ -35,7 +35,7 @@ check reboot "1\n00000000-0000-0000-0000-000000000000\n" "of another boot"
 check reused "$$\n$boot\n" "that pid is now another process"
 check released "" ""
 
-printf '[sweep]\nsizes = 2^14, 2^15, 2^16, 2^17\nmin_samples = 20\nmax_samples = 20\nmin_time = 0\nplot = none\nceilings = none\n[fisher-yates]\n' >"$work/slow.ini"
+printf '[sweep]\nsizes = 2^14, 2^15, 2^16, 2^17\nmin_samples = 20\nmax_samples = 20\nmin_time = 0\nplot = none\nceilings = none\n[cpu-fisher-yates]\n' >"$work/slow.ini"
 "$pb" run "$work/slow.ini" --out "$work/live" --quiet >"$work/live-a.out" 2>"$work/live-a.err" &
 a=$!
 for _ in $(seq 1 200); do [ -s "$work/live/.permbench.lock" ] && break; sleep 0.05; done

@@ -11,7 +11,7 @@ command -v gnuplot >/dev/null || { echo "skipped: no gnuplot"; exit 77; }
 command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
 cd "$work" || exit 1
-printf '[sweep]\nsizes = 100, 1000\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nflush_cache = no\nplot = throughput, pct-copy, latency\n[fisher-yates]\n[gsl-shuffle]\n[rao-sandelius]\n' >c.ini
+printf '[sweep]\nsizes = 100, 1000\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nflush_cache = no\nplot = throughput, pct-copy, latency\n[cpu-fisher-yates]\n[cpu-gsl-shuffle]\n[cpu-rao-sandelius]\n' >c.ini
 "$pb" run c.ini --out o --quiet >/dev/null 2>run.err || { echo "FAIL: run: exit $?"; cat run.err; exit 1; }
 python3 - o <<'PY'
 import re, sys
@@ -24,7 +24,7 @@ def colours(kind):
         if c: out[m.group(1)] = c.group(1).replace(" ", "")
     return out
 tp, pc, lat = colours("throughput"), colours("pct-copy"), colours("latency")
-labels = ["fisher-yates", "gsl-shuffle", "rao-sandelius", "cpu-copy", "cpu-gather"]
+labels = ["cpu-fisher-yates", "cpu-gsl-shuffle", "cpu-rao-sandelius", "cpu-copy", "cpu-gather"]
 bad = [l for l in labels if l not in tp]
 assert not bad, f"throughput lacks {bad}: {tp}"
 assert len({tp[l] for l in labels}) == len(labels), f"two labels share a colour: {tp}"
@@ -34,6 +34,6 @@ for l in labels:
     for t, c in lat.items():
         if t.startswith(l + " ") and c != tp[l]:
             sys.exit(f"FAIL: {l} is {tp[l]} in throughput.svg, {c} in latency.svg ({t})")
-assert "fisher-yates" in pc, pc
+assert "cpu-fisher-yates" in pc, pc
 print("ok: one colour a module in throughput, pct-copy and latency")
 PY

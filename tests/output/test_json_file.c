@@ -19,8 +19,8 @@
 static const char run_json[] =
     "{\"schema_version\": 2,\n"
     " \"provenance\": {\"config\": {\"name\": \"tiny\", \"path\": \"tiny.ini\",\n"
-    "                             \"text\": \"[sweep]\\nsizes = 2^4\\n\\n[fisher-yates]\\n\"},\n"
-    "                \"command_line\": [\"permbench\", \"run\", \"--only\", \"fisher-yates\"]},\n"
+    "                             \"text\": \"[sweep]\\nsizes = 2^4\\n\\n[cpu-fisher-yates]\\n\"},\n"
+    "                \"command_line\": [\"permbench\", \"run\", \"--only\", \"cpu-fisher-yates\"]},\n"
     " \"sweep\": {\"family\": \"shuffle\", \"plots\": [], \"item_bytes\": [8], \"sizes\": [16]},\n"
     " \"instances\": [],\n"
     " \"summary\": {\"interrupted\": true},\n"
@@ -101,7 +101,7 @@ TEST_IMPL(json_file_gzip)
     snprintf(path, sizeof path, "%s/results.json", plain);
     ASSERT(pb_results_read_resume(path, &ra, &err) == 0);
     ASSERT(pb_results_read_resume(gz, &rb, &err) == 0);
-    ASSERT(strcmp(ra.config_text, rb.config_text) == 0 && strcmp(rb.only, "fisher-yates") == 0);
+    ASSERT(strcmp(ra.config_text, rb.config_text) == 0 && strcmp(rb.only, "cpu-fisher-yates") == 0);
     ASSERT(ra.interrupted && rb.interrupted);
     pb_resume_info_free(&ra);
     pb_resume_info_free(&rb);

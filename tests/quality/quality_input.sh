@@ -71,47 +71,47 @@ input_biased_fails)
     "$pb" quality --input good.u32 --n 5 --out g --quiet || fail "the good generator did not pass"
     ;;
 sample_roundtrip)
-    # quality of fisher-yates itself at seed 7, 10^5 samples, release's alpha.
-    printf '[quality]\nseed = 7\nalpha = 0.0001\nchisq = 5\nchisq_samples = 10^5\nmmd = 5\nmmd_samples = 10^5\n[fisher-yates]\n' >fy.ini
-    "$pb" quality fy.ini --out m --quiet || fail "quality of fisher-yates"
+    # quality of cpu-fisher-yates itself at seed 7, 10^5 samples, release's alpha.
+    printf '[quality]\nseed = 7\nalpha = 0.0001\nchisq = 5\nchisq_samples = 10^5\nmmd = 5\nmmd_samples = 10^5\n[cpu-fisher-yates]\n' >fy.ini
+    "$pb" quality fy.ini --out m --quiet || fail "quality of cpu-fisher-yates"
     stats m/quality.csv >want
     [ "$(wc -l <want)" = 3 ] || fail "expected 3 rows from the module"
-    "$pb" sample fisher-yates --n 5 --count 100000 --seed 7 -o f || fail "sample -o f"
+    "$pb" sample cpu-fisher-yates --n 5 --count 100000 --seed 7 -o f || fail "sample -o f"
     "$pb" quality --input f --n 5 --out u32 --quiet || fail "quality --input f"
     stats u32/quality.csv >got
     diff want got || fail "u32 file: statistics differ from the module's"
-    "$pb" sample fisher-yates --n 5 --count 100000 --seed 7 --format u64 -o f64 || fail "sample u64"
+    "$pb" sample cpu-fisher-yates --n 5 --count 100000 --seed 7 --format u64 -o f64 || fail "sample u64"
     "$pb" quality --input f64 --n 5 --format u64 --out u64 --quiet || fail "quality u64"
     stats u64/quality.csv | diff want - || fail "u64 file: statistics differ"
-    "$pb" sample fisher-yates --n 5 --count 100000 --seed 7 --format text |
+    "$pb" sample cpu-fisher-yates --n 5 --count 100000 --seed 7 --format text |
         "$pb" quality --input - --n 5 --format text --count 100000 --out text --quiet || fail "text pipe"
     stats text/quality.csv | diff want - || fail "text through a pipe: statistics differ"
     # To the last digit: quality.json keeps 12.
     grep '"statistic"\|"p_value"' m/quality.json >wj
     grep '"statistic"\|"p_value"' u32/quality.json | diff wj - || fail "quality.json statistics differ"
     # Another seed draws other permutations: the comparison can fail.
-    "$pb" sample fisher-yates --n 5 --count 100000 --seed 8 -o g || fail "sample seed 8"
+    "$pb" sample cpu-fisher-yates --n 5 --count 100000 --seed 8 -o g || fail "sample seed 8"
     "$pb" quality --input g --n 5 --out s8 --quiet || fail "quality seed 8"
     ! stats s8/quality.csv | diff -q want - >/dev/null || fail "seed 8 gave seed 7's statistics"
     # A module with parameters (8 rounds: its duplicates test fails, so gate =
     # no), past one batch (2^16 rows).
-    printf '[quality]\nseed = 3\nmmd = 100\nmmd_samples = 70000\nduplicates = 100\nduplicates_samples = 70000\ngate = no\n[bijective-twin]\nrounds = 8\n' >bt.ini
-    "$pb" quality bt.ini --out bm --quiet || fail "quality of bijective-twin"
-    "$pb" sample bijective-twin rounds=8 --n 100 --count 70000 --seed 3 -o bt || fail "sample bijective-twin"
+    printf '[quality]\nseed = 3\nmmd = 100\nmmd_samples = 70000\nduplicates = 100\nduplicates_samples = 70000\ngate = no\n[cpu-bijective-twin]\nrounds = 8\n' >bt.ini
+    "$pb" quality bt.ini --out bm --quiet || fail "quality of cpu-bijective-twin"
+    "$pb" sample cpu-bijective-twin rounds=8 --n 100 --count 70000 --seed 3 -o bt || fail "sample cpu-bijective-twin"
     "$pb" quality --input bt --n 100 bt.ini --out bi --quiet || fail "quality --input bt bt.ini"
-    stats bm/quality.csv | diff - <(stats bi/quality.csv) || fail "bijective-twin: statistics differ"
+    stats bm/quality.csv | diff - <(stats bi/quality.csv) || fail "cpu-bijective-twin: statistics differ"
     cat want
     ;;
 sample_file)
-    "$pb" sample fisher-yates --n 4 --count 3 --seed 5 --format text >t1 || fail "sample to stdout"
+    "$pb" sample cpu-fisher-yates --n 4 --count 3 --seed 5 --format text >t1 || fail "sample to stdout"
     [ "$(wc -l <t1)" = 3 ] || fail "3 rows, one a line"
     awk 'NF != 4 { exit 1 }' t1 || fail "4 values a row"
-    "$pb" sample fisher-yates --n 4 --count 3 --seed 5 --format text -o - >t2 || fail "-o -"
+    "$pb" sample cpu-fisher-yates --n 4 --count 3 --seed 5 --format text -o - >t2 || fail "-o -"
     cmp t1 t2 || fail "-o - is not stdout"
-    "$pb" sample fisher-yates --n 4 --count 3 --seed 5 --format text -o t3 || fail "-o t3"
+    "$pb" sample cpu-fisher-yates --n 4 --count 3 --seed 5 --format text -o t3 || fail "-o t3"
     cmp t1 t3 || fail "the file differs from stdout"
-    "$pb" sample fisher-yates --n 4 --count 3 --seed 5 -o b32 || fail "u32"
-    "$pb" sample fisher-yates --n 4 --count 3 --seed 5 --format u64 -o b64 || fail "u64"
+    "$pb" sample cpu-fisher-yates --n 4 --count 3 --seed 5 -o b32 || fail "u32"
+    "$pb" sample cpu-fisher-yates --n 4 --count 3 --seed 5 --format u64 -o b64 || fail "u64"
     [ "$(wc -c <b32)" = 48 ] && [ "$(wc -c <b64)" = 96 ] || fail "binary sizes: want 48 and 96 bytes"
     # The text rows are the binary rows (little-endian, no header).
     od -An -v -tu4 -w16 b32 | awk '{ $1 = $1; print }' | diff t1 - || fail "u32 rows are not the text rows"

@@ -16,8 +16,8 @@ pb=$1 sig=${2:-INT}
 # Three instances, two of them run, at three n each (eight results): six
 # groups of about a
 # second.
-printf '[quality]\nseed = 3\nalpha = 0.0001\nchisq = 5, 6\nchisq_samples = 10^6\nmmd = 100\nmmd_samples = 4000\nplot = none\n[fisher-yates]\n[gsl-shuffle]\n[merge-shuffle]\n' >"$work/q.ini"
-opts=(--only fisher-yates,merge-shuffle -D quality.seed=11)
+printf '[quality]\nseed = 3\nalpha = 0.0001\nchisq = 5, 6\nchisq_samples = 10^6\nmmd = 100\nmmd_samples = 4000\nplot = none\n[cpu-fisher-yates]\n[cpu-gsl-shuffle]\n[cpu-merge-shuffle]\n' >"$work/q.ini"
+opts=(--only cpu-fisher-yates,cpu-merge-shuffle -D quality.seed=11)
 "$pb" quality "$work/q.ini" --out "$work/o" "${opts[@]}" --quiet >"$work/run.out" 2>"$work/run.err" &
 pid=$!
 # Stopped after the first finished group (the header and a row).
@@ -36,7 +36,7 @@ j = json.load(open(sys.argv[1]))
 assert j["summary"]["interrupted"] is True, j["summary"]
 assert 1 <= len(j["rows"]) < 8, len(j["rows"])
 p = j["provenance"]
-assert p["only"] == "fisher-yates,merge-shuffle" and p["defines"] == ["quality.seed=11"], (p["only"], p["defines"])
+assert p["only"] == "cpu-fisher-yates,cpu-merge-shuffle" and p["defines"] == ["quality.seed=11"], (p["only"], p["defines"])
 PY
 "$pb" quality "$work/q.ini" --out "$work/o" --quiet >"$work/again.out" 2>"$work/again.err"
 [ $? = 2 ] && grep -q "holds an interrupted run; finish it with 'permbench quality --resume $work/o'" "$work/again.err" ||

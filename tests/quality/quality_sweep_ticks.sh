@@ -7,7 +7,7 @@ pb=$1
 command -v gnuplot >/dev/null || { echo "skipped: no gnuplot"; exit 77; }
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
 cd "$work" || exit 1
-printf '[quality]\ntitle = t\nseed = 1\nalpha = 0.01\ngate = no\nplot = sweep\nchisq = 5\nchisq_samples = 2000\n\n[varphilox]\nmodule = bijective-twin\nbijection = varphilox\nrounds = 1 .. 3 +1\n' >q.ini
+printf '[quality]\ntitle = t\nseed = 1\nalpha = 0.01\ngate = no\nplot = sweep\nchisq = 5\nchisq_samples = 2000\n\n[varphilox]\nmodule = cpu-bijective-twin\nbijection = varphilox\nrounds = 1 .. 3 +1\n' >q.ini
 check() {
     # The x tick labels: the text of the ticks along the bottom (anchored
     # middle), numbers only.

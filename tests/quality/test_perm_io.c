@@ -45,7 +45,7 @@ TEST_IMPL(perm_io_roundtrip)
 {
     const uint32_t n = 7;
     const uint64_t count = 200000;
-    uint32_t *p = pb_test_draw("fisher-yates", NULL, false, n, 3, count), *back = malloc(count * n * sizeof *back);
+    uint32_t *p = pb_test_draw("cpu-fisher-yates", NULL, false, n, 3, count), *back = malloc(count * n * sizeof *back);
     ASSERT(p && back);
     for (int f = 0; f < 3; f++) {
         char path[256];

@@ -24,7 +24,7 @@ TEST_IMPL(quality_input_same_statistics)
     char paths[2][3][256];
     for (int k = 0; k < 2; k++) {
         uint32_t n = k ? 60 : 5;
-        uint32_t *p = pb_test_draw("fisher-yates", NULL, false, n, seed, count);
+        uint32_t *p = pb_test_draw("cpu-fisher-yates", NULL, false, n, seed, count);
         ASSERT(p);
         for (int f = 0; f < 3; f++) {
             ASSERT(pb_test_tmpfile("", paths[k][f], sizeof paths[k][f]));
@@ -35,7 +35,7 @@ TEST_IMPL(quality_input_same_statistics)
     char text[2048];
     snprintf(text, sizeof text,
              "[quality]\nseed = 99\nbatch = 777\nchisq = 5\nchisq_samples = 5000\nmmd = 5, 60\n"
-             "mmd_samples = 4000\nduplicates = 60\nduplicates_samples = 5000\n[fisher-yates]\n"
+             "mmd_samples = 4000\nduplicates = 60\nduplicates_samples = 5000\n[cpu-fisher-yates]\n"
              "[a5]\ninput = %s\nn = 5\n[b5]\ninput = %s\nn = 5\nformat = u64\n[c5]\ninput = %s\nn = 5\nformat = text\n"
              "[a60]\ninput = %s\nn = 60\n[b60]\ninput = %s\nn = 60\nformat = u64\n[c60]\ninput = %s\nn = 60\nformat = text\n",
              paths[0][0], paths[0][1], paths[0][2], paths[1][0], paths[1][1], paths[1][2]);
@@ -56,7 +56,7 @@ TEST_IMPL(quality_input_same_statistics)
             const pb_qrow *m = &run.rows[j];
             if (pb_instance_is_input(m->in) || m->n != r->n || strcmp(m->test, r->test) != 0) continue;
             if (r->r.statistic != m->r.statistic || r->r.p_value != m->r.p_value || r->r.samples != m->r.samples) {
-                fprintf(stderr, "%s n=%u %s: %.17g vs fisher-yates %.17g\n", r->in->label, r->n, r->test,
+                fprintf(stderr, "%s n=%u %s: %.17g vs cpu-fisher-yates %.17g\n", r->in->label, r->n, r->test,
                         r->r.statistic, m->r.statistic);
                 return 1;
             }
@@ -115,7 +115,7 @@ TEST_IMPL(quality_input_config)
         {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\ninput = x\nn = 5\nformat = csv\n",
          "t.ini:7: format 'csv' is not u32, u64, text or npy"},
         {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\ninput =\nn = 5\n", "t.ini:5: [d] input is empty"},
-        {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\nmodule = fisher-yates\ninput = x\nn = 5\n",
+        {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\nmodule = cpu-fisher-yates\ninput = x\nn = 5\n",
          "t.ini:5: [d] names an input and a module"},
         {"[quality]\nmmd = 5\nmmd_samples = 3\n[d]\ninput = x\nn = 5\nseed = 3\n",
          "t.ini:7: unknown key 'seed' in input section [d] (input, n, format)"},

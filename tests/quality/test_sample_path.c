@@ -17,7 +17,7 @@
 /* Modules whose sample path is their timed code seeded another way, and why. */
 static const char *exempt(const char *name)
 {
-    if (strcmp(name, "gsl-shuffle") == 0)
+    if (strcmp(name, "cpu-gsl-shuffle") == 0)
         return "gsl_ran_shuffle both ways; MT19937 takes 32-bit seeds, so samples come from one "
                "generator a chunk of 2^12 permutations, not one seed each";
     return NULL;

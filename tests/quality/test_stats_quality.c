@@ -31,7 +31,7 @@ TEST_IMPL(quality_config_parse)
     pb_err err;
     ASSERT(load("[quality]\nseed = 7\nalpha = 0.001\nmmd = 100, 5, 5\nmmd_samples = 10^4\n"
                 "chisq = 4\nchisq_samples = 2^10\nmmd_bounds = clt\n"
-                "[vp]\nmodule = bijective-twin\nrounds = 1 .. 4 +1, 24\n[fisher-yates]\n",
+                "[vp]\nmodule = cpu-bijective-twin\nrounds = 1 .. 4 +1, 24\n[cpu-fisher-yates]\n",
                 &cfg, &err) == 0);
     ASSERT(cfg.seed == 7 && cfg.settings.alpha == 0.001 && cfg.settings.lambda == 5 && cfg.gate);
     const pb_qtest_spec *mmd = spec(&cfg, "mmd");
@@ -43,7 +43,7 @@ TEST_IMPL(quality_config_parse)
     ASSERT(strcmp(cfg.inst.v[0].label, "vp/rounds=1") == 0 && strcmp(cfg.inst.v[4].label, "vp/rounds=24") == 0);
     ASSERT(strcmp(cfg.inst.v[4].series, "vp") == 0 && strcmp(cfg.inst.v[4].axis, "rounds") == 0);
     ASSERT(strcmp(cfg.inst.v[4].axis_value, "24") == 0 && cfg.inst.v[4].params.v[1] == 24);
-    ASSERT(strcmp(cfg.inst.v[5].label, "fisher-yates") == 0 && cfg.inst.v[5].axis[0] == 0);
+    ASSERT(strcmp(cfg.inst.v[5].label, "cpu-fisher-yates") == 0 && cfg.inst.v[5].axis[0] == 0);
     uint64_t ns[8];
     ASSERT(pb_quality_config_sizes(&cfg, ns, 8) == 3 && ns[0] == 4 && ns[2] == 100);
     ASSERT(pb_instances_only(&cfg.inst, "vp", cfg.path, &err) == 0 && cfg.inst.n == 5);
@@ -51,24 +51,24 @@ TEST_IMPL(quality_config_parse)
 
     /* modules = cpu: every CPU module with sample permutations, once, but
      * those approximately uniform by design. */
-    ASSERT(load("[quality]\nmodules = cpu\nmmd = 10\nmmd_samples = 10\n[fisher-yates]\nmodule = "
-                "gsl-shuffle\n",
+    ASSERT(load("[quality]\nmodules = cpu\nmmd = 10\nmmd_samples = 10\n[cpu-fisher-yates]\nmodule = "
+                "cpu-gsl-shuffle\n",
                 &cfg, &err) == 0);
     size_t want = 1; /* the section */
     for (size_t i = 0; i < pb_module_count(); i++) {
         const pb_module *m = pb_module_at(i);
         want += m->device == PB_DEVICE_CPU && pb_module_sample_perms(m) && !(m->flags & PB_MOD_APPROXIMATE) &&
-                strcmp(m->name, "fisher-yates") != 0;
+                strcmp(m->name, "cpu-fisher-yates") != 0;
     }
     ASSERT(cfg.inst.n == want);
-    ASSERT(pb_instances_find(&cfg.inst, "pov-shuffle") < 0);
+    ASSERT(pb_instances_find(&cfg.inst, "cpu-pov-shuffle") < 0);
     pb_quality_config_free(&cfg);
 
     /* A fallback list takes the first module this build has and can run. */
-    ASSERT(load("[quality]\nmmd = 10\nmmd_samples = 10\n[x]\nmodule = no-such | fisher-yates | "
-                "gsl-shuffle\n",
+    ASSERT(load("[quality]\nmmd = 10\nmmd_samples = 10\n[x]\nmodule = no-such | cpu-fisher-yates | "
+                "cpu-gsl-shuffle\n",
                 &cfg, &err) == 0);
-    ASSERT(cfg.inst.n == 1 && strcmp(cfg.inst.v[0].mod->name, "fisher-yates") == 0);
+    ASSERT(cfg.inst.n == 1 && strcmp(cfg.inst.v[0].mod->name, "cpu-fisher-yates") == 0);
     pb_quality_config_free(&cfg);
     return 0;
 }
@@ -78,33 +78,33 @@ TEST_IMPL(quality_config_errors)
     static const struct {
         const char *text, *want;
     } cases[] = {
-        {"[fisher-yates]\n", "t.ini: missing [quality] section"},
-        {"[quality]\nmmd = 5\n[fisher-yates]\n", "t.ini:2: 'mmd' needs 'mmd_samples'"},
-        {"[quality]\nmmd_samples = 5\n[fisher-yates]\n", "t.ini:2: 'mmd_samples' without 'mmd'"},
-        {"[quality]\ntitle = x\n[fisher-yates]\n", "t.ini:1: [quality] names no test"},
-        {"[quality]\nchisq = 9\nchisq_samples = 10^7\n[fisher-yates]\n", "t.ini:2: chisq at n = 9"},
-        {"[quality]\nchisq = 5\nchisq_samples = 599\n[fisher-yates]\n",
+        {"[cpu-fisher-yates]\n", "t.ini: missing [quality] section"},
+        {"[quality]\nmmd = 5\n[cpu-fisher-yates]\n", "t.ini:2: 'mmd' needs 'mmd_samples'"},
+        {"[quality]\nmmd_samples = 5\n[cpu-fisher-yates]\n", "t.ini:2: 'mmd_samples' without 'mmd'"},
+        {"[quality]\ntitle = x\n[cpu-fisher-yates]\n", "t.ini:1: [quality] names no test"},
+        {"[quality]\nchisq = 9\nchisq_samples = 10^7\n[cpu-fisher-yates]\n", "t.ini:2: chisq at n = 9"},
+        {"[quality]\nchisq = 5\nchisq_samples = 599\n[cpu-fisher-yates]\n",
          "t.ini:3: chisq at n = 5 needs at least 600 samples"},
-        {"[quality]\nduplicates = 8\nduplicates_samples = 1000\n[fisher-yates]\n",
+        {"[quality]\nduplicates = 8\nduplicates_samples = 1000\n[cpu-fisher-yates]\n",
          "t.ini:2: duplicates at n = 8: the duplicate test needs n! >= 64 x samples"},
         {"[quality]\nalpha = 2\n", "t.ini:2: alpha '2' is not a level in (0, 0.5]"},
         {"[quality]\nspeed = 2\n", "t.ini:2: unknown key 'speed' in [quality]"},
-        {"[quality]\nmmd = 1\nmmd_samples = 10\n[fisher-yates]\n", "t.ini:2: mmd at n = 1"},
+        {"[quality]\nmmd = 1\nmmd_samples = 10\n[cpu-fisher-yates]\n", "t.ini:2: mmd at n = 1"},
         {"[quality]\nmmd = 5\nmmd_samples = 10\n[cpu-copy]\n",
          "t.ini:4: module 'cpu-copy' in [cpu-copy] cannot draw sample permutations"},
         {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = nope\n", "t.ini:5: unknown module 'nope'"},
-        {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nrounds = 1, 2\n"
+        {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = cpu-bijective-twin\nrounds = 1, 2\n"
          "threads = 1, 2\n",
          "t.ini:7: [x] already varies 'rounds'; one list-valued parameter per section"},
-        {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nrounds = 1 .. 99 +1\n",
-         "t.ini:6: parameter 'rounds' of 'bijective-twin': 65 is outside 1..64"},
-        {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = bijective-twin\nbijection = lcg, "
+        {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = cpu-bijective-twin\nrounds = 1 .. 99 +1\n",
+         "t.ini:6: parameter 'rounds' of 'cpu-bijective-twin': 65 is outside 1..64"},
+        {"[quality]\nmmd = 5\nmmd_samples = 10\n[x]\nmodule = cpu-bijective-twin\nbijection = lcg, "
          "varphilox\n",
-         "t.ini:6: parameter 'bijection' of 'bijective-twin' takes one value"},
+         "t.ini:6: parameter 'bijection' of 'cpu-bijective-twin' takes one value"},
         {"[quality]\nmmd = 5\nmmd_samples = 10\n", "t.ini: no module to test"},
         {"[sweep]\nsizes = 10\n", "t.ini:1: [sweep] belongs to 'permbench run' configs"},
-        {"[quality]\nmmd = 5\nmmd_samples = 10\n[fisher-yates]\nrounds = 2\n",
-         "t.ini:5: module 'fisher-yates' has no parameter 'rounds'"},
+        {"[quality]\nmmd = 5\nmmd_samples = 10\n[cpu-fisher-yates]\nrounds = 2\n",
+         "t.ini:5: module 'cpu-fisher-yates' has no parameter 'rounds'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pb_quality_config cfg;
@@ -126,7 +126,7 @@ TEST_IMPL(quality_run_batches)
 {
     const char *text = "[quality]\nbatch = %s\nchisq = 4\nchisq_samples = 3000\nmmd = 4, 50\n"
                        "mmd_samples = 3000\nduplicates = 50\nduplicates_samples = 1000\n"
-                       "[bijective-twin]\n[fisher-yates]\n";
+                       "[cpu-bijective-twin]\n[cpu-fisher-yates]\n";
     double stat[2][12];
     size_t rows = 0;
     for (int b = 0; b < 2; b++) {
@@ -167,7 +167,7 @@ TEST_IMPL(quality_run_invalid)
     pb_err err;
     pb_qrun run;
     ASSERT(load("[quality]\nchisq = 5\nchisq_samples = 1000\nmmd = 5\nmmd_samples = 1000\n"
-                "duplicates = 30\nduplicates_samples = 100\n[fisher-yates]\n",
+                "duplicates = 30\nduplicates_samples = 100\n[cpu-fisher-yates]\n",
                 &cfg, &err) == 0);
     static const pb_shuffle_hooks broken = {.sample_perms = broken_perms};
     pb_module fake = *cfg.inst.v[0].mod;
@@ -212,7 +212,7 @@ TEST_IMPL(quality_ci_gate)
     /* ci.ini + the LCG bijective shuffle (only it is run: the rest passed above). */
     snprintf(cmd, sizeof cmd,
              "cat '%s/configs/quality/ci.ini' > '%s/bad.ini' && printf '\\n[lcg-bijective]\\n"
-             "module = bijective-twin\\nbijection = lcg\\n' >> '%s/bad.ini' && "
+             "module = cpu-bijective-twin\\nbijection = lcg\\n' >> '%s/bad.ini' && "
              "'%s' quality '%s/bad.ini' --only lcg-bijective --out '%s/bad' --quiet 2>/dev/null",
              PB_SOURCE_DIR, dir, dir, PB_BINARY, dir, dir);
     rc = run_cmd(cmd);

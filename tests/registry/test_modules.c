@@ -66,11 +66,11 @@ TEST_IMPL(modules_fisher_yates_kat)
     static const uint64_t expect[10] = {7, 3, 8, 9, 1, 5, 2, 0, 4, 6};
     uint64_t *out;
     pb_err err;
-    ASSERT(pb_drive_module(pb_module_find("fisher-yates"), 10, 8, 42, 1, 0, (void **)&out, &err) == 0);
+    ASSERT(pb_drive_module(pb_module_find("cpu-fisher-yates"), 10, 8, 42, 1, 0, (void **)&out, &err) == 0);
     int same = 1;
     for (int i = 0; i < 10; i++) same &= pb_shuffle_item_index(out[i], 8) == expect[i];
     if (!same) {
-        fprintf(stderr, "fisher-yates seed 42 gave:");
+        fprintf(stderr, "cpu-fisher-yates seed 42 gave:");
         for (int i = 0; i < 10; i++) fprintf(stderr, " %llu", (unsigned long long)pb_shuffle_item_index(out[i], 8));
         fprintf(stderr, "\n");
         return 1;
@@ -84,7 +84,7 @@ TEST_IMPL(modules_fisher_yates_kat)
  * classic j in [0, i) bug) leaves some permutations unreachable. */
 TEST_IMPL(modules_sequential_uniform)
 {
-    const char *names[] = {"fisher-yates", "gsl-shuffle"};
+    const char *names[] = {"cpu-fisher-yates", "cpu-gsl-shuffle"};
     enum { N = 4, CELLS = 24, DRAWS = 48000 };
     for (int k = 0; k < 2; k++) {
         const pb_module *m = pb_module_find(names[k]);

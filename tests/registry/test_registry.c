@@ -41,10 +41,10 @@ TEST_IMPL(registry_descriptors)
         }
         gpu += m->device == PB_DEVICE_GPU;
     }
-    for (const char *const *n = (const char *const[]){"fisher-yates", "gsl-shuffle", "cpu-copy", "cpu-gather", NULL}; *n; n++)
+    for (const char *const *n = (const char *const[]){"cpu-fisher-yates", "cpu-gsl-shuffle", "cpu-copy", "cpu-gather", NULL}; *n; n++)
         ASSERT(pb_module_find(*n) != NULL);
 #ifdef PB_HAVE_CUDA
-    ASSERT(pb_module_find("copy") && pb_module_find("gather") && pb_module_find("cuda-memcpy"));
+    ASSERT(pb_module_find("gpu-copy") && pb_module_find("gpu-gather") && pb_module_find("gpu-cuda-memcpy"));
 #else
     ASSERT(gpu == 0);
 #endif

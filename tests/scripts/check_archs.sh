@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/check-archs.sh on this build: it finds the architecture-specific
-# sources (radik's cluster kernels and its tuned kernels, the multisplits'),
+# sources (gpu-radik's cluster kernels and its tuned kernels, the multisplits'),
 # not the others, and a source that does not compile for an architecture
 # is a failure with its errors (sm_70, which CUDA 13 dropped, fails fast)
 # and one that compiles is not;
@@ -30,7 +30,7 @@ rc=$?
 grep -q '^FAIL algorithms/topk/radik/radik_cluster.cu sm_70:' <<<"$out" ||
     { echo "FAIL: the failure is not named: $out"; bad=1; }
 grep -q "1 compiles (0 ok, 1 failed)" <<<"$out" || { echo "FAIL: no summary: $out"; bad=1; }
-# A source that compiles: exit 0 and the summary (sm_75: radik's cluster
+# A source that compiles: exit 0 and the summary (sm_75: gpu-radik's cluster
 # kernels are the empty shell there, a few seconds).
 out=$(PB_ARCHS=75 PB_ARCH_ONLY=radik_cluster "$src/scripts/check-archs.sh" "$build" 2>&1)
 rc=$?

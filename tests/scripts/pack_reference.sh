@@ -35,7 +35,7 @@ rc=$?
 
 # The round trip the removal relies on: a real run, packed, draws its SVG again.
 if command -v gnuplot >/dev/null || [ -n "${PERMBENCH_GNUPLOT:-}" ]; then
-    printf '[sweep]\nsizes = 2^10, 2^11\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = throughput\n[fisher-yates]\n' \
+    printf '[sweep]\nsizes = 2^10, 2^11\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nplot = throughput\n[cpu-fisher-yates]\n' \
         >"$work/c.ini"
     "$pb" run "$work/c.ini" --out "$work/real" >/dev/null 2>&1 || fail "run exit $?"
     [ -s "$work/real/throughput.svg" ] || fail "the run drew no SVG"

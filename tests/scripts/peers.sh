@@ -109,19 +109,21 @@ assert all(j['axis'] == 'k' for j in r['results'])
 "
     plot "$work/peers" axis-time
     # peer rows under our labels: permbench compare sets them row by row
+    # (ours named by the modules' old names here, which still work:
+    # docs/modules.md; --by-params below names them by the new)
     p relabel "$work/peers" "$work/rel" torch-topk=radik torch-sort=sort-and-choose \
         torch-topk-narrow128=radik-narrow128 torch-sort-narrow128=sort-and-choose-narrow128
     expect_rc 0 relabel
     compare "$work/rel" "$work/ref" "56 rows compared"
     # the same pairs found by parameters (the distribution's series too)
-    p relabel "$work/peers" "$work/rel2" torch-topk=radik --against "$work/ref" \
-        --by-params torch-topk=radik --by-params torch-sort=sort-and-choose
+    p relabel "$work/peers" "$work/rel2" torch-topk=gpu-radik --against "$work/ref" \
+        --by-params torch-topk=gpu-radik --by-params torch-sort=gpu-sort-and-choose
     expect_rc 0 relabel-by-params
     "$py" -c "
 import json, sys
 r = json.load(open(sys.argv[1]))
 series = sorted(set(j['series'] for j in r['results']))
-assert series == ['radik', 'radik-narrow128', 'sort-and-choose', 'sort-and-choose-narrow128'], series
+assert series == ['gpu-radik', 'gpu-sort-and-choose', 'radik-narrow128', 'sort-and-choose-narrow128'], series
 " "$work/rel2/results.json" || fail "relabel --by-params paired the wrong series"
     compare "$work/rel2" "$work/ref" "56 rows compared"
     # synthetic rows are not merged unless asked
@@ -138,7 +140,7 @@ assert list(c[0].keys())[-9:-7] == ['link_bytes', 'link_gbps'] and list(c[0].key
 assert all((row['median_ci_halfwidth_pct'] != '') == row['module'].startswith('torch-') for row in c)
 peer = [j for j in r['results'] if j['module'].startswith('torch-')]
 assert all(j['pct_of_copy'] > 0 and j['speedup_vs_ref'] > 0 for j in peer)
-ref = dict((j['axis_value'], j['median_ms']) for j in r['results'] if j['series'] == 'sort-and-choose')
+ref = dict((j['axis_value'], j['median_ms']) for j in r['results'] if j['series'] == 'gpu-sort-and-choose')
 for j in peer:
     assert abs(j['speedup_vs_ref'] - ref[j['axis_value']] / j['median_ms']) < 1e-6 * j['speedup_vs_ref']
 assert r['sweep']['title'].endswith('+ torch peers')
@@ -160,7 +162,7 @@ assert sorted(set(j['label'] for j in r['results'])) == ['cupy-shuffle', 'torch-
 assert all(j['samples'] <= 40 for j in r['results'])
 "
     plot "$work/peers" throughput latency
-    p relabel "$work/peers" "$work/rel" torch-randperm-index=bijective2-varphilox cupy-shuffle=thrust-shuffle
+    p relabel "$work/peers" "$work/rel" torch-randperm-index=bijective2-varphilox cupy-shuffle=gpu-thrust-shuffle
     expect_rc 0 relabel
     compare "$work/rel" "$work/ref" "16 rows compared"
     p merge "$work/ref" "$work/peers" "$work/merged" --allow-synthetic --only torch-randperm-index,cupy-shuffle
@@ -169,7 +171,7 @@ assert all(j['samples'] <= 40 for j in r['results'])
 assert len(r['results']) == 56 + 16 == len(c)
 peer = [j for j in r['results'] if j['label'] in ('torch-randperm-index', 'cupy-shuffle')]
 assert len(peer) == 16 and all(j['pct_of_copy'] > 0 and j['speedup_vs_ref'] is None for j in peer)
-copy = dict((j['n'], j['effective_gbps']) for j in r['results'] if j['label'] == 'copy')
+copy = dict((j['n'], j['effective_gbps']) for j in r['results'] if j['label'] == 'gpu-copy')
 for j in peer:
     assert abs(j['pct_of_copy'] - 100 * j['effective_gbps'] / copy[j['n']]) < 1e-5 * j['pct_of_copy']
 assert r['sweep']['title'].endswith('+ torch/cupy peers'), r['sweep']['title']
@@ -266,7 +268,7 @@ no_libraries)
     ;;
 bad_*)
     ref="$src/results/reference/nvidia-h200/measurement-trust/topk-perf"
-    printf '[sweep]\nfamily = topk\nsizes = 2^10 ..\n\n[radik]\n' >"$work/bad.ini"
+    printf '[sweep]\nfamily = topk\nsizes = 2^10 ..\n\n[gpu-radik]\n' >"$work/bad.ini"
     mkdir -p "$work/full" && echo x >"$work/full/results.json"
     case $case in
     bad_size) p run "$work/bad.ini" --out "$work/o" ;;
@@ -293,7 +295,7 @@ EOF
     bad_merge_not_peers) p merge "$ref" "$ref" "$work/o" ;;
     bad_relabel_series)
         "$py" "$peers" run --like "$ref" --out "$work/p" --synthetic --quiet --set max_samples=10 || fail "run"
-        p relabel "$work/p" "$work/o" torch-nothing=radik ;;
+        p relabel "$work/p" "$work/o" torch-nothing=gpu-radik ;;
     *) fail "unknown case $case" ;;
     esac
     expect_rc 2 "$case"

@@ -249,7 +249,7 @@ class Packed(unittest.TestCase):
     """results.json.gz, as scripts/pack-reference.sh leaves committed runs:
     read as the plain file is, from its directory or by name."""
     RUN = {"schema_version": 2, "sweep": {"family": "shuffle"}, "instances": [],
-           "results": [{"label": "copy", "samples_ms": [1.5, 2.0]}]}
+           "results": [{"label": "gpu-copy", "samples_ms": [1.5, 2.0]}]}
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -300,11 +300,11 @@ class Packed(unittest.TestCase):
 class Plan(unittest.TestCase):
     def inst(self, label, axis="", value="", **params):
         return {"label": label, "series": label.split("/")[0], "axis": axis, "axis_value": value,
-                "module": "radik", "family": "topk", "device": "gpu", "params": params,
+                "module": "gpu-radik", "family": "topk", "device": "gpu", "params": params,
                 "automatic": False}
 
     def test_series_names(self):
-        ins = [self.inst("radik/k=%d" % k, "k", str(k), k=k) for k in (32, 64)]
+        ins = [self.inst("gpu-radik/k=%d" % k, "k", str(k), k=k) for k in (32, 64)]
         ins += [self.inst("radik-n/k=%d" % k, "k", str(k), k=k, dist="narrow128") for k in (32, 64)]
         ins += [self.inst("b/k=32", "k", "32", k=32, rows=16, misalign=True)]
         ins.append({"label": "copy", "series": "copy", "axis": "", "axis_value": "", "module": "copy",
@@ -356,6 +356,38 @@ class Plan(unittest.TestCase):
         i = {"family": "topk", "params": {"rows": 16}}
         self.assertEqual(peers.work(i, 1 << 20, 4), (16.0 * (1 << 20), 64.0 * (1 << 20)))
         self.assertEqual(peers.work({"family": "shuffle", "params": {}}, 100, 8), (100.0, 1600.0))
+
+
+class Names(unittest.TestCase):
+    """Modules' old names read as the new ones (docs/modules.md), from
+    permbench's own table (core/module_aliases.c)."""
+
+    def test_canonical(self):
+        from peerslib.names import aliases, canonical
+        self.assertEqual(canonical("radik/k=32"), "gpu-radik/k=32")
+        self.assertEqual(canonical("radik"), "gpu-radik")
+        self.assertEqual(canonical("copy"), "gpu-copy")
+        self.assertEqual(canonical("omp-topk/rows=4"), "cpu-topk/rows=4")
+        for same in ("radik-two-read", "gpu-radik/k=32", "torch-topk/k=32", ""):
+            self.assertEqual(canonical(same), same)
+        self.assertEqual(aliases()["cub-topk"], "gpu-cub-topk")
+        self.assertTrue(all(n.startswith(("cpu-", "gpu-")) for n in aliases().values()))
+
+    def test_old_run_read_under_new_names(self):
+        row = {"label": "radik/k=32", "series": "radik", "module": "radik", "n": 1024}
+        other = {"label": "radik-two-read", "series": "radik-two-read", "module": "radik", "n": 1024}
+        root = {"schema_version": 2, "sweep": {"reference": "sort-and-choose"},
+                "instances": [dict(row), dict(other)], "results": [dict(row), dict(other)]}
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "results.json"), "w") as f:
+                json.dump(root, f)
+            got, _ = peers.load_results(d)
+        self.assertEqual(got["sweep"]["reference"], "gpu-sort-and-choose")
+        for rows in (got["instances"], got["results"]):
+            self.assertEqual((rows[0]["label"], rows[0]["series"], rows[0]["module"]),
+                             ("gpu-radik/k=32", "gpu-radik", "gpu-radik"))
+            self.assertEqual((rows[1]["label"], rows[1]["series"], rows[1]["module"]),
+                             ("radik-two-read", "radik-two-read", "gpu-radik"))
 
 
 if __name__ == "__main__":

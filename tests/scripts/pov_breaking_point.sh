@@ -5,7 +5,7 @@
 # out of order, a test without a baseline), the figures when gnuplot is
 # there, and its refusals (a missing column, a gap in the iterations, a row
 # with a quoted comma, a missing quality.csv). With PERMBENCH, also a tiny
-# real run (--config, -D): pov-shuffle at 1..3 iterations, n = 64 and 512.
+# real run (--config, -D): cpu-pov-shuffle at 1..3 iterations, n = 64 and 512.
 #
 #   pov_breaking_point.sh SOURCE_DIR [PERMBENCH]
 set -u
@@ -45,9 +45,9 @@ mkdir "$work/run"
     row pov 4 100 mmd-clt 3e-5 PASS
     # another group and another sweep are not POV's
     row other 1 512 positional-tvd 0.1 PASS
-    row fisher-yates "" 512 positional-tvd 0.4 PASS
-    row fisher-yates "" 64 positional-tvd 0.35 PASS
-    row fisher-yates "" 512 bigram-tvd 0.55 FAIL
+    row cpu-fisher-yates "" 512 positional-tvd 0.4 PASS
+    row cpu-fisher-yates "" 64 positional-tvd 0.35 PASS
+    row cpu-fisher-yates "" 512 bigram-tvd 0.55 FAIL
 } >"$work/run/quality.csv"
 
 out=$(bash "$script" --from "$work/run" --no-plot) || fail "the extraction failed: $out"
@@ -105,10 +105,10 @@ positional = 64, 512
 positional_samples = 3000
 
 [pov]
-module = pov-shuffle
+module = cpu-pov-shuffle
 iterations = 1 .. 3 +1
 
-[fisher-yates]
+[cpu-fisher-yates]
 EOF
     bash "$script" --permbench "$pb" --config "$work/tiny.ini" --out "$work/e2e" \
         -D quality.predictor=512 -D quality.predictor_samples=3000 --no-plot >"$work/e2e.log" 2>&1 ||

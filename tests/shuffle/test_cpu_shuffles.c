@@ -46,20 +46,20 @@ typedef struct variant {
 
 /* Every configuration that changes the algorithm's shape. */
 static const variant all_variants[] = {
-    {"rao-sandelius", ""},
-    {"rao-sandelius", "radix_bits=1,cutoff=1"},
-    {"rao-sandelius", "radix_bits=3,cutoff=5"},
-    {"merge-shuffle", ""},
-    {"merge-shuffle", "block=1"},
-    {"merge-shuffle", "block=3"},
-    {"merge-shuffle", "block=1,wide_merge=2"},
-    {"merge-shuffle", "block=3,wide_merge=7"},
-    {"merge-shuffle", "wide_merge=131072"},
+    {"cpu-rao-sandelius", ""},
+    {"cpu-rao-sandelius", "radix_bits=1,cutoff=1"},
+    {"cpu-rao-sandelius", "radix_bits=3,cutoff=5"},
+    {"cpu-merge-shuffle", ""},
+    {"cpu-merge-shuffle", "block=1"},
+    {"cpu-merge-shuffle", "block=3"},
+    {"cpu-merge-shuffle", "block=1,wide_merge=2"},
+    {"cpu-merge-shuffle", "block=3,wide_merge=7"},
+    {"cpu-merge-shuffle", "wide_merge=131072"},
     {"cpu-dart-throwing", ""},
-    {"tbb-sort-shuffle", ""},
-    {"tbb-bijective", ""},
-    {"tbb-bijective", "bijection=lcg"},
-    {"tbb-gather", ""},
+    {"cpu-tbb-sort-shuffle", ""},
+    {"cpu-tbb-bijective", ""},
+    {"cpu-tbb-bijective", "bijection=lcg"},
+    {"cpu-tbb-gather", ""},
 };
 #define NVARIANTS (sizeof all_variants / sizeof all_variants[0])
 
@@ -67,17 +67,17 @@ static const variant all_variants[] = {
  * is tested through its twin and the quality battery; gather is a
  * ceiling). */
 static const variant uniform_variants[] = {
-    {"rao-sandelius", ""},
-    {"rao-sandelius", "radix_bits=1,cutoff=1"},
-    {"rao-sandelius", "radix_bits=2,cutoff=2"},
-    {"rao-sandelius", "radix_bits=3,cutoff=1"},
-    {"merge-shuffle", ""},
-    {"merge-shuffle", "block=1"},
-    {"merge-shuffle", "block=2"},
-    {"merge-shuffle", "block=1,wide_merge=2"},
-    {"merge-shuffle", "block=1,wide_merge=4"},
+    {"cpu-rao-sandelius", ""},
+    {"cpu-rao-sandelius", "radix_bits=1,cutoff=1"},
+    {"cpu-rao-sandelius", "radix_bits=2,cutoff=2"},
+    {"cpu-rao-sandelius", "radix_bits=3,cutoff=1"},
+    {"cpu-merge-shuffle", ""},
+    {"cpu-merge-shuffle", "block=1"},
+    {"cpu-merge-shuffle", "block=2"},
+    {"cpu-merge-shuffle", "block=1,wide_merge=2"},
+    {"cpu-merge-shuffle", "block=1,wide_merge=4"},
     {"cpu-dart-throwing", ""},
-    {"tbb-sort-shuffle", ""},
+    {"cpu-tbb-sort-shuffle", ""},
 };
 #define NUNIFORM (sizeof uniform_variants / sizeof uniform_variants[0])
 
@@ -203,7 +203,7 @@ TEST_IMPL(cpu_shuffles_many_threads)
     for (size_t i = 0; i < NVARIANTS; i++) vs[nv++] = all_variants[i];
     for (int b = 1; b <= 8; b++) {
         snprintf(params[b - 1], sizeof params[0], "radix_bits=%d", b);
-        vs[nv++] = (variant){"rao-sandelius", params[b - 1]};
+        vs[nv++] = (variant){"cpu-rao-sandelius", params[b - 1]};
     }
     /* 2^20 + 1 not under the sanitizers (PB_TEST_SANITIZED). */
     unsigned walked = 0;
@@ -356,17 +356,17 @@ TEST_IMPL(cpu_shuffles_trace_checker)
 TEST_IMPL(cpu_shuffles_no_bit_reuse)
 {
     static const variant traced[] = {
-        {"rao-sandelius", ""},
-        {"rao-sandelius", "radix_bits=1,cutoff=1"},
-        {"rao-sandelius", "radix_bits=5,cutoff=3"},
-        {"merge-shuffle", ""},
-        {"merge-shuffle", "block=1"},
-        {"merge-shuffle", "block=5"},
-        {"merge-shuffle", "block=1,wide_merge=2"},
-        {"merge-shuffle", "block=5,wide_merge=64"},
-        {"merge-shuffle", "wide_merge=131072"},
+        {"cpu-rao-sandelius", ""},
+        {"cpu-rao-sandelius", "radix_bits=1,cutoff=1"},
+        {"cpu-rao-sandelius", "radix_bits=5,cutoff=3"},
+        {"cpu-merge-shuffle", ""},
+        {"cpu-merge-shuffle", "block=1"},
+        {"cpu-merge-shuffle", "block=5"},
+        {"cpu-merge-shuffle", "block=1,wide_merge=2"},
+        {"cpu-merge-shuffle", "block=5,wide_merge=64"},
+        {"cpu-merge-shuffle", "wide_merge=131072"},
         {"cpu-dart-throwing", ""},
-        {"tbb-sort-shuffle", ""},
+        {"cpu-tbb-sort-shuffle", ""},
     };
     static const uint64_t ns[] = {2, 3, 100, 4097, (1 << 18) + 3};
     for (size_t vi = 0; vi < sizeof traced / sizeof traced[0]; vi++) {
@@ -508,7 +508,7 @@ TEST_IMPL(cpu_shuffles_independent_decisions)
 TEST_IMPL(cpu_shuffles_tbb_bijective_twin)
 {
     static const uint64_t ns[] = {1, 2, 3, 17, 1000, (1 << 16) + 1, 1000003};
-    const pb_module *m = pb_module_find("tbb-bijective");
+    const pb_module *m = pb_module_find("cpu-tbb-bijective");
     ASSERT(m);
     for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
         for (unsigned bytes = 4; bytes <= 8; bytes += 4)
@@ -531,7 +531,7 @@ TEST_IMPL(cpu_shuffles_tbb_bijective_twin)
                     pb_bijective_twin_shuffle(in, twin, n, bytes, (pb_bij_kind)kind,
                                               PB_BIJ_DEFAULT_ROUNDS, 31337, 6);
                     if (memcmp(out, twin, n * bytes) != 0) {
-                        fprintf(stderr, "tbb-bijective n=%llu item=%u %s threads=%d differs from the twin\n",
+                        fprintf(stderr, "cpu-tbb-bijective n=%llu item=%u %s threads=%d differs from the twin\n",
                                 (unsigned long long)n, bytes, kind ? "lcg" : "varphilox", threads);
                         return 1;
                     }
@@ -548,7 +548,7 @@ TEST_IMPL(cpu_shuffles_tbb_gather_equals_cpu_gather)
     for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
         void *a, *b;
         pb_err err;
-        ASSERT(pb_drive_module(pb_module_find("tbb-gather"), ns[k], 8, 3, 2, 3, &a, &err) == 0);
+        ASSERT(pb_drive_module(pb_module_find("cpu-tbb-gather"), ns[k], 8, 3, 2, 3, &a, &err) == 0);
         ASSERT(pb_drive_module(pb_module_find("cpu-gather"), ns[k], 8, 3, 2, 2, &b, &err) == 0);
         ASSERT(memcmp(a, b, ns[k] * 8) == 0);
         free(a), free(b);
@@ -573,12 +573,12 @@ TEST_IMPL(cpu_shuffles_rs_write_combining)
                     char a[64], b[64];
                     snprintf(a, sizeof a, "radix_bits=%d,cutoff=%d,wc=0", bits, bits * 7);
                     snprintf(b, sizeof b, "radix_bits=%d,cutoff=%d,wc=1", bits, bits * 7);
-                    variant va = {"rao-sandelius", a}, vb = {"rao-sandelius", b};
+                    variant va = {"cpu-rao-sandelius", a}, vb = {"cpu-rao-sandelius", b};
                     uint32_t *pa, *pb;
                     ASSERT(drive(&va, ns[k], bytes, 5, 9, threads, &pa) == 0);
                     ASSERT(drive(&vb, ns[k], bytes, 5, 9, threads, &pb) == 0);
                     if (memcmp(pa, pb, ns[k] * sizeof *pa) != 0) {
-                        fprintf(stderr, "rao-sandelius radix_bits=%d n=%llu item=%u threads=%d: wc=1 differs from wc=0\n",
+                        fprintf(stderr, "cpu-rao-sandelius radix_bits=%d n=%llu item=%u threads=%d: wc=1 differs from wc=0\n",
                                 bits, (unsigned long long)ns[k], bytes, threads);
                         return 1;
                     }
@@ -692,7 +692,7 @@ TEST_IMPL(cpu_shuffles_rs_known_answers)
             char params[96];
             snprintf(params, sizeof params, "%s%swc=%d", kat[k].params, *kat[k].params ? "," : "", mode != 0);
             setenv("PB_RS_NT", mode == 2 ? "0" : "1", 1);
-            variant v = {"rao-sandelius", params};
+            variant v = {"cpu-rao-sandelius", params};
             uint32_t *perm;
             int rc = drive(&v, kat[k].n, kat[k].bytes, 20, 3, 3, &perm);
             unsetenv("PB_RS_NT");
@@ -703,7 +703,7 @@ TEST_IMPL(cpu_shuffles_rs_known_answers)
                 printf("        {\"%s\", %llu, %u, UINT64_C(0x%016llx)}, /* mode %d */\n", kat[k].params,
                        (unsigned long long)kat[k].n, kat[k].bytes, (unsigned long long)h, mode);
             } else if (h != kat[k].hash) {
-                fprintf(stderr, "rao-sandelius (%s) n=%llu item=%u wc=%d nt=%d: hash %016llx, known %016llx\n",
+                fprintf(stderr, "cpu-rao-sandelius (%s) n=%llu item=%u wc=%d nt=%d: hash %016llx, known %016llx\n",
                         kat[k].params, (unsigned long long)kat[k].n, kat[k].bytes, mode != 0, mode != 2,
                         (unsigned long long)h, (unsigned long long)kat[k].hash);
                 return 1;

@@ -86,7 +86,7 @@ static int run_twin_split(const pb_module *m, uint32_t G, uint64_t n, unsigned b
             rc = pb_err_set(&err, "sample %llu differs from the C model", (unsigned long long)(5 + sample));
     }
     if (rc)
-        fprintf(stderr, "dist-shuffle devices=%u split=%s chunks=%d n=%llu item=%u: %s\n", G, split ? "cub" : "fused",
+        fprintf(stderr, "gpu-dist-shuffle devices=%u split=%s chunks=%d n=%llu item=%u: %s\n", G, split ? "cub" : "fused",
                 chunks, (unsigned long long)n, bytes, err.msg);
     if (state) m->release(state);
     free(in), free(twin);
@@ -107,7 +107,7 @@ static int run_twin(const pb_module *m, uint32_t G, uint64_t n, unsigned bytes, 
 
 TEST_IMPL(gpu_dist_twin)
 {
-    const pb_module *m = find("dist-shuffle");
+    const pb_module *m = find("gpu-dist-shuffle");
     if (!m) return PB_TEST_SKIP;
     int have = gpus();
     if (!have) return PB_TEST_SKIP;
@@ -123,13 +123,13 @@ TEST_IMPL(gpu_dist_twin)
                                       (sizes[k] <= 4097 && run_twin(m, (uint32_t)G, sizes[k], 256, 1))))
                 return 1;
         }
-    printf("dist-shuffle equals the C model for devices 1 .. %d\n", maxg);
+    printf("gpu-dist-shuffle equals the C model for devices 1 .. %d\n", maxg);
     return 0;
 }
 
 TEST_IMPL(gpu_dist_sample_perms)
 {
-    const pb_module *m = find("dist-shuffle");
+    const pb_module *m = find("gpu-dist-shuffle");
     if (!m) return PB_TEST_SKIP;
     int have = gpus();
     if (!have) return PB_TEST_SKIP;
@@ -147,14 +147,14 @@ TEST_IMPL(gpu_dist_sample_perms)
             ASSERT(p && id && twin);
             for (uint32_t i = 0; i < n; i++) id[i] = i;
             if (pb_module_sample_perms(m)(&params, n, 9, 1000, count, p, &err)) {
-                fprintf(stderr, "dist-shuffle devices=%d n=%u: %s\n", G, n, err.msg);
+                fprintf(stderr, "gpu-dist-shuffle devices=%d n=%u: %s\n", G, n, err.msg);
                 return 1;
             }
             for (uint64_t j = 0; j < count; j++) {
                 ASSERT(pb_dist_twin_shuffle(id, twin, n, 4, (uint32_t)G, (pb_bij_kind)params.v[1], (int)params.v[2],
                                              9, 1000 + j, NULL, &err) == 0);
                 if (memcmp(twin, p + j * n, n * 4) != 0) {
-                    fprintf(stderr, "dist-shuffle devices=%d n=%u: sample permutation %llu differs from the model\n",
+                    fprintf(stderr, "gpu-dist-shuffle devices=%d n=%u: sample permutation %llu differs from the model\n",
                             G, n, (unsigned long long)j);
                     return 1;
                 }
@@ -166,7 +166,7 @@ TEST_IMPL(gpu_dist_sample_perms)
 
 TEST_IMPL(gpu_dist_exchange)
 {
-    const pb_module *m = find("dist-exchange");
+    const pb_module *m = find("gpu-dist-exchange");
     if (!m) return PB_TEST_SKIP;
     int have = gpus();
     if (!have) return PB_TEST_SKIP;
@@ -197,7 +197,7 @@ TEST_IMPL(gpu_dist_exchange)
                             rc = pb_err_set(&err, "position %llu does not hold item %llu", (unsigned long long)at,
                                             (unsigned long long)i);
                 }
-            if (rc) fprintf(stderr, "dist-exchange devices=%d n=%llu: %s\n", G, (unsigned long long)n, err.msg);
+            if (rc) fprintf(stderr, "gpu-dist-exchange devices=%d n=%llu: %s\n", G, (unsigned long long)n, err.msg);
             if (state) m->release(state);
             if (rc) return 1;
         }
@@ -208,7 +208,7 @@ TEST_IMPL(gpu_dist_exchange)
  * the count in the reason, before anything is allocated. */
 TEST_IMPL(gpu_dist_refuses)
 {
-    const pb_module *m = find("dist-shuffle");
+    const pb_module *m = find("gpu-dist-shuffle");
     if (!m) return PB_TEST_SKIP;
     char why[256];
     int have = pb_gpu_count(why, sizeof why);
@@ -232,7 +232,7 @@ TEST_IMPL(gpu_dist_refuses)
  * partition of the slice by pb_dist_dest, counts included. */
 TEST_IMPL(gpu_dist_split)
 {
-    if (!find("dist-shuffle") || !gpus()) return PB_TEST_SKIP;
+    if (!find("gpu-dist-shuffle") || !gpus()) return PB_TEST_SKIP;
 #ifndef PB_HAVE_CUDA
     return 1; /* a GPU module without CUDA cannot happen */
 #else

@@ -29,7 +29,7 @@
 static int need_gpu(void)
 {
     char why[256];
-    if (!pb_module_find("copy")) {
+    if (!pb_module_find("gpu-copy")) {
         printf("skipped: no GPU modules in this build (no CUDA)\n");
         return PB_TEST_SKIP;
     }
@@ -52,7 +52,7 @@ TEST_IMPL(gpu_records_valid)
     /* The ceilings every record sweep adds, and the POV kernel. */
     int seen = 0;
     for (size_t i = 0; i < nm; i++)
-        seen += !strcmp(mods[i]->name, "copy") + !strcmp(mods[i]->name, "gather") +
+        seen += !strcmp(mods[i]->name, "gpu-copy") + !strcmp(mods[i]->name, "gpu-gather") +
                 !strcmp(mods[i]->name, "gpu-pov-shuffle");
     ASSERT(seen == 3);
     unsigned widths[8];
@@ -102,7 +102,7 @@ TEST_IMPL(gpu_records_bijective_twin)
 {
     int rc = need_gpu();
     if (rc) return rc;
-    static const char *names[] = {"bijective0", "bijective1", "bijective2"};
+    static const char *names[] = {"gpu-bijective0", "gpu-bijective1", "gpu-bijective2"};
     static const uint64_t sizes[] = {1, 2, 3, 31, 32, 33, 2047, 2048, 2049, 65535, 65536, 65537, 1000003};
     unsigned widths[8];
     size_t nw = record_widths(widths, 8);
@@ -204,7 +204,7 @@ TEST_IMPL(gpu_records_check_and_fingerprint)
     int rc = need_gpu();
     if (rc) return rc;
 #ifdef PB_HAVE_CUDA
-    const pb_module *copy = pb_module_find("copy");
+    const pb_module *copy = pb_module_find("gpu-copy");
     unsigned widths[8];
     size_t nw = record_widths(widths, 8);
     for (size_t w = 0; w < nw; w++) {

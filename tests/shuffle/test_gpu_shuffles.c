@@ -47,8 +47,8 @@ TEST_IMPL(gpu_bijective_twin)
 {
     int rc = need_gpu();
     if (rc) return rc;
-    const pb_module *mods[3] = {pb_module_find("bijective0"), pb_module_find("bijective1"),
-                                pb_module_find("bijective2")};
+    const pb_module *mods[3] = {pb_module_find("gpu-bijective0"), pb_module_find("gpu-bijective1"),
+                                pb_module_find("gpu-bijective2")};
     uint64_t sizes[3 + 3 * 25];
     size_t ns = 0;
     sizes[ns++] = 1, sizes[ns++] = 2, sizes[ns++] = 3;

@@ -256,7 +256,7 @@ TEST_IMPL(pov_seeds_64bit)
     enum { N = 1000, NSEEDS = 8 };
     const uint64_t seeds[NSEEDS] = {0, 1, 999, 1000, UINT64_C(1) << 32, (UINT64_C(1) << 32) + 1, UINT64_C(1) << 63,
                                     UINT64_MAX};
-    const pb_module *m = pb_module_find("pov-shuffle");
+    const pb_module *m = pb_module_find("cpu-pov-shuffle");
     ASSERT(m && pb_module_sample_perms(m));
     pb_params p;
     pb_params_defaults(m, &p);
@@ -304,7 +304,7 @@ TEST_IMPL(pov_seeds_64bit)
 TEST_IMPL(pov_seeds_no_repeats)
 {
     enum { N = 100, HALF = 1 << 15 };
-    const pb_module *m = pb_module_find("pov-shuffle");
+    const pb_module *m = pb_module_find("cpu-pov-shuffle");
     ASSERT(m && pb_module_sample_perms(m));
     pb_params p;
     pb_params_defaults(m, &p);
@@ -323,7 +323,7 @@ TEST_IMPL(pov_seeds_no_repeats)
     ASSERT(pb_dups_init(&d, N, 2 * HALF, &err) == 0);
     pb_dups_add(&d, perm, 2 * HALF);
     pb_dups_result(&d, 0.01, &r);
-    printf("pov-shuffle, 2^16 seeds, n = 100: %g repeats (expected %.3g), %s\n", r.statistic, r.expected,
+    printf("cpu-pov-shuffle, 2^16 seeds, n = 100: %g repeats (expected %.3g), %s\n", r.statistic, r.expected,
            pb_verdict_name(r.verdict));
     ASSERT(r.statistic == 0 && r.verdict == PB_VERDICT_PASS);
     pb_dups_free(&d);

@@ -142,8 +142,8 @@ TEST_IMPL(records_cpu_valid)
 {
     const pb_module *mods[64];
     size_t nm = record_modules(mods, 64);
-    ASSERT(has(mods, nm, "fisher-yates") && has(mods, nm, "cpu-copy") && has(mods, nm, "cpu-gather") &&
-           has(mods, nm, "pov-shuffle"));
+    ASSERT(has(mods, nm, "cpu-fisher-yates") && has(mods, nm, "cpu-copy") && has(mods, nm, "cpu-gather") &&
+           has(mods, nm, "cpu-pov-shuffle"));
     unsigned widths[8];
     size_t nw = record_widths(widths, 8);
     for (size_t w = 0; w < nw; w++) {
@@ -298,7 +298,7 @@ TEST_IMPL(records_bijective_twin)
  * items it does not take (tests/app/cli_errors.sh: record_not_taken). */
 TEST_IMPL(records_module_items)
 {
-    const pb_module *fy = pb_module_find("fisher-yates"), *rs = pb_module_find("rao-sandelius");
+    const pb_module *fy = pb_module_find("cpu-fisher-yates"), *rs = pb_module_find("cpu-rao-sandelius");
     ASSERT(fy && rs);
     ASSERT(pb_module_takes(fy, 8) && pb_module_takes(fy, 4) && pb_module_takes(fy, 256));
     ASSERT(pb_module_takes(rs, 8) && pb_module_takes(rs, 4) && !pb_module_takes(rs, 256));

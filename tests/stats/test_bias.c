@@ -297,7 +297,7 @@ static int calibrate(int kind, uint32_t n, uint64_t s, unsigned seeds)
     double *pv = malloc(seeds * sizeof *pv), mean = 0;
 #pragma omp parallel for schedule(dynamic) reduction(+ : rej, broken, mean)
     for (unsigned k = 1; k <= seeds; k++) {
-        uint32_t *p = draw("fisher-yates", NULL, n, 1000 + k, s);
+        uint32_t *p = draw("cpu-fisher-yates", NULL, n, 1000 + k, s);
         pb_test_result r;
         if (!p || metric(kind, p, n, s, ALPHA, &r)) {
             broken++;
@@ -394,12 +394,12 @@ TEST_IMPL(bias_power)
         }
     }
     /* Fisher-Yates at the same sizes passes them all. */
-    uint32_t *f = draw("fisher-yates", NULL, N, 5, S);
+    uint32_t *f = draw("cpu-fisher-yates", NULL, N, 5, S);
     ASSERT(f);
     for (int k = 0; k < 4; k++) {
         pb_test_result r;
         ASSERT(metric(kinds[k], f, N, S, ALPHA, &r) == 0);
-        printf("fisher-yates: %s %.6g (expected %.6g), p = %.3g\n", kind_name(kinds[k]), r.statistic, r.expected,
+        printf("cpu-fisher-yates: %s %.6g (expected %.6g), p = %.3g\n", kind_name(kinds[k]), r.statistic, r.expected,
                r.p_value);
         ASSERT(r.p_value > 1e-3);
     }

@@ -86,7 +86,7 @@ static int calibrate(uint32_t n, uint64_t s, unsigned seeds)
     if (!pv) return 0;
 #pragma omp parallel for schedule(dynamic) reduction(+ : rej, broken)
     for (unsigned k = 1; k <= seeds; k++) {
-        uint32_t *p = pb_test_draw("fisher-yates", NULL, true, n, 500 + k, s);
+        uint32_t *p = pb_test_draw("cpu-fisher-yates", NULL, true, n, 500 + k, s);
         pb_position_bins t;
         pb_err err;
         if (!p || pb_position_bins_init(&t, n, &err)) {
@@ -127,7 +127,7 @@ TEST_IMPL(position_bins_power)
     for (int whole = 0; whole <= 1; whole++) {
         char set[64];
         snprintf(set, sizeof set, "buffer=%d", whole ? N : N / 10);
-        uint32_t *p = pb_test_draw("buffer-shuffle", set, true, N, 9, S);
+        uint32_t *p = pb_test_draw("cpu-buffer-shuffle", set, true, N, 9, S);
         ASSERT(p);
         pb_position_bins t;
         pb_err err;
@@ -135,7 +135,7 @@ TEST_IMPL(position_bins_power)
         pb_position_bins_add(&t, p, S);
         pb_test_result r;
         pb_position_bins_result(&t, ALPHA, &r);
-        printf("buffer-shuffle %s: statistic %.6g (df %g, threshold %.6g), p = %.3g, %s\n", set, r.statistic, r.expected,
+        printf("cpu-buffer-shuffle %s: statistic %.6g (df %g, threshold %.6g), p = %.3g, %s\n", set, r.statistic, r.expected,
                r.threshold, r.p_value, pb_verdict_name(r.verdict));
         if (whole) ASSERT(r.p_value > 1e-3);
         else ASSERT(r.verdict == PB_VERDICT_FAIL && r.p_value < 1e-9);
@@ -157,7 +157,7 @@ TEST_IMPL(position_bins_buffer_bound)
     enum { N = 10000, S = 20, B = 7 * N / 8 };
     char set[32];
     snprintf(set, sizeof set, "buffer=%d", B);
-    uint32_t *p = pb_test_draw("buffer-shuffle", set, true, N, 3, S);
+    uint32_t *p = pb_test_draw("cpu-buffer-shuffle", set, true, N, 3, S);
     ASSERT(p);
     pb_position_bins t;
     pb_err err;

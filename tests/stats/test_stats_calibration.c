@@ -78,7 +78,7 @@ TEST_IMPL(stats_calibration_n5)
      * regions rather than thousands, which oversubscribed CI hosts punish. */
 #pragma omp parallel for schedule(dynamic) reduction(+ : rej_chisq, rej_clt, rej_hoeff, broken)
     for (unsigned s = 1; s <= SEEDS; s++) {
-        uint32_t *p = draw("gsl-shuffle", NULL, 5, s, N);
+        uint32_t *p = draw("cpu-gsl-shuffle", NULL, 5, s, N);
         pb_chisq c;
         pb_mmd m;
         pb_err err;
@@ -120,7 +120,7 @@ TEST_IMPL(stats_calibration_mmd_n100)
     ASSERT(p_clt);
 #pragma omp parallel for schedule(dynamic) reduction(+ : rej_clt, rej_hoeff, broken)
     for (unsigned s = 1; s <= SEEDS; s++) {
-        uint32_t *p = draw("gsl-shuffle", NULL, 100, s, N);
+        uint32_t *p = draw("cpu-gsl-shuffle", NULL, 100, s, N);
         pb_mmd m;
         pb_err err;
         pb_test_result r;
@@ -156,7 +156,7 @@ TEST_IMPL(stats_calibration_duplicates)
     ASSERT(pb_dups_applicable(9, N, &err) == 0);
 #pragma omp parallel for schedule(dynamic) reduction(+ : rej, broken, total)
     for (unsigned s = 1; s <= SEEDS; s++) {
-        uint32_t *p = draw("gsl-shuffle", NULL, 9, s, N);
+        uint32_t *p = draw("cpu-gsl-shuffle", NULL, 9, s, N);
         pb_dups d;
         pb_err e;
         pb_test_result r;
@@ -195,7 +195,7 @@ static int power(const char *set)
     int ok = 1;
     char what[128];
     for (uint32_t n = 5; n <= 100; n += 95) {
-        uint32_t *p = draw("bijective-twin", set, n, 42, N);
+        uint32_t *p = draw("cpu-bijective-twin", set, n, 42, N);
         if (!p) return 0;
         pb_mmd m;
         pb_err err;
@@ -205,14 +205,14 @@ static int power(const char *set)
             pb_chisq_init(&c, 5, &err);
             pb_chisq_add(&c, p, N);
             pb_chisq_result(&c, ALPHA, &r);
-            snprintf(what, sizeof what, "bijective-twin %s, chi-square, n = 5", set);
+            snprintf(what, sizeof what, "cpu-bijective-twin %s, chi-square, n = 5", set);
             ok &= expect_fail(what, &r);
             pb_chisq_free(&c);
         }
         pb_mmd_init(&m, n, 5, &err);
         pb_mmd_add(&m, p, N, &err);
         pb_mmd_result_clt(&m, ALPHA, &r);
-        snprintf(what, sizeof what, "bijective-twin %s, MMD-CLT, n = %u", set, n);
+        snprintf(what, sizeof what, "cpu-bijective-twin %s, MMD-CLT, n = %u", set, n);
         ok &= expect_fail(what, &r);
         free(p);
     }
@@ -228,7 +228,7 @@ TEST_IMPL(stats_power_varphilox_2_rounds) { return power("rounds=2") ? 0 : 1; }
 TEST_IMPL(stats_power_control)
 {
     enum { N = 20000 };
-    uint32_t *p = draw("bijective-twin", NULL, 5, 42, N);
+    uint32_t *p = draw("cpu-bijective-twin", NULL, 5, 42, N);
     ASSERT(p);
     pb_chisq c;
     pb_mmd m;
@@ -237,12 +237,12 @@ TEST_IMPL(stats_power_control)
     pb_chisq_init(&c, 5, &err);
     pb_chisq_add(&c, p, N);
     pb_chisq_result(&c, ALPHA, &r);
-    printf("bijective-twin (24 rounds), chi-square, n = 5: p = %.3g\n", r.p_value);
+    printf("cpu-bijective-twin (24 rounds), chi-square, n = 5: p = %.3g\n", r.p_value);
     ASSERT(r.verdict != PB_VERDICT_FAIL);
     pb_mmd_init(&m, 5, 5, &err);
     pb_mmd_add(&m, p, N, &err);
     pb_mmd_result_clt(&m, ALPHA, &r);
-    printf("bijective-twin (24 rounds), MMD-CLT, n = 5: p = %.3g\n", r.p_value);
+    printf("cpu-bijective-twin (24 rounds), MMD-CLT, n = 5: p = %.3g\n", r.p_value);
     ASSERT(r.verdict != PB_VERDICT_FAIL);
     pb_chisq_free(&c);
     free(p);
@@ -283,12 +283,12 @@ TEST_IMPL(stats_power_few_seeds)
     free(p);
     gsl_rng_free(g);
 
-    uint32_t *u = draw("gsl-shuffle", NULL, LEN, 42, N);
+    uint32_t *u = draw("cpu-gsl-shuffle", NULL, LEN, 42, N);
     ASSERT(u);
     ASSERT(pb_dups_init(&d, LEN, N, &err) == 0);
     pb_dups_add(&d, u, N);
     pb_dups_result(&d, ALPHA, &r);
-    printf("gsl-shuffle, duplicates, n = 100: %g repeats, %s\n", r.statistic, pb_verdict_name(r.verdict));
+    printf("cpu-gsl-shuffle, duplicates, n = 100: %g repeats, %s\n", r.statistic, pb_verdict_name(r.verdict));
     ASSERT(r.statistic == 0 && r.verdict == PB_VERDICT_PASS);
     pb_dups_free(&d);
     free(u);

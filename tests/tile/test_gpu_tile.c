@@ -23,7 +23,7 @@ static int need_gpu(void)
     return PB_TEST_SKIP;
 }
 
-static const char *const modules[PB_TILE_NOPS] = {"tile-partition", "tile-sort", "tile-permute"};
+static const char *const modules[PB_TILE_NOPS] = {"gpu-tile-partition", "gpu-tile-sort", "gpu-tile-permute"};
 
 /* One module at one point: prepare, two runs, verify; the output copied to
  * *out when out is not NULL. */
@@ -101,7 +101,7 @@ TEST_IMPL(gpu_tile_paper_twin)
 {
     int rc = need_gpu();
     if (rc) return rc;
-    const pb_module *twin = pb_module_find("tile-partition-twin");
+    const pb_module *twin = pb_module_find("cpu-tile-partition-twin");
     static const unsigned ms[] = {32, 64, 128, 256};
     int failures = 0;
     for (size_t mi = 0; mi < 4; mi++)
@@ -123,7 +123,7 @@ TEST_IMPL(gpu_tile_paper_twin)
             if (!rc) rc = twin->run(st, 0, &err);
             if (!rc) rc = twin->result(st, &cpu, &err);
             if (rc) {
-                fprintf(stderr, "tile-partition-twin: %s\n", err.msg);
+                fprintf(stderr, "cpu-tile-partition-twin: %s\n", err.msg);
                 failures++;
             } else if (memcmp(gpu, cpu, pt.n * 4) != 0) {
                 uint64_t i = 0;

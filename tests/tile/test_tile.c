@@ -15,8 +15,8 @@
 /* The C twin of each operation's GPU module. */
 static const pb_module *twin_of(pb_tile_op op)
 {
-    static const char *const names[PB_TILE_NOPS] = {"tile-partition-twin", "tile-sort-twin",
-                                                    "tile-permute-twin"};
+    static const char *const names[PB_TILE_NOPS] = {"cpu-tile-partition-twin", "cpu-tile-sort-twin",
+                                                    "cpu-tile-permute-twin"};
     return pb_module_find(names[op]);
 }
 
@@ -207,14 +207,14 @@ TEST_IMPL(tile_reference_sweep)
                                    "[sweep]\nfamily = tile\nsizes = 2^12, 2^14\nitem = u32\n"
                                    "ceilings = none\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\n"
                                    "flush_cache = no\nplot = none\n"
-                                   "[tile-partition-twin]\nmethod = paper\npattern = onebank\nm = 64\n",
+                                   "[cpu-tile-partition-twin]\nmethod = paper\npattern = onebank\nm = 64\n",
                                    &cfg, &err) == 0);
         cfg.inst.v[0].mod = mods[c];
         ASSERT(pb_run_sweep(&cfg, NULL, &run, &err) == 0);
         ASSERT_EQ_U64(run.nrows, 2);
         for (size_t i = 0; i < run.nrows; i++) {
             const pb_row *r = &run.rows[i];
-            ASSERT_CONTAINS(r->check, "fingerprint of tile-partition-twin");
+            ASSERT_CONTAINS(r->check, "fingerprint of cpu-tile-partition-twin");
             if (c == 0) ASSERT(r->status == PB_ROW_OK && r->verified);
             else ASSERT(r->status == PB_ROW_FAILED && r->failed_sample == 0);
         }

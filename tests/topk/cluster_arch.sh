@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# radik's cluster path by the code the device runs: with sm_90 code on a
+# gpu-radik's cluster path by the code the device runs: with sm_90 code on a
 # 9.0 device, `cluster = on` and `auto` take it (the rows' path says
 # "cluster"); below (an older GPU, or a build that reaches this one through
 # compute_80 PTX: scripts/gpu-ptx-mode.sh) `on` is refused before the sweep
@@ -18,10 +18,10 @@ print(10 * int(a) + int(b), g["code"]["ptx_version"])' <<<"$json")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cfg() { # cfg NAME CLUSTER
-    printf '[sweep]\nfamily = topk\nsizes = 2^16\nitem = u32\nseed = 1\nmin_samples = 2\nmin_time = 0\nplot = none\n\n[radik]\ndtype = f16\nrows = 4\nk = 16\ncluster = %s\n' "$2" >"$tmp/$1.ini"
+    printf '[sweep]\nfamily = topk\nsizes = 2^16\nitem = u32\nseed = 1\nmin_samples = 2\nmin_time = 0\nplot = none\n\n[gpu-radik]\ndtype = f16\nrows = 4\nk = 16\ncluster = %s\n' "$2" >"$tmp/$1.ini"
 }
-# radik's rows only: the family's reference rows (a copy) have one code path.
-path_of() { python3 -c 'import csv, sys; print(" ".join(r["path"] for r in csv.DictReader(open(sys.argv[1])) if r["module"] == "radik"))' "$1/results.csv"; }
+# gpu-radik's rows only: the family's reference rows (a copy) have one code path.
+path_of() { python3 -c 'import csv, sys; print(" ".join(r["path"] for r in csv.DictReader(open(sys.argv[1])) if r["module"] == "gpu-radik"))' "$1/results.csv"; }
 cfg on on
 cfg auto auto
 bad=0

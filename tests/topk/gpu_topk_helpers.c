@@ -29,12 +29,12 @@ double gtk_now_s(void)
 }
 
 const tk_case gtk_cases[NCASES] = {
-    {"sort-and-choose", NULL, NULL}, {"radik", NULL, NULL},        {"radik", "hier", "0"},
-    {"radik", "wbuf", "0"},          {"radik", "resched", "0"},    {"radik", "pad", "0"},
-    {"radik", "scale", "off"},       {"radik", "scale", "random"}, {"radik", "filter", "off"},
-    {"radik", "filter", "overshoot"}, {"sort-and-choose", "ties", "lowest-index"},
-    {"radik", "ties", "lowest-index"}, {"radik", "sorted", "yes"}, {"sort-and-choose", "sorted", "yes"},
-    {"radik", "quick", "0"},           {"radik", "prefetch", "0"},
+    {"gpu-sort-and-choose", NULL, NULL}, {"gpu-radik", NULL, NULL},        {"gpu-radik", "hier", "0"},
+    {"gpu-radik", "wbuf", "0"},          {"gpu-radik", "resched", "0"},    {"gpu-radik", "pad", "0"},
+    {"gpu-radik", "scale", "off"},       {"gpu-radik", "scale", "random"}, {"gpu-radik", "filter", "off"},
+    {"gpu-radik", "filter", "overshoot"}, {"gpu-sort-and-choose", "ties", "lowest-index"},
+    {"gpu-radik", "ties", "lowest-index"}, {"gpu-radik", "sorted", "yes"}, {"gpu-sort-and-choose", "sorted", "yes"},
+    {"gpu-radik", "quick", "0"},           {"gpu-radik", "prefetch", "0"},
 };
 
 int gtk_twin_part = -1; /* -1: every case */
@@ -105,7 +105,7 @@ const char *const gtk_dtype_names[7] = {"f32", "u32", "i32", "f16", "bf16", "f64
 int gtk_dtype_of(const tk_case *c, uint32_t bits)
 {
     int dt = gtk_dtype(bits);
-    if (dt != PB_TOPK_F32 || strcmp(c->module, "sort-and-choose") != 0) return dt;
+    if (dt != PB_TOPK_F32 || strcmp(c->module, "gpu-sort-and-choose") != 0) return dt;
     uint32_t w = (bits >> 3) & 3;
     return w == 0 ? PB_TOPK_F64 : w == 1 ? PB_TOPK_U64 : PB_TOPK_F32;
 }

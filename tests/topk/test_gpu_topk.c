@@ -259,10 +259,10 @@ TEST_IMPL(gpu_topk_half)
     int rc = gtk_need_gpu();
     if (rc) return rc;
     static const tk_case half_cases[] = {
-        {"radik", NULL, NULL},         {"radik", "filter", "off"},
-        {"radik", "scale", "off"},     {"radik", "ties", "lowest-index"},
-        {"radik", "cluster", "off"},
-        {"sort-and-choose", NULL, NULL}, {"sort-and-choose", "ties", "lowest-index"},
+        {"gpu-radik", NULL, NULL},         {"gpu-radik", "filter", "off"},
+        {"gpu-radik", "scale", "off"},     {"gpu-radik", "ties", "lowest-index"},
+        {"gpu-radik", "cluster", "off"},
+        {"gpu-sort-and-choose", NULL, NULL}, {"gpu-sort-and-choose", "ties", "lowest-index"},
     };
     enum { NHC = sizeof half_cases / sizeof half_cases[0] };
     const pb_module *mods[NHC];
@@ -310,7 +310,7 @@ TEST_IMPL(gpu_topk_half)
 static int scaled_run(const pb_module *mod, const char *scale, const char *filter,
                       const tk_point *q, uint64_t outs, uint32_t *idx, uint32_t *keys)
 {
-    tk_case c = {"radik", "scale", scale};
+    tk_case c = {"gpu-radik", "scale", scale};
     pb_err err = {{0}};
     tk_output o;
     int rc = gtk_run_output(mod, &c, q, "filter", filter, outs, &o, &err);
@@ -355,10 +355,10 @@ static int scaling_point(const pb_module *mod, const tk_point *q, long *unique_r
 {
     static const char *const scales[NV] = {"off", "random", "pivot", "pivot"};
     static const char *const filters[NV] = {"off", "off", "off", "on"};
-    const pb_module *any = pb_module_find("omp-topk");
+    const pb_module *any = pb_module_find("cpu-topk");
     pb_params p;
     pb_err err = {{0}};
-    tk_case none = {"omp-topk", NULL, NULL};
+    tk_case none = {"cpu-topk", NULL, NULL};
     gtk_set_params(any, &none, q, &p, &err);
     pb_point pt = {q->n, 4, gtk_seed(q), &p, 0};
     pb_topk_problem hp; /* the same input on the host: the twin finds the pivots */
@@ -403,16 +403,16 @@ static int scaling_point(const pb_module *mod, const tk_point *q, long *unique_r
 
 static int scaling_sweep(void)
 {
-    const pb_module *mod = pb_module_find("radik");
-    const pb_module *ref = pb_module_find("sort-and-choose");
+    const pb_module *mod = pb_module_find("gpu-radik");
+    const pb_module *ref = pb_module_find("gpu-sort-and-choose");
     if (!mod || !ref) {
-        fprintf(stderr, "no module '%s' in this build\n", mod ? "sort-and-choose" : "radik");
+        fprintf(stderr, "no module '%s' in this build\n", mod ? "gpu-sort-and-choose" : "gpu-radik");
         return 1;
     }
     /* The indices are read from the shared GPU top-k state (gpu_topk_output.h):
      * radik must keep its state there, as its result() says. */
     if (mod->result != ref->result) {
-        fprintf(stderr, "radik's result() is not the shared GPU top-k one: its indices "
+        fprintf(stderr, "gpu-radik's result() is not the shared GPU top-k one: its indices "
                         "cannot be read\n");
         return 1;
     }

@@ -25,9 +25,9 @@
  * the final pass reads candidates), and radik with each switch that
  * changes how its passes reach the final one. */
 static const tk_case tie_cases[] = {
-    {"sort-and-choose", NULL, NULL}, {"radik", NULL, NULL},     {"radik", "scale", "off"},
-    {"radik", "hier", "0"},          {"radik", "resched", "0"}, {"radik", "filter", "overshoot"},
-    {"radik", "sorted", "yes"},      {"radik", "tie_aware", "0"},
+    {"gpu-sort-and-choose", NULL, NULL}, {"gpu-radik", NULL, NULL},     {"gpu-radik", "scale", "off"},
+    {"gpu-radik", "hier", "0"},          {"gpu-radik", "resched", "0"}, {"gpu-radik", "filter", "overshoot"},
+    {"gpu-radik", "sorted", "yes"},      {"gpu-radik", "tie_aware", "0"},
 };
 enum { NTIE_CASES = sizeof tie_cases / sizeof tie_cases[0] };
 
@@ -75,8 +75,8 @@ typedef struct tk_twin {
 
 static int tk_twin_init(tk_twin *t, const tk_point *q)
 {
-    const pb_module *host = pb_module_find("omp-topk");
-    tk_case none = {"omp-topk", NULL, NULL};
+    const pb_module *host = pb_module_find("cpu-topk");
+    tk_case none = {"cpu-topk", NULL, NULL};
     pb_params p;
     pb_err err = {{0}};
     *t = (tk_twin){0};
@@ -228,15 +228,15 @@ TEST_IMPL(gpu_topk_ties_part3) { return ties(2); }
 static int wide_sweep(bool switches)
 {
     static const tk_case main_cases[] = {
-        {"sort-and-choose", NULL, NULL},   {"sort-and-choose", "ties", "lowest-index"},
-        {"sort-and-choose", "sorted", "yes"}, {"radik", NULL, NULL},
-        {"radik", "ties", "lowest-index"}, {"radik", "sorted", "yes"},
+        {"gpu-sort-and-choose", NULL, NULL},   {"gpu-sort-and-choose", "ties", "lowest-index"},
+        {"gpu-sort-and-choose", "sorted", "yes"}, {"gpu-radik", NULL, NULL},
+        {"gpu-radik", "ties", "lowest-index"}, {"gpu-radik", "sorted", "yes"},
     };
     static const tk_case switch_cases[] = {
-        {"radik", "filter", "off"},  {"radik", "filter", "overshoot"}, {"radik", "scale", "off"},
-        {"radik", "scale", "random"}, {"radik", "tie_aware", "0"},     {"radik", "hier", "0"},
-        {"radik", "resched", "0"},    {"radik", "pad", "0"},           {"radik", "wbuf", "0"},
-        {"radik", "quick", "0"},      {"radik", "prefetch", "0"},
+        {"gpu-radik", "filter", "off"},  {"gpu-radik", "filter", "overshoot"}, {"gpu-radik", "scale", "off"},
+        {"gpu-radik", "scale", "random"}, {"gpu-radik", "tie_aware", "0"},     {"gpu-radik", "hier", "0"},
+        {"gpu-radik", "resched", "0"},    {"gpu-radik", "pad", "0"},           {"gpu-radik", "wbuf", "0"},
+        {"gpu-radik", "quick", "0"},      {"gpu-radik", "prefetch", "0"},
     };
     const tk_case *wc = switches ? switch_cases : main_cases;
     int nwc = switches ? (int)(sizeof switch_cases / sizeof switch_cases[0])
@@ -256,7 +256,7 @@ static int wide_sweep(bool switches)
     for (int ci = 0; ci < nwc && go; ci++) {
         if (!gtk_case_wanted(&wc[ci])) continue;
         const pb_module *mod = pb_module_find(wc[ci].module);
-        bool radik = strcmp(wc[ci].module, "radik") == 0;
+        bool radik = strcmp(wc[ci].module, "gpu-radik") == 0;
         for (int si = 0; si < NS && go; si++)
             for (int dist = 0; dist < NDISTS && go; dist++)
                 for (int dt = PB_TOPK_F64; dt <= PB_TOPK_U64 && go; dt++) {
@@ -342,9 +342,9 @@ TEST_IMPL(gpu_topk_wide_switches)
 /* radik, if this build has it with parameter `param` (else NULL, said). */
 static const pb_module *radik_with(const char *param)
 {
-    const pb_module *m = pb_module_find("radik");
+    const pb_module *m = pb_module_find("gpu-radik");
     if (m && pb_module_param_index(m, param) >= 0) return m;
-    fprintf(stderr, "no radik with its parameter %s in this build\n", param);
+    fprintf(stderr, "no gpu-radik with its parameter %s in this build\n", param);
     return NULL;
 }
 #endif
@@ -365,7 +365,7 @@ TEST_IMPL(gpu_topk_refine)
 #ifndef PB_HAVE_CUDA
     return 1; /* a device without the GPU modules built cannot happen */
 #else
-    static const tk_case rcases[] = {{"radik", NULL, NULL}, {"radik", "refine", "0"}};
+    static const tk_case rcases[] = {{"gpu-radik", NULL, NULL}, {"gpu-radik", "refine", "0"}};
     const pb_module *m = radik_with("refine");
     if (!m) return 1;
     const pb_module *mods[NTIE_CASES];
@@ -413,9 +413,9 @@ TEST_IMPL(gpu_topk_refine)
  * failures. */
 static int cluster_point(const pb_module *m, const tk_point *q)
 {
-    static const tk_case on = {"radik", "cluster", "on"};
+    static const tk_case on = {"gpu-radik", "cluster", "on"};
     static const tk_case others[] = {
-        {"radik", "cluster", "on"}, {"radik", NULL, NULL}, {"radik", "sorted", "yes"}};
+        {"gpu-radik", "cluster", "on"}, {"gpu-radik", NULL, NULL}, {"gpu-radik", "sorted", "yes"}};
     tk_twin t;
     int failures = tk_twin_init(&t, q);
     if (!failures) failures += ties_run(m, &on, q, t.outs, t.tw, t.got);
@@ -424,7 +424,7 @@ static int cluster_point(const pb_module *m, const tk_point *q)
      * (overshoot), lowest-index against the twin and ties = any. */
     static const char *const filters[] = {"off", "overshoot"};
     for (int f = 0; f < 2 && !failures; f++) {
-        static const tk_case filt_on = {"radik", "filter", NULL};
+        static const tk_case filt_on = {"gpu-radik", "filter", NULL};
         tk_case fc = filt_on;
         fc.value = filters[f];
         gtk_extra_name = "cluster", gtk_extra_value = "on";
@@ -481,13 +481,13 @@ TEST_IMPL(gpu_topk_cluster)
     /* cluster = on refuses what it does not serve: 32-bit keys. */
     pb_params p;
     pb_err err = {{0}};
-    tk_case on = {"radik", "cluster", "on"};
+    tk_case on = {"gpu-radik", "cluster", "on"};
     tk_point q = {1000, 10, gtk_shapes[0], PB_TOPK_UNIFORM, 1, PB_TOPK_F32};
     gtk_set_params(m, &on, &q, &p, &err);
     pb_point pt = {q.n, 4, gtk_seed(&q), &p, 0};
     void *st = NULL;
     if (m->prepare(&pt, &st, &err) == 0 || !strstr(err.msg, "fp16 and bf16")) {
-        fprintf(stderr, "radik cluster = on on fp32 keys: not refused (%s)\n", err.msg);
+        fprintf(stderr, "gpu-radik cluster = on on fp32 keys: not refused (%s)\n", err.msg);
         t.failures++;
     }
     if (st) m->release(st);
@@ -502,9 +502,9 @@ TEST_IMPL(gpu_topk_cluster)
  * without radik. */
 TEST_IMPL(gpu_topk_radik_every_dtype)
 {
-    const pb_module *m = pb_module_find("radik");
+    const pb_module *m = pb_module_find("gpu-radik");
     if (!m) {
-        printf("skipped: no radik in this build\n");
+        printf("skipped: no gpu-radik in this build\n");
         return PB_TEST_SKIP;
     }
     static const char *const names[] = {"f32", "u32", "i32", "f16", "bf16", "f64", "u64"};

@@ -209,7 +209,7 @@ static int rd_problem(const pb_module *mod, uint64_t n, int dtype, int dist, int
 TEST_IMPL(radik_host_model)
 {
     static const uint64_t ns[] = {1, 2, 3, 31, 33, 1000, 4097, 100003};
-    const pb_module *mod = pb_module_find("omp-topk");
+    const pb_module *mod = pb_module_find("cpu-topk");
     ASSERT(mod);
     long cases = 0, falls = 0;
     /* fp32 keys, and the 16-bit keys of fp16 and bf16 (kmax 2^16 - 1). */
@@ -544,7 +544,7 @@ TEST_IMPL(radik_digit64_passes)
 TEST_IMPL(radik_host_model64)
 {
     static const uint64_t ns[] = {1, 2, 3, 31, 33, 1000, 4097, 100003};
-    const pb_module *mod = pb_module_find("omp-topk");
+    const pb_module *mod = pb_module_find("cpu-topk");
     ASSERT(mod);
     long cases = 0, falls = 0, strict_before = rd_strict_pivot;
     static const int dtypes[] = {PB_TOPK_F64, PB_TOPK_U64};

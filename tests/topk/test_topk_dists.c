@@ -265,7 +265,7 @@ TEST_IMPL(topk_new_dists_omp)
                         runs += 2;
                     }
                 }
-    printf("%d omp-topk runs\n", runs);
+    printf("%d cpu-topk runs\n", runs);
     return 0;
 }
 

@@ -68,7 +68,7 @@ TEST_IMPL(topk_omp_threads)
 
 TEST_IMPL(topk_module_descriptor)
 {
-    const pb_module *m = pb_module_find("omp-topk");
+    const pb_module *m = pb_module_find("cpu-topk");
     ASSERT(m && m->family == &pb_family_topk && m->device == PB_DEVICE_CPU);
     ASSERT(m->verify && m->work && !pb_module_sample_perms(m));
     const char *names[] = {"k", "rows", "ragged", "misalign", "largest", "dist", "dtype", "ties", "sorted"};

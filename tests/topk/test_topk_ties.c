@@ -276,7 +276,7 @@ TEST_IMPL(topk_ties_omp)
                         pb_topk_problem_free(&p);
                     }
                 }
-    printf("%d omp-topk lowest-index runs\n", runs);
+    printf("%d cpu-topk lowest-index runs\n", runs);
     return 0;
 }
 
@@ -381,7 +381,7 @@ TEST_IMPL(topk_sorted)
                         }
                     }
                 }
-    printf("%d omp-topk sorted runs\n", runs);
+    printf("%d cpu-topk sorted runs\n", runs);
 
     for (int sorted = 0; sorted < 2; sorted++) {
         /* few:2: the 32 best of each row all tie. */

@@ -18,14 +18,14 @@ const char *const tk_dtype_names[7] = {"f32", "u32", "i32", "f16", "bf16", "f64"
 
 void tk_params(const tk_cfg *c, pb_params *params)
 {
-    pb_params_defaults(pb_module_find("omp-topk"), params);
+    pb_params_defaults(pb_module_find("cpu-topk"), params);
     params->v[PB_TOPK_P_K] = (long long)c->k;
     params->v[PB_TOPK_P_ROWS] = (long long)c->rows;
     params->v[PB_TOPK_P_RAGGED] = c->ragged;
     params->v[PB_TOPK_P_MISALIGN] = c->misalign;
     params->v[PB_TOPK_P_LARGEST] = c->largest;
     pb_err err;
-    if (pb_params_set(pb_module_find("omp-topk"), params, "dist", tk_dist_values[c->dist], &err))
+    if (pb_params_set(pb_module_find("cpu-topk"), params, "dist", tk_dist_values[c->dist], &err))
         fprintf(stderr, "dist=%s: %s\n", tk_dist_values[c->dist], err.msg);
     params->v[PB_TOPK_P_DTYPE] = c->dtype;
     params->v[PB_TOPK_P_TIES] = c->ties;
@@ -185,7 +185,7 @@ uint64_t tk_dbits(double d)
  * two runs, then its verify (the family check). */
 int tk_run_module_sorted(const tk_cfg *c, int threads, int sorted)
 {
-    const pb_module *m = pb_module_find("omp-topk");
+    const pb_module *m = pb_module_find("cpu-topk");
     pb_params params;
     tk_params(c, &params);
     params.v[PB_TOPK_P_SORTED] = sorted;
@@ -198,7 +198,7 @@ int tk_run_module_sorted(const tk_cfg *c, int threads, int sorted)
     for (uint64_t s = 0; s < 2 && !rc; s++) rc = m->run(state, s, &err);
     rc = rc || m->result(state, &res, &err) || m->verify(state, &err);
     if (rc) {
-        fprintf(stderr, "omp-topk threads=%d: %s\n", threads, err.msg);
+        fprintf(stderr, "cpu-topk threads=%d: %s\n", threads, err.msg);
         tk_describe(c);
     }
     if (state) m->release(state);

@@ -33,6 +33,6 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return 0;
 }
 
-PB_SHUFFLE_MODULE(bijective_twin, "bijective-twin", pb_shuffle_cpu_outofplace_hooks, sample_perms,
+PB_SHUFFLE_MODULE(bijective_twin, "cpu-bijective-twin", pb_shuffle_cpu_outofplace_hooks, sample_perms,
     .summary = "bijective shuffle in sequential C: the twin of the GPU kernels",
-    PB_PARAMS(params), .run = run, .reference = "tbb-bijective");
+    PB_PARAMS(params), .run = run, .reference = "cpu-tbb-bijective");

@@ -17,11 +17,11 @@
     {                                                                                              \
         return pb_bijective_prepare(PB_BIJECTIVE##k, pt, state, err);                              \
     }                                                                                              \
-    PB_SHUFFLE_MODULE(bijective##k, "bijective" #k, pb_shuffle_gpu_via_hooks,                      \
+    PB_SHUFFLE_MODULE(bijective##k, "gpu-bijective" #k, pb_shuffle_gpu_via_hooks,                  \
         pb_bijective_sample_perms, .summary = text, PB_PARAMS(pb_bijective_params),                \
         .footprint = pb_bijective_footprint##k, .prepare = prepare##k, .run = pb_bijective_run,    \
         .release = pb_bijective_release, .reference = ref)
 
-PB_BIJECTIVE(0, "bijective1", "bijective shuffle, separate passes (evaluate, CUB compaction, gather)");
-PB_BIJECTIVE(1, "bijective0", "bijective shuffle fused into a two-pass scan");
-PB_BIJECTIVE(2, "bijective0", "bijective shuffle fused into one pass with decoupled look-back");
+PB_BIJECTIVE(0, "gpu-bijective1", "bijective shuffle, separate passes (evaluate, CUB compaction, gather)");
+PB_BIJECTIVE(1, "gpu-bijective0", "bijective shuffle fused into a two-pass scan");
+PB_BIJECTIVE(2, "gpu-bijective0", "bijective shuffle fused into one pass with decoupled look-back");

@@ -153,7 +153,7 @@ int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, 
 
 } // namespace
 
-PB_SHUFFLE_MODULE(tbb_bijective, "tbb-bijective", pb_shuffle_cpu_via_hooks, sample_perms,
+PB_SHUFFLE_MODULE(tbb_bijective, "cpu-tbb-bijective", pb_shuffle_cpu_via_hooks, sample_perms,
     .summary = "bijective shuffle on oneTBB (parallel_scan compaction), VariablePhilox or LCG; "
-               "equals bijective-twin bit for bit",
+               "equals cpu-bijective-twin bit for bit",
     PB_PARAMS(params), .prepare = prepare, .run = run, .result = pb_tbb_result, .release = pb_tbb_release);

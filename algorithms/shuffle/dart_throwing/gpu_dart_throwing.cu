@@ -166,13 +166,13 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
         e = cub::DeviceSelect::If(temp, temp_bytes, slots, sel, num, (int64_t)slots_n, occupied<uint32_t>());
     if (e == cudaSuccess) e = cudaMemcpy(out, sel, count * n * 4, cudaMemcpyDeviceToHost);
     cudaFree(slots), cudaFree(sel), cudaFree(num), cudaFree(temp);
-    if (e != cudaSuccess) return pb_err_set(err, "dart-throwing sample_perms: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess) return pb_err_set(err, "gpu-dart-throwing sample_perms: %s", cudaGetErrorString(e));
     return 0;
 }
 
 } // namespace
 
-PB_SHUFFLE_MODULE(dart_throwing, "dart-throwing", pb_shuffle_gpu_via_hooks, sample_perms,
+PB_SHUFFLE_MODULE(dart_throwing, "gpu-dart-throwing", pb_shuffle_gpu_via_hooks, sample_perms,
     .flags = PB_MOD_SEEDED | PB_MOD_NONDETERMINISTIC,
     .summary = "dart throwing: atomic claims of random slots among 2n, then CUB compaction",
     .footprint = footprint, .prepare = prepare, .run = run, .release = release,

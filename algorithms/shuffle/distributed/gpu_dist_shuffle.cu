@@ -902,10 +902,10 @@ static const pb_module_hooks dist_hooks = {
 static const pb_shuffle_hooks shuffle_ext = {.sample_perms = sample_perms, .links = links};
 static const pb_shuffle_hooks dist_exchange_ext = {.links = links};
 
-PB_MODULE_DEF(dist_shuffle, "dist-shuffle", dist_hooks,
-    .summary = "uniform shuffle over G GPUs: Philox destinations, NCCL exchange, bijective2 on each",
+PB_MODULE_DEF(dist_shuffle, "gpu-dist-shuffle", dist_hooks,
+    .summary = "uniform shuffle over G GPUs: Philox destinations, NCCL exchange, gpu-bijective2 on each",
     PB_PARAMS(dist_params), .footprint = footprint, .prepare = prepare, .run = run, .ext = &shuffle_ext);
-PB_MODULE_DEF(dist_exchange, "dist-exchange", dist_hooks, .flags = PB_MOD_CEILING,
+PB_MODULE_DEF(dist_exchange, "gpu-dist-exchange", dist_hooks, .flags = PB_MOD_CEILING,
     .summary = "the distributed shuffle's all-to-all alone (equal blocks): its ceiling",
     PB_PARAMS(exchange_params), .footprint = footprint_exchange, .prepare = prepare_exchange,
     .run = run_exchange, .ext = &dist_exchange_ext);

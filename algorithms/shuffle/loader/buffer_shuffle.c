@@ -23,7 +23,7 @@ static void shuffle(const pb_params *p, uint32_t n, uint32_t *order, void *scrat
     pb_ld_buffer_shuffle(NULL, n, &b, order, scratch, d);
 }
 
-PB_LD_MODULE(buffer_shuffle, "buffer-shuffle",
+PB_LD_MODULE(buffer_shuffle, "cpu-buffer-shuffle",
              "a data loader's streaming shuffle buffer of B items (tf.data, torchdata, Hugging Face, "
              "WebDataset fill rules); approximately uniform",
              params, pb_ld_no_check, scratch_bytes, shuffle);

@@ -25,7 +25,7 @@ static pb_ld_mosaic mosaic_of(const pb_params *p)
 static int check(const pb_params *p, uint64_t n, pb_err *err)
 {
     if ((uint64_t)p->v[P_NODES] > n && n > 0)
-        return pb_err_set(err, "mosaic-shuffle: nodes = %lld leaves a canonical node without items at n = %llu",
+        return pb_err_set(err, "cpu-mosaic-shuffle: nodes = %lld leaves a canonical node without items at n = %llu",
                           p->v[P_NODES], (unsigned long long)n);
     return 0;
 }
@@ -42,7 +42,7 @@ static void shuffle(const pb_params *p, uint32_t n, uint32_t *order, void *scrat
     pb_ld_mosaic_shuffle(n, &m, order, scratch, d);
 }
 
-PB_LD_MODULE(mosaic_shuffle, "mosaic-shuffle",
+PB_LD_MODULE(mosaic_shuffle, "cpu-mosaic-shuffle",
              "MosaicML Streaming's py1s / py1e shuffles over shards of L and C canonical nodes; "
              "approximately uniform",
              params, check, scratch_bytes, shuffle);

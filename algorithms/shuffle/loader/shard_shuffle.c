@@ -25,7 +25,7 @@ static void shuffle(const pb_params *p, uint32_t n, uint32_t *order, void *scrat
     pb_ld_shard_shuffle(n, (uint32_t)p->v[P_SHARD], &b, order, scratch, d);
 }
 
-PB_LD_MODULE(shard_shuffle, "shard-shuffle",
+PB_LD_MODULE(shard_shuffle, "cpu-shard-shuffle",
              "a data loader's shard shuffle: shards of L in uniform order, then a buffer of B "
              "(Hugging Face, WebDataset); approximately uniform",
              params, pb_ld_no_check, scratch_bytes, shuffle);

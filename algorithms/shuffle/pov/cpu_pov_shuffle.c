@@ -42,7 +42,7 @@ static int prepare(const pb_point *pt, void **state, pb_err *err)
     b->extra = malloc((pb_pov_blocks(pt->n, pp.block) + 1) * sizeof(uint32_t));
     if (!b->extra) {
         pb_shuffle_release(b);
-        return pb_err_set(err, "pov-shuffle: out of memory for the block assignment");
+        return pb_err_set(err, "cpu-pov-shuffle: out of memory for the block assignment");
     }
     return 0;
 }
@@ -76,11 +76,11 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
         }
         free(sigma);
     }
-    return failed ? pb_err_set(err, "pov-shuffle: out of memory") : 0;
+    return failed ? pb_err_set(err, "cpu-pov-shuffle: out of memory") : 0;
 }
 
 /* The twin moves items of any width by memcpy: records whole. */
-PB_SHUFFLE_MODULE(pov_shuffle, "pov-shuffle", pb_shuffle_cpu_inplace_hooks, sample_perms,
+PB_SHUFFLE_MODULE(pov_shuffle, "cpu-pov-shuffle", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
     .summary = "POV-shuffle: offset physical blocks, random virtual blocks, Fisher-Yates in each (OpenMP); "
                "approximately uniform, the C twin of gpu-pov-shuffle",

@@ -440,6 +440,6 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
 PB_SHUFFLE_MODULE(gpu_pov_shuffle, "gpu-pov-shuffle", pb_shuffle_gpu_via_hooks, sample_perms,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE | PB_MOD_APPROXIMATE,
     .summary = "POV-shuffle on the GPU: blocks assigned by a radix sort of random keys, a CUDA block a "
-               "virtual block, Fisher-Yates in shared memory; equal to pov-shuffle bit for bit",
+               "virtual block, Fisher-Yates in shared memory; equal to cpu-pov-shuffle bit for bit",
     PB_PARAMS(params), .max_n = PB_POV_MAX_N, .footprint = footprint, .prepare = prepare, .run = run,
-    .release = release, .refresh = refresh, .reference = "pov-shuffle");
+    .release = release, .refresh = refresh, .reference = "cpu-pov-shuffle");

@@ -569,7 +569,7 @@ static bool rs_phases; /* PB_RS_PHASES (read by prepare) */
 static void rs_prof_print(const double *prof, double wall, uint64_t n, int threads)
 {
     static const char *const name[RS_P_N] = {"digits", "prefix", "scatter"};
-    fprintf(stderr, "rao-sandelius phases (n=%llu, %d threads): total %.1f ms wall\n", (unsigned long long)n,
+    fprintf(stderr, "cpu-rao-sandelius phases (n=%llu, %d threads): total %.1f ms wall\n", (unsigned long long)n,
             threads, 1e3 * wall);
     for (unsigned l = 0; l < RS_PROF_LEVELS; l++)
         for (unsigned par = 0; par < 2; par++) {
@@ -645,7 +645,7 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
     return failed ? pb_err_set(err, "out of memory") : 0;
 }
 
-PB_SHUFFLE_MODULE(rao_sandelius, "rao-sandelius", pb_shuffle_cpu_inplace_hooks, sample_perms,
+PB_SHUFFLE_MODULE(rao_sandelius, "cpu-rao-sandelius", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .summary = "Rao-Sandelius divide and conquer: random digits, stable scatter, parallel "
                "recursion (OpenMP tasks), Fisher-Yates leaves; same output for any thread count",
     PB_PARAMS(params), .max_n = PB_CS_MAX_N, .footprint = footprint, .prepare = prepare, .run = run);

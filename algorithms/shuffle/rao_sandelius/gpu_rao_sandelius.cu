@@ -361,6 +361,6 @@ const pb_param_spec params[] = {
 
 PB_SHUFFLE_MODULE(gpu_rao_sandelius, "gpu-rao-sandelius", pb_shuffle_gpu_via_hooks, sample_perms,
     .summary = "GPU Rao-Sandelius: coalesced multisplit passes by drawn random labels, then each segment split by "
-               "random labels in shared memory and finished by Fisher-Yates; exactly uniform, equal to grs-twin",
+               "random labels in shared memory and finished by Fisher-Yates; exactly uniform, equal to cpu-rao-sandelius-twin",
     PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1, .footprint = footprint, .prepare = prepare,
     .run = run, .release = release);

@@ -25,7 +25,7 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
 {
     pb_grs_shape s = pb_grs_shape_of(p->v, n);
     uint32_t *id = malloc((n ? n : 1) * sizeof *id);
-    if (!id) return pb_err_set(err, "grs-twin: out of memory");
+    if (!id) return pb_err_set(err, "cpu-rao-sandelius-twin: out of memory");
     for (uint32_t i = 0; i < n; i++) id[i] = i;
     int bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad)
@@ -34,10 +34,10 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
         bad |= pb_grs_twin_shuffle(id, out + j * n, n, 4, &s, seed, first + j, NULL, NULL, &e) != 0;
     }
     free(id);
-    return bad ? pb_err_set(err, "grs-twin: a sample failed (sample past 2^62?)") : 0;
+    return bad ? pb_err_set(err, "cpu-rao-sandelius-twin: a sample failed (sample past 2^62?)") : 0;
 }
 
-PB_SHUFFLE_MODULE(grs_twin, "grs-twin", pb_shuffle_cpu_outofplace_hooks, sample_perms,
+PB_SHUFFLE_MODULE(grs_twin, "cpu-rao-sandelius-twin", pb_shuffle_cpu_outofplace_hooks, sample_perms,
     .summary = "GPU Rao-Sandelius shuffle in sequential C: a radix sort by random labels, then "
                "each bucket split by random labels and finished by Fisher-Yates (the model "
                "gpu-rao-sandelius equals; exactly uniform)",

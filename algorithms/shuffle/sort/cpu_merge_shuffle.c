@@ -489,7 +489,7 @@ static int ms_shuffle(void *a, void *tmp, uint64_t n, unsigned item_bytes, const
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
         for (uint64_t j = 0; j < blocks; j++) ms_block(&c, ms_bound(&c, j), ms_bound(&c, j + 1));
         double u = omp_get_wtime();
-        fprintf(stderr, "merge-shuffle phases: n=%llu threads=%d blocks=%llu %.1f ms", (unsigned long long)n,
+        fprintf(stderr, "cpu-merge-shuffle phases: n=%llu threads=%d blocks=%llu %.1f ms", (unsigned long long)n,
                 threads, (unsigned long long)blocks, (u - t) * 1e3);
         for (unsigned L = 1; L < lw; L++) {
             uint64_t merges = UINT64_C(1) << (c.k - L);
@@ -561,7 +561,7 @@ static int prepare(const pb_point *pt, void **state, pb_err *err)
         b->extra = malloc(bytes);
         if (!b->extra) {
             pb_shuffle_release(b);
-            return pb_err_set(err, "merge-shuffle: out of memory for the wide merges' buffer (%zu bytes)", bytes);
+            return pb_err_set(err, "cpu-merge-shuffle: out of memory for the wide merges' buffer (%zu bytes)", bytes);
         }
         int threads = pb_cs_team(pt->threads, pt->n);
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -575,7 +575,7 @@ static int run(void *state, uint64_t sample, pb_err *err)
     pb_shuffle_buffers *b = state;
     if (ms_shuffle(b->out, b->extra, b->pt.n, b->pt.item_bytes, &b->params, b->pt.threads, b->pt.seed, sample,
                    ms_phases, ms_nt))
-        return pb_err_set(err, "merge-shuffle: out of memory for a wide merge's plan");
+        return pb_err_set(err, "cpu-merge-shuffle: out of memory for a wide merge's plan");
     return 0;
 }
 
@@ -600,10 +600,10 @@ static int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t 
         }
         free(tmp);
     }
-    return failed ? pb_err_set(err, "merge-shuffle: out of memory for a sample permutation") : 0;
+    return failed ? pb_err_set(err, "cpu-merge-shuffle: out of memory for a sample permutation") : 0;
 }
 
-PB_SHUFFLE_MODULE(merge_shuffle, "merge-shuffle", pb_shuffle_cpu_inplace_hooks, sample_perms,
+PB_SHUFFLE_MODULE(merge_shuffle, "cpu-merge-shuffle", pb_shuffle_cpu_inplace_hooks, sample_perms,
     .summary = "MergeShuffle (Bacher et al.): parallel Fisher-Yates blocks, random-bit merges "
                "level by level (OpenMP tasks), the top ones by the whole team out of place; same "
                "output for any thread count",

@@ -160,7 +160,7 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
     (void)params;
     if (count == 0 || n == 0) return 0;
     uint64_t total = count * n;
-    if (total > INT32_MAX) return pb_err_set(err, "sort-shuffle sample_perms: batch too large");
+    if (total > INT32_MAX) return pb_err_set(err, "gpu-sort-shuffle sample_perms: batch too large");
     unsigned long long *k_in = nullptr, *k_out = nullptr;
     uint32_t *v_in = nullptr, *v_out = nullptr;
     void *temp = nullptr;
@@ -185,12 +185,12 @@ int sample_perms(const pb_params *params, uint32_t n, uint64_t seed, uint64_t fi
                                                       (int64_t)total, (int64_t)count, offsets, offsets + 1);
     if (e == cudaSuccess) e = cudaMemcpy(out, v_out, total * 4, cudaMemcpyDeviceToHost);
     cudaFree(k_in), cudaFree(k_out), cudaFree(v_in), cudaFree(v_out), cudaFree(temp);
-    if (e != cudaSuccess) return pb_err_set(err, "sort-shuffle sample_perms: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess) return pb_err_set(err, "gpu-sort-shuffle sample_perms: %s", cudaGetErrorString(e));
     return 0;
 }
 
 } // namespace
 
-PB_SHUFFLE_MODULE(sort_shuffle, "sort-shuffle", pb_shuffle_gpu_via_hooks, sample_perms,
+PB_SHUFFLE_MODULE(sort_shuffle, "gpu-sort-shuffle", pb_shuffle_gpu_via_hooks, sample_perms,
     .summary = "sort shuffle: random 64-bit Philox keys, CUB radix sort of (key, item) pairs",
     .footprint = footprint, .prepare = prepare, .run = run, .release = release);

@@ -85,7 +85,7 @@ int run(void *st, uint64_t sample, pb_err *err)
     case 64: return shuffle<record<64>>(s, sample, err);
     case 256: return shuffle<record<256>>(s, sample, err);
     case 1024: return shuffle<record<1024>>(s, sample, err);
-    default: return pb_err_set(err, "thrust-shuffle: no record type of %u bytes", s->item_bytes);
+    default: return pb_err_set(err, "gpu-thrust-shuffle: no record type of %u bytes", s->item_bytes);
     }
 }
 
@@ -105,6 +105,6 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-PB_MODULE_DEF(thrust_shuffle, "thrust-shuffle", pb_shuffle_gpu_via_hooks,
+PB_MODULE_DEF(thrust_shuffle, "gpu-thrust-shuffle", pb_shuffle_gpu_via_hooks,
     .summary = "thrust::shuffle_copy from the CUDA toolkit: the vendor peer",
     .footprint = footprint, .prepare = prepare, .run = run, .release = release);

@@ -126,7 +126,7 @@ int sample_perms(const pb_params *p, uint32_t n, uint64_t seed, uint64_t first, 
 
 } // namespace
 
-PB_SHUFFLE_MODULE(tbb_sort_shuffle, "tbb-sort-shuffle", pb_shuffle_cpu_via_hooks, sample_perms,
+PB_SHUFFLE_MODULE(tbb_sort_shuffle, "cpu-tbb-sort-shuffle", pb_shuffle_cpu_via_hooks, sample_perms,
     .flags = PB_MOD_SEEDED | PB_MOD_INPLACE,
     .summary = "random 64-bit keys sorted with oneTBB's parallel_sort (SortShuffle); same output "
                "for any thread count",

@@ -272,7 +272,7 @@ int setup_presample(const pb_gpu_topk *g, radik *r, pb_err *err)
     free(slot);
     free(list);
     if (e != cudaSuccess)
-        return pb_err_set(err, "radik: refine's sample buffers: %s", cudaGetErrorString(e));
+        return pb_err_set(err, "gpu-radik: refine's sample buffers: %s", cudaGetErrorString(e));
     r->nslots = n;
     return 0;
 }
@@ -317,9 +317,9 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
     int mode = (int)g->params.v[P_CLUSTER];
     bool is16 = pb_topk_dtype_is16(p.dtype);
     if (mode == CLUSTER_ON && !is16)
-        return pb_err_set(err, "radik: cluster = on serves fp16 and bf16 keys only");
+        return pb_err_set(err, "gpu-radik: cluster = on serves fp16 and bf16 keys only");
     if (mode == CLUSTER_ON && p.rows > 65535)
-        return pb_err_set(err, "radik: cluster = on takes at most 65535 rows (got %llu)",
+        return pb_err_set(err, "gpu-radik: cluster = on takes at most 65535 rows (got %llu)",
                           (unsigned long long)p.rows);
     if (mode == CLUSTER_AUTO) {
         bool defaults = true;
@@ -335,7 +335,7 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
      * sweep starts). */
     char why[200];
     if (!pb_radik_cluster_runs(why, sizeof why)) {
-        if (mode == CLUSTER_ON) return pb_err_set(err, "radik: cluster = on %s", why);
+        if (mode == CLUSTER_ON) return pb_err_set(err, "gpu-radik: cluster = on %s", why);
         return 0;
     }
     unsigned c = 1;
@@ -350,7 +350,7 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
     PB_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel(p), &cfg), err);
     if (clusters < 1) {
         if (mode == CLUSTER_ON)
-            return pb_err_set(err, "radik: cluster = on: this GPU holds no cluster of %u blocks "
+            return pb_err_set(err, "gpu-radik: cluster = on: this GPU holds no cluster of %u blocks "
                                    "of %d threads",
                               c, PB_RADIK_CL_BLOCK);
         return 0;
@@ -374,7 +374,7 @@ int setup_ties(const pb_topk_problem &p, radik *r, pb_err *err)
     h[rows] = (uint32_t)at;
     if (at > UINT32_MAX) {
         free(h);
-        return pb_err_set(err, "radik: ties = lowest-index: %llu tie partitions, beyond 2^32",
+        return pb_err_set(err, "gpu-radik: ties = lowest-index: %llu tie partitions, beyond 2^32",
                           (unsigned long long)at);
     }
     r->tparts = (uint32_t)at;
@@ -390,7 +390,7 @@ int setup_ties(const pb_topk_problem &p, radik *r, pb_err *err)
                                           (int64_t)parts);
     if (e == cudaSuccess) e = cudaMalloc(&r->scan_temp, r->scan_bytes ? r->scan_bytes : 1);
     if (e != cudaSuccess)
-        return pb_err_set(err, "radik: tie pass set-up: %s", cudaGetErrorString(e));
+        return pb_err_set(err, "gpu-radik: tie pass set-up: %s", cudaGetErrorString(e));
     return 0;
 }
 
@@ -427,10 +427,10 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     r->filter = (int)g->params.v[P_FILTER];
     r->lowest = p.ties == PB_TOPK_TIES_LOWEST;
     if (p.max_len >= (UINT64_C(1) << 31))
-        return pb_err_set(err, "radik: rows of 2^31 values or more are not supported (got %llu)",
+        return pb_err_set(err, "gpu-radik: rows of 2^31 values or more are not supported (got %llu)",
                           (unsigned long long)p.max_len);
     if (!r->resched && p.rows > 65535)
-        return pb_err_set(err, "radik: resched=0 launches a fold of blocks a row, at most 65535 "
+        return pb_err_set(err, "gpu-radik: resched=0 launches a fold of blocks a row, at most 65535 "
                                "rows (got %llu)",
                           (unsigned long long)p.rows);
     size_t rows = (size_t)p.rows, total = (size_t)(p.total ? p.total : 1);
@@ -567,7 +567,7 @@ template <class K> int tie_pass(const radik *r, const pb_radik_args<K> &a, pb_er
     size_t bytes = r->scan_bytes;
     cudaError_t e = cub::DeviceScan::ExclusiveSum(r->scan_temp, bytes, r->tcounts, r->tranks,
                                                   (int64_t)r->tparts, r->stream);
-    if (e != cudaSuccess) return pb_err_set(err, "radik: tie scan: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess) return pb_err_set(err, "gpu-radik: tie scan: %s", cudaGetErrorString(e));
     pb_radik_tie_write<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->tbase, r->tranks);
     PB_CUDA_LAUNCHED(err);
     return 0;
@@ -658,7 +658,7 @@ int capture(const pb_gpu_topk *g, radik *r, pb_err *err)
     cudaError_t e = cudaStreamEndCapture(r->stream, &r->graph);
     if (rc) return -1;
     if (e != cudaSuccess)
-        return pb_err_set(err, "radik: capturing the query: %s", cudaGetErrorString(e));
+        return pb_err_set(err, "gpu-radik: capturing the query: %s", cudaGetErrorString(e));
     PB_CUDA_TRY(cudaGraphInstantiate(&r->exec, r->graph, 0), err);
     return 0;
 }
@@ -703,7 +703,7 @@ uint64_t footprint(const pb_point *pt)
 
 } // namespace
 
-PB_MODULE_DEF(radik, "radik", pb_topk_gpu_hooks, .flags = PB_MOD_NONDETERMINISTIC,
+PB_MODULE_DEF(radik, "gpu-radik", pb_topk_gpu_hooks, .flags = PB_MOD_NONDETERMINISTIC,
     .summary = "RadiK radix top-k: hierarchical atomics, flush-efficient write buffer, task "
                "rescheduling, offset padding, adaptive scaling; two reads of the input",
     PB_PARAMS(params), .footprint = footprint, .prepare = prepare, .run = run,

@@ -84,7 +84,7 @@
      PB_RADIK_##a##_REFINE_ITEMS == PB_RADIK_##b##_REFINE_ITEMS &&                                 \
      PB_RADIK_##a##_PRESAMPLE_ITEMS == PB_RADIK_##b##_PRESAMPLE_ITEMS)
 #if !PB_RADIK_SAME_HOST_VIEW(900, 800) || !PB_RADIK_SAME_HOST_VIEW(900, 750)
-#error "radik's policies differ in a value the host launches with: dispatch on the code's PTX version first"
+#error "gpu-radik's policies differ in a value the host launches with: dispatch on the code's PTX version first"
 #endif
 
 /* ---- the multi-pass kernels ---- */

@@ -7,6 +7,7 @@ import sys
 from peerslib.common import Bad, CSV_COLUMNS, CSV_COLUMNS_LINKS, CSV_COLUMNS_OLD, EXIT_OK, Skip
 from peerslib.sizes import size_name
 from peerslib.sweep import load_results
+from peerslib.names import canonical
 from peerslib.plan import work
 from peerslib.provenance import utc_now
 from peerslib.output import _num, claim_out, csv_line, dump_json, write_atomic
@@ -25,7 +26,7 @@ def merged_ratios(base, jrow, inst):
     if jrow["status"] == "ok" and jrow.get("effective_gbps"):
         items, _ = work(inst, jrow["n"], jrow["item_bytes"])
         for r in base["results"]:
-            if r.get("module") == "copy" and r.get("device") == "gpu" and r.get("status") == "ok" and \
+            if r.get("module") == "gpu-copy" and r.get("device") == "gpu" and r.get("status") == "ok" and \
                     r.get("n") == int(items) and r.get("item_bytes") == jrow["item_bytes"] and \
                     (r.get("effective_gbps") or 0) > 0:
                 pct = 100.0 * jrow["effective_gbps"] / r["effective_gbps"]
@@ -195,7 +196,8 @@ def cmd_relabel(args):
     for m in args.map:
         if m.count("=") != 1 or not all(m.split("=")):
             raise Bad("relabel: %s is not PEER_SERIES=OUR_SERIES" % m)
-        maps.append(tuple(m.split("=")))
+        p, o = m.split("=")
+        maps.append((p, canonical(o)))  # ours under an old module name reads as its new one
     against = None
     if args.by_params and not args.against:
         raise Bad("relabel: --by-params needs --against RESULT_DIR")
@@ -208,7 +210,8 @@ def cmd_relabel(args):
             for m in args.by_params:
                 if m.count("=") != 1 or not all(m.split("=")):
                     raise Bad("relabel: --by-params %s is not PEER_MODULE=OUR_MODULE" % m)
-                mods.append(tuple(m.split("=")))
+                p, o = m.split("=")
+                mods.append((p, canonical(o)))
             for pair in pairs_by_params(peers, against, mods):
                 if pair[0] not in set(p for p, _ in maps) and pair[1] not in set(o for _, o in maps):
                     maps.append(pair)

@@ -7,6 +7,7 @@ import re
 import zlib
 
 from peerslib.common import Bad
+from peerslib.names import canonical, canonical_run
 from peerslib.sizes import fnv1a64, parse_sizes, size_value
 
 
@@ -89,12 +90,12 @@ def parse_bool(v, what):
 
 # Modules by family, for a config that does not name its family.
 SHUFFLE_MODULES = {
-    "fisher-yates", "gsl-shuffle", "bijective-twin", "rao-sandelius", "merge-shuffle",
-    "cpu-dart-throwing", "tbb-bijective", "tbb-sort-shuffle", "bijective0", "bijective1",
-    "bijective2", "dart-throwing", "sort-shuffle", "thrust-shuffle", "cpu-copy", "copy",
-    "cuda-memcpy", "cpu-gather", "tbb-gather", "gather",
+    "cpu-fisher-yates", "cpu-gsl-shuffle", "cpu-bijective-twin", "cpu-rao-sandelius", "cpu-merge-shuffle",
+    "cpu-dart-throwing", "cpu-tbb-bijective", "cpu-tbb-sort-shuffle", "gpu-bijective0", "gpu-bijective1",
+    "gpu-bijective2", "gpu-dart-throwing", "gpu-sort-shuffle", "gpu-thrust-shuffle", "cpu-copy", "gpu-copy",
+    "gpu-cuda-memcpy", "cpu-gather", "cpu-tbb-gather", "gpu-gather",
 }
-TOPK_MODULES = {"omp-topk", "radik", "sort-and-choose"}
+TOPK_MODULES = {"cpu-topk", "gpu-radik", "gpu-sort-and-choose"}
 ITEMS = {"shuffle": {"u64": 8, "u32": 4}, "topk": {"u32": 4}}
 TOPK_DISTS = ["uniform", "narrow", "narrow128", "zipf", "normal", "equal", "inf", "nan", "relu", "int8",
               "sorted", "reversed"]
@@ -139,7 +140,7 @@ def sweep_from_config(path):
     """The sweep a permbench config describes, as sweep_from_like() returns it."""
     text, head, sections = read_ini(path)
     family = head.get("family")
-    modules = [sec.get("module", name).split("|")[0].strip() for name, sec in sections]
+    modules = [canonical(sec.get("module", name).split("|")[0].strip()) for name, sec in sections]
     if not family:
         if any(m in TOPK_MODULES for m in modules):
             family = "topk"
@@ -265,7 +266,7 @@ def load_results(path, what="RESULT_DIR"):
     if root["schema_version"] not in (1, 2):
         raise Bad("%s %s: results.json schema_version %s; peers.py reads 1 and 2" %
                   (what, file, root["schema_version"]))
-    return root, file
+    return canonical_run(root), file
 
 
 def sweep_from_like(path):
