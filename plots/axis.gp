@@ -18,6 +18,7 @@ if (pow2) { set logscale x 2 }
 set xlabel axis noenhanced
 if (speedup) { set ylabel "speedup over the reference (same run)" } else { if (timed) { set ylabel "median time (ms)"; set logscale y 10 } else { set ylabel "throughput (G items/s)"; set logscale y 10 } }
 multi_i = words(items) > 1
+eval mark_setup
 multi_n = words(sizes) > 1
 itemname(I) = I eq "4" ? "keys" : I eq "8" ? "pairs" : I . " B"
 sizename(N) = sprintf("n=2^%d", int(log(N + 0.0) / log(2.0) + 0.5))
@@ -47,4 +48,7 @@ plot for [S in series] for [I in items] for [N in sizes] datafile \
      title sprintf("%s%s%s", S, multi_i ? " " . itemname(I) : "", multi_n ? " " . sizename(N) : "") noenhanced, \
      for [S in series] for [I in items] for [N in sizes] datafile \
      using (!speedup && sel(S, I, N) ? xval(0) : NaN):(yval(0)):(ylo(0)):(yhi(0)) \
-     with yerrorbars lt lt_of(S, I) pt 0 ps 0 lw 1 notitle
+     with yerrorbars lt lt_of(S, I) pt 0 ps 0 lw 1 notitle, \
+     for [f = 1:words(marks)] datafile \
+     using (marked(word(marks, f), series, "series") && inwords(strcol("n"), sizes) && strcol("axis") ne "" ? xval(0) : NaN):(yval(0)) \
+     with points pt markpt(word(marks, f)) ps 1.6 lw 1 lc rgb "#000000" title marktitle(word(marks, f))

@@ -44,3 +44,22 @@ itemname(I) = I eq "4" ? "4 B" : I eq "8" ? "8 B" : I . " B"
 if (!exists("colour_labels")) colour_labels = ""
 colour_at(L, k) = k > words(colour_labels) ? 1 : (word(colour_labels, k) eq L ? k : colour_at(L, k + 1))
 colour(L) = colour_at(L, 1)
+# Rows a reader should not take at face value (results.csv's noisy,
+# multimodal and busy columns, docs/measurement.md): each drawn again over its
+# point as an open black marker, with one key entry a kind, and only the
+# kinds the run has, so a figure of trusted rows shows no such entry. A
+# run's figure script runs `eval mark_setup` (compare's and quality's data
+# have no such columns), then adds mark_plot's elements to its plot with
+# the x and y of its own points.
+markkinds = "noisy multimodal busy"
+marks = ""
+# gnuplot 5.4 draws an empty iteration once all the same: with no kind to
+# mark, marks is "none", an element of no point and no key entry.
+mark_setup = 'do for [k in markkinds] { stats datafile using (strcol(k) eq "yes" && strcol("status") eq "ok" ? 1 : 0) name "MARK" nooutput; if (MARK_sum > 0) { marks = marks . " " . k } }; if (marks eq "") { marks = "none" }'
+markpt(k) = k eq "noisy" ? 6 : k eq "multimodal" ? 8 : 4
+marktitle(k) = k eq "none" ? "" : k eq "noisy" ? "noisy (95% CI of median wider than max_noise)" : \
+               k eq "multimodal" ? "multimodal (samples in two clusters)" : "busy (measured on a busy machine)"
+inwords(w, list) = sum [i = 1:words(list)] (word(list, i) eq w ? 1 : 0) > 0
+# A row of kind k among the figure's labels (or series) and items.
+marked(k, names, namecol) = k eq "none" ? 0 : strcol(k) eq "yes" && strcol("status") eq "ok" && \
+                            inwords(strcol(namecol), names) && inwords(strcol("item_bytes"), items)

@@ -12,6 +12,7 @@ set xlabel "n (items)"
 set ylabel "time per call (ms, median)"
 multi = words(items) > 1
 nI = words(items)
+eval mark_setup
 ok(L, I) = strcol("label") eq L && strcol("item_bytes") eq I && strcol("status") eq "ok"
 name(L, I) = multi ? sprintf("%s (%s)", L, itemname(I)) : L
 plot for [i = 1:words(labels)] for [j = 1:nI] datafile \
@@ -21,4 +22,7 @@ plot for [i = 1:words(labels)] for [j = 1:nI] datafile \
      for [i = 1:words(labels)] for [j = 1:nI] datafile \
      using (ok(word(labels, i), word(items, j)) ? column("n") : NaN):(column("wall_median_ms")) \
      with linespoints lt (colour(word(labels, i)) + (j - 1) * 10) pt 6 ps 0.6 lw 1.5 dt 2 \
-     title name(word(labels, i), word(items, j)) . " wall"
+     title name(word(labels, i), word(items, j)) . " wall", \
+     for [f = 1:words(marks)] datafile \
+     using (marked(word(marks, f), labels, "label") ? column("n") : NaN):(column("median_ms")) \
+     with points pt markpt(word(marks, f)) ps 1.6 lw 1 lc rgb "#000000" title marktitle(word(marks, f))
