@@ -50,8 +50,8 @@ record_not_taken) args=(run "$(ini '[sweep]\nsizes = 1000\nitem = u64, rec256\n[
 beyond_max_n) args=(run "$(ini '[sweep]\nsizes = 2^33\nceilings = none\n[cpu-gsl-shuffle]\n')"); want="module 'cpu-gsl-shuffle' supports n up to 4294967295" ;;
 gpu_without_device)
     # Only meaningful in a CUDA build on a machine without a usable device.
-    if ! "$pb" list --brief | grep -q '^copy '; then echo "skipped: built without CUDA"; exit 77; fi
-    if "$pb" list --brief | grep -q '^copy .* yes '; then echo "skipped: a GPU is present"; exit 77; fi
+    if ! "$pb" list --brief | grep -q '^gpu-copy '; then echo "skipped: built without CUDA"; exit 77; fi
+    if "$pb" list --brief | grep -q '^gpu-copy .* yes '; then echo "skipped: a GPU is present"; exit 77; fi
     args=(run "$(ini '[sweep]\nsizes = 1000\n[gpu-copy]\n')"); want="module 'gpu-copy' cannot run here" ;;
 out_is_file) : >"$work/afile"; args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-fisher-yates]\n')" --out "$work/afile"); want="run: $work/afile is not a directory" ;;
 out_has_results) mkdir -p "$work/o"; : >"$work/o/results.json"; args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-fisher-yates]\n')" --out "$work/o"); want="run: $work/o already holds results; choose another --out" ;;
