@@ -6,12 +6,13 @@
 # is the machine's to choose), then `permbench plot` redraws from it.
 #   plot_marks.sh PERMBENCH
 set -u
+for tool in gnuplot python3; do
+    command -v "$tool" >/dev/null || { echo "skipped: no $tool"; exit 77; }
+done
 pb=$1
-command -v gnuplot >/dev/null || { echo "skipped: no gnuplot"; exit 77; }
-command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
 . "$(dirname "${BASH_SOURCE[0]}")/../support/tmpdir.sh"
-cd "$work" || exit 1
 fail() { echo "FAIL: $*"; cat "$work"/*.err 2>/dev/null; exit 1; }
+cd "$work" || fail "no work directory"
 printf '[sweep]\nsizes = 100, 1000\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nflush_cache = no\nplot = throughput, pct-copy, latency\n[cpu-fisher-yates]\n[cpu-gsl-shuffle]\n' >c.ini
 "$pb" run c.ini --out o --quiet >/dev/null 2>run.err || fail "run: exit $?"
 # set_noisy [LABEL N]: every row's noisy, multimodal and busy "no", but
