@@ -371,7 +371,9 @@ int pb_cmd_run(int argc, char **argv)
             printf("# note: this machine reports no cache sizes; each CPU sample is preceded by a "
                    "%llu MiB cache flush (-D sweep.flush_cache=no skips it)\n",
                    (unsigned long long)pb_cpu_flush_bytes(NULL) >> 20);
-        pb_table_header();
+        bool seeds = false;
+        for (size_t i = 0; i < cfg->inst.n; i++) seeds |= pb_config_seeds(cfg, &cfg->inst.v[i]) > 1;
+        pb_table_header(seeds);
     }
     status = PB_EXIT_FAILED;
     pb_interrupt_install();
