@@ -168,7 +168,7 @@ static int set_plot(void *u, const pb_ini_field *f, const char *value, int line,
 {
     (void)f, (void)line;
     static const char *const kinds[] = {"throughput",   "throughput-pow2", "pct-copy", "latency",
-                                        "axis",         "axis-speedup",    "axis-time"};
+                                        "axis",         "axis-speedup",    "axis-time", "share-one-read"};
     pb_config *c = ((load *)u)->cfg;
     char **words;
     size_t n;
@@ -181,7 +181,7 @@ static int set_plot(void *u, const pb_ini_field *f, const char *value, int line,
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) ok |= strcmp(words[w], kinds[k]) == 0;
         if (!ok)
             rc = pb_err_set(err, "plot kind '%s' is not throughput, throughput-pow2, pct-copy, latency, "
-                                 "axis, axis-speedup, axis-time or none",
+                                 "axis, axis-speedup, axis-time, share-one-read or none",
                             words[w]);
         else if (c->nplots == PB_MAX_PLOTS)
             rc = pb_err_set(err, "too many plot kinds in '%s'", value);
