@@ -87,6 +87,17 @@ static int plan(const pb_config *cfg, point **pts, size_t *npts)
     return 0;
 }
 
+long pb_run_points(const pb_config *cfg, void (*each)(const pb_instance *in, uint64_t n, unsigned item_bytes, void *user),
+                   void *user)
+{
+    point *pts;
+    size_t npts;
+    if (plan(cfg, &pts, &npts)) return -1;
+    for (size_t k = 0; k < npts && each; k++) each(pts[k].in, pts[k].n, pts[k].item_bytes, user);
+    free(pts);
+    return (long)npts;
+}
+
 int pb_run_check_plan(const pb_config *cfg, pb_err *err)
 {
     uint64_t host_avail = pb_host_mem_available();
