@@ -37,15 +37,26 @@
  * the batch API is 3.5's). CMake (cmake/cccl_topk.cmake) looks in
  * PB_CCCL_ROOT, then the toolkit, and compiles this file alone with those
  * headers first on its include path (PB_HAVE_CUB_TOPK); the rest of the
- * program keeps the toolkit's CCCL. Two CCCL versions in one program do not
- * meet: CUB's and Thrust's symbols live in inline namespaces named by
- * their version and target list (CUB_NAMESPACE_BEGIN opens
- * cub::_V_<CUB_VERSION>_SM_<archs>, util_namespace.cuh), and libcu++'s
- * cuda:: and cuda::std:: live in inline namespace _LIBCUDACXX_ABI_NAMESPACE,
- * which is only the ABI version (__4 in both 3.0 and 3.6), so CMake names a
- * namespace of this file's own for it (-D_LIBCUDACXX_ABI_NAMESPACE). Only
- * plain pointers and C types cross this file's boundary. Without the
- * headers the module is still listed, unavailable, saying what it needs. */
+ * program keeps the toolkit's CCCL. Two CCCL versions in one program:
+ *  - CUB's and Thrust's symbols live in inline namespaces named by their
+ *    version and target list (CUB_NAMESPACE_BEGIN opens
+ *    cub::_V_<CUB_VERSION>_SM_<archs>, cub/util_namespace.cuh; Thrust's
+ *    THRUST_DETAIL_ABI_NS_BEGIN likewise), so this file's kernels and
+ *    dispatch code never share a name with sort-and-choose's;
+ *  - libcu++ (cuda::, cuda::std::) is in inline namespace
+ *    _LIBCUDACXX_ABI_NAMESPACE, which is only its ABI version (__4 in the
+ *    toolkit's 3.0 and in 3.6 alike), and cannot be renamed for one file
+ *    (CUB 3.6 spells cuda::std::__4:: out in thread_load.cuh). A host-side
+ *    inline function of libcu++ that both versions instantiated under one
+ *    name would be merged by the linker into one of the two bodies; device
+ *    code cannot mix, as every .cu is compiled whole (no -rdc). Checked
+ *    with nm on a build with CCCL 3.6: the weak symbols this file shares
+ *    with the rest are libcu++'s empty tag and customisation-point objects
+ *    (nullopt, in_place, ranges::begin, ...) and NVTX v3's injection
+ *    globals (one ABI by design), no function.
+ * Nothing of CCCL crosses this file's boundary (plain pointers and C types
+ * do). Without the headers the module is still listed, unavailable, saying
+ * what it needs. */
 #include <stdio.h>
 #include <stdlib.h>
 
