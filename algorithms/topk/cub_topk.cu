@@ -6,7 +6,8 @@
  *   one-row   rows = 1, ties = any: DeviceTopK::MaxPairs over the row;
  *   batched   rows of at most 2^21 values (the longest row; the batch API's
  *             limit, checked by CUB at compile time from the segment-size
- *             bound given here): DeviceBatchedTopK::MaxPairs, every row a
+ *             bound given here; `batched-short` where every row has at most
+ *             2^12, a tighter bound): DeviceBatchedTopK::MaxPairs, every row a
  *             segment named by its own start, so ragged and misaligned rows
  *             are taken as they are; ties = lowest-index asks it for
  *             determinism::gpu_to_gpu with tie_break::prefer_smaller_index
@@ -85,11 +86,16 @@ const pb_param_spec params[] = {
 
 #ifdef PB_HAVE_CUB_TOPK
 
-/* The longest segment DeviceBatchedTopK takes (its compile-time limit). */
+/* The longest segment DeviceBatchedTopK takes (its compile-time limit),
+ * and the bound given for batches of short rows: CUB picks its backend at
+ * compile time from the bound (a 2^21 one rules out the single-block
+ * baseline, leaving the SM 9.0+ cluster backend, and sizes its scratch), so
+ * short rows get a bound of their own. */
 constexpr int64_t BATCH_MAX_LEN = int64_t{1} << 21;
+constexpr int64_t BATCH_SHORT_LEN = int64_t{1} << 12;
 
-enum ct_path { CT_ONE_ROW, CT_BATCHED, CT_ROW_LOOP };
-const char *const path_names[] = {"one-row", "batched", "row-loop"};
+enum ct_path { CT_ONE_ROW, CT_BATCHED_SHORT, CT_BATCHED, CT_ROW_LOOP };
+const char *const path_names[] = {"one-row", "batched-short", "batched", "row-loop"};
 
 /* A raw value's order key, in the width K CUB selects on. */
 template <typename K, typename T> struct okey_fn {
@@ -149,12 +155,15 @@ cudaError_t one_row(void *temp, size_t &bytes, const pb_gpu_topk *g, const ct *c
 }
 
 #if PB_CUB_BATCHED
-template <typename K, typename T>
+/* k is given as min(k, longest row), the same selection, within the rows'
+ * bound. */
+template <typename K, typename T, int64_t MAXLEN>
 cudaError_t batched(void *temp, size_t &bytes, const pb_gpu_topk *g, const ct *c)
 {
     const pb_topk_problem *p = &g->prob;
-    auto sizes = cuda::args::deferred_sequence{c->d_len, cuda::args::bounds<int64_t{0}, BATCH_MAX_LEN>()};
-    auto k = cuda::args::immediate{(int64_t)p->k};
+    auto sizes = cuda::args::deferred_sequence{c->d_len, cuda::args::bounds<int64_t{0}, MAXLEN>()};
+    int64_t k_row = (int64_t)(p->k < p->max_len ? p->k : p->max_len);
+    auto k = cuda::args::immediate{k_row < 1 ? int64_t{1} : k_row, cuda::args::bounds<int64_t{1}, MAXLEN>()};
     auto rows = cuda::args::immediate{(int64_t)p->rows};
     const key_it<K, T> *kin = static_cast<const key_it<K, T> *>(c->d_kin);
     K *const *kout = static_cast<K *const *>(c->d_kout);
@@ -219,8 +228,10 @@ template <typename K, typename T> cudaError_t query(void *temp, const pb_gpu_top
     if (c->path == CT_ONE_ROW) {
         e = one_row<K, T>(temp, bytes, g, c, 0);
 #if PB_CUB_BATCHED
+    } else if (c->path == CT_BATCHED_SHORT) {
+        e = batched<K, T, BATCH_SHORT_LEN>(temp, bytes, g, c);
     } else if (c->path == CT_BATCHED) {
-        e = batched<K, T>(temp, bytes, g, c);
+        e = batched<K, T, BATCH_MAX_LEN>(temp, bytes, g, c);
 #endif
     } else {
         size_t most = 0;
@@ -268,7 +279,7 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     if (p->rows == 1 && p->ties == PB_TOPK_TIES_ANY)
         c->path = CT_ONE_ROW;
     else if (short_rows)
-        c->path = CT_BATCHED;
+        c->path = (int64_t)p->max_len <= BATCH_SHORT_LEN ? CT_BATCHED_SHORT : CT_BATCHED;
     else if (p->ties == PB_TOPK_TIES_ANY)
         c->path = CT_ROW_LOOP;
     else
@@ -280,7 +291,9 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     size_t kb = pb_topk_dtype_bytes(dtype);
     PB_CUDA_TRY(cudaMalloc(&c->okey_out, (size_t)(p->out_total ? p->out_total : 1) * kb), err);
 #if PB_CUB_BATCHED
-    if (c->path == CT_BATCHED && CT_BY_DTYPE(dtype, batch_arrays, g, c, err)) return -1;
+    if ((c->path == CT_BATCHED || c->path == CT_BATCHED_SHORT) &&
+        CT_BY_DTYPE(dtype, batch_arrays, g, c, err))
+        return -1;
 #endif
     cudaError_t e = p->out_total ? CT_BY_DTYPE(dtype, query, nullptr, g, c) : cudaSuccess;
     if (e == cudaSuccess) e = cudaMalloc(&c->temp, c->temp_bytes ? c->temp_bytes : 1);
