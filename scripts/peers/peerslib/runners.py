@@ -2,13 +2,14 @@
 
 from peerslib.plan import PEERS, PEER_BY_NAME
 from peerslib.measure import measure_row
-from peerslib.ops import CupyShuffle, SyntheticOp, TopkData, TorchShuffle, TorchTopk
+from peerslib.ops import (CupyShuffle, JaxShuffle, JaxTopk, JaxTopkData, SyntheticOp, TopkData,
+                          TorchShuffle, TorchTopk)
 
 
 def import_libraries(needed):
     """{name: module or None}, {name: version or why it is missing}."""
     mods, versions = {}, {}
-    for name in ("torch", "cupy"):
+    for name in ("torch", "cupy", "jax"):
         if name not in needed:
             continue
         try:
@@ -17,6 +18,12 @@ def import_libraries(needed):
                 raise ImportError("torch %s sees no CUDA device" % mod.__version__)
             if name == "cupy":
                 mod.cuda.runtime.getDeviceCount()
+            if name == "jax":
+                # its GPU backend (jax[cuda]), not its CPU one; 64-bit
+                # types on, for fp64 values and 8-byte shuffle items
+                if not mod.devices("gpu"):
+                    raise ImportError("jax %s sees no GPU" % mod.__version__)
+                mod.config.update("jax_enable_x64", True)
             mods[name], versions[name] = mod, getattr(mod, "__version__", "?")
         except Exception as e:  # ImportError, or a CUDA error from a library without a device
             mods[name] = None
@@ -104,6 +111,48 @@ def run_cupy(cupy, be, points, settings, seed, report):
         del op, pristine
         be.release()
         report(row, inst)
+
+
+def run_jax(jax, be, points, settings, seed, report):
+    """Every jax point, input by input, as run_torch."""
+    jnp = jax.numpy
+    key_data, key_op = jax.random.split(jax.random.PRNGKey(int(seed) & 0xFFFFFFFF))
+    by_data = {}
+    for pt in points:
+        by_data.setdefault(data_key(*pt), []).append(pt)
+    for key, pts in by_data.items():
+        inst0, ib, n = pts[0]
+        try:
+            if inst0["family"] == "topk":
+                kmax = max(int(i["params"]["k"]) for i, _, _ in pts)
+                data = JaxTopkData(jax, key_data, n, inst0["params"], kmax)
+            else:
+                data = jnp.arange(n, dtype=jnp.int64 if ib == 8 else jnp.int32)
+        except Exception as e:
+            for inst, ib2, n2 in pts:
+                row = new_row(inst, ib2, n2)
+                row["message"] = "prepare: %s: %s" % (type(e).__name__, str(e).split("\n")[0][:400])
+                report(row, inst)
+            be.release()
+            continue
+        for inst, ib2, n2 in sorted(pts, key=lambda q: PEERS.index(PEER_BY_NAME[q[0]["module"]])):
+            row = new_row(inst, ib2, n2)
+            row["time_source"] = be.time_source
+            try:
+                if inst["family"] == "topk":
+                    op = JaxTopk(jax, data, int(inst["params"]["k"]), n2)
+                else:
+                    op = JaxShuffle(jax, data, key_op)
+            except Exception as e:  # a compile error: this row only
+                row["message"] = "prepare: %s: %s" % (type(e).__name__, str(e).split("\n")[0][:400])
+                report(row, inst)
+                continue
+            be.begin_row(inst["module"], settings)
+            measure_row(be, op, settings, row)
+            del op
+            report(row, inst)
+        del data
+        be.release()
 
 
 def run_synthetic(be, points, settings, report):
