@@ -15,10 +15,12 @@
  *  - cub_topk_build (no GPU needed): the module is registered in a CUDA
  *    build, and its availability says what CMake found: available where
  *    the headers were (PB_TEST_CUB_TOPK=1), otherwise unavailable with the
- *    reason naming the header and PB_CCCL_ROOT. */
+ *    reason naming the header and PB_CCCL_ROOT; the build's provenance
+ *    (build.cccl_topk) names the CCCL version exactly when it was built. */
 #include <stdio.h>
 #include <string.h>
 
+#include "core/build_info.h"
 #include "core/gpu.h"
 #include "families/topk/topk_problem.h"
 #include "registry/registry.h"
@@ -133,8 +135,11 @@ TEST_IMPL(cub_topk_build)
     char why[256] = "";
     bool ok = m->available(NULL, why, sizeof why);
     printf("available: %s %s\n", ok ? "yes" : "no", why);
+    /* The build's provenance names the CCCL it was built with, or none. */
+    ASSERT((pb_build.cccl_topk[0] != '\0') == (PB_TEST_CUB_TOPK != 0));
 #if PB_TEST_CUB_TOPK
     ASSERT(ok);
+    ASSERT(strchr(pb_build.cccl_topk, '.') != NULL);
 #else
     ASSERT(!ok);
     ASSERT(strstr(why, "cub/device/device_topk.cuh") != NULL);
