@@ -125,12 +125,8 @@ void ct_free(void *p)
 {
     ct *c = (ct *)p;
     if (!c) return;
-    cudaFree(c->okey_out);
-    cudaFree(c->temp);
-    cudaFree(c->d_kin);
-    cudaFree(c->d_kout);
-    cudaFree(c->d_vout);
-    cudaFree(c->d_len);
+    void *bufs[] = {c->okey_out, c->temp, c->d_kin, c->d_kout, c->d_vout, c->d_len};
+    for (void *b : bufs) cudaFree(b);
     free(c);
 }
 

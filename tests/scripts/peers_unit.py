@@ -542,6 +542,38 @@ class JaxPeers(unittest.TestCase):
         self.assertFalse(be.last_held)
         self.assertEqual(jax.fills, [(2 * (peers.gpu_attribute(38) or (64 << 20)), 1)])
 
+    def test_rows_input_by_input(self):
+        # run_by_input (run_torch's and run_jax's loop): an input that cannot
+        # be made fails its rows, an op that cannot, its row; the rest are
+        # measured, each row with the backend's time source.
+        ins = [Plan.inst(None, "r/k=%d" % k, "k", str(k), k=k, dist=d) for d in ("uniform", "zipf") for k in (4, 8)]
+        spec = {"sweep": {"family": "topk", "sizes": [64], "item_bytes": [4]}, "instances": ins}
+        insts, points, notes = peers.plan(spec, ["jax-topk"])
+        made, rows = [], []
+
+        def make_data(inst, ib, n, kmax):
+            made.append((inst["params"]["dist"], kmax))
+            if inst["params"]["dist"] == "zipf":
+                raise MemoryError("out of memory")
+            return "data"
+
+        def make_op(inst, data, n):
+            if inst["params"]["k"] == 8:
+                raise ValueError("no compile")
+            return peers.SyntheticOp(inst, n, 4, False)
+        settings = {"warmup": 1, "min_samples": 3, "max_samples": 3, "min_time_s": 0, "timeout_s": 10,
+                    "max_noise_pct": 100.0, "flush_cache": False, "hold": False}
+        peers.run_by_input(peers.SyntheticBackend(1), points, settings, lambda row, inst: rows.append(row),
+                           make_data, make_op, "host clock")
+        self.assertEqual(made, [("uniform", 8), ("zipf", 8)])
+        got = dict((r["label"], (r["status"], r["message"], len(r["samples_ms"]), r.get("time_source")))
+                   for r in rows)
+        self.assertEqual(got, {
+            "jax-topk/k=4": ("ok", None, 3, "host clock"),
+            "jax-topk/k=8": ("ERROR", "prepare: ValueError: no compile", 0, "host clock"),
+            "jax-topk-zipf/k=4": ("ERROR", "prepare: MemoryError: out of memory", 0, None),
+            "jax-topk-zipf/k=8": ("ERROR", "prepare: MemoryError: out of memory", 0, None)})
+
     def test_plan_refuses_misaligned_rows(self):
         ins = [Plan.inst(None, "r/k=32", "k", "32", k=32), Plan.inst(None, "m/k=32", "k", "32", k=32, misalign=True)]
         spec = {"sweep": {"family": "topk", "sizes": [1 << 20], "item_bytes": [4]}, "instances": ins}
