@@ -181,11 +181,15 @@ static void print_seed_spread(const pb_compare *c, bool md, FILE *out)
 /* The machine state lines, after the provenance's. */
 static void print_machine(const pb_compare *c, bool md, int w, FILE *out)
 {
+    /* The key column as wide as the longest path, so the values align. */
+    int kw = 14;
+    for (size_t i = 0; i < c->nmachine; i++)
+        if ((int)strlen(c->machine[i].what) > kw) kw = (int)strlen(c->machine[i].what);
     for (size_t i = 0; i < c->nmachine; i++) {
         const pb_cmp_machine_line *l = &c->machine[i];
         bool differs = strcmp(l->base, l->new_) != 0;
         if (md) fprintf(out, "| %s | %s | %s | %s |\n", l->what, l->base, l->new_, differs ? "differs" : "");
-        else fprintf(out, "%-14s %-*s  %s%s\n", l->what, w, l->base, l->new_, differs ? "   (differs)" : "");
+        else fprintf(out, "%-*s %-*s  %s%s\n", kw, l->what, w, l->base, l->new_, differs ? "   (differs)" : "");
     }
 }
 

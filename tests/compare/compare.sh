@@ -302,10 +302,15 @@ unstable_busy)
     grep -qE '^machine.gpus\[0\].throttle_reasons +none +sw_thermal +\(differs\)' "$work/out" ||
         fail "the throttle reasons are not shown"
     grep -qE '^machine.gpus\[0\].sm_clock_mhz +1980 +1410 +\(differs\)' "$work/out" || fail "the clock is not shown"
-    # A run without a machine object: its side says "-".
+    # A run without a machine object (an older permbench): one line says
+    # so and the other side's busy verdict, not every value against "-".
     compare "$work/base" "$work/mn" --out "$work/o"
-    grep -qE '^machine.busy +- +yes +\(differs\)' "$work/out" || fail "a missing machine object is not '-'"
-    grep -q '"field": "machine.after.load_avg_1m"' "$work/o/compare.json" || fail "compare.json lacks the load"
+    grep -qE '^machine +not recorded +recorded +\(differs\)' "$work/out" || fail "a missing machine object is not one line"
+    grep -qE '^machine.busy +- +yes +\(differs\)' "$work/out" || fail "the recorded side's busy is not shown"
+    ! grep -q '^machine.after' "$work/out" || fail "every value of one side is listed against nothing"
+    grep -q '"field": "machine.busy"' "$work/o/compare.json" || fail "compare.json lacks the busy line"
+    compare "$work/mb" "$work/mn" --out "$work/o2"
+    grep -q '"field": "machine.after.load_avg_1m"' "$work/o2/compare.json" || fail "compare.json lacks the load"
     grep -q '"unstable": "NEW busy"' "$work/o/compare.json" || fail "compare.json lacks b's reason"
     grep -q ',UNSTABLE,' "$work/o/compare.csv" || fail "compare.csv lacks UNSTABLE"
     ;;
