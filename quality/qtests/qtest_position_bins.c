@@ -1,7 +1,7 @@
 /* position_bins: where items land at any n, in b x b bins of input and
  * output positions (stats/position_bins.h); chi-square verdict. The
  * positional TVD's coarse cousin for n beyond its n x n table. */
-#include "quality/qtest_state.h"
+#include "quality/qtests/qtest_state.h"
 #include "stats/position_bins.h"
 
 static int applies(uint32_t n, uint64_t samples, pb_err *err)

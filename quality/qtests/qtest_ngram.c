@@ -2,7 +2,7 @@
  * 2 and 3: windows of that many consecutive items over all samples against
  * uniform over the ordered tuples, against its exact null mean and noise;
  * one-sided normal verdict. One test a order, the same code. */
-#include "quality/qtest_state.h"
+#include "quality/qtests/qtest_state.h"
 #include "stats/ngram.h"
 
 /* The tuples of the largest n fit a 63-bit key; the table bounds it further. */

@@ -3,7 +3,7 @@
  * the first half of the samples predicts each next item from the previous
  * one on the second half; accuracy against its exact null mean 1/(N-1) and
  * noise, one-sided normal verdict. */
-#include "quality/qtest_state.h"
+#include "quality/qtests/qtest_state.h"
 #include "stats/predictor.h"
 
 static int applies(uint32_t n, uint64_t samples, pb_err *err)

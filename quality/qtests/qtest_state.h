@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "quality/qtest.h"
+#include "quality/qtests/qtest.h"
 
 /* `static int NAME(...)`, a pb_qtest init hook: allocates a TYPE `t` and
  * fills it with INIT, an expression over t, n, samples, s and err that is

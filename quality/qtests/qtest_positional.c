@@ -1,7 +1,7 @@
 /* positional: the positional TVD bias metric (stats/positional.h), the mean
  * over items of the TVD between an item's final position and uniform,
  * against its exact null mean and noise; one-sided normal verdict. */
-#include "quality/qtest_state.h"
+#include "quality/qtests/qtest_state.h"
 #include "stats/positional.h"
 
 static int applies(uint32_t n, uint64_t samples, pb_err *err)

@@ -1,14 +1,14 @@
 #include <string.h>
 
-#include "quality/qtest.h"
+#include "quality/qtests/qtest.h"
 
 #define PB_QTEST(id) extern const pb_qtest pb_qtest_##id;
-#include "quality/qtest_list.h"
+#include "quality/qtests/qtest_list.h"
 #undef PB_QTEST
 
 static const pb_qtest *const tests[] = {
 #define PB_QTEST(id) &pb_qtest_##id,
-#include "quality/qtest_list.h"
+#include "quality/qtests/qtest_list.h"
 #undef PB_QTEST
 };
 

@@ -1,6 +1,6 @@
 /* chisq: Pearson's chi-square over all n! permutations (stats/chisq.h),
  * 2 <= n <= 8, with at least 5 samples expected in every cell. */
-#include "quality/qtest_state.h"
+#include "quality/qtests/qtest_state.h"
 #include "stats/chisq.h"
 #include "stats/lehmer.h"
 

@@ -1,7 +1,7 @@
 /* duplicates: the birthday test (stats/duplicates.h): repeated
  * permutations among N against their expectation, where n! >= 64 N. Each
  * sample is kept as a 128-bit hash, so N is at most 2^28 (4 GiB). */
-#include "quality/qtest_state.h"
+#include "quality/qtests/qtest_state.h"
 #include "stats/duplicates.h"
 
 #define MAX_SAMPLES (UINT64_C(1) << 28)

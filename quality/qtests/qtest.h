@@ -1,7 +1,7 @@
 /* One statistical test of the quality battery, behind one small interface
  * (the PractRand / TestU01 shape): its name and the n it applies to, then
  * init, add permutations, finish, free. A battery is the list of tests in
- * quality/qtest_list.h; adding a test is one file defining
+ * quality/qtests/qtest_list.h; adding a test is one file defining
  * `const pb_qtest pb_qtest_<id>` and one PB_QTEST(<id>) line there.
  *
  * A [quality] config runs test <name> with the keys `<name> = N list` (the

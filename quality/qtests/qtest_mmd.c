@@ -1,7 +1,7 @@
 /* mmd: the Mallows-kernel MMD one-sample test of Mitchell et al. (2024,
  * section 5) (stats/mmd.h), reported with its Hoeffding (eq. 4) and CLT
  * (eq. 5) acceptance bounds; `mmd_bounds` picks either. Any n >= 2. */
-#include "quality/qtest_state.h"
+#include "quality/qtests/qtest_state.h"
 #include "stats/mmd.h"
 
 static int applies(uint32_t n, uint64_t samples, pb_err *err)

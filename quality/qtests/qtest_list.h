@@ -1,5 +1,5 @@
 /* The battery's tests, one line each (as registry/module_list.h for
- * modules): each defines `const pb_qtest pb_qtest_<id>` (quality/qtest.h).
+ * modules): each defines `const pb_qtest pb_qtest_<id>` (quality/qtests/qtest.h).
  * Their order is the order of a report's rows. */
 PB_QTEST(chisq)
 PB_QTEST(mmd)
