@@ -94,5 +94,6 @@ int pb_cmd_info(int argc, char **argv)
            pb_build.cuda_archs[0] ? pb_build.cuda_archs : "-");
     printf("  cuda code        SASS %s; PTX %s\n", pb_build.cuda_sass[0] ? pb_build.cuda_sass : "none",
            pb_build.cuda_ptx[0] ? pb_build.cuda_ptx : "none");
+    if (pb_build.cccl_topk[0]) printf("  gpu-cub-topk     CCCL %s\n", pb_build.cccl_topk);
     return PB_EXIT_OK;
 }

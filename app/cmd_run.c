@@ -120,17 +120,20 @@ static void print_point(const pb_instance *in, uint64_t n, unsigned item_bytes, 
  * is written. */
 static int dry_run(const pb_config *cfg, pb_err *err)
 {
-    printf("# %s: the points, with the time each should take\n", cfg->path);
+    bool seeds = false;
+    for (size_t i = 0; i < cfg->inst.n; i++) seeds |= pb_config_seeds(cfg, &cfg->inst.v[i]) > 1;
+    printf("# %s: the points, with the time each should take%s\n", cfg->path,
+           seeds ? " (over all its seeds: a point of N seeds is measured N times)" : "");
     printf("%-28s %-4s %12s %5s %10s\n", "label", "dev", "n", "item", "estimate");
     pb_run_estimate est;
     if (pb_run_dry(cfg, print_point, NULL, &est, err)) return -1;
     char a[32], b[32], k[32];
     printf("%zu points: about %s (the stopping rule played over three samples at each instance's sizes "
            "up to where a point costs 1.5 s, extrapolated beyond; calibrated in %s), "
-           "at most about %s (every point to its %.0f s timeout)\n",
+           "at most about %s (every point to its %.0f s timeout%s)\n",
            est.points, pb_duration_format(est.likely_s, a, sizeof a),
            pb_duration_format(est.calibration_s, k, sizeof k), pb_duration_format(est.most_s, b, sizeof b),
-           cfg->timeout);
+           cfg->timeout, seeds ? ", once a seed" : "");
     return 0;
 }
 
@@ -371,7 +374,9 @@ int pb_cmd_run(int argc, char **argv)
             printf("# note: this machine reports no cache sizes; each CPU sample is preceded by a "
                    "%llu MiB cache flush (-D sweep.flush_cache=no skips it)\n",
                    (unsigned long long)pb_cpu_flush_bytes(NULL) >> 20);
-        pb_table_header();
+        bool seeds = false;
+        for (size_t i = 0; i < cfg->inst.n; i++) seeds |= pb_config_seeds(cfg, &cfg->inst.v[i]) > 1;
+        pb_table_header(seeds);
     }
     status = PB_EXIT_FAILED;
     pb_interrupt_install();

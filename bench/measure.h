@@ -24,4 +24,11 @@
 
 void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, pb_row *row);
 
+/* The point over `seeds` seeds (bench/row_seeds.h): pb_measure_point once
+ * a seed, each with its own prepare, warm-ups and stopping rule, the
+ * seeds' samples then one row. A seed that fails or errs ends the row with
+ * its status, the message naming the seed; "interrupted" stays the whole
+ * message, so the runner drops the row. One seed is pb_measure_point. */
+void pb_measure_seeds(const pb_config *cfg, pb_run *run, const pb_instance *in, int seeds, pb_row *row);
+
 #endif

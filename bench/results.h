@@ -11,6 +11,10 @@
 /* The CSV header, in order. */
 extern const char *const pb_csv_columns[];
 extern const size_t pb_csv_ncolumns;
+/* Appended to those when the run measures some point over several seeds
+ * (pb_run.seeds), and only then. */
+extern const char *const pb_csv_seed_columns[];
+extern const size_t pb_csv_nseed_columns;
 
 /* Both write to a temporary file and rename it, so a reader never sees half
  * a file. */

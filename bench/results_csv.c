@@ -23,6 +23,12 @@ const char *const pb_csv_columns[] = {
 };
 const size_t pb_csv_ncolumns = sizeof pb_csv_columns / sizeof pb_csv_columns[0];
 
+/* After `path`, where the run measures some point over several seeds: the
+ * seeds reached, the least and greatest per-seed median, and their spread
+ * over the row's median (percent). */
+const char *const pb_csv_seed_columns[] = {"seeds", "seed_min_ms", "seed_max_ms", "seed_spread_pct"};
+const size_t pb_csv_nseed_columns = sizeof pb_csv_seed_columns / sizeof pb_csv_seed_columns[0];
+
 const char *pb_row_status_name(int status)
 {
     switch (status) {
@@ -39,6 +45,7 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
     FILE *f = a.f;
     for (size_t c = 0; c < pb_csv_ncolumns; c++)
         fprintf(f, "%s%s", c ? "," : "", pb_csv_columns[c]);
+    for (size_t c = 0; run->seeds && c < pb_csv_nseed_columns; c++) fprintf(f, ",%s", pb_csv_seed_columns[c]);
     fputc('\n', f);
     for (size_t r = 0; r < run->nrows; r++) {
         const pb_row *row = &run->rows[r];
@@ -76,7 +83,21 @@ int pb_results_write_csv(const char *path, const pb_run *run, pb_err *err)
          * now) become semicolons, so the cells stay unquoted. */
         fprintf(f, ",%s,", row->busy ? "yes" : "no");
         for (const char *c = row->suspect; *c; c++) fputc(*c == ',' ? ';' : *c, f);
-        fprintf(f, ",%s\n", row->path); /* a word: no comma */
+        fprintf(f, ",%s", row->path); /* a word: no comma */
+        if (run->seeds) {
+            int seeds = row->nseeds > 1 ? row->nseeds : 1;
+            fprintf(f, ",%d,", seeds);
+            if (row->status != PB_ROW_ERROR && row->nsamples) {
+                double lo = seeds > 1 ? row->seed_min_ms : row->ms.median;
+                double hi = seeds > 1 ? row->seed_max_ms : row->ms.median;
+                fprintf(f, "%.6g,%.6g,", lo, hi);
+                if (seeds > 1 && !isnan(row->seed_spread)) fprintf(f, "%.3f", 100 * row->seed_spread);
+                else if (seeds == 1) fputs("0.000", f);
+            } else {
+                fputs(",,", f);
+            }
+        }
+        fputc('\n', f);
     }
     return pb_afile_commit(&a, err);
 }

@@ -19,11 +19,13 @@ static json_t *instance_json(const pb_instance *in)
         else v = json_string(pb_param_format(s, in->params.v[i], buf, sizeof buf));
         json_object_set_new(params, s->name, v);
     }
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:b}", "label", in->label, "series",
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:b}", "label", in->label, "series",
                      in->series, "axis", in->axis, "axis_value", in->axis_value, "module",
                      in->mod->name, "family", in->mod->family->name, "device",
                      pb_device_name(in->mod->device), "params", params, "automatic",
                      in->automatic);
+    if (j && in->seeds) json_object_set_new(j, "seeds", json_integer(in->seeds));
+    return j;
 }
 
 static json_t *num_or_null(double x, bool ok) { return ok && isfinite(x) ? json_real(x) : json_null(); }
@@ -91,6 +93,27 @@ static json_t *row_json(const pb_row *row, const pb_config *cfg)
     /* Numbers that cannot be trusted (bench/suspect.h, output/machine_state.h). */
     json_object_set_new(j, "busy", json_boolean(row->busy));
     json_object_set_new(j, "suspect", row->suspect[0] ? json_string(row->suspect) : json_null());
+    /* A point measured over several seeds (bench/row_seeds.h): median_ms is
+     * the median of seed_median_ms; samples_ms holds the seeds' samples one
+     * seed after another, seed_samples of them each, so every seed can be
+     * analysed again. Rows of one seed have none of these fields. */
+    if (row->nseeds > 1) {
+        json_t *vals = json_array(), *counts = json_array(), *medians = json_array();
+        for (int i = 0; i < row->nseeds; i++) {
+            char v[24];
+            snprintf(v, sizeof v, "%llu", (unsigned long long)row->seed_values[i]);
+            json_array_append_new(vals, json_string(v));
+            json_array_append_new(counts, json_integer((json_int_t)row->seed_nsamples[i]));
+            json_array_append_new(medians, num_or_null(row->seed_median_ms[i], true));
+        }
+        json_object_set_new(j, "seeds", json_integer(row->nseeds));
+        json_object_set_new(j, "seed_values", vals);
+        json_object_set_new(j, "seed_samples", counts);
+        json_object_set_new(j, "seed_median_ms", medians);
+        json_object_set_new(j, "seed_min_ms", num_or_null(row->seed_min_ms, row->nsamples > 0));
+        json_object_set_new(j, "seed_max_ms", num_or_null(row->seed_max_ms, row->nsamples > 0));
+        json_object_set_new(j, "seed_spread_pct", num_or_null(100 * row->seed_spread, row->nsamples > 0));
+    }
     return j;
 }
 
@@ -116,6 +139,7 @@ int pb_results_write_json(const char *path, const pb_config *cfg, const pb_run *
     json_object_set_new(sweep, "fail_noisy", json_boolean(cfg->fail_noisy));
     json_object_set_new(sweep, "streams", json_integer(cfg->streams));
     json_object_set_new(sweep, "hold", json_boolean(cfg->hold));
+    if (cfg->seeds > 1) json_object_set_new(sweep, "seeds", json_integer(cfg->seeds));
     json_t *inst = json_array(), *rows = json_array();
     for (size_t i = 0; i < cfg->inst.n; i++) json_array_append_new(inst, instance_json(&cfg->inst.v[i]));
     size_t failed = 0, noisy = 0;

@@ -8,6 +8,8 @@
 #include "output/journal_file.h"
 #include "output/json_file.h"
 #include "bench/results.h"
+#include "bench/row_seeds.h"
+#include "config/ini.h"
 #include "stats/summary.h"
 #include "config/data_file.h"
 
@@ -187,7 +189,27 @@ static int read_rows(json_t *root, const char *json_path, const pb_config *cfg, 
         row->items_per_s = num(o, "items_per_s");
         row->gbps = num(o, "effective_gbps");
         row->verified = json_is_true(json_object_get(o, "verified"));
-        if (row->nsamples) {
+        /* A point of several seeds: which seeds, and how many samples each
+         * (bench/row_seeds.h); the medians follow from them. */
+        json_t *seeds = json_object_get(o, "seeds");
+        if (json_is_integer(seeds) && json_integer_value(seeds) > 1) {
+            json_t *counts = json_object_get(o, "seed_samples"), *vals = json_object_get(o, "seed_values");
+            json_int_t ns = json_integer_value(seeds);
+            bool good = ns <= PB_MAX_SEEDS && json_array_size(counts) == (size_t)ns &&
+                        json_array_size(vals) == (size_t)ns;
+            for (json_int_t s = 0; good && s < ns; s++) {
+                json_t *c = json_array_get(counts, (size_t)s);
+                const char *v = json_string_value(json_array_get(vals, (size_t)s));
+                good = json_is_integer(c) && json_integer_value(c) >= 0 && v &&
+                       pb_ini_parse_u64(v, &row->seed_values[s]);
+                if (good) row->seed_nsamples[s] = (size_t)json_integer_value(c);
+            }
+            row->nseeds = (int)ns;
+            if (!good || pb_row_summarise(row)) {
+                rc = pb_err_set(err, "%s: row %zu (%s): its seeds do not match its samples", json_path, i, label);
+                break;
+            }
+        } else if (row->nsamples) {
             row->ms = pb_summarise(row->samples_ms, row->nsamples);
             row->wall = pb_summarise(row->wall_ms, row->nsamples);
         }

@@ -68,6 +68,18 @@ typedef struct pb_row {
     /* The code path the module took for this point, where it has several
      * (pb_module.path); "" otherwise. */
     char path[32];
+    /* Seeds (bench/row_seeds.h): a point measured over nseeds > 1 seeds
+     * holds in samples_ms (and wall_ms) the seeds' samples one seed after
+     * another, seed_nsamples[i] of them the i-th's, drawn with
+     * seed_values[i]; ms.median and wall.median are the medians of the
+     * per-seed medians, seed_median_ms[i] the i-th's, and seed_min_ms,
+     * seed_max_ms and seed_spread ((max - min) / median, 0.01 = 1%) their
+     * range. nseeds 0 or 1: one seed, the arrays unused. */
+    int nseeds;
+    uint64_t seed_values[PB_MAX_SEEDS];
+    size_t seed_nsamples[PB_MAX_SEEDS];
+    double seed_median_ms[PB_MAX_SEEDS];
+    double seed_min_ms, seed_max_ms, seed_spread;
 } pb_row;
 
 /* Expected output fingerprints, one per (reference, point, stream), shared
@@ -86,6 +98,9 @@ typedef struct pb_run {
     pb_expectation *expect;
     size_t nexpect, capexpect;
     pb_machine_watch machine; /* the machine's state before, during and after */
+    /* Some point of the plan is measured over several seeds: results.csv
+     * then carries the seed columns (none otherwise, as before seeds). */
+    bool seeds;
 } pb_run;
 
 /* Items a row processes and bytes it must move: the module's `work` hook,
@@ -95,6 +110,10 @@ void pb_row_work(const pb_instance *in, uint64_t n, unsigned item_bytes, double 
 
 /* From the row's samples_ms: its median interval and half-width, noisy
  * (half-width above max_noise, with at least two samples) and multimodal.
+ * A row of several seeds is judged seed by seed: noisy or multimodal if
+ * any seed is, its interval from the lower middle seed's lower bound to
+ * the upper middle seed's upper bound (the median seed's own interval when
+ * nseeds is odd), the half-width that interval's over the row's median.
  * Returns -1 when out of memory. (bench/row_precision.c) */
 int pb_row_judge(pb_row *row, double max_noise);
 

@@ -87,6 +87,17 @@ static int plan(const pb_config *cfg, point **pts, size_t *npts)
     return 0;
 }
 
+long pb_run_points(const pb_config *cfg, void (*each)(const pb_instance *in, uint64_t n, unsigned item_bytes, void *user),
+                   void *user)
+{
+    point *pts;
+    size_t npts;
+    if (plan(cfg, &pts, &npts)) return -1;
+    for (size_t k = 0; k < npts && each; k++) each(pts[k].in, pts[k].n, pts[k].item_bytes, user);
+    free(pts);
+    return (long)npts;
+}
+
 int pb_run_check_plan(const pb_config *cfg, pb_err *err)
 {
     uint64_t host_avail = pb_host_mem_available();
@@ -220,7 +231,9 @@ static double predict(const pb_config *cfg, const pb_run *run, const double *wal
         if (last->noisy) samples = cfg->max_samples;
         samples = fmin(fmax(samples, cfg->min_samples), cfg->max_samples);
         double total = (samples + cfg->warmup) * (t + fmax(overhead, 0));
-        return fmin(total, cfg->timeout + (1 + cfg->warmup) * (t + fmax(overhead, 0)));
+        /* Each seed is a whole measurement of the point. */
+        return pb_config_seeds(cfg, in) *
+               fmin(total, cfg->timeout + (1 + cfg->warmup) * (t + fmax(overhead, 0)));
     }
     if (nsame) return same / (double)nsame;
     return run->nrows ? all / (double)run->nrows : -1;
@@ -267,6 +280,8 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
     run->interrupted = false;
     bool gpu_points = false;
     for (size_t k = 0; k < total; k++) gpu_points |= pts[k].in->mod->device == PB_DEVICE_GPU;
+    run->seeds = false;
+    for (size_t k = 0; k < total; k++) run->seeds |= pb_config_seeds(cfg, pts[k].in) > 1;
     pb_machine_watch_start(&run->machine, gpu_points);
     double t0 = now_s();
     for (size_t k = 0; k < total; k++) {
@@ -290,7 +305,7 @@ static int sweep(const pb_config *cfg, const pb_run_hooks *hooks, pb_run *run, p
         }
         double p0 = now_s();
         pb_machine_watch_point_begin(&run->machine);
-        pb_measure_point(cfg, run, in, row);
+        pb_measure_seeds(cfg, run, in, pb_config_seeds(cfg, in), row);
         row->busy = pb_machine_watch_point_end(&run->machine);
         if (pb_interrupted() && row->status == PB_ROW_ERROR && strcmp(row->message, "interrupted") == 0) {
             free(row->samples_ms);
@@ -419,11 +434,12 @@ int pb_run_dry(const pb_config *cfg, pb_run_plan_cb each, void *user, pb_run_est
                 if (!n) lo = r;
                 n++;
             }
-        double t = pb_estimate_point(cfg, &cals[lo], n, pts[k].n);
+        /* Calibrated on one seed; each seed measures the point again. */
+        double t = pb_config_seeds(cfg, pts[k].in) * pb_estimate_point(cfg, &cals[lo], n, pts[k].n);
         est->likely_s += t;
         /* At most: every point to its timeout (or longer, where even the
          * warm-ups and the minimum samples are predicted to take more). */
-        est->most_s += fmax(t, cfg->timeout);
+        est->most_s += fmax(t, pb_config_seeds(cfg, pts[k].in) * cfg->timeout);
         if (each) each(pts[k].in, pts[k].n, pts[k].item_bytes, t, user);
     }
     pb_run_free(&run);

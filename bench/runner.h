@@ -23,6 +23,13 @@ typedef struct pb_run_hooks {
     void *user;
 } pb_run_hooks;
 
+/* The points of the sweep's plan, in order (each instance at each item
+ * width and size, and the copy ceiling at every batch's total items):
+ * their count, and the callback, which may be NULL, for each. Nothing is
+ * measured or checked. -1 when out of memory. */
+long pb_run_points(const pb_config *cfg, void (*each)(const pb_instance *in, uint64_t n, unsigned item_bytes, void *user),
+                   void *user);
+
 /* Checks, before anything runs or is written, that every point fits in
  * memory and within its module's limits. */
 int pb_run_check_plan(const pb_config *cfg, pb_err *err);

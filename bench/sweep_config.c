@@ -130,6 +130,16 @@ static int set_streams(void *u, const pb_ini_field *f, const char *value, int li
     return 0;
 }
 
+static int set_seeds(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
+{
+    (void)f, (void)line;
+    long long v;
+    if (!pb_parse_ll(value, &v) || v < 1 || v > PB_MAX_SEEDS)
+        return pb_err_set(err, "seeds '%s' is not an integer in 1 .. %d", value, PB_MAX_SEEDS);
+    ((load *)u)->cfg->seeds = (int)v;
+    return 0;
+}
+
 static int set_modules(void *u, const pb_ini_field *f, const char *value, int line, pb_err *err)
 {
     (void)f;
@@ -158,7 +168,7 @@ static int set_plot(void *u, const pb_ini_field *f, const char *value, int line,
 {
     (void)f, (void)line;
     static const char *const kinds[] = {"throughput",   "throughput-pow2", "pct-copy", "latency",
-                                        "axis",         "axis-speedup",    "axis-time"};
+                                        "axis",         "axis-speedup",    "axis-time", "share-one-read"};
     pb_config *c = ((load *)u)->cfg;
     char **words;
     size_t n;
@@ -171,7 +181,7 @@ static int set_plot(void *u, const pb_ini_field *f, const char *value, int line,
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) ok |= strcmp(words[w], kinds[k]) == 0;
         if (!ok)
             rc = pb_err_set(err, "plot kind '%s' is not throughput, throughput-pow2, pct-copy, latency, "
-                                 "axis, axis-speedup, axis-time or none",
+                                 "axis, axis-speedup, axis-time, share-one-read or none",
                             words[w]);
         else if (c->nplots == PB_MAX_PLOTS)
             rc = pb_err_set(err, "too many plot kinds in '%s'", value);
@@ -209,6 +219,7 @@ static const pb_ini_field fields[] = {
     {"sizes", set_sizes, NULL},
     {"item", set_item, NULL},
     {"seed", set_seed, NULL},
+    {"seeds", set_seeds, NULL},
     {"warmup", set_count, AT(warmup, int, 0)},
     {"min_samples", set_count, AT(min_samples, int, 1)},
     {"max_samples", set_count, AT(max_samples, int, 1)},
@@ -325,6 +336,7 @@ static int from_doc(pb_ini *doc, pb_config *cfg, pb_err *err)
     snprintf(cfg->path, sizeof cfg->path, "%s", doc->path);
     snprintf(cfg->name, sizeof cfg->name, "%s", doc->name);
     cfg->seed = 1;
+    cfg->seeds = 1;
     cfg->warmup = 1;
     cfg->min_samples = 10;
     cfg->max_samples = 1000;
@@ -373,6 +385,11 @@ void pb_config_free(pb_config *cfg)
     free(cfg->text);
     cfg->text = NULL;
     pb_instances_free(&cfg->inst);
+}
+
+int pb_config_seeds(const pb_config *cfg, const pb_instance *in)
+{
+    return in->seeds ? in->seeds : cfg->seeds > 0 ? cfg->seeds : 1;
 }
 
 void pb_config_add_ceilings(pb_config *cfg)

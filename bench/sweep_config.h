@@ -53,6 +53,10 @@ typedef struct pb_config {
     unsigned items[PB_MAX_ITEMS]; /* item widths in bytes, as named by `item` */
     size_t nitems;
     uint64_t seed;
+    /* Each point measured over this many seeds (bench/row_seeds.h), unless
+     * its instance says (pb_instance.seeds): the row reports the median of
+     * the per-seed medians and their spread. */
+    int seeds;
     int warmup;
     int min_samples, max_samples;
     double min_time, timeout;  /* seconds per problem point */
@@ -84,6 +88,9 @@ int pb_config_load_file(const char *path, pb_config *cfg, pb_err *err);
 int pb_config_load_text(const char *path, const char *name, const char *text, pb_config *cfg,
                         pb_err *err);
 void pb_config_free(pb_config *cfg);
+
+/* The seeds a point of `in` is measured over: its section's, else the sweep's. */
+int pb_config_seeds(const pb_config *cfg, const pb_instance *in);
 
 /* Adds the ceilings the sweep's family is bounded by (core/family.h) on
  * each device its instances run on, unless present, ahead of the others:

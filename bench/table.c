@@ -11,7 +11,7 @@
  * the CPU; wall_ms is the host's wall time of the same calls, launch to
  * completion (on the CPU the two are one). The legend under the header
  * says what each column is, so the table reads without the docs. */
-void pb_table_header(void)
+void pb_table_header(bool seeds)
 {
     printf("%-22s %-4s %12s %4s %4s %7s %11s %11s %11s %6s %11s %10s %9s %7s %s\n", "label", "dev",
            "n", "item", "thr", "samples", "median_ms", "ci_lo_ms", "ci_hi_ms", "+-ci", "wall_ms",
@@ -22,6 +22,9 @@ void pb_table_header(void)
            "# samples fall into two clusters; wall_ms: median host wall time, launch to completion;\n"
            "# Gitems/s, GB/s: items and bytes the algorithm must move at the median; %%copy: GB/s as a\n"
            "# share of the copy ceiling on the same device, n and item\n");
+    if (seeds)
+        printf("# (N seeds, spread S%%): the point measured over N seeds (input and draws); median_ms is\n"
+               "# the median of the N per-seed medians, S their (max - min) / median_ms\n");
     fflush(stdout);
 }
 
@@ -39,13 +42,15 @@ void pb_table_row(const pb_row *row)
     } else {
         char ci[16];
         snprintf(ci, sizeof ci, "%.1f%%", 100 * row->ci_halfwidth);
-        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %11.4f %11.4f %6s %11.4f %10.4f %9.2f %7s %s%s%s%s%s%s\n",
+        printf("%-22s %-4s %12s %4u %4s %7zu %11.4f %11.4f %11.4f %6s %11.4f %10.4f %9.2f %7s %s%s%s%s%s%s",
                row->inst->label, pb_device_name(row->inst->mod->device), nb, row->item_bytes, thr,
                row->nsamples, row->ms.median, row->ci_lo_ms, row->ci_hi_ms, ci, row->wall.median,
                row->items_per_s / 1e9, row->gbps, pct, row->status == PB_ROW_OK ? "yes" : "FAILED",
                row->noisy ? " (noisy)" : "", row->multimodal ? " (multimodal)" : "",
                row->timed_out ? " (timeout)" : "", row->busy ? " (busy)" : "",
                row->suspect[0] ? " (suspect)" : "");
+        if (row->nseeds > 1) printf(" (%d seeds, spread %.1f%%)", row->nseeds, 100 * row->seed_spread);
+        printf("\n");
         /* The code path, where the module has several: a line of its own. */
         if (row->path[0]) printf("  path: %s\n", row->path);
         /* A module spread over several devices: what it sent between

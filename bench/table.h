@@ -4,7 +4,7 @@
 
 #include "bench/runner.h"
 
-void pb_table_header(void);
+void pb_table_header(bool seeds);
 void pb_table_row(const pb_row *row);
 /* The rows that failed or could not run, with their reasons, and how
  * many stopped noisier than max_noise. */

@@ -173,29 +173,79 @@ static pb_cmp_key key_of(json_t *r)
                         (uint64_t)integer(r, "n"), (unsigned)integer(r, "item_bytes")};
 }
 
+/* The run's max_noise in percent (the sweep's default when absent). */
+static double max_noise_pct(json_t *root)
+{
+    json_t *mn = json_object_get(json_object_get(root, "sweep"), "max_noise_pct");
+    return json_is_number(mn) ? json_number_value(mn) : 0.5;
+}
+
+/* The seed slices of a row measured over several seeds (its seed_samples,
+ * adding up to its samples): their count, 0 for a row of one seed or one
+ * whose counts do not add up (judged whole). */
+static int seed_slices(json_t *r, size_t n, size_t *counts)
+{
+    json_t *a = json_object_get(r, "seed_samples");
+    size_t k = json_array_size(a), sum = 0;
+    if (k < 2 || k > 64) return 0;
+    for (size_t i = 0; i < k; i++) {
+        json_t *c = json_array_get(a, i);
+        if (!json_is_integer(c) || json_integer_value(c) < 1) return 0;
+        sum += counts[i] = (size_t)json_integer_value(c);
+    }
+    return sum == n ? (int)k : 0;
+}
+
 /* One side of a row: its median interval's half-width (percent) from its
  * samples, noisy against its run's max_noise, multimodal, busy. A row
  * that carries the interval (median_ci_halfwidth_pct) judged its own
  * noisy by it, so that flag counts too; an older row's noisy was the
- * relative standard deviation, and is passed over. */
-static int judge_side(json_t *root, json_t *r, const double *x, size_t n, double *ci_pct, bool *noisy,
-                      bool *multimodal, bool *busy)
+ * relative standard deviation, and is passed over. A row of several
+ * seeds is judged seed by seed, as the run judged it (bench/row.h): noisy
+ * or multimodal if a seed is, the widest seed's half-width shown; pooled,
+ * seeds far apart would read as clusters. Its median is the median of the
+ * per-seed medians, and its seeds' spread is returned. */
+static int judge_side(json_t *root, json_t *r, const double *x, size_t n, double *median, double *ci_pct,
+                      bool *noisy, bool *multimodal, bool *busy, int *seeds, double *spread_pct)
 {
     double *s = malloc((n ? n : 1) * sizeof *s);
     if (!s) return -1;
-    memcpy(s, x, n * sizeof *s);
-    gsl_sort(s, 1, n);
-    pb_median_ci ci = pb_median_ci_of_sorted(s, n, 0.95);
-    *ci_pct = 100 * pb_median_ci_halfwidth(&ci, (s[(n - 1) / 2] + s[n / 2]) / 2);
-    json_t *mn = json_object_get(json_object_get(root, "sweep"), "max_noise_pct");
-    double max_noise = json_is_number(mn) ? json_number_value(mn) : 0.5; /* the sweep's default */
-    bool own = json_is_number(json_object_get(r, "median_ci_halfwidth_pct"));
-    *noisy = (n > 1 && *ci_pct > max_noise) || (own && json_is_true(json_object_get(r, "noisy")));
-    pb_modes m;
-    int rc = pb_modes_of_sorted(s, n, &m);
-    *multimodal = m.multimodal || json_is_true(json_object_get(r, "multimodal"));
-    *busy = json_is_true(json_object_get(r, "busy"));
+    size_t counts[64];
+    int k = seed_slices(r, n, counts);
+    double max_noise = max_noise_pct(root);
+    double meds[64];
+    *ci_pct = 0;
+    *noisy = *multimodal = false;
+    int rc = 0;
+    size_t at = 0;
+    for (int i = 0; i < (k ? k : 1); i++) {
+        size_t m = k ? counts[i] : n;
+        memcpy(s, x + at, m * sizeof *s);
+        gsl_sort(s, 1, m);
+        pb_median_ci ci = pb_median_ci_of_sorted(s, m, 0.95);
+        meds[i] = (s[(m - 1) / 2] + s[m / 2]) / 2;
+        double pct = 100 * pb_median_ci_halfwidth(&ci, meds[i]);
+        if (!(pct <= *ci_pct)) *ci_pct = pct;
+        *noisy |= m > 1 && pct > max_noise;
+        pb_modes md;
+        rc |= pb_modes_of_sorted(s, m, &md);
+        *multimodal |= md.multimodal;
+        at += m;
+    }
     free(s);
+    bool own = json_is_number(json_object_get(r, "median_ci_halfwidth_pct"));
+    *noisy |= own && json_is_true(json_object_get(r, "noisy"));
+    *multimodal |= json_is_true(json_object_get(r, "multimodal"));
+    *busy = json_is_true(json_object_get(r, "busy"));
+    *seeds = k ? k : 1;
+    *spread_pct = NAN;
+    if (k) {
+        pb_summary sm = pb_summarise(meds, (size_t)k);
+        *median = sm.median;
+        *spread_pct = sm.median > 0 ? 100 * (sm.max - sm.min) / sm.median : NAN;
+    } else {
+        *median = pb_summarise(x, n).median;
+    }
     return rc;
 }
 
@@ -215,13 +265,14 @@ static int compare_row(pb_compare *c, json_t *b, json_t *n, pb_cmp_row *row, pb_
     int rc = !bs || !ns ? pb_err_set(err, "out of memory")
                         : pb_mann_whitney_u(ns, row->new_samples, bs, row->base_samples, &mw, err);
     if (!rc) {
-        row->base_ms = pb_summarise(bs, row->base_samples).median;
-        row->new_ms = pb_summarise(ns, row->new_samples).median;
-        if (judge_side(c->base.root, b, bs, row->base_samples, &row->base_ci_pct, &row->base_noisy,
-                       &row->base_multimodal, &row->base_busy) ||
-            judge_side(c->new_.root, n, ns, row->new_samples, &row->new_ci_pct, &row->new_noisy,
-                       &row->new_multimodal, &row->new_busy))
+        if (judge_side(c->base.root, b, bs, row->base_samples, &row->base_ms, &row->base_ci_pct,
+                       &row->base_noisy, &row->base_multimodal, &row->base_busy, &row->base_seeds,
+                       &row->base_seed_spread_pct) ||
+            judge_side(c->new_.root, n, ns, row->new_samples, &row->new_ms, &row->new_ci_pct, &row->new_noisy,
+                       &row->new_multimodal, &row->new_busy, &row->new_seeds, &row->new_seed_spread_pct))
             rc = pb_err_set(err, "out of memory");
+        row->seed_spread_wide = row->base_seed_spread_pct > max_noise_pct(c->base.root) ||
+                                row->new_seed_spread_pct > max_noise_pct(c->new_.root);
     }
     free(bs);
     free(ns);
@@ -308,6 +359,7 @@ int pb_compare_runs(const char *base, const char *new_, const pb_compare_opts *o
         c->faster += row->verdict == PB_CMP_FASTER;
         c->slower += row->verdict == PB_CMP_SLOWER;
         c->unstable += row->verdict == PB_CMP_UNSTABLE;
+        c->seed_spread_wide += row->seed_spread_wide;
         c->slower_beyond_fail += (row->verdict == PB_CMP_SLOWER || (opts->strict && row->verdict == PB_CMP_UNSTABLE)) &&
                                  row->ratio > 1 + opts->fail_pct / 100;
     }

@@ -82,6 +82,13 @@ typedef struct pb_cmp_row {
     double base_ci_pct, new_ci_pct;
     bool base_noisy, new_noisy, base_multimodal, new_multimodal, base_busy, new_busy;
     char unstable[160];
+    /* A side measured over several seeds (its row's seed_samples): how
+     * many, and the spread of their medians, (max - min) / median in
+     * percent (1 and NAN for a row of one seed). Shown, never judged: the
+     * spread is the inputs', not the measurement's. */
+    int base_seeds, new_seeds;
+    double base_seed_spread_pct, new_seed_spread_pct;
+    bool seed_spread_wide; /* a side's spread is above its run's max_noise */
 } pb_cmp_row;
 
 /* A row not compared: on one side only, or not ok on a side. */
@@ -98,6 +105,7 @@ typedef struct pb_compare {
     pb_cmp_skip *skips; /* base-only, then new-only, then not ok */
     size_t nskips;
     size_t same, faster, slower, slower_beyond_fail, unstable;
+    size_t seed_spread_wide; /* rows with a seed spread above max_noise (shown, not judged) */
     bool gpu_differs, cpu_differs; /* between the two runs' provenance */
     struct pb_cmp_machine_line *machine; /* the runs' machine state (compare_machine.c) */
     size_t nmachine;

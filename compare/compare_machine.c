@@ -69,7 +69,20 @@ int pb_compare_machine(pb_compare *c, pb_err *err)
     if (!b && !n) return 0;
     c->machine = calloc(PB_CMP_MACHINE_MAX, sizeof *c->machine);
     if (!c->machine) return pb_err_set(err, "out of memory");
-    if (b) walk(c, b, "machine", false, 0);
-    if (n) walk(c, n, "machine", true, 0);
+    if (b && n) {
+        walk(c, b, "machine", false, 0);
+        walk(c, n, "machine", true, 0);
+        return 0;
+    }
+    /* One side from a permbench that kept no record: one line says so,
+     * and the other side's verdict, rather than every value against "-". */
+    pb_cmp_machine_line *l = line_for(c, "machine");
+    snprintf(b ? l->new_ : l->base, sizeof l->base, "not recorded");
+    snprintf(b ? l->base : l->new_, sizeof l->base, "recorded");
+    json_t *busy = json_object_get(b ? b : n, "busy");
+    if (busy) {
+        l = line_for(c, "machine.busy");
+        text_of(busy, b ? l->base : l->new_, sizeof l->base);
+    }
     return 0;
 }

@@ -158,14 +158,38 @@ static void print_unstable(const pb_compare *c, bool md, FILE *out)
     }
 }
 
+/* Rows whose seeds' medians spread wider than max_noise: shown, not
+ * judged (docs/measurement.md: the spread is the inputs', a property of
+ * the point, not a fault of the measurement). */
+static void print_seed_spread(const pb_compare *c, bool md, FILE *out)
+{
+    if (!c->seed_spread_wide) return;
+    fprintf(out, md ? "\n**Seed spread above max_noise (shown, not judged):**\n\n"
+                    : "\nSeed spread above max_noise (shown, not judged):\n");
+    for (size_t i = 0; i < c->nrows; i++) {
+        const pb_cmp_row *r = &c->rows[i];
+        if (!r->seed_spread_wide) continue;
+        char nb[48], bs[48] = "one seed", ns[48] = "one seed";
+        pb_size_format(r->key.n, nb, sizeof nb);
+        if (r->base_seeds > 1) snprintf(bs, sizeof bs, "%.1f%% over %d seeds", r->base_seed_spread_pct, r->base_seeds);
+        if (r->new_seeds > 1) snprintf(ns, sizeof ns, "%.1f%% over %d seeds", r->new_seed_spread_pct, r->new_seeds);
+        fprintf(out, md ? "- `%s` n = %s, %u B: BASE %s, NEW %s\n" : "  %s  n = %s, %u B: BASE %s, NEW %s\n",
+                r->key.label, nb, r->key.item_bytes, bs, ns);
+    }
+}
+
 /* The machine state lines, after the provenance's. */
 static void print_machine(const pb_compare *c, bool md, int w, FILE *out)
 {
+    /* The key column as wide as the longest path, so the values align. */
+    int kw = 14;
+    for (size_t i = 0; i < c->nmachine; i++)
+        if ((int)strlen(c->machine[i].what) > kw) kw = (int)strlen(c->machine[i].what);
     for (size_t i = 0; i < c->nmachine; i++) {
         const pb_cmp_machine_line *l = &c->machine[i];
         bool differs = strcmp(l->base, l->new_) != 0;
         if (md) fprintf(out, "| %s | %s | %s | %s |\n", l->what, l->base, l->new_, differs ? "differs" : "");
-        else fprintf(out, "%-14s %-*s  %s%s\n", l->what, w, l->base, l->new_, differs ? "   (differs)" : "");
+        else fprintf(out, "%-*s %-*s  %s%s\n", kw, l->what, w, l->base, l->new_, differs ? "   (differs)" : "");
     }
 }
 
@@ -174,6 +198,7 @@ void pb_compare_print(const pb_compare *c, bool markdown, FILE *out)
     if (markdown) print_markdown(c, out);
     else print_text(c, out);
     print_unstable(c, markdown, out);
+    print_seed_spread(c, markdown, out);
     print_skips(c, markdown, out);
     print_summary(c, markdown, out);
 }

@@ -49,6 +49,13 @@ static json_t *row_json(const pb_cmp_row *r)
         json_object_set_new(o, "noisy", json_boolean(sides[s].noisy));
         json_object_set_new(o, "multimodal", json_boolean(sides[s].multimodal));
         json_object_set_new(o, "busy", json_boolean(sides[s].busy));
+        /* Several seeds: their number and the spread of their medians
+         * (shown, not judged); a side of one seed has neither. */
+        int seeds = s ? r->new_seeds : r->base_seeds;
+        if (seeds > 1) {
+            json_object_set_new(o, "seeds", json_integer(seeds));
+            json_object_set_new(o, "seed_spread_pct", num(s ? r->new_seed_spread_pct : r->base_seed_spread_pct));
+        }
     }
     json_object_set_new(j, "unstable", r->unstable[0] ? json_string(r->unstable) : json_null());
     return j;

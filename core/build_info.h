@@ -24,6 +24,9 @@ typedef struct pb_build_info {
      * "" for none. */
     const char *cuda_sass;
     const char *cuda_ptx;
+    /* The CCCL version cub-topk was compiled with ("3.6.0"; CMake's
+     * PB_CCCL_ROOT or the toolkit's), "" where it was not built. */
+    const char *cccl_topk;
 } pb_build_info;
 
 extern const pb_build_info pb_build;

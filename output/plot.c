@@ -16,6 +16,7 @@
 #include "output/json_file.h"
 #include "output/results_names.h"
 #include "config/embedded.h"
+#include "output/plot_share.h"
 
 bool pb_gnuplot_find(char *path, size_t len)
 {
@@ -384,6 +385,15 @@ int pb_plot_dir(const char *dir, bool quiet, pb_err *err)
                                strcmp(kind, "pct-copy") == 0 ? set->others : set->labels,
                                set->items,  set->series, set->sizes, set->axis, set->axis_values,
                                set->subtitle, set->labels};
+        /* Its points are derived (output/plot_share.h): the lines go as the
+         * series, the shapes as the axis values. */
+        if (strcmp(kind, "share-one-read") == 0) {
+            if (pb_plot_share_data(root, dir, set->share_shapes, sizeof set->share_shapes, set->share_lines,
+                                   sizeof set->share_lines, err))
+                goto out;
+            req.series = set->share_lines;
+            req.axis_values = set->share_shapes;
+        }
         if (pb_plot_draw(gnuplot, &req, err)) goto out;
         if (!quiet) printf("figure: %s/%s.png, %s/%s.svg\n", dir, req.kind, dir, req.kind);
     }

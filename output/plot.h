@@ -69,6 +69,9 @@ typedef struct pb_plot_set {
     char sizes[2048];
     char axis[64];
     char axis_values[2048];
+    /* The share-of-one-read figure's lines and shapes (output/plot_share.h). */
+    char share_lines[4096];
+    char share_shapes[4096];
 } pb_plot_set;
 
 /* Reads a results.json document (`path` names it in messages). The set

@@ -93,8 +93,9 @@ json_t *pb_provenance_json(const char *path, const char *name, const char *text,
 
 json_t *pb_build_json(void)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "type", pb_build.build_type, "c_compiler",
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "type", pb_build.build_type, "c_compiler",
                      pb_build.c_compiler, "cxx_compiler", pb_build.cxx_compiler, "cuda_compiler",
                      pb_build.cuda_compiler, "cuda_architectures", pb_build.cuda_archs, "cuda_sass",
-                     arch_list_json(pb_build.cuda_sass), "cuda_ptx", arch_list_json(pb_build.cuda_ptx));
+                     arch_list_json(pb_build.cuda_sass), "cuda_ptx", arch_list_json(pb_build.cuda_ptx),
+                     "cccl_topk", pb_build.cccl_topk[0] ? json_string(pb_build.cccl_topk) : json_null());
 }

@@ -2,7 +2,7 @@
  * its tests need, draws sample permutations in batches through the module's
  * own sample_perms (or, for an external input, reads its next rows: draw j
  * is row j + 1), streams them through the configured tests
- * (quality/qtest.h) and yields one row per (instance, n, test result). */
+ * (quality/qtests/qtest.h) and yields one row per (instance, n, test result). */
 #ifndef PB_BATTERY_H
 #define PB_BATTERY_H
 

@@ -234,6 +234,12 @@ static int add_section(pb_quality_config *c, const pb_ini *doc, const pb_ini_sec
     if (pb_instances_add_section(&c->inst, doc, s, err)) return -1;
     const pb_instance *in = &c->inst.v[first];
     const pb_ini_key *mk = pb_ini_find(s, "module");
+    /* Timing's key: the battery draws its permutations from the config's
+     * seed alone. */
+    if (in->seeds_line)
+        return pb_ini_fail(err, doc, in->seeds_line,
+                           "seeds in [%s] is a key of run configs; quality draws from the [quality] seed",
+                           s->name);
     if (!pb_module_sample_perms(in->mod))
         return pb_ini_fail(err, doc, mk ? mk->line : s->line,
                            "module '%s' in [%s] cannot draw sample permutations: quality tests "

@@ -24,7 +24,7 @@
  *   n = 5
  *   format = u32
  *
- * Each test of quality/qtest_list.h takes `<name>` and `<name>_samples`
+ * Each test of quality/qtests/qtest_list.h takes `<name>` and `<name>_samples`
  * (and its select_key). Every error names the file and line. */
 #ifndef PB_QUALITY_CONFIG_H
 #define PB_QUALITY_CONFIG_H

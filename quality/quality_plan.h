@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "quality/qinput.h"
-#include "quality/qtest.h"
+#include "quality/qtests/qtest.h"
 #include "registry/instance.h"
 
 #ifdef __cplusplus

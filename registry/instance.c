@@ -179,10 +179,16 @@ int pb_instances_add_section(pb_instances *list, const pb_ini *doc, const pb_ini
     if (!m)
         return pb_ini_fail(err, doc, modline, "unknown module '%s' in [%s] (see 'permbench list')",
                            modname, s->name);
+    /* `seeds`: the harness's, one value (a list of seeds counts is no axis). */
+    const pb_ini_key *sk = pb_ini_find(s, "seeds");
+    long long seeds = 0;
+    if (sk && (!pb_parse_ll(sk->value, &seeds) || seeds < 1 || seeds > PB_MAX_SEEDS))
+        return pb_ini_fail(err, doc, sk->line, "seeds '%s' in [%s] is not an integer in 1 .. %d",
+                           sk->value, s->name, PB_MAX_SEEDS);
     const pb_ini_key *axis = NULL;
     for (size_t i = 0; i < s->nkeys; i++) {
         const pb_ini_key *k = &s->keys[i];
-        if (k == mk || !is_list(m, k)) continue;
+        if (k == mk || k == sk || !is_list(m, k)) continue;
         if (axis)
             return pb_ini_fail(err, doc, k->line,
                                "[%s] already varies '%s'; one list-valued parameter per section",
@@ -195,10 +201,12 @@ int pb_instances_add_section(pb_instances *list, const pb_ini *doc, const pb_ini
     snprintf(base.series, sizeof base.series, "%s", s->name);
     base.mod = m;
     base.line = s->line;
+    base.seeds = (int)seeds;
+    base.seeds_line = sk ? sk->line : 0;
     pb_params_defaults(m, &base.params);
     for (size_t i = 0; i < s->nkeys; i++) {
         const pb_ini_key *k = &s->keys[i];
-        if (k == mk || k == axis) continue;
+        if (k == mk || k == sk || k == axis) continue;
         if (pb_params_set_at(m, &base.params, k->name, k->value, base_dir(doc, k), &e))
             return pb_ini_fail(err, doc, k->line, "%s", e.msg);
         base.given |= 1u << pb_module_param_index(m, k->name);

@@ -32,6 +32,10 @@ extern "C" {
  * "rounds = 1 .. 10^9" is an error, not an hour of allocation. */
 #define PB_MAX_INSTANCES 4096
 
+/* The most seeds a point may be measured over (`seeds`, a run key of the
+ * [sweep] and of a module section): each is a whole point's measurement. */
+#define PB_MAX_SEEDS 64
+
 typedef struct pb_instance {
     char label[PB_LABEL_MAX];  /* unique: <series>/<axis>=<value> when expanded */
     char series[PB_LABEL_MAX]; /* the section name */
@@ -42,6 +46,8 @@ typedef struct pb_instance {
     unsigned given;  /* bit i: parameter i was set in the config */
     int line;        /* of its section header; 0 if added by the harness */
     bool automatic;  /* added by the harness (a ceiling, `modules = all`) */
+    int seeds;       /* `seeds = N` in its section (1 .. PB_MAX_SEEDS); 0: the sweep's */
+    int seeds_line;  /* of that key; 0 if not given */
 } pb_instance;
 
 typedef struct pb_instances {
@@ -50,7 +56,9 @@ typedef struct pb_instances {
 } pb_instances;
 
 /* Appends the instances of one module section; errors name the file and
- * the line of the offending key. */
+ * the line of the offending key. Besides `module`, the key `seeds` (the
+ * seeds a run measures each point over) is the harness's, not a
+ * parameter; a config kind without it refuses an instance that sets it. */
 int pb_instances_add_section(pb_instances *list, const pb_ini *doc, const pb_ini_section *s,
                              pb_err *err);
 

@@ -76,6 +76,7 @@ PB_MODULE(tile_permute)
 /* Top-k family: GPU */
 PB_MODULE(radik) /* RadiK radix top-k with its optimisations */
 PB_MODULE(sort_and_choose) /* CUB sort, then the first k: the reference */
+PB_MODULE(cub_topk) /* CUB's DeviceTopK / DeviceBatchedTopK (CCCL 3.3+): a peer */
 
 /* Ceilings on the GPU */
 PB_MODULE(cuda_memcpy)

@@ -18,6 +18,7 @@
 # PB_ARCHS="80 90" checks those only, PB_ARCHS=classes one architecture a
 # class of identical device code (the oldest, and the oldest at or above
 # each __CUDA_ARCH__ threshold the sources test: 75 80 90 today);
+# PB_ARCHS_EXCEPT="90" leaves those out of the list;
 # PB_ARCH_STAGE=ptx stops at the front end and optimiser (-ptx, no ptxas); PB_ARCH_ONLY=REGEX the sources whose
 # path matches it; PB_ARCH_LIST_ONLY=1 lists the sources and compiles none;
 # PB_ARCH_VERBOSE=1 prints each compile's result and CPU seconds.
@@ -41,6 +42,9 @@ if [ "$archs" = classes ]; then
     archs=$(for t in $thresholds; do for a in $release; do [ $((a * 10)) -ge "$t" ] && { echo "$a"; break; }; done; done |
         cat - <(echo "$release" | awk '{print $1}') | sort -un | tr '\n' ' ')
 fi
+# PB_ARCHS_EXCEPT="90": leave those out (a build that compiled the whole
+# tree for them already: CI's main build is compute_90).
+for x in ${PB_ARCHS_EXCEPT:-}; do archs=$(tr ' ' '\n' <<<"$archs" | grep -vx "$x" | tr '\n' ' '); done
 stage=${PB_ARCH_STAGE:-cubin}
 case $stage in cubin | ptx) ;; *) echo "check-archs.sh: PB_ARCH_STAGE is cubin or ptx, not '$stage'" >&2; exit 2 ;; esac
 [ -n "$archs" ] || { echo "check-archs.sh: no architectures" >&2; exit 2; }

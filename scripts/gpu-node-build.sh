@@ -23,6 +23,9 @@ with git archive, so results name its commit), unpacked into BUILD_DIR-src;
 PB_BUILD_FROM_TREE=1 builds the tree this script is in instead.
   --no-build  only unpack and write PREFIX/env.sh
 
+Where the bundle carries CCCL headers (BUNDLE_DIR/cccl, offline-bundle.sh
+--cccl), the build is configured with PB_CCCL_ROOT pointing at them, for the
+gpu-cub-topk module; otherwise PB_CCCL_ROOT from the environment, where set.
 Packages already installed on this node are skipped so its own libraries are
 used. Environment: CUDA_ARCH (default 90), PB_BUNDLE_FORCE_ALL=1 unpacks every
 package even if installed (for testing on a machine that has them).
@@ -209,7 +212,11 @@ command -v cmake >/dev/null || die "cmake not found on this node"
 # direct deps, so with the default --as-needed, libgsl's own dependency
 # libgslcblas.so.0 would not be found in the prefix at run time.
 LDF="${LDFLAGS:-} -Wl,--disable-new-dtags"
+# gpu-cub-topk's CCCL: the bundle's headers, else the environment's PB_CCCL_ROOT.
+CCCL_ROOT=${PB_CCCL_ROOT:-}
+if [ -f "$BUNDLE/cccl/cub/device/device_topk.cuh" ]; then CCCL_ROOT=$BUNDLE/cccl; fi
 cmake -S "$SRC" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+  -DPB_CCCL_ROOT="$CCCL_ROOT" \
   -DCMAKE_EXE_LINKER_FLAGS="$LDF" -DCMAKE_SHARED_LINKER_FLAGS="$LDF" || die "cmake configure failed (see output above)"
 cmake --build "$BUILD_DIR" -j"$(nproc)" || die "build failed (see output above)"
 echo "built in $BUILD_DIR; for later shells: . $PREFIX/env.sh"

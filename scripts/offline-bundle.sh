@@ -44,7 +44,7 @@ trap 'rc=$?; echo "$PROG: error: command failed (exit $rc) at line $LINENO: $BAS
 
 usage() {
   cat <<EOF
-Usage: $PROG [--baseline REV] [--no-plot] [OUTDIR]
+Usage: $PROG [--baseline REV] [--no-plot] [--cccl DIR] [OUTDIR]
 
 Download the Debian packages of scripts/packages.txt (less the toolchain) plus their
 full runtime dependency closure, minus base-system packages, into OUTDIR/debs/
@@ -59,14 +59,22 @@ Copy OUTDIR to the GPU node and run scripts/gpu-node-build.sh there.
                   bundle would pass the 64 MiB it may carry; runs then note
                   "gnuplot not found" and the figures are drawn at home
                   ('permbench plot DIR')
+  --cccl DIR      also carry CCCL headers newer than the node's toolkit (for
+                  gpu-cub-topk: cub/device/device_topk.cuh, CCCL 3.3+), as
+                  OUTDIR/cccl/ (cub/, thrust/, cuda/, nv/); DIR is laid out as
+                  PB_CCCL_ROOT may be (cmake/cccl_topk.cmake). Default: the
+                  environment's PB_CCCL_ROOT, where set. gpu-node-build.sh
+                  then configures with PB_CCCL_ROOT=BUNDLE_DIR/cccl
 EOF
 }
 
 BASELINE=
+CCCL=${PB_CCCL_ROOT:-}
 while :; do
   case "${1:-}" in
     -h|--help) usage; exit 0 ;;
     --baseline) [ $# -ge 2 ] || die "--baseline needs a revision"; BASELINE=$2; shift 2 ;;
+    --cccl) [ $# -ge 2 ] || die "--cccl needs a folder"; CCCL=$2; shift 2 ;;
     --no-plot) PACKAGES=$(tr ' ' '\n' <<<"$PACKAGES" | grep -v -x gnuplot-nox | tr '\n' ' '); shift ;;
     *) break ;;
   esac
@@ -82,6 +90,11 @@ done
 
 mkdir -p "$OUTDIR" || die "cannot create $OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
+# CCCL headers for gpu-cub-topk (scripts/bundle-cccl.sh, one line on failure):
+# OUTDIR/cccl/, first, so a wrong --cccl stops before the downloads.
+if [ -n "$CCCL" ]; then
+  "$REPO/scripts/bundle-cccl.sh" "$CCCL" "$OUTDIR" || exit 1
+fi
 WORK=$(mktemp -d "$OUTDIR/.work.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 LOG=$WORK/log

@@ -11,10 +11,15 @@
 #                               the first job alone, on the build there
 #                               (ARGs added to its run: --dry-run, --out DIR)
 #
-# CUDA is not installed from packages: if nvcc is on PATH or under
-# /usr/local/cuda, the GPU modules are built too; otherwise a CPU-only build.
-# PB_WERROR=ON builds with warnings as errors (CI does). PB_CUDA_ARCH=LIST
-# builds those CUDA architectures (default: this machine's GPU, or sm_90).
+# CUDA is not installed from packages. Where a CUDA device is visible and
+# nvcc is on PATH or under /usr/local/cuda, the GPU modules are built for
+# that device; on a machine without one the build is CPU-only (a first
+# result in minutes: the GPU modules' compile is most of a full build and
+# nothing here could run them). PB_CUDA=ON builds the GPU modules anyway
+# (for another machine, or to check they compile: CI does), PB_CUDA=OFF
+# never. PB_WERROR=ON builds with warnings as errors (CI does).
+# PB_CUDA_ARCH=LIST builds those CUDA architectures (default: this machine's
+# GPU, or sm_90 with PB_CUDA=ON and none; 90-virtual is PTX alone, no ptxas).
 set -Eeuo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run_default=1 first_only=0
@@ -63,15 +68,23 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The build is for this machine: CMake's default is `native` where a GPU is
-# visible; with none (CI) it would be the release list of seven
-# architectures, so one is built instead, sm_90 (PB_CUDA_ARCH overrides),
-# and scripts/check-archs.sh compiles the architecture-specific sources for
-# the others (docs/architectures.md).
+# visible. With none, CPU-only unless PB_CUDA=ON; then the release list of
+# seven architectures would be built, so one is instead, sm_90
+# (PB_CUDA_ARCH overrides), and scripts/check-archs.sh compiles the
+# architecture-specific sources for the others (docs/architectures.md).
 arch=${PB_CUDA_ARCH:-}
+cuda=${PB_CUDA:-}
+case $cuda in "" | AUTO | ON | OFF) ;; *) echo "setup.sh: PB_CUDA is AUTO, ON or OFF, not '$cuda'" >&2; exit 2 ;; esac
 query=$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/__nvcc_device_query
-if [ -z "$arch" ] && ! { [ -x "$query" ] && "$query" >/dev/null 2>&1; }; then arch=90; fi
+if ! { [ -x "$query" ] && "$query" >/dev/null 2>&1; }; then
+    if [ -z "$cuda" ] || [ "$cuda" = AUTO ]; then
+        cuda=OFF
+        echo "setup.sh: no CUDA device here: a CPU-only build (PB_CUDA=ON scripts/setup.sh builds the GPU modules too)"
+    fi
+    [ -n "$arch" ] || arch=90
+fi
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DPB_WERROR="${PB_WERROR:-OFF}" \
-    -DPB_CUDA_ARCH="$arch"
+    -DPB_CUDA="${cuda:-AUTO}" -DPB_CUDA_ARCH="$arch"
 cmake --build "$root/build" -j"$(nproc)"
 [ "$run_default" -eq 1 ] || exit 0
 

@@ -9,14 +9,15 @@ timed the way permbench times its own, written in permbench's results schema.
 
 `run` times, on this machine's GPU, PyTorch's torch.topk (sorted and
 unsorted), torch.sort (sort, then the first k), torch.randperm + index,
-torch.sort of random keys + index, and CuPy's cupy.random.shuffle, at the
+torch.sort of random keys + index, CuPy's cupy.random.shuffle, and JAX's
+jax.lax.top_k and jax.random.permutation, at the
 points of a permbench sweep, and writes DIR/results.json and results.csv in
 permbench's schema (docs/results.md). `merge` puts those rows beside a
 permbench run's in a new directory, for one figure (`permbench plot`).
 `relabel` renames peer series to ours, so `permbench compare` sets them row
 by row against a permbench run. See scripts/peers/README.md.
 
-Standard library only; torch and cupy are imported when present. Exit status:
+Standard library only; torch, cupy and jax are imported when present. Exit status:
 0 done; 1 a row failed its check or could not be measured; 2 bad input (one
 line on stderr, nothing written); 77 nothing to do (neither library, or no
 peer for the sweep's family: one line on stderr, nothing written); 130
@@ -243,6 +244,43 @@ extern "C" __global__ void pb_spin(long long cycles)
         self.cp.get_default_memory_pool().free_all_blocks()
 
 
+class JaxBackend(object):
+    """JAX's calls: JAX gives Python no CUDA events and runs on a stream of
+    its own, so a sample is the host clock around the call and its
+    block_until_ready (the op's run() waits), the stream never held (the
+    row says so, as permbench's rows of modules that synchronise). The
+    flush writes a buffer twice the L2 with a compiled fill."""
+
+    name = "jax"
+    time_source = "host clock around the call and block_until_ready (JAX has no CUDA events)"
+
+    def __init__(self, jax):
+        self.jax = jax
+        jnp = jax.numpy
+        size = 2 * (gpu_attribute(38) or (64 << 20))
+        self._fill = jax.jit(lambda v: jnp.full((size,), v, dtype=jnp.uint8))
+        self.flush_value = 0
+        self.last_held = False
+
+    def begin_row(self, module, settings):
+        self.last_held = False
+
+    def sync(self):
+        pass  # every op waits for its own output
+
+    def time_one(self, op, settings):
+        if settings["flush_cache"]:
+            self.flush_value = (self.flush_value + 1) & 0xff
+            self.jax.block_until_ready(self._fill(self.flush_value))
+        w0 = _now()
+        op.run()
+        ms = (_now() - w0) * 1e3
+        return ms, ms
+
+    def release(self):
+        pass
+
+
 class SyntheticBackend(object):
     """No GPU: made-up times from a fixed model and a fixed generator, for
     the tests of everything but the calls (plan, stopping rule, statistics,
@@ -339,7 +377,7 @@ def cmd_run(args):
     have = [lib for lib in libs_needed if args.synthetic or mods.get(lib) is not None]
     missing = [lib for lib in libs_needed if lib not in have]
     if not have:
-        names = " nor ".join({"torch": "PyTorch (torch)", "cupy": "CuPy (cupy)"}[lib] for lib in libs_needed)
+        names = " nor ".join(LIBRARY_NAMES[lib] for lib in libs_needed)
         raise Skip("%s %s importable with a GPU (%s); skipped: %s; nothing written" % (
             "neither" if len(libs_needed) > 1 else "no", names,
             "; ".join("%s: %s" % (lib, versions[lib]) for lib in libs_needed),
@@ -384,10 +422,13 @@ def cmd_run(args):
         else:
             tp = [p for p in points if PEER_BY_NAME[p[0]["module"]].library == "torch"]
             cp = [p for p in points if PEER_BY_NAME[p[0]["module"]].library == "cupy"]
+            jp = [p for p in points if PEER_BY_NAME[p[0]["module"]].library == "jax"]
             if tp:
                 run_torch(torch_mod, TorchBackend(torch_mod), tp, settings, sweep["seed"], report)
             if cp:
                 run_cupy(mods["cupy"], CupyBackend(mods["cupy"]), cp, settings, sweep["seed"], report)
+            if jp:
+                run_jax(mods["jax"], JaxBackend(mods["jax"]), jp, settings, sweep["seed"], report)
     except KeyboardInterrupt:
         interrupted = True
 
@@ -412,6 +453,7 @@ def cmd_run(args):
         "config": spec["config"], "host": host_json(), "gpu": gpu,
         "build": {"type": "python", "python": platform.python_version(),
                   "torch": versions.get("torch", "not used"), "cupy": versions.get("cupy", "not used"),
+                  "jax": versions.get("jax", "not used"),
                   "torch_cuda": getattr(getattr(torch_mod, "version", None), "cuda", None)},
         "command_line": sys.argv[1:],
         "peers": {"backend": "synthetic" if args.synthetic else "cuda", "libraries": versions,

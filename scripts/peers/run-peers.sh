@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-peers.sh OUT RESULT_DIR... - the PyTorch and CuPy peers of finished
+# run-peers.sh OUT RESULT_DIR... - the PyTorch, CuPy and JAX peers of finished
 # permbench runs, on the GPU they ran on (scripts/peers/README.md). For each
 # RESULT_DIR, named NAME after its last component:
 #
@@ -17,8 +17,8 @@
 # PEERS_REUSE=1 takes peers already timed in OUT/NAME-peers/ (say on a GPU
 # node whose call had no time left for the figures) and only merges, draws
 # and compares them here.
-# Exit status: 0 when every step ran, or peers.py had nothing to do (no torch
-# and no cupy, a family without peers: its one line is printed); 1 when a
+# Exit status: 0 when every step ran, or peers.py had nothing to do (no torch,
+# cupy nor jax, a family without peers: its one line is printed); 1 when a
 # step failed or a peer row failed its check; 2 for bad input.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

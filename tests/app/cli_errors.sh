@@ -41,6 +41,8 @@ unknown_module) args=(run "$(ini '[sweep]\nsizes = 10\n[nope]\n')"); want="c.ini
 unknown_param) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-fisher-yates]\nrounds = 2\n')"); want="c.ini:4: module 'cpu-fisher-yates' has no parameter 'rounds'" ;;
 bad_param) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-copy]\nthreads = lots\n')"); want="c.ini:4: parameter 'threads' of 'cpu-copy': 'lots' is not an integer" ;;
 bad_ties) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-topk]\nties = first\n')"); want="c.ini:4: parameter 'ties' of 'cpu-topk': 'first' is not one of any|lowest-index" ;;
+bad_seeds) args=(run "$(ini '[sweep]\nsizes = 10\nseeds = 0\n[cpu-fisher-yates]\n')"); want="c.ini:3: seeds '0' is not an integer in 1 .. 64" ;;
+bad_section_seeds) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-topk]\nseeds = 65\n')"); want="c.ini:4: seeds '65' in [cpu-topk] is not an integer in 1 .. 64" ;;
 malformed_line) args=(run "$(ini '[sweep]\nsizes\n[cpu-fisher-yates]\n')"); want="c.ini:2: malformed line" ;;
 long_indented_header) args=(run "$(ini "[sweep]\\nsizes = 10\\n$(printf '%251s' '')[cpu-fisher-yates]\\n")"); want="c.ini:3: line longer than 199 characters" ;;
 only_unknown) args=(run "$(ini '[sweep]\nsizes = 10\n[cpu-fisher-yates]\n')" --only nope); want="--only: unknown module or label 'nope'" ;;
@@ -69,6 +71,7 @@ resume_with_config)
     args=(run --resume "$work/int" "$(ini '[sweep]\nsizes = 10\n[cpu-fisher-yates]\n')"); want="run: --resume $work/int: $work/c.ini is not the config the run recorded ($work/c.ini); resume without it, or start a new run" ;;
 resume_with_out) args=(run --resume "$work" --out "$work/x"); want="run: --resume DIR writes into DIR; --out is not for it" ;;
 quality_out_is_file) : >"$work/afile"; args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[cpu-fisher-yates]\n')" --out "$work/afile"); want="quality: $work/afile is not a directory" ;;
+quality_seeds) args=(quality "$(ini '[quality]\nmmd = 5\nmmd_samples = 10\n[cpu-fisher-yates]\nseeds = 3\n')"); want="c.ini:5: seeds in [cpu-fisher-yates] is a key of run configs; quality draws from the [quality] seed" ;;
 quality_repeated_chisq) args=(quality "$(ini '[quality]\nchisq = 5\nchisq = 6\nchisq_samples = 1000\n[cpu-fisher-yates]\n')"); want="c.ini:3: key 'chisq' given twice in [quality]" ;;
 sizes_trailing_comma) args=(run "$(ini '[sweep]\nsizes = 2^10,\n[cpu-fisher-yates]\n')"); want="c.ini:2: empty item in size list '2^10,'" ;;
 sizes_double_comma) args=(run "$(ini '[sweep]\nsizes = 2^10,,2^12\n[cpu-fisher-yates]\n')"); want="c.ini:2: empty item in size list '2^10,,2^12'" ;;

@@ -28,6 +28,6 @@ import json
 j = json.load(open("info.json"))
 for k in ("host", "gpu", "build", "permbench_version", "git"):
     assert k in j, k
-assert set(j["build"]) == {"type", "c_compiler", "cxx_compiler", "cuda_compiler", "cuda_architectures", "cuda_sass", "cuda_ptx"}, j["build"]
+assert set(j["build"]) == {"type", "c_compiler", "cxx_compiler", "cuda_compiler", "cuda_architectures", "cuda_sass", "cuda_ptx", "cccl_topk"}, j["build"]
 PY
 echo ok

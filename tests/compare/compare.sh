@@ -269,6 +269,33 @@ unstable_clusters)
     grep -A1 '^Unstable (no verdict):' "$work/out" | grep -q 'BASE multimodal, NEW multimodal' ||
         fail "the clusters are not named"
     ;;
+seeds)
+    # A row measured over 2 seeds whose medians are 10% apart (1.0 and 1.1
+    # ms, each seed quiet): judged seed by seed it is quiet and SAME, its
+    # median 1.05 (the seeds' medians' median); pooled, the two would read
+    # as clusters with the median between them (UNSTABLE). Its 9.5% spread,
+    # above max_noise, is listed, not judged; compare.json carries it.
+    seeded() {
+        printf '{"label":"s","module":"s","family":"shuffle","device":"gpu","n":1024,"item_bytes":8,'
+        printf '"axis_value":"","status":"ok","seeds":2,"seed_samples":[40,40],"samples_ms":[%s,%s]}' \
+            "$(samples quiet 1.0 "$1")" "$(samples quiet 1.1 "$2")"
+    }
+    run "$work/sb" shuffle "GPU X" aaaaaaa "$(seeded 5 6)"
+    run "$work/sn" shuffle "GPU X" aaaaaaa "$(seeded 8 9)"
+    compare "$work/sb" "$work/sn" --out "$work/cmp"
+    expect_rc 0
+    [ "$(verdict s)" = SAME ] || fail "s is '$(verdict s)', expected SAME"
+    grep -qE '^s .* 1\.0[45][0-9]* .* 1\.0[45][0-9]* ' "$work/out" || fail "s's medians are not the median seed's (1.05)"
+    grep -A1 '^Seed spread above max_noise (shown, not judged):' "$work/out" |
+        grep -qE 's  n = 2\^10, 8 B: BASE 9\.[0-9]% over 2 seeds, NEW 9\.[0-9]% over 2 seeds' ||
+        fail "the spread is not listed"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rows'][0]; assert r['base']['seeds'] == 2 and 9 < r['new']['seed_spread_pct'] < 10, r" \
+        "$work/cmp/compare.json" || fail "compare.json lacks the seeds"
+    # The same samples without their seeds: clusters, UNSTABLE.
+    sed -i 's/"seeds":2,"seed_samples":\[40,40\],//' "$work/sn/results.json"
+    compare "$work/sb" "$work/sn"
+    [ "$(verdict s)" = UNSTABLE ] || fail "pooled, s is '$(verdict s)', expected UNSTABLE"
+    ;;
 unstable_busy)
     # A row measured on a busy machine (its busy flag) is UNSTABLE however
     # quiet; a row flagged multimodal by its run too. The machine state of
@@ -291,10 +318,15 @@ unstable_busy)
     grep -qE '^machine.gpus\[0\].throttle_reasons +none +sw_thermal +\(differs\)' "$work/out" ||
         fail "the throttle reasons are not shown"
     grep -qE '^machine.gpus\[0\].sm_clock_mhz +1980 +1410 +\(differs\)' "$work/out" || fail "the clock is not shown"
-    # A run without a machine object: its side says "-".
+    # A run without a machine object (an older permbench): one line says
+    # so and the other side's busy verdict, not every value against "-".
     compare "$work/base" "$work/mn" --out "$work/o"
-    grep -qE '^machine.busy +- +yes +\(differs\)' "$work/out" || fail "a missing machine object is not '-'"
-    grep -q '"field": "machine.after.load_avg_1m"' "$work/o/compare.json" || fail "compare.json lacks the load"
+    grep -qE '^machine +not recorded +recorded +\(differs\)' "$work/out" || fail "a missing machine object is not one line"
+    grep -qE '^machine.busy +- +yes +\(differs\)' "$work/out" || fail "the recorded side's busy is not shown"
+    ! grep -q '^machine.after' "$work/out" || fail "every value of one side is listed against nothing"
+    grep -q '"field": "machine.busy"' "$work/o/compare.json" || fail "compare.json lacks the busy line"
+    compare "$work/mb" "$work/mn" --out "$work/o2"
+    grep -q '"field": "machine.after.load_avg_1m"' "$work/o2/compare.json" || fail "compare.json lacks the load"
     grep -q '"unstable": "NEW busy"' "$work/o/compare.json" || fail "compare.json lacks b's reason"
     grep -q ',UNSTABLE,' "$work/o/compare.csv" || fail "compare.csv lacks UNSTABLE"
     ;;

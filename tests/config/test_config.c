@@ -115,7 +115,7 @@ static const struct {
     {"[sweep]\nsizes = 10\nseed = -4\n[cpu-fisher-yates]\n", ":3: seed '-4' is not an unsigned 64-bit integer"},
     {"[sweep]\nsizes = 10\nhold = maybe\n[cpu-fisher-yates]\n", ":3: hold 'maybe' is not yes or no"},
     {"[sweep]\nsizes = 10\nmin_time = soon\n[cpu-fisher-yates]\n", ":3: min_time 'soon' is not a time in seconds"},
-    {"[sweep]\nsizes = 10\nplot = pie\n[cpu-fisher-yates]\n", ":3: plot kind 'pie' is not throughput, throughput-pow2, pct-copy, latency, axis, axis-speedup, axis-time or none"},
+    {"[sweep]\nsizes = 10\nplot = pie\n[cpu-fisher-yates]\n", ":3: plot kind 'pie' is not throughput, throughput-pow2, pct-copy, latency, axis, axis-speedup, axis-time, share-one-read or none"},
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 1, 2\nseed_stride = 1, 2\n", ":5: [cpu-gather] already varies 'threads'; one list-valued parameter per section"},
     {"[sweep]\nsizes = 10\n[x]\nmodule = cpu-gather\nthreads = 1, x\n", ":5: parameter 'threads' of 'cpu-gather': 'x'"},
     {"[sweep]\nsizes = 10\n[cpu-gather]\nthreads = 1, , 2\n", ":4: empty value in the list"},

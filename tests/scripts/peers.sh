@@ -75,7 +75,7 @@ assert len(r['results']) == $rows == len(c) == r['summary']['rows'], (len(r['res
 labels = set(i['label'] for i in r['instances'])
 for j, row in zip(r['results'], c):
     assert j['label'] in labels and j['label'] == row['label']
-    assert j['module'].startswith(('torch-', 'cupy-')), j['module']
+    assert j['module'].startswith(('torch-', 'cupy-', 'jax-')), j['module']
     assert j['status'] == 'ok' and j['verified'] is True and row['verified'] == 'yes'
     s = sorted(j['samples_ms'])
     assert len(s) == j['samples'] == len(j['samples_wall_ms']) >= r['sweep']['min_samples']
@@ -97,14 +97,14 @@ topk_reference)
     reference topk-perf
     p run --like "$work/ref" --out "$work/peers" --synthetic --quiet
     expect_rc 0 run
-    check_peers "$work/peers" 84
+    check_peers "$work/peers" 112
     check "$work/peers" "
 assert r['sweep']['plots'] == ['axis-time'], r['sweep']['plots']
 assert r['provenance']['config']['hash_fnv1a64'] == '286dcbc8cf4aa5a0'
 assert r['provenance']['gpu']['name'] == 'NVIDIA H200'
 series = sorted(set(j['series'] for j in r['results']))
-assert series == ['torch-sort', 'torch-sort-narrow128', 'torch-topk', 'torch-topk-narrow128',
-                  'torch-topk-sorted', 'torch-topk-sorted-narrow128'], series
+assert series == ['jax-topk', 'jax-topk-narrow128', 'torch-sort', 'torch-sort-narrow128', 'torch-topk',
+                  'torch-topk-narrow128', 'torch-topk-sorted', 'torch-topk-sorted-narrow128'], series
 assert all(j['axis'] == 'k' for j in r['results'])
 "
     plot "$work/peers" axis-time
@@ -134,16 +134,16 @@ assert series == ['gpu-radik', 'gpu-sort-and-choose', 'radik-narrow128', 'sort-a
     p merge "$work/ref" "$work/peers" "$work/merged" --allow-synthetic
     expect_rc 0 merge
     check "$work/merged" "
-assert len(r['results']) == 71 + 84 == len(c)
+assert len(r['results']) == 71 + 112 == len(c)
 # the committed run's CSV predates the link, interval, busy, suspect and path columns: its lines get them, empty
 assert list(c[0].keys())[-9:-7] == ['link_bytes', 'link_gbps'] and list(c[0].keys())[-3:] == ['busy', 'suspect', 'path'] and all(row['link_bytes'] == row['link_gbps'] == row['path'] == '' for row in c)
-assert all((row['median_ci_halfwidth_pct'] != '') == row['module'].startswith('torch-') for row in c)
-peer = [j for j in r['results'] if j['module'].startswith('torch-')]
+assert all((row['median_ci_halfwidth_pct'] != '') == row['module'].startswith(('torch-', 'jax-')) for row in c)
+peer = [j for j in r['results'] if j['module'].startswith(('torch-', 'jax-'))]
 assert all(j['pct_of_copy'] > 0 and j['speedup_vs_ref'] > 0 for j in peer)
 ref = dict((j['axis_value'], j['median_ms']) for j in r['results'] if j['series'] == 'gpu-sort-and-choose')
 for j in peer:
     assert abs(j['speedup_vs_ref'] - ref[j['axis_value']] / j['median_ms']) < 1e-6 * j['speedup_vs_ref']
-assert r['sweep']['title'].endswith('+ torch peers')
+assert r['sweep']['title'].endswith('+ torch/jax peers'), r['sweep']['title']
 assert r['provenance']['peers']['peers']['backend'] == 'synthetic'
 "
     plot "$work/merged" axis-time axis-speedup
@@ -155,10 +155,11 @@ shuffle_reference)
     reference table1
     p run --like "$work/ref" --out "$work/peers" --synthetic --quiet --set max_samples=40
     expect_rc 0 run
-    check_peers "$work/peers" 24
+    check_peers "$work/peers" 32
     check "$work/peers" "
 assert r['sweep']['plots'] == ['throughput', 'latency'], r['sweep']['plots']
-assert sorted(set(j['label'] for j in r['results'])) == ['cupy-shuffle', 'torch-randperm-index', 'torch-sort-shuffle']
+assert sorted(set(j['label'] for j in r['results'])) == ['cupy-shuffle', 'jax-permutation', 'torch-randperm-index',
+                                                         'torch-sort-shuffle']
 assert all(j['samples'] <= 40 for j in r['results'])
 "
     plot "$work/peers" throughput latency
@@ -187,7 +188,7 @@ topk_current | shuffle_current)
         fail "permbench run of tests/data/peers-$family.ini"
     p run --like "$work/run" --out "$work/peers" --synthetic --quiet
     expect_rc 0 run
-    if [ "$family" = topk ]; then rows=12 figs="axis-time axis-speedup"; else rows=6 figs="throughput pct-copy latency"; fi
+    if [ "$family" = topk ]; then rows=16 figs="axis-time axis-speedup"; else rows=8 figs="throughput pct-copy latency"; fi
     check_peers "$work/peers" $rows
     # the config and the run it made give the same rows
     p run "$src/tests/data/peers-$family.ini" --dry-run
@@ -222,7 +223,7 @@ driver)
     # whole chain on synthetic times (peers, merge, figures, compare)
     reference topk-perf
     mkdir -p "$work/hide"
-    for m in torch cupy; do echo 'raise ImportError("hidden by tests/scripts/peers.sh")' >"$work/hide/$m.py"; done
+    for m in torch cupy jax; do echo 'raise ImportError("hidden by tests/scripts/peers.sh")' >"$work/hide/$m.py"; done
     PYTHONPATH="$work/hide" PERMBENCH=$pb PYTHON=$py bash "$src/scripts/peers/run-peers.sh" "$work/d" "$work/ref" \
         >"$work/out" 2>"$work/err"
     rc=$?
@@ -233,7 +234,7 @@ driver)
         bash "$src/scripts/peers/run-peers.sh" "$work/d" "$work/ref" >"$work/out" 2>"$work/err"
     rc=$?
     expect_rc 0 run-peers.sh synthetic
-    check_peers "$work/d/ref-peers" 84
+    check_peers "$work/d/ref-peers" 112
     [ -s "$work/d/ref-with-peers/results.json" ] || fail "no merged run"
     [ -s "$work/d/ref-vs-peers/compare.json" ] || fail "no comparison"
     grep -q '^56 rows compared' "$work/out" || fail "compare did not set the 56 rows"
@@ -255,7 +256,7 @@ driver)
 no_libraries)
     # torch and cupy shadowed by modules that cannot be imported
     mkdir -p "$work/hide"
-    for m in torch cupy; do echo 'raise ImportError("hidden by tests/scripts/peers.sh")' >"$work/hide/$m.py"; done
+    for m in torch cupy jax; do echo 'raise ImportError("hidden by tests/scripts/peers.sh")' >"$work/hide/$m.py"; done
     for like in topk-perf table1; do
         PYTHONPATH="$work/hide" p run --like "$src/results/reference/nvidia-h200/measurement-trust/$like" \
             --out "$work/out-$like"

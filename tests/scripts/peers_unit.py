@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Unit tests of scripts/peers/peers.py's parts that need no GPU: the size
 syntax, the statistics, the stopping rule (bench/stopping.c's), the CSV line
-(bench/results_csv.c's), the series names of top-k problems and the
-reading of packed (gzip) results.json.
+(bench/results_csv.c's), the series names of top-k problems, the
+reading of packed (gzip) results.json, and the JAX peers on a fake jax.
 
     python3 tests/scripts/peers_unit.py [SOURCE_DIR]
 """
@@ -388,6 +388,236 @@ class Names(unittest.TestCase):
                              ("gpu-radik/k=32", "gpu-radik", "gpu-radik"))
             self.assertEqual((rows[1]["label"], rows[1]["series"], rows[1]["module"]),
                              ("radik-two-read", "radik-two-read", "gpu-radik"))
+
+
+class FakeArray(object):
+    """A 1-D array of Python numbers, enough of jax.Array for the JAX peers'
+    ops: elementwise compares and negation, slices (with a leading ...),
+    shape."""
+
+    def __init__(self, v):
+        self.v = list(v)
+        self.shape = (len(self.v),)
+
+    def _other(self, o):
+        return o.v if isinstance(o, FakeArray) else [o] * len(self.v)
+
+    def __getitem__(self, k):
+        if isinstance(k, tuple):  # x[..., a:b]
+            k = k[-1]
+        return FakeArray(self.v[k]) if isinstance(k, slice) else self.v[k]
+
+    def __neg__(self):
+        return FakeArray([-x for x in self.v])
+
+    def __invert__(self):
+        return FakeArray([not x for x in self.v])
+
+    def __eq__(self, o):
+        return FakeArray([a == b for a, b in zip(self.v, self._other(o))])
+
+    def __ne__(self, o):
+        return FakeArray([a != b for a, b in zip(self.v, self._other(o))])
+
+    def __lt__(self, o):
+        return FakeArray([a < b for a, b in zip(self.v, self._other(o))])
+
+    def __ge__(self, o):
+        return FakeArray([a >= b for a, b in zip(self.v, self._other(o))])
+
+    @property
+    def at(self):
+        arr = self
+
+        class At(object):
+            def __getitem__(self, idx):
+                class Setter(object):
+                    def set(self, value):
+                        v = list(arr.v)
+                        for i in idx.v:
+                            v[i] = value
+                        return FakeArray(v)
+                return Setter()
+        return At()
+
+
+def fake_jax(gpus=1, top_k=None, permutation=None):
+    """A stand-in for jax with what the peers call, on FakeArrays: jit is the
+    function itself, block_until_ready waits for nothing, top_k and
+    permutation are exact unless replaced."""
+    import random
+    import types
+    jax = types.ModuleType("jax")
+    jnp = types.ModuleType("jax.numpy")
+    jax.__version__ = "0.0-fake"
+    jax.numpy = jnp
+    jax.updates = []
+    jax.config = types.SimpleNamespace(update=lambda k, v: jax.updates.append((k, v)))
+    jax.devices = lambda kind: ["gpu0"] * gpus
+    jax.jit = lambda f: f
+    jax.block_until_ready = lambda x: x
+
+    def exact_top_k(x, k):
+        order = sorted(range(len(x.v)), key=lambda i: (-x.v[i], i))[:k]
+        return FakeArray([x.v[i] for i in order]), FakeArray(order)
+    jax.lax = types.SimpleNamespace(top_k=top_k or exact_top_k)
+
+    def exact_permutation(key, x):
+        v = list(x.v)
+        random.Random(repr(key)).shuffle(v)
+        return FakeArray(v)
+    jax.random = types.SimpleNamespace(permutation=permutation or exact_permutation,
+                                       fold_in=lambda base, i: (base, i))
+    jnp.uint8 = "uint8"
+    jax.fills = []  # the flushes: (items, value), never made
+    jnp.full = lambda shape, v, dtype=None: jax.fills.append((shape[0], v))
+    jnp.zeros = lambda n, dtype=None: FakeArray([False] * n)
+    jnp.array_equal = lambda a, b: a.v == b.v
+    jnp.sum = lambda a: sum(a.v)
+    jnp.any = lambda a: any(a.v)
+    jnp.all = lambda a: all(a.v)
+    jnp.min = lambda a: min(a.v)
+    jnp.max = lambda a: max(a.v)
+    jnp.sort = lambda a, axis=-1: FakeArray(sorted(a.v))
+    jnp.take_along_axis = lambda x, i, axis=-1: FakeArray([x.v[j] for j in i.v])
+    return jax
+
+
+class JaxPeers(unittest.TestCase):
+    """The JAX peers' code path on a fake jax (tests/scripts/peers_unit.py's
+    FakeArray): importing it, the plan, the timing, and each op's call and
+    check, which must catch a wrong answer."""
+
+    X = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0]
+
+    def data(self, largest, k):
+        s = sorted(self.X, reverse=largest)
+        import types
+        return types.SimpleNamespace(x=FakeArray(self.X), largest=largest, kmax=k, ref=FakeArray(s[:k]))
+
+    def test_import(self):
+        for gpus, want in ((0, "missing (jax 0.0-fake sees no GPU)"), (1, "0.0-fake")):
+            jax = fake_jax(gpus=gpus)
+            sys.modules["jax"] = jax
+            try:
+                mods, versions = peers.import_libraries(["jax"])
+            finally:
+                del sys.modules["jax"]
+            self.assertEqual(versions["jax"], want)
+            self.assertIs(mods["jax"], jax if gpus else None)
+            self.assertEqual(jax.updates, [("jax_enable_x64", True)] if gpus else [])
+
+    def test_topk_largest_and_smallest(self):
+        for largest in (True, False):
+            for k in (1, 3, 9):
+                op = peers.JaxTopk(fake_jax(), self.data(largest, k), k, len(self.X))
+                op.refresh()
+                op.run()
+                op.check()
+                want = sorted(self.X, reverse=largest)[:k]
+                self.assertEqual(op.out[0].v, want)
+
+    def test_topk_wrong_answers_caught(self):
+        def wrong_value(x, k):
+            return FakeArray([x.v[0]] * k), FakeArray([0] * k)
+
+        def wrong_index(x, k):
+            order = sorted(range(len(x.v)), key=lambda i: -x.v[i])[:k]
+            return FakeArray([x.v[i] for i in order]), FakeArray([(i + 1) % len(x.v) for i in order])
+
+        def repeated(x, k):  # the two 5s at one index
+            return FakeArray([9.0, 6.0, 5.0, 5.0]), FakeArray([5, 7, 4, 4])
+        for top_k, msg in ((wrong_value, "not the largest"), (wrong_index, "does not point"),
+                           (repeated, "twice")):
+            op = peers.JaxTopk(fake_jax(top_k=top_k), self.data(True, 4), 4, len(self.X))
+            with self.assertRaises(peers.CheckFailed) as e:
+                op.check()
+            self.assertIn(msg, str(e.exception))
+
+    def test_shuffle(self):
+        x = FakeArray(range(100))
+        op = peers.JaxShuffle(fake_jax(), x, "key")
+        for _ in range(3):
+            op.refresh()
+            op.run()
+            op.check()
+            op.remember()
+        self.assertEqual(op.i, 4)  # one compile run, three samples: a fresh key each
+        op = peers.JaxShuffle(fake_jax(permutation=lambda key, x: x), x, "key")
+        op.check()
+        op.remember()
+        op.run()
+        with self.assertRaises(peers.CheckFailed) as e:
+            op.check()
+        self.assertIn("same output", str(e.exception))
+        op = peers.JaxShuffle(fake_jax(permutation=lambda key, x: FakeArray([0] + x.v[1:-1] + [0])), x, "k")
+        with self.assertRaises(peers.CheckFailed) as e:
+            op.check()
+        self.assertIn("missing", str(e.exception))
+
+    def test_backend_times_the_waiting_call(self):
+        real_now, t = peers._now, [0.0]
+        peers._now = lambda: t[0]
+        try:
+            jax = fake_jax()
+            be = peers.JaxBackend(jax)
+
+            class Op(object):
+                def run(self):
+                    t[0] += 0.0025
+            be.begin_row("jax-topk", {"hold": True})
+            ms, wall = be.time_one(Op(), {"flush_cache": True})
+        finally:
+            peers._now = real_now
+        self.assertAlmostEqual(ms, 2.5)
+        self.assertEqual(wall, ms)
+        self.assertFalse(be.last_held)
+        self.assertEqual(jax.fills, [(2 * (peers.gpu_attribute(38) or (64 << 20)), 1)])
+
+    def test_rows_input_by_input(self):
+        # run_by_input (run_torch's and run_jax's loop): an input that cannot
+        # be made fails its rows, an op that cannot, its row; the rest are
+        # measured, each row with the backend's time source.
+        ins = [Plan.inst(None, "r/k=%d" % k, "k", str(k), k=k, dist=d) for d in ("uniform", "zipf") for k in (4, 8)]
+        spec = {"sweep": {"family": "topk", "sizes": [64], "item_bytes": [4]}, "instances": ins}
+        insts, points, notes = peers.plan(spec, ["jax-topk"])
+        made, rows = [], []
+
+        def make_data(inst, ib, n, kmax):
+            made.append((inst["params"]["dist"], kmax))
+            if inst["params"]["dist"] == "zipf":
+                raise MemoryError("out of memory")
+            return "data"
+
+        def make_op(inst, data, n):
+            if inst["params"]["k"] == 8:
+                raise ValueError("no compile")
+            return peers.SyntheticOp(inst, n, 4, False)
+        settings = {"warmup": 1, "min_samples": 3, "max_samples": 3, "min_time_s": 0, "timeout_s": 10,
+                    "max_noise_pct": 100.0, "flush_cache": False, "hold": False}
+        peers.run_by_input(peers.SyntheticBackend(1), points, settings, lambda row, inst: rows.append(row),
+                           make_data, make_op, "host clock")
+        self.assertEqual(made, [("uniform", 8), ("zipf", 8)])
+        got = dict((r["label"], (r["status"], r["message"], len(r["samples_ms"]), r.get("time_source")))
+                   for r in rows)
+        self.assertEqual(got, {
+            "jax-topk/k=4": ("ok", None, 3, "host clock"),
+            "jax-topk/k=8": ("ERROR", "prepare: ValueError: no compile", 0, "host clock"),
+            "jax-topk-zipf/k=4": ("ERROR", "prepare: MemoryError: out of memory", 0, None),
+            "jax-topk-zipf/k=8": ("ERROR", "prepare: MemoryError: out of memory", 0, None)})
+
+    def test_plan_refuses_misaligned_rows(self):
+        ins = [Plan.inst(None, "r/k=32", "k", "32", k=32), Plan.inst(None, "m/k=32", "k", "32", k=32, misalign=True)]
+        spec = {"sweep": {"family": "topk", "sizes": [1 << 20], "item_bytes": [4]}, "instances": ins}
+        insts, points, notes = peers.plan(spec, ["torch-topk", "jax-topk"])
+        labels = [i["label"] for i in insts]
+        self.assertEqual(labels, ["torch-topk/k=32", "torch-topk-misalign/k=32", "jax-topk/k=32"])
+        self.assertEqual(len(notes), 1)
+        self.assertIn("jax-topk-misalign/k=32: misaligned rows", notes[0])
+        spec = {"sweep": {"family": "shuffle", "sizes": [1 << 20], "item_bytes": [4, 8]}, "instances": []}
+        insts, points, notes = peers.plan(spec, ["jax-permutation"])
+        self.assertEqual([i["label"] for i in insts], ["jax-permutation"])
+        self.assertEqual(len(points), 2)
 
 
 if __name__ == "__main__":

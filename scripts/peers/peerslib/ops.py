@@ -217,6 +217,161 @@ class CupyShuffle(ShuffleCheck):
         self._check_perm(self.a, n, cp.zeros(n, dtype=cp.bool_), self.a[:4096].copy())
 
 
+def jax_topk_values(jax, dist, rows, n, dtype, key):
+    """`rows` x `n` values of a permbench top-k distribution drawn with
+    jax.random (the distribution, not permbench's values), in the dtype's
+    jnp type, as topk_dist and topk_ordered draw them for torch."""
+    jnp, r = jax.numpy, jax.random
+    total = rows * n
+    dt = getattr(jnp, TORCH_DTYPES[dtype])
+    if dist in ("sorted", "reversed"):
+        j = jnp.arange(n, dtype=jnp.int64)
+        if dist == "reversed":
+            j = n - 1 - j
+        if dtype == "f64":
+            one = 0x3ff0000000000000
+            v = (j * (one // n) + j * (one % n) // n).view(jnp.float64)
+        elif dtype == "f32":
+            v = (j * 0x3f800000 // n).astype(jnp.int32).view(jnp.float32)
+        else:
+            v = (j * (0x3c00 if dtype == "f16" else 0x3f80) // n).astype(jnp.int16).view(dt)
+        return jnp.tile(v, rows)
+    f = jnp.float64 if dtype == "f64" else jnp.float32  # the draw's type, as for torch
+    k1, k2 = r.split(key)
+    if dist == "uniform":
+        v = r.uniform(k1, (total,), f)
+    elif dist in ("narrow", "narrow128"):
+        v = ((0.6 if dist == "narrow" else 128.6) + 0.1 * r.uniform(k1, (total,), jnp.float64)).astype(f)
+    elif dist == "normal":
+        v = r.normal(k1, (total,), f)
+    elif dist == "equal":
+        v = jnp.ones((total,), f)
+    elif dist == "zipf":
+        ranks = 1 << 20
+        cdf = jnp.cumsum(jnp.arange(1, ranks + 1, dtype=jnp.float64) ** -1.1)
+        rank = jnp.searchsorted(cdf / cdf[-1], r.uniform(k1, (total,), jnp.float64))
+        v = (jnp.minimum(rank, ranks - 1) + 1).astype(f)
+    elif dist == "inf":
+        u, w = r.uniform(k1, (total,), f), 2 * r.uniform(k2, (total,), f) - 1
+        v = jnp.where(u < 0.25, jnp.inf, jnp.where(u < 0.5, -jnp.inf, w)).astype(f)
+    elif dist == "relu":
+        u, w = r.uniform(k1, (total,), f), jnp.abs(r.normal(k2, (total,), f))
+        v = jnp.where(u < 0.5, jnp.zeros_like(w), w)
+    elif dist == "int8":
+        v = (r.randint(k1, (total,), 0, 256) - 128).astype(f)
+    elif dist.startswith("few:"):
+        levels = int(dist[4:])
+        v = (r.randint(k1, (total,), 0, levels).astype(jnp.float64) / levels).astype(f)
+    elif dist.startswith("masked:"):
+        u, w = r.uniform(k1, (total,), f), r.uniform(k2, (total,), f)
+        v = jnp.where(u < float(dist[7:]), -jnp.inf, w).astype(f)
+    else:
+        raise ValueError("dist %s has no generator here" % dist)
+    return v.astype(dt)
+
+
+class JaxTopkData(object):
+    """One top-k input (n, rows, dist, largest) as a JAX array, and the
+    answer every peer is checked against: each row sorted by jnp.sort, its
+    first kmax values kept."""
+
+    def __init__(self, jax, key, n, p, kmax):
+        jnp = jax.numpy
+        rows = int(p["rows"])
+        v = jax_topk_values(jax, p["dist"], rows, n, p.get("dtype", "f32"), key)
+        self.x = v.reshape(rows, n) if rows > 1 else v
+        self.largest = bool(p["largest"])
+        self.kmax = min(kmax, n)
+        s = jnp.sort(self.x, axis=-1)
+        self.ref = (jnp.flip(s, -1) if self.largest else s)[..., :self.kmax]
+        self.ref.block_until_ready()
+
+
+class JaxTopk(object):
+    """jax.lax.top_k under jit (the way JAX code calls it: one compiled
+    program; negation fused for smallest), compiled here, untimed. run()
+    waits for its output (block_until_ready): JAX gives Python no CUDA
+    events, so the host clock times the call (JaxBackend)."""
+
+    def __init__(self, jax, data, k, n):
+        self.jax, self.d, self.k = jax, data, min(k, n)
+        top_k, kk = jax.lax.top_k, self.k
+        if data.largest:
+            self.f = jax.jit(lambda x: top_k(x, kk))
+        else:
+            self.f = jax.jit(lambda x: (lambda v, i: (-v, i))(*top_k(-x, kk)))
+        self.out = None
+        self.run()  # compiled here, not in the first timed sample
+
+    def refresh(self):
+        self.out = None
+
+    def run(self):
+        self.out = self.f(self.d.x)
+        self.jax.block_until_ready(self.out)
+
+    def remember(self):
+        pass
+
+    def check(self):
+        jnp = self.jax.numpy
+        v, i = self.out
+        want = tuple(self.d.x.shape[:-1]) + (self.k,)
+        if tuple(v.shape) != want or tuple(i.shape) != want:
+            raise CheckFailed("output shape %s, expected %s" % (tuple(v.shape), want))
+        ref = self.d.ref[..., :self.k]
+        if not bool(jnp.array_equal(v, ref)):
+            raise CheckFailed("%d of the values are not the %s k of the row, in order" %
+                              (int(jnp.sum(v != ref)), "largest" if self.d.largest else "smallest"))
+        if bool(jnp.any(i < 0)) or bool(jnp.any(i >= self.d.x.shape[-1])):
+            raise CheckFailed("an index outside the row")
+        if not bool(jnp.array_equal(jnp.take_along_axis(self.d.x, i, axis=-1), v)):
+            raise CheckFailed("an index does not point at its value")
+        if self.k > 1:
+            s = jnp.sort(i, axis=-1)
+            if bool(jnp.any(s[..., 1:] == s[..., :-1])):
+                raise CheckFailed("an index appears twice in a row")
+
+
+class JaxShuffle(object):
+    """jax.random.permutation of 0..n-1 under jit, a fresh key each sample
+    (fold_in of the sample's count, inside the compiled call); run() waits
+    for its output, as JaxTopk's."""
+
+    def __init__(self, jax, x, key):
+        self.jax, self.x, self.key = jax, x, key
+        perm, fold_in = jax.random.permutation, jax.random.fold_in
+        self.f = jax.jit(lambda base, i, x: perm(fold_in(base, i), x))
+        self.i, self.out, self.last = 0, None, None
+        self.run()  # compiled here, not in the first timed sample
+
+    def refresh(self):
+        self.out = None
+
+    def run(self):
+        self.i += 1
+        self.out = self.f(self.key, self.i, self.x)
+        self.jax.block_until_ready(self.out)
+
+    def remember(self):
+        self.last = self.out[:4096]
+
+    def check(self):
+        jnp, y, n = self.jax.numpy, self.out, self.x.shape[0]
+        if y.shape[0] != n:
+            raise CheckFailed("%d items out, %d in" % (y.shape[0], n))
+        lo, hi = int(jnp.min(y)), int(jnp.max(y))
+        if lo < 0 or hi >= n:
+            raise CheckFailed("an item (%d) that was not in the input" % (lo if lo < 0 else hi))
+        seen = jnp.zeros(n, dtype=bool).at[y].set(True)
+        if not bool(jnp.all(seen)):
+            raise CheckFailed("%d items of the input are missing (others repeated)" % int(jnp.sum(~seen)))
+        head = y[:4096]
+        if n >= 16 and self.last is not None and bool(jnp.array_equal(head, self.last)):
+            raise CheckFailed("the same output as the sample before (a stream apart)")
+        self.last = head
+
+
 class SyntheticOp(object):
     def __init__(self, inst, n, item_bytes, fail):
         items, nbytes = work(inst, n, item_bytes)

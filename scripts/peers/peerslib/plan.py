@@ -32,7 +32,15 @@ PEERS = [
     Peer("cupy-shuffle", "cupy", "shuffle", "cupy.random.shuffle(x) (in place)",
          "gpu-thrust-shuffle and gpu-sort-shuffle (CuPy argsorts random keys)",
          "a permutation of the input (a bitmap of n bits), unlike the last sample"),
+    Peer("jax-topk", "jax", "topk", "jax.jit(jax.lax.top_k)(x, k) (largest; smallest: top_k(-x), negated back)",
+         "gpu-radik; XLA's TopK returns its k in order, as torch.topk(sorted=True)",
+         "values in order against jnp.sort of the input, indices"),
+    Peer("jax-permutation", "jax", "shuffle", "jax.jit(jax.random.permutation)(key, x)",
+         "gpu-sort-shuffle (XLA sorts random keys)",
+         "a permutation of the input (a bitmap of n bits), unlike the last sample"),
 ]
+# The libraries by import name, as messages name them.
+LIBRARY_NAMES = {"torch": "PyTorch (torch)", "cupy": "CuPy (cupy)", "jax": "JAX (jax)"}
 PEER_BY_NAME = dict((p.module, p) for p in PEERS)
 
 
@@ -114,13 +122,20 @@ def topk_problems(sweep, instances):
     return out, notes
 
 
+def peer_refuses(peer, params):
+    """Why a peer cannot take a top-k problem every peer could, or None."""
+    if peer.library == "jax" and params.get("misalign"):
+        return "misaligned rows (a JAX array is a buffer of its own, allocated aligned)"
+    return None
+
+
 def plan(spec, only):
     """Peer instances and rows for a sweep: (instances, points, notes); each
     point is (instance, item_bytes, n)."""
     sweep, family = spec["sweep"], spec["sweep"]["family"]
     peers = [p for p in PEERS if p.family == family and (not only or p.module in only)]
     if family not in ("topk", "shuffle"):
-        raise Skip("no torch/cupy peer for the %s family (peers time topk and shuffle sweeps); "
+        raise Skip("no torch/cupy/jax peer for the %s family (peers time topk and shuffle sweeps); "
                    "nothing to do" % family)
     if not peers:
         raise Skip("--only %s names no peer of the %s family (%s); nothing to do" %
@@ -137,6 +152,11 @@ def plan(spec, only):
             for g in groups:
                 series = p.module + g["suffix"]
                 for value, params in g["points"]:
+                    why = peer_refuses(p, params)
+                    if why:
+                        notes.append("%s/%s: %s" % (p.module + g["suffix"], "%s=%s" % (g["axis"], value)
+                                                    if g["axis"] else "(plain)", why))
+                        continue
                     label = "%s/%s=%s" % (series, g["axis"], value) if g["axis"] else series
                     instances.append(_peer_instance(p, series, g["axis"], value, params, label))
     if not instances:
