@@ -57,6 +57,10 @@ static int drive_sizes(const pb_module *m, const uint64_t *sizes, int *tried)
         for (size_t k = 0;; k++) {
             uint64_t n = sizes[k];
             pb_err err;
+            /* 2^22 + 1 not under the sanitizers: 10^6 + 3 already takes
+             * every module past its caches and into its deepest levels,
+             * and the release suite runs the larger size. */
+            if (PB_TEST_SANITIZED && n > (1u << 21)) continue;
             /* Two runs: a repeat works on the previous output (in place) or
              * the same input again, and must still give a permutation. */
             if (pb_drive_module(m, n, bytes, 99, 2, 0, NULL, &err)) {

@@ -213,6 +213,12 @@ TEST_IMPL(cpu_shuffles_many_threads)
             uint64_t n = ns[si];
             uint32_t *first = NULL;
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+                /* More threads than a small machine's cores (33, 64) at the
+                 * smaller size only: oversubscribed, every barrier waits a
+                 * scheduler slice, and at 2^20 + 1 those two counts were
+                 * most of the test's minute on two cores, for the same
+                 * split of the work into more chunks than threads. */
+                if (si > 0 && threads[t] > 16) continue;
                 uint32_t *perm;
                 ASSERT(drive(&vs[vi], n, 8, 4242, 1, threads[t], &perm) == 0);
                 if (!first) {
