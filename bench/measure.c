@@ -39,6 +39,17 @@ void pb_row_work(const pb_instance *in, uint64_t n, unsigned item_bytes, double 
     }
 }
 
+void pb_row_rates(const pb_instance *in, pb_row *row)
+{
+    double s = row->ms.median * 1e-3, items, bytes;
+    /* GB/s of payload over the links at the median time. */
+    if (!isnan(row->link_bytes) && row->ms.median > 0) row->link_gbps = row->link_bytes / (row->ms.median * 1e6);
+    pb_row_work(in, row->n, row->item_bytes, &items, &bytes);
+    row->items_per_s = s > 0 ? items / s : 0;
+    row->gbps = s > 0 ? bytes / s / 1e9 : 0;
+    row->verified = row->status == PB_ROW_OK;
+}
+
 static void fail_row(pb_row *row, pb_row_status status, const char *fmt, ...) PB_PRINTF(3, 4);
 
 static void fail_row(pb_row *row, pb_row_status status, const char *fmt, ...)
@@ -377,16 +388,7 @@ void pb_measure_point(const pb_config *cfg, pb_run *run, const pb_instance *in, 
 
     row->ms = pb_summarise(row->samples_ms, row->nsamples);
     row->wall = pb_summarise(row->wall_ms, row->nsamples);
-    if (nlinks) {
-        /* GB/s of payload over the links at the median time. */
-        row->link_bytes = pb_summarise(link_bytes, nlinks).median;
-        if (row->ms.median > 0) row->link_gbps = row->link_bytes / (row->ms.median * 1e6);
-    }
+    if (nlinks) row->link_bytes = pb_summarise(link_bytes, nlinks).median;
     free(link_bytes);
-    double s = row->ms.median * 1e-3;
-    double items, bytes;
-    pb_row_work(in, row->n, row->item_bytes, &items, &bytes);
-    row->items_per_s = s > 0 ? items / s : 0;
-    row->gbps = s > 0 ? bytes / s / 1e9 : 0;
-    row->verified = row->status == PB_ROW_OK;
+    pb_row_rates(in, row);
 }

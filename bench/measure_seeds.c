@@ -86,10 +86,5 @@ void pb_measure_seeds(const pb_config *cfg, pb_run *run, const pb_instance *in, 
         snprintf(row->message, sizeof row->message, "out of memory for samples");
     }
     if (row->nsamples == 0) return;
-    if (!isnan(row->link_bytes) && row->ms.median > 0) row->link_gbps = row->link_bytes / (row->ms.median * 1e6);
-    double s = row->ms.median * 1e-3, items, bytes;
-    pb_row_work(in, row->n, row->item_bytes, &items, &bytes);
-    row->items_per_s = s > 0 ? items / s : 0;
-    row->gbps = s > 0 ? bytes / s / 1e9 : 0;
-    row->verified = row->status == PB_ROW_OK;
+    pb_row_rates(in, row);
 }

@@ -108,6 +108,10 @@ typedef struct pb_run {
 void pb_row_work(const pb_instance *in, uint64_t n, unsigned item_bytes, double *items,
                  double *bytes);
 
+/* The rates at the row's median time (row->ms): items/s, GB/s, link GB/s
+ * (where link_bytes is known), and verified from its status. */
+void pb_row_rates(const pb_instance *in, pb_row *row);
+
 /* From the row's samples_ms: its median interval and half-width, noisy
  * (half-width above max_noise, with at least two samples) and multimodal.
  * A row of several seeds is judged seed by seed: noisy or multimodal if

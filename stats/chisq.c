@@ -57,11 +57,7 @@ void pb_chisq_result(const pb_chisq *c, double alpha, pb_test_result *r)
 {
     pb_chisq_from_counts(c->counts, c->cells, alpha, r);
     r->samples = c->samples;
-    r->invalid = c->invalid;
-    if (c->invalid) {
-        r->reject = true;
-        r->verdict = PB_VERDICT_FAIL;
-    }
+    pb_verdict_invalid(r, c->invalid);
 }
 
 void pb_chisq_free(pb_chisq *c)

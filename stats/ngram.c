@@ -161,11 +161,7 @@ void pb_ngram_result(const pb_ngram *g, double alpha, pb_test_result *r)
 {
     pb_tvd_verdict(pb_ngram_tvd(g), pb_ngram_null(g->n, g->order, g->samples - g->invalid), g->samples, alpha,
                    r);
-    r->invalid = g->invalid;
-    if (g->invalid) {
-        r->reject = true;
-        r->verdict = PB_VERDICT_FAIL;
-    }
+    pb_verdict_invalid(r, g->invalid);
 }
 
 void pb_ngram_free(pb_ngram *g)

@@ -79,7 +79,6 @@ void pb_position_bins_result(const pb_position_bins *t, double alpha, pb_test_re
     double df = (double)(t->bins - 1) * (t->bins - 1);
     memset(r, 0, sizeof *r);
     r->samples = t->samples;
-    r->invalid = t->invalid;
     r->statistic = pb_position_bins_statistic(t);
     r->expected = df; /* the statistic's mean under uniform: statistic / expected is the bias */
     r->aux = pb_position_bins_min_expected(t->n, t->samples - t->invalid);
@@ -87,10 +86,7 @@ void pb_position_bins_result(const pb_position_bins *t, double alpha, pb_test_re
     r->p_value = t->samples > t->invalid ? gsl_cdf_chisq_Q(r->statistic, df) : 1;
     r->reject = !(r->statistic < r->threshold);
     r->verdict = pb_verdict_of(r->p_value, r->reject);
-    if (t->invalid) {
-        r->reject = true;
-        r->verdict = PB_VERDICT_FAIL;
-    }
+    pb_verdict_invalid(r, t->invalid);
 }
 
 void pb_position_bins_free(pb_position_bins *t)

@@ -53,11 +53,7 @@ pb_tvd_null pb_positional_null(uint32_t n, uint64_t samples)
 void pb_positional_result(const pb_positional *t, double alpha, pb_test_result *r)
 {
     pb_tvd_verdict(pb_positional_tvd(t), pb_positional_null(t->n, t->samples - t->invalid), t->samples, alpha, r);
-    r->invalid = t->invalid;
-    if (t->invalid) {
-        r->reject = true;
-        r->verdict = PB_VERDICT_FAIL;
-    }
+    pb_verdict_invalid(r, t->invalid);
 }
 
 void pb_positional_free(pb_positional *t)

@@ -9,6 +9,15 @@ pb_verdict pb_verdict_of(double p_value, bool reject)
     return PB_VERDICT_PASS;
 }
 
+void pb_verdict_invalid(pb_test_result *r, uint64_t invalid)
+{
+    r->invalid = invalid;
+    if (invalid) {
+        r->reject = true;
+        r->verdict = PB_VERDICT_FAIL;
+    }
+}
+
 const char *pb_verdict_name(pb_verdict v)
 {
     switch (v) {

@@ -34,6 +34,9 @@ typedef struct pb_test_result {
 } pb_test_result;
 
 pb_verdict pb_verdict_of(double p_value, bool reject);
+/* Records `invalid` in r; any invalid sample (not a permutation of [0, n))
+ * rejects and fails the test whatever its statistic says. */
+void pb_verdict_invalid(pb_test_result *r, uint64_t invalid);
 const char *pb_verdict_name(pb_verdict v);
 
 #ifdef __cplusplus
