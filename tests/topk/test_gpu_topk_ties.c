@@ -406,7 +406,7 @@ TEST_IMPL(gpu_topk_refine)
 
 #ifdef PB_HAVE_CUDA
 
-/* radik's cluster path (radik_cluster.cuh) at one point: cluster = on
+/* radik's cluster path (radik_cluster.cuh, radik_cluster_w.cuh) at one point: cluster = on
  * with ties = lowest-index (the index sets against the host twin's, as
  * gpu_topk_ties_part* do) and with ties = any, and radik's defaults and
  * sorted = yes, which take the path on batches (cluster = auto). Returns
@@ -478,16 +478,67 @@ TEST_IMPL(gpu_topk_cluster)
                 t.runs += 8;
             }
         }
-    /* cluster = on refuses what it does not serve: 32-bit keys. */
+    printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
+    return t.failures != 0;
+#endif
+}
+
+/* radik's cluster path for word keys (radik_cluster_w.cuh): fp32, u32,
+ * i32, fp64 and u64 by hash, every distribution (four by hash from 2^17
+ * keys), both directions, n in {1, 2, 3, 4, 5 (a pack of four 32-bit keys
+ * and its neighbours), 1023, 1025, 8191, 8192 (a block's room, kept whole
+ * in one read), 8193, 32000, 32769 (two blocks a row), 65537, 131073,
+ * 151936, 2^20 + 1 (eight blocks)}, k from the tie list and 4096 (three
+ * of them by hash past 8193), single rows aligned or not and batches (5
+ * ragged misaligned rows, 16 misaligned rows, and up to n = 1025 1024
+ * ragged misaligned rows). Each point: cluster_point (cluster = on with
+ * both tie policies, the defaults, sorted = yes; filter off: the rounds
+ * on reads; overshoot: the sample's fallback). Then the 65536-row
+ * refusal. */
+TEST_IMPL(gpu_topk_cluster_word)
+{
+    int rc = gtk_need_gpu();
+    if (rc) return rc;
+#ifndef PB_HAVE_CUDA
+    return 1; /* a device without the GPU modules built cannot happen */
+#else
+    const pb_module *m = radik_with("cluster");
+    if (!m) return 1;
+    static const uint64_t sizes[] = {1,     2,     3,     4,     5,      1023,   1025,          8191,
+                                     8192,  8193,  32000, 32769, 65537,  131073, 151936, (1u << 20) + 1};
+    static const int dts[] = {PB_TOPK_F32, PB_TOPK_F32, PB_TOPK_U32, PB_TOPK_I32,
+                              PB_TOPK_F64, PB_TOPK_U64, PB_TOPK_F32, PB_TOPK_F32};
+    const tk_shape many = {1024, 1, 1};
+    enum { NS = sizeof sizes / sizeof sizes[0] };
+    tk_tally t = {0, 0};
+    double t0 = gtk_now_s();
+    for (int si = 0; si < NS && t.failures < MAX_FAILURES; si++)
+        for (int dist = 0; dist < NDISTS && t.failures < MAX_FAILURES; dist++) {
+            uint64_t n = sizes[si], ks[11];
+            if (n > 131072 && gtk_hash((uint32_t)(dist * 31 + si)) % 4 != 0) continue;
+            int nk = tie_k_list(n, ks);
+            if (n >= 4096) ks[nk++] = 4096;
+            for (int ki = 0; ki < nk && t.failures < MAX_FAILURES; ki++) {
+                uint32_t h = gtk_coords(0xc2, 0, dist, ki, si);
+                if (n > 8193 && h % (uint32_t)nk >= 3) continue;
+                int sh = (int)(h >> 4 & 3);
+                tk_point q = {n, ks[ki], gtk_shapes[sh], dist, (int)(h >> 8 & 1), dts[h >> 9 & 7]};
+                if (n <= 1025 && (h >> 12 & 3) == 0) q.shape = many;
+                if (n > 131072 && sh == 3) q.shape = gtk_shapes[2];
+                t.failures += cluster_point(m, &q);
+                t.runs += 8;
+            }
+        }
+    /* cluster = on refuses what a grid cannot hold: 65536 rows. */
     pb_params p;
     pb_err err = {{0}};
     tk_case on = {"gpu-radik", "cluster", "on"};
-    tk_point q = {1000, 10, gtk_shapes[0], PB_TOPK_UNIFORM, 1, PB_TOPK_F32};
+    tk_point q = {1, 1, {65536, 0, 0}, PB_TOPK_UNIFORM, 1, PB_TOPK_F32};
     gtk_set_params(m, &on, &q, &p, &err);
     pb_point pt = {q.n, 4, gtk_seed(&q), &p, 0};
     void *st = NULL;
-    if (m->prepare(&pt, &st, &err) == 0 || !strstr(err.msg, "fp16 and bf16")) {
-        fprintf(stderr, "gpu-radik cluster = on on fp32 keys: not refused (%s)\n", err.msg);
+    if (m->prepare(&pt, &st, &err) == 0 || !strstr(err.msg, "65535 rows")) {
+        fprintf(stderr, "gpu-radik cluster = on with 65536 rows: not refused (%s)\n", err.msg);
         t.failures++;
     }
     if (st) m->release(st);
