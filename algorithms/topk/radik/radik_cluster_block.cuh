@@ -67,8 +67,8 @@ struct pb_radik_cl_smem {
  * edge packs counted as raw 0: pb_radik_cl_clear). Two threads a digit,
  * each reading 16 lanes rotated by the digit, so that a warp's 32 reads
  * fall in 32 banks. */
-__device__ __forceinline__ void pb_radik_cl_reduce(pb_radik_cl_smem &s, int h, uint32_t sub_bin,
-                                                   uint32_t nsub)
+__device__ __forceinline__ void pb_radik_cl_reduce_to(pb_radik_cl_smem &s, uint32_t *out,
+                                                      uint32_t sub_bin, uint32_t nsub)
 {
     __syncthreads();
     uint32_t bin = threadIdx.x >> 1, part = threadIdx.x & 1, sum = 0;
@@ -79,7 +79,13 @@ __device__ __forceinline__ void pb_radik_cl_reduce(pb_radik_cl_smem &s, int h, u
         s.lane[w] = 0;
     }
     sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    if (part == 0) s.hist[h][bin] = sum - (bin == sub_bin ? nsub : 0);
+    if (part == 0) out[bin] = sum - (bin == sub_bin ? nsub : 0);
+}
+/* ... into hist[h] (read by the cluster). */
+__device__ __forceinline__ void pb_radik_cl_reduce(pb_radik_cl_smem &s, int h, uint32_t sub_bin,
+                                                   uint32_t nsub)
+{
+    pb_radik_cl_reduce_to(s, s.hist[h], sub_bin, nsub);
 }
 
 /* One more in the lane counter at shared address `at` (a 32-bit shared

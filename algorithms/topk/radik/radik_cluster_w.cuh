@@ -338,11 +338,12 @@ __device__ __forceinline__ void pb_radik_clw_write_read(pb_radik_clw_smem<K> &s,
 /* The sample's threshold: the order key of rank r (0: the largest) among
  * PB_RADIK_SAMPLE keys of the row at radik's sample positions, found by
  * every block alike (the same keys, no cluster barrier), a digit at a
- * time in a block histogram. *ties: the sample keys equal to it. */
+ * time in a block histogram (at: this lane's counter of digit 0). *ties:
+ * the sample keys equal to it. */
 template <int DT, int LG, class K>
-__device__ __forceinline__ K pb_radik_clw_sample(pb_radik_clw_smem<K> &s, const K *row_data,
-                                                 uint32_t len, uint32_t row, uint32_t salt,
-                                                 uint32_t r, uint32_t *ties)
+__device__ __forceinline__ K pb_radik_clw_sample(pb_radik_clw_smem<K> &s, uint32_t at,
+                                                 const K *row_data, uint32_t len, uint32_t row,
+                                                 uint32_t salt, uint32_t r, uint32_t *ties)
 {
     enum { N = PB_RADIK_SAMPLE / PB_RADIK_CL_BLOCK, D = sizeof(K) };
     K key[N];
@@ -354,12 +355,14 @@ __device__ __forceinline__ K pb_radik_clw_sample(pb_radik_clw_smem<K> &s, const 
     K prefix = 0;
     uint32_t above = 0;
     for (int d = 0; d < D; d++) {
-        if (threadIdx.x < 256) s.c.samp[threadIdx.x] = 0;
-        __syncthreads();
+        /* Lane counters, not atomics on 256 words: a digit of logits'
+         * keys falls in a few bins, and a warp's atomics on one word
+         * serialise. */
 #pragma unroll
         for (int j = 0; j < N; j++)
             if (pb_radik_clw_match(key[j], prefix, d))
-                atomicAdd(&s.c.samp[pb_radik_clw_digit(key[j], d)], 1u);
+                pb_radik_cl_inc(at + (pb_radik_clw_digit(key[j], d) << 7));
+        pb_radik_cl_reduce_to(s.c, s.c.samp, 256, 0);
         __syncthreads();
         uint32_t bin = 255 - threadIdx.x, n = threadIdx.x < 256 ? s.c.samp[bin & 255] : 0, incl;
         pb_radik_cl_scan1(s.c.scan.s1).InclusiveSum(n, incl);
@@ -441,7 +444,7 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     if (filter != PB_RADIK_FILTER_OFF && w.len > cap && r < PB_RADIK_SAMPLE &&
         (uint64_t)(r + 1) * w.len <= room) {
         uint32_t ties = 0;
-        const K thr = pb_radik_clw_sample<DT, LG>(s, a.data + rb, w.len, row, salt, r, &ties);
+        const K thr = pb_radik_clw_sample<DT, LG>(s, at, a.data + rb, w.len, row, salt, r, &ties);
         if ((uint64_t)(r + ties) * w.len <= room) {
             pb_radik_clw_gather<DT, LG>(s, cand, w, thr);
             cl.sync();
