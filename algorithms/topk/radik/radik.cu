@@ -334,7 +334,8 @@ bool auto_word(const pb_topk_problem &p)
 
 /* Whether the query takes the cluster path, and with how many blocks a
  * row: one a PB_RADIK_CL_PART keys of the longest row (PB_RADIK_CLW_PART
- * for word keys), a power of two up to PB_RADIK_CL_MAXC. `filter` reaches
+ * for word keys), a power of two up to PB_RADIK_CL_MAXC (PB_RADIK_CLW_MAXC
+ * for word keys, fewer where the batch fills the GPU). `filter` reaches
  * the cluster path too (off: no sample; overshoot: its fallback). */
 int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
 {
@@ -359,17 +360,37 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
         return 0;
     }
     const uint64_t part = is16 ? PB_RADIK_CL_PART : PB_RADIK_CLW_PART;
+    const unsigned maxc = is16 ? PB_RADIK_CL_MAXC : PB_RADIK_CLW_MAXC;
     unsigned c = 1;
-    while (c < PB_RADIK_CL_MAXC && (uint64_t)c * part < p.max_len) c *= 2;
-    r->cl_blocks = c;
+    while (c < maxc && (uint64_t)c * part < p.max_len) c *= 2;
     const void *kern = cluster_kernel_any(p);
+    if (!is16) {
+        /* Word keys: no more blocks a row than the batch needs to fill
+         * the GPU once (two blocks an SM): a block's sample, rounds and
+         * barriers cost the same whatever its part, so fewer, longer
+         * parts cost less once every SM is busy. */
+        int dev = 0, sms = 0;
+        PB_CUDA_TRY(cudaGetDevice(&dev), err);
+        PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
+        while (c > 1 && p.rows * (c / 2) >= 2 * (uint64_t)sms) c /= 2;
+        /* Past the portable eight, clusters of sixteen where the GPU
+         * holds them (Hopper does). */
+        if (c > PB_RADIK_CL_MAXC)
+            PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+                        err);
+    }
     PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)pb_radik_cluster_smem(p.dtype)),
                 err);
     cudaLaunchAttribute at;
-    cudaLaunchConfig_t cfg = cluster_config(r, p.dtype, 1, &at);
     int clusters = 0;
-    PB_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg), err);
+    for (;;) {
+        r->cl_blocks = c;
+        cudaLaunchConfig_t cfg = cluster_config(r, p.dtype, 1, &at);
+        PB_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg), err);
+        if (clusters > 0 || c <= PB_RADIK_CL_MAXC) break;
+        c /= 2;
+    }
     if (clusters < 1) {
         if (mode == CLUSTER_ON)
             return pb_err_set(err, "gpu-radik: cluster = on: this GPU holds no cluster of %u blocks "

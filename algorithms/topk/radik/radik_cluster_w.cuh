@@ -154,20 +154,62 @@ template <class K> struct pb_radik_clw_cands {
     uint32_t cap;
 };
 
-/* A read that keeps the block's keys at or above thr as candidates
- * (slots a warp at a time), counting past the room (s.c.ncand: the
- * block's keys at or above thr; none kept past the room). */
+/* Whether pack p lies wholly in the row, and (out of line: two packs a
+ * row at most) the mask of an edge pack's keys that do (bit e: key e). */
+template <class K>
+__device__ __forceinline__ bool pb_radik_clw_full(const pb_radik_clw_part<K> &w, uint32_t p)
+{
+    enum { P = 16 / sizeof(K) };
+    return P * p >= w.head && P * p + P - w.head <= w.len;
+}
+template <class K>
+__device__ __noinline__ uint32_t pb_radik_clw_edge(uint32_t p, uint32_t head, uint32_t len)
+{
+    enum { P = 16 / sizeof(K) };
+    uint32_t m = 0;
+#pragma unroll
+    for (uint32_t e = 0; e < P; e++) m |= (uint32_t)(P * p + e - head < len) << e;
+    return m;
+}
+
+/* A read that keeps the block's keys at or above thr as candidates,
+ * counting past the room (s.c.ncand: the block's keys at or above thr;
+ * none kept past the room). The one read of most rows, so its loop is
+ * lean: a pack's keys converted and compared into a mask, the row's edge
+ * tested a pack (not a key), one vote a pack, and the warp's slots taken
+ * together only where a lane keeps a key (a few percent of the packs). */
 template <int DT, int LG, class K>
 __device__ __forceinline__ void pb_radik_clw_gather(pb_radik_clw_smem<K> &s,
                                                     const pb_radik_clw_cands<K> &c,
                                                     const pb_radik_clw_part<K> &w, K thr)
 {
-    pb_radik_clw_read<DT, LG, true, PB_RADIK_CL_BATCH>(w, [&](K o, uint32_t i, bool in) {
-        const bool keep = in && o >= thr;
-        if (!__any_sync(0xffffffffu, keep)) return;
-        const uint32_t at = pb_radik_cl_slots(&s.c.ncand, keep);
-        if (keep && at < c.cap) c.key[at] = o, c.idx[at] = i;
-    });
+    enum { P = 16 / sizeof(K), NB = PB_RADIK_CL_BATCH };
+    for (uint32_t base = w.pa; base < w.pb; base += PB_RADIK_CL_BLOCK * NB) {
+        uint4 x[NB];
+#pragma unroll
+        for (int u = 0; u < NB; u++) {
+            uint32_t p = base + threadIdx.x + u * PB_RADIK_CL_BLOCK;
+            x[u] = p < w.pb ? __ldcs(w.packs + p) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int u = 0; u < NB; u++) {
+            const uint32_t p = base + threadIdx.x + u * PB_RADIK_CL_BLOCK;
+            uint32_t m = 0;
+#pragma unroll
+            for (int e = 0; e < P; e++)
+                m |= (uint32_t)(pb_radik_clw_okey<DT, LG>(pb_radik_clw_key(x[u], (K *)0, e)) >= thr) << e;
+            if (p >= w.pb) m = 0;
+            else if (m && !pb_radik_clw_full(w, p)) m &= pb_radik_clw_edge<K>(p, w.head, w.len);
+            if (!__any_sync(0xffffffffu, m != 0)) continue;
+            uint32_t at = pb_radik_cl_slots(&s.c.ncand, m);
+            for (; m; m &= m - 1, at++)
+                if (at < c.cap) {
+                    const int e = __ffs(m) - 1;
+                    c.key[at] = pb_radik_clw_okey<DT, LG>(pb_radik_clw_key(x[u], (K *)0, e));
+                    c.idx[at] = P * p + e - w.head;
+                }
+        }
+    }
 }
 
 /* Round j's pivot digit from hist[h] of every block of the cluster:

@@ -161,6 +161,10 @@
  * The candidates a block keeps (an order key and an index each: 64 KiB of
  * dynamic shared memory for 32-bit keys, 48 KiB for 64-bit ones). */
 #define PB_RADIK_CLW_PART (1u << 15)
+/* ... up to sixteen blocks a row where the GPU holds such clusters
+ * (non-portable; radik.cu falls back to eight), so that 16 rows of 2^20
+ * keys give an H200's 132 SMs two blocks each. */
+#define PB_RADIK_CLW_MAXC 16
 #define PB_RADIK_CLW_CAP(K) (sizeof(K) == 4 ? 8192u : 4096u)
 #define PB_RADIK_CLW_DYN_SMEM(K) ((size_t)PB_RADIK_CLW_CAP(K) * (sizeof(K) + 4))
 /* `cluster = auto` takes it for batches of at least this many rows of at
