@@ -87,29 +87,11 @@ struct pb_radik_cl_part {
     uint32_t pa, pb, head, len;
 };
 
-/* One read of the block's packs: f(x, p, in) for each pack a thread
- * holds, PB_RADIK_CL_BATCH loaded ahead, called by every thread the same
- * number of times (in: the pack exists), in index order of the block
- * (sub-tile by sub-tile), so f may hold block-wide scans. The last read
- * streams (evict first); the others leave the row in L2 for the next.
- * It stops before a batch once done() (block-uniform) holds. */
+/* One read of the block's packs (pb_radik_cl_packs). */
 template <bool LAST, int NB, class F, class D>
 __device__ __forceinline__ void pb_radik_cl_read_until(const pb_radik_cl_part &w, F f, D done)
 {
-    for (uint32_t base = w.pa; base < w.pb && !done(); base += PB_RADIK_CL_BLOCK * NB) {
-        uint4 x[NB];
-#pragma unroll
-        for (int u = 0; u < NB; u++) {
-            uint32_t p = base + threadIdx.x + u * PB_RADIK_CL_BLOCK;
-            x[u] = p < w.pb ? (LAST ? __ldcs(w.packs + p) : __ldg(w.packs + p))
-                            : make_uint4(0, 0, 0, 0);
-        }
-#pragma unroll
-        for (int u = 0; u < NB; u++) {
-            uint32_t p = base + threadIdx.x + u * PB_RADIK_CL_BLOCK;
-            f(x[u], p, p < w.pb);
-        }
-    }
+    pb_radik_cl_packs<LAST, NB>(w.packs, w.pa, w.pb, f, done);
 }
 /* The whole read. */
 template <bool LAST, int NB = PB_RADIK_CL_BATCH, class F>

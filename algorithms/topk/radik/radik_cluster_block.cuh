@@ -88,6 +88,31 @@ __device__ __forceinline__ void pb_radik_cl_reduce(pb_radik_cl_smem &s, int h, u
     pb_radik_cl_reduce_to(s, s.hist[h], sub_bin, nsub);
 }
 
+/* A block's aligned 16-byte packs [pa, pb), NB a thread loaded ahead:
+ * f(x, p, in) for each pack a thread holds, called by every thread the
+ * same number of times (in: the pack exists), in index order of the block
+ * (sub-tile by sub-tile), so f may hold block-wide scans. The last read of
+ * a row streams (LAST: evict first); the others leave it in L2 for the
+ * next. It stops before a batch once done() (block-uniform) holds. */
+template <bool LAST, int NB, class F, class D>
+__device__ __forceinline__ void pb_radik_cl_packs(const uint4 *packs, uint32_t pa, uint32_t pb,
+                                                  F f, D done)
+{
+    for (uint32_t base = pa; base < pb && !done(); base += PB_RADIK_CL_BLOCK * NB) {
+        uint4 x[NB];
+#pragma unroll
+        for (int u = 0; u < NB; u++) {
+            uint32_t p = base + threadIdx.x + u * PB_RADIK_CL_BLOCK;
+            x[u] = p < pb ? (LAST ? __ldcs(packs + p) : __ldg(packs + p)) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int u = 0; u < NB; u++) {
+            uint32_t p = base + threadIdx.x + u * PB_RADIK_CL_BLOCK;
+            f(x[u], p, p < pb);
+        }
+    }
+}
+
 /* One more in the lane counter at shared address `at` (a 32-bit shared
  * window address): a reduction with no result and no branch, where
  * atomicAdd on a generic address was a branch, a read of the block's

@@ -116,34 +116,21 @@ template <class K> struct pb_radik_clw_part {
     uint32_t pa, pb, head, len;
 };
 
-/* One read of the block's keys: f(okey, index, in) for each key of its
- * packs, called by every thread of the block the same number of times
- * (in: the key is in the row, so that f may hold warp-wide steps), NB
- * packs a thread loaded ahead. The last read streams (evict first);
- * the others leave the row in L2 for the next. */
+/* One read of the block's keys (pb_radik_cl_packs): f(okey, index, in)
+ * for each key of its packs, called by every thread of the block the same
+ * number of times (in: the key is in the row, so that f may hold
+ * warp-wide steps). */
 template <int DT, int LG, bool LAST, int NB, class K, class F>
 __device__ __forceinline__ void pb_radik_clw_read(const pb_radik_clw_part<K> &w, F f)
 {
     enum { P = 16 / sizeof(K) };
-    for (uint32_t base = w.pa; base < w.pb; base += PB_RADIK_CL_BLOCK * NB) {
-        uint4 x[NB];
+    pb_radik_cl_packs<LAST, NB>(w.packs, w.pa, w.pb, [&](const uint4 &x, uint32_t p, bool in) {
 #pragma unroll
-        for (int u = 0; u < NB; u++) {
-            uint32_t p = base + threadIdx.x + u * PB_RADIK_CL_BLOCK;
-            x[u] = p < w.pb ? (LAST ? __ldcs(w.packs + p) : __ldg(w.packs + p))
-                            : make_uint4(0, 0, 0, 0);
+        for (int e = 0; e < P; e++) {
+            uint32_t i = P * p + e - w.head;
+            f(pb_radik_clw_okey<DT, LG>(pb_radik_clw_key(x, (K *)0, e)), i, in && i < w.len);
         }
-#pragma unroll
-        for (int u = 0; u < NB; u++) {
-            uint32_t p = base + threadIdx.x + u * PB_RADIK_CL_BLOCK;
-#pragma unroll
-            for (int e = 0; e < P; e++) {
-                uint32_t i = P * p + e - w.head;
-                f(pb_radik_clw_okey<DT, LG>(pb_radik_clw_key(x[u], (K *)0, e)), i,
-                  p < w.pb && i < w.len);
-            }
-        }
-    }
+    }, [] { return false; });
 }
 
 /* Candidates: order keys and row-relative indices in the kernel's
