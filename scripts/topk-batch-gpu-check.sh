@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# topk-batch-gpu-check.sh [BUILD_DIR] [OUT_DIR] [--perf] [--ncu]: gpu-radik's
+# cluster paths on a GPU node in one command (docs/topk-radik.md), from the
+# repository root, with a CUDA build in BUILD_DIR (default build-gpu):
+#
+#  1. the tests: gpu_topk_cluster_word (32- and 64-bit keys), gpu_topk_cluster
+#     (fp16 / bf16) and gpu_topk_small, against the host twin;
+#  2. compute-sanitizer memcheck and racecheck over permbench run of
+#     configs/profile/topk-cluster-word-sanitizer.ini (each flow of the
+#     word-key kernel at small awkward shapes);
+#  3. with --perf, the target batch shapes (configs/paper/topk-targets-n*.ini:
+#     the cluster path, the multi-pass query and gpu-cub-topk, five seeds,
+#     the copy in the same run), run after the tests, alone on the node;
+#  4. with --ncu, Nsight Compute of the word-key kernel at 64 x 2^17 and
+#     256 x 2^19 fp32 (the full set, and the source page, whose per-line
+#     stall counts say where the kernel waits).
+#
+# Writes OUT_DIR (default topk-batch-check/): tests.log, memcheck.log,
+# racecheck.log, targets-<n>/ and ncu-<shape>.{ncu-rep,csv}. Exit status 0
+# when every step run passed, 1 otherwise, 2 on bad arguments or a
+# missing build. Expected on an H200: about 4 minutes for 1-2, 1 more for
+# --perf, 1 more for --ncu.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+perf=0 ncu=0 args=()
+for a in "$@"; do
+    case $a in
+    --perf) perf=1 ;;
+    --ncu) ncu=1 ;;
+    -*) echo "topk-batch-gpu-check: unknown option '$a' (--perf, --ncu)" >&2; exit 2 ;;
+    *) args+=("$a") ;;
+    esac
+done
+[ ${#args[@]} -le 2 ] || { echo "topk-batch-gpu-check: at most BUILD_DIR and OUT_DIR" >&2; exit 2; }
+build=$(cd "${args[0]:-$root/build-gpu}" 2>/dev/null && pwd) || {
+    echo "topk-batch-gpu-check: no build directory ${args[0]:-$root/build-gpu}" >&2
+    exit 2
+}
+out=${args[1]:-topk-batch-check}
+sanitizer=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
+if [ ! -x "$build/permbench" ] || [ ! -x "$build/tests/pb_tests" ]; then
+    echo "topk-batch-gpu-check: no permbench or tests/pb_tests in $build: build it first" >&2
+    exit 2
+fi
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+status=0
+
+(cd "$build" && ctest -R '^gpu_topk_(cluster|cluster_word|small)$' -j 3 --output-on-failure) \
+    >"$out/tests.log" 2>&1 || status=1
+skipped=$(grep -c '(Skipped)' "$out/tests.log")
+[ "$skipped" -eq 0 ] || status=1 # on a GPU node with sm_90 code nothing may skip
+echo "tests     : $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1); $skipped skipped"
+
+cfg=$root/configs/profile/topk-cluster-word-sanitizer.ini
+for tool in memcheck racecheck; do
+    rm -rf "$out/$tool-run"
+    "$sanitizer" --tool "$tool" --error-exitcode 3 "$build/permbench" run "$cfg" --out "$out/$tool-run" \
+        --quiet >"$out/$tool.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    printf '%-10s: exit %d; %s\n' "$tool" "$rc" "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1)"
+done
+
+if [ $perf -eq 1 ]; then
+    for cfg in "$root"/configs/paper/topk-targets-n*.ini; do
+        name=$(basename "$cfg" .ini)
+        "$build/permbench" run "$cfg" --out "$out/$name" >"$out/$name.log" 2>&1 || status=1
+        echo "perf      : $name exit $? ($out/$name.log)"
+    done
+fi
+
+if [ $ncu -eq 1 ]; then
+    for shape in "64 2^17 1024" "256 2^19 256"; do
+        set -- $shape
+        tag="r$1-n${2/^/e}-k$3"
+        printf '[sweep]\nfamily = topk\nsizes = %s\nitem = u32\nseed = 2026\nmin_samples = 1\nmax_samples = 1\nmin_time = 0\nceilings = none\n\n[radik]\nmodule = gpu-radik\nrows = %s\ndtype = f32\ndist = normal\nk = %s\n' \
+            "$2" "$1" "$3" >"$out/ncu-$tag.ini"
+        ncu --set full --import-source yes --kernel-name regex:pb_radik_cluster --launch-count 1 \
+            -o "$out/ncu-$tag" -f "$build/permbench" run "$out/ncu-$tag.ini" --out "$out/ncu-$tag-run" \
+            >"$out/ncu-$tag.log" 2>&1 || status=1
+        ncu --import "$out/ncu-$tag.ncu-rep" --page details --csv >"$out/ncu-$tag.csv" 2>/dev/null
+        ncu --import "$out/ncu-$tag.ncu-rep" --page source --csv >"$out/ncu-$tag-source.csv" 2>/dev/null
+        echo "ncu       : $tag ($out/ncu-$tag.ncu-rep)"
+    done
+fi
+exit $status
