@@ -338,9 +338,10 @@ bool auto_word(const pb_topk_problem &p)
 /* Whether the query takes the cluster path, and with how many blocks a
  * row: one a PB_RADIK_CL_PART keys of the longest row (PB_RADIK_CLW_PART
  * for word keys), a power of two up to PB_RADIK_CL_MAXC (PB_RADIK_CLW_MAXC
- * for word keys, fewer where the batch fills the GPU). `filter` reaches
- * the cluster path too (off: no sample; overshoot: its fallback). */
-int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
+ * for word keys, fewer where the batch fills the GPU: sms, the device's
+ * SMs). `filter` reaches the cluster path too (off: no sample; overshoot:
+ * its fallback). */
+int setup_cluster(const pb_gpu_topk *g, radik *r, int sms, pb_err *err)
 {
     const pb_topk_problem &p = g->prob;
     int mode = (int)g->params.v[P_CLUSTER];
@@ -372,9 +373,6 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
          * the GPU once (two blocks an SM): a block's sample, rounds and
          * barriers cost the same whatever its part, so fewer, longer
          * parts cost less once every SM is busy. */
-        int dev = 0, sms = 0;
-        PB_CUDA_TRY(cudaGetDevice(&dev), err);
-        PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
         while (c > 1 && p.rows * (c / 2) >= 2 * (uint64_t)sms) c /= 2;
         /* Past the portable eight, clusters of sixteen where the GPU
          * holds them (Hopper does). */
@@ -492,8 +490,11 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     PB_CUDA_TRY(cudaMalloc(&r->work, (rows + 1) * 4), err);
     PB_CUDA_TRY(cudaMalloc(&r->arrivals, 4), err);
     PB_CUDA_TRY(cudaMemset(r->arrivals, 0, 4), err); /* the last block leaves it at 0 */
+    int dev = 0, sms = 0;
+    PB_CUDA_TRY(cudaGetDevice(&dev), err);
+    PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
     /* The cluster path is the whole query: no tie pass, no presample. */
-    if (setup_cluster(g, r, err)) return -1;
+    if (setup_cluster(g, r, sms, err)) return -1;
     if (r->lowest && rows && !r->cluster && setup_ties(p, r, err)) return -1;
     if (rows && !r->cluster && setup_presample(g, r, err)) return -1;
 
@@ -501,9 +502,6 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     if (r->wide ? setup_kernels<uint64_t>(p, r, &b_in, &b_in_buf, &b_filter, err)
                 : setup_kernels<uint32_t>(p, r, &b_in, &b_in_buf, &b_filter, err))
         return -1;
-    int dev = 0, sms = 0;
-    PB_CUDA_TRY(cudaGetDevice(&dev), err);
-    PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
     /* One grid size for every pass: what the most demanding pass keeps
      * resident (a larger grid only queues blocks). */
     r->grid = (unsigned)(sms * (b_in > 0 ? b_in : 1));

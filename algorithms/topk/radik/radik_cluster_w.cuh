@@ -50,6 +50,7 @@
 
 #include "algorithms/topk/radik/radik_cluster_block.cuh"
 #include "algorithms/topk/radik/radik_cluster_kernel.cuh"
+#include "algorithms/topk/radik/radik_filter_block.cuh"
 #include "algorithms/topk/radik/radik_sample.cuh"
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
@@ -66,7 +67,6 @@ template <class K> struct pb_radik_clw_piv {
 template <class K> struct pb_radik_clw_smem {
     pb_radik_cl_smem c; /* lanes, histograms, scans, counters (radik_cluster_block.cuh) */
     pb_radik_clw_piv<K> piv;
-    K samp_key;         /* the sample's threshold */
 };
 
 /* Key e of a 16-byte pack: four 32-bit words or two 64-bit ones. */
@@ -77,24 +77,6 @@ __device__ __forceinline__ uint32_t pb_radik_clw_key(const uint4 &x, uint32_t *,
 __device__ __forceinline__ uint64_t pb_radik_clw_key(const uint4 &x, uint64_t *, int e)
 {
     return e == 0 ? ((uint64_t)x.y << 32 | x.x) : ((uint64_t)x.w << 32 | x.z);
-}
-
-/* The order key of a raw value, the dtype known when compiled. */
-template <int DT, int LG> __device__ __forceinline__ uint32_t pb_radik_clw_okey(uint32_t raw)
-{
-    return pb_topk_okey_of(raw, DT, LG);
-}
-template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_clw_okey(uint64_t raw)
-{
-    return pb_topk_okey_wide(raw, DT, LG);
-}
-template <int DT, int LG> __device__ __forceinline__ uint32_t pb_radik_clw_raw(uint32_t okey)
-{
-    return pb_topk_raw_of(okey, DT, LG);
-}
-template <int DT, int LG> __device__ __forceinline__ uint64_t pb_radik_clw_raw(uint64_t okey)
-{
-    return pb_topk_raw_wide(okey, DT, LG);
 }
 
 /* Digit j (0: the highest) of an order key, and whether a key's digits
@@ -128,7 +110,7 @@ __device__ __forceinline__ void pb_radik_clw_read(const pb_radik_clw_part<K> &w,
 #pragma unroll
         for (int e = 0; e < P; e++) {
             uint32_t i = P * p + e - w.head;
-            f(pb_radik_clw_okey<DT, LG>(pb_radik_clw_key(x, (K *)0, e)), i, in && i < w.len);
+            f(pb_radik_okey_dt<DT, LG>(pb_radik_clw_key(x, (K *)0, e)), i, in && i < w.len);
         }
     }, [] { return false; });
 }
@@ -184,7 +166,7 @@ __device__ __forceinline__ void pb_radik_clw_gather(pb_radik_clw_smem<K> &s,
             uint32_t m = 0;
 #pragma unroll
             for (int e = 0; e < P; e++)
-                m |= (uint32_t)(pb_radik_clw_okey<DT, LG>(pb_radik_clw_key(x[u], (K *)0, e)) >= thr) << e;
+                m |= (uint32_t)(pb_radik_okey_dt<DT, LG>(pb_radik_clw_key(x[u], (K *)0, e)) >= thr) << e;
             if (p >= w.pb) m = 0;
             else if (m && !pb_radik_clw_full(w, p)) m &= pb_radik_clw_edge<K>(p, w.head, w.len);
             if (!__any_sync(0xffffffffu, m != 0)) continue;
@@ -192,7 +174,7 @@ __device__ __forceinline__ void pb_radik_clw_gather(pb_radik_clw_smem<K> &s,
             for (; m; m &= m - 1, at++)
                 if (at < c.cap) {
                     const int e = __ffs(m) - 1;
-                    c.key[at] = pb_radik_clw_okey<DT, LG>(pb_radik_clw_key(x[u], (K *)0, e));
+                    c.key[at] = pb_radik_okey_dt<DT, LG>(pb_radik_clw_key(x[u], (K *)0, e));
                     c.idx[at] = P * p + e - w.head;
                 }
         }
@@ -295,11 +277,11 @@ __device__ __forceinline__ bool pb_radik_clw_write_cands(pb_radik_clw_smem<K> &s
         const bool gt = i < nc && o > d.T, eq = i < nc && o == d.T && d.quota > 0;
         if (__any_sync(0xffffffffu, gt)) {
             uint32_t at = pb_radik_cl_slots(&s.c.ctr[0], gt);
-            if (gt) d.vals[at] = pb_radik_clw_raw<DT, LG>(o), d.idx[at] = c.idx[i];
+            if (gt) d.vals[at] = pb_radik_raw_dt<DT, LG>(o), d.idx[at] = c.idx[i];
         }
         if (!d.ordered && __any_sync(0xffffffffu, eq)) {
             uint32_t at = pb_radik_cl_slots(&s.c.ctr[1], eq);
-            if (eq && at < d.quota) d.tvals[at] = pb_radik_clw_raw<DT, LG>(o), d.tidx[at] = c.idx[i];
+            if (eq && at < d.quota) d.tvals[at] = pb_radik_raw_dt<DT, LG>(o), d.tidx[at] = c.idx[i];
         } else if (d.ordered && eq) {
             uint32_t t = atomicAdd(&s.c.nties, 1u);
             if (t < PB_RADIK_CL_TIES) ctie[t] = i;
@@ -309,7 +291,7 @@ __device__ __forceinline__ bool pb_radik_clw_write_cands(pb_radik_clw_smem<K> &s
     __syncthreads();
     const uint32_t nt = s.c.nties;
     if (nt > PB_RADIK_CL_TIES) return true;
-    const K traw = pb_radik_clw_raw<DT, LG>(d.T);
+    const K traw = pb_radik_raw_dt<DT, LG>(d.T);
     for (uint32_t t = threadIdx.x; t < nt; t += PB_RADIK_CL_BLOCK) {
         uint32_t mine = c.idx[ctie[t]], rank = 0;
         for (uint32_t j = 0; j < nt; j++) rank += c.idx[ctie[j]] < mine;
@@ -328,7 +310,7 @@ __device__ __forceinline__ void pb_radik_clw_write_read(pb_radik_clw_smem<K> &s,
                                                         const pb_radik_clw_dest<K> &d, bool gt)
 {
     enum { P = 16 / sizeof(K) };
-    const K traw = pb_radik_clw_raw<DT, LG>(d.T);
+    const K traw = pb_radik_raw_dt<DT, LG>(d.T);
     uint32_t taken = 0; /* this block's ties met so far: the scans' running total */
     for (uint32_t base = w.pa; base < w.pb && (gt || taken < d.quota); base += PB_RADIK_CL_BLOCK) {
         const uint32_t p = base + threadIdx.x;
@@ -338,7 +320,7 @@ __device__ __forceinline__ void pb_radik_clw_write_read(pb_radik_clw_smem<K> &s,
 #pragma unroll
         for (int e = 0; e < P; e++) {
             uint32_t i = P * p + e - w.head;
-            o[e] = pb_radik_clw_okey<DT, LG>(pb_radik_clw_key(x, (K *)0, e));
+            o[e] = pb_radik_okey_dt<DT, LG>(pb_radik_clw_key(x, (K *)0, e));
             bool in = p < w.pb && i < w.len;
             gm |= (uint32_t)(in && o[e] > d.T) << e;
             em |= (uint32_t)(in && o[e] == d.T) << e;
@@ -347,7 +329,7 @@ __device__ __forceinline__ void pb_radik_clw_write_read(pb_radik_clw_smem<K> &s,
             uint32_t at = pb_radik_cl_slots(&s.c.ctr[0], gm);
             for (uint32_t m = gm; m; m &= m - 1, at++) {
                 uint32_t e = __ffs(m) - 1;
-                d.vals[at] = pb_radik_clw_raw<DT, LG>(o[e]);
+                d.vals[at] = pb_radik_raw_dt<DT, LG>(o[e]);
                 d.idx[at] = P * p + e - w.head;
             }
         }
@@ -380,7 +362,7 @@ __device__ __forceinline__ K pb_radik_clw_sample(pb_radik_clw_smem<K> &s, uint32
     for (int j = 0; j < N; j++)
         key[j] = __ldg(row_data + pb_radik_sample_pos(threadIdx.x + j * PB_RADIK_CL_BLOCK, row, salt, len));
 #pragma unroll
-    for (int j = 0; j < N; j++) key[j] = pb_radik_clw_okey<DT, LG>(key[j]);
+    for (int j = 0; j < N; j++) key[j] = pb_radik_okey_dt<DT, LG>(key[j]);
     K prefix = 0;
     uint32_t above = 0;
     for (int d = 0; d < D; d++) {
