@@ -15,6 +15,7 @@ PB_MODULE(gsl_shuffle)
 PB_MODULE(bijective_twin)
 PB_MODULE(grs_twin) /* the GPU Rao-Sandelius model */
 PB_MODULE(rao_sandelius)
+PB_MODULE(l2s_twin) /* gpu-l2-shuffle's order of the GPU Rao-Sandelius model */
 PB_MODULE(merge_shuffle)
 PB_MODULE(cpu_dart_throwing)
 PB_MODULE(tbb_bijective)

@@ -1,0 +1,55 @@
+/* The L2 order of the GPU Rao-Sandelius shuffle (docs/l2-shuffle.md): the
+ * segments a level splits, cut in order into groups whose items fit one
+ * slot of an L2-resident ring, so that a group's split output is still in
+ * L2 when the kernel that finishes its parts reads it. A segment larger
+ * than a slot is a group of its own, an overflow: split into the output at
+ * its own positions and finished there. Shared by the C model of the order
+ * (l2s_twin.h) and gpu-l2-shuffle, so both cut the same groups. */
+#ifndef PB_L2S_PLAN_H
+#define PB_L2S_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Slots of the ring: the group being finished and the next being split. */
+#define PB_L2S_RING 2
+
+/* The L2 a model without a device plans for (an H100's or H200's 50 MiB
+ * as the runtime reports it): the output does not depend on it. */
+#define PB_L2S_MODEL_L2_BYTES (UINT64_C(50) << 20)
+
+/* The parameter of the L2 order that both modules take (gpu-l2-shuffle,
+ * cpu-l2-shuffle-twin), as a pb_param_spec initialiser. */
+#define PB_L2S_PARAMS                                                                                              \
+    {"bucket_cap", PB_PARAM_INT, 0, 0, (1LL << 32) - 1, NULL,                                                     \
+     "items a slot of the L2 ring holds (0: a quarter of the L2 in items); a bucket larger than this takes the "  \
+     "overflow path (split into the output and finished in place), same output: small values force it, for tests"}
+
+/* Segments [seg_lo, seg_hi) of a level, positions [start, end). */
+typedef struct pb_l2s_group {
+    uint32_t seg_lo, seg_hi;
+    uint32_t start, end;
+    int overflow; /* one segment larger than a slot */
+} pb_l2s_group;
+
+/* Items a slot holds: bucket_cap if positive, else a quarter of l2_bytes
+ * (the device's L2) in items of ib bytes, at least 1. */
+uint64_t pb_l2s_slot_items(long long bucket_cap, uint64_t l2_bytes, unsigned ib);
+
+/* Cuts the nseg segments [ss[i], se[i]) (consecutive: se[i] == ss[i + 1])
+ * into groups of consecutive segments holding at most `slot` items, in
+ * order; a segment of more than `slot` items is a group alone, marked
+ * overflow. Empty segments join the group at hand. Writes at most nseg
+ * groups to out (NULL: only counts) and returns how many. */
+size_t pb_l2s_plan_groups(const uint32_t *ss, const uint32_t *se, size_t nseg, uint64_t slot,
+                          pb_l2s_group *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
