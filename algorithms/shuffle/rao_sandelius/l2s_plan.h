@@ -15,8 +15,13 @@
 extern "C" {
 #endif
 
-/* Slots of the ring: the group being finished and the next being split. */
-#define PB_L2S_RING 2
+/* Slots of the ring. One: the GPU's launches run one after the other on
+ * the stream, so the next group's split overwrites the slot's lines while
+ * they are still dirty in L2, and they are never written back to DRAM
+ * (with two, a slot's lines would wait dirty through a whole group of
+ * other traffic). Two would let a persistent kernel split one group while
+ * it finishes the one before. */
+#define PB_L2S_RING 1
 
 /* The L2 a model without a device plans for (an H100's or H200's 50 MiB
  * as the runtime reports it): the output does not depend on it. */
@@ -37,7 +42,8 @@ typedef struct pb_l2s_group {
 } pb_l2s_group;
 
 /* Items a slot holds: bucket_cap if positive, else a quarter of l2_bytes
- * (the device's L2) in items of ib bytes, at least 1. */
+ * (the device's L2) in items of ib bytes, at least 1: the rest of the L2
+ * takes the streams of the split's reads and the finish's writes. */
 uint64_t pb_l2s_slot_items(long long bucket_cap, uint64_t l2_bytes, unsigned ib);
 
 /* Cuts the nseg segments [ss[i], se[i]) (consecutive: se[i] == ss[i + 1])
