@@ -41,7 +41,7 @@ static int need_gpu(const char *name, const pb_module **m)
  * defaults with `cap` = 64 (most segments take the global-memory path);
  * 32-part splits (a pass at 3000017, then warp splits of ~366 items).
  * gpu-l2-shuffle's own (bucket_cap set; the first five take its default
- * slot, a quarter of the L2): the defaults with slots of 1000 items (at
+ * slot, half the L2): the defaults with slots of 1000 items (at
  * 3000017 every bucket, ~11700 items, an overflow), and with `cap` = 64
  * too (overflows finished in place through the global path); 8-part
  * splits from small buckets in slots of 37 items (groups of a few

@@ -430,8 +430,8 @@ uint64_t footprint(const pb_point *pt)
     return pb_gpu_shuffle_footprint(pt) + pt->n * (ib + 16) + (pt->n / TILE + 2) * 2048 + (64u << 20);
 }
 
-/* The L2 order's too, and its slot: at most a quarter of an L2 (or
- * bucket_cap items, at most n). */
+/* The L2 order's too, and its slot: at most half an L2 (or bucket_cap
+ * items, at most n). */
 uint64_t l2_footprint(const pb_point *pt)
 {
     return footprint(pt) + (64u << 20);

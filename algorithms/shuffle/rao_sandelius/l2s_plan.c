@@ -3,7 +3,7 @@
 uint64_t pb_l2s_slot_items(long long bucket_cap, uint64_t l2_bytes, unsigned ib)
 {
     if (bucket_cap > 0) return (uint64_t)bucket_cap;
-    uint64_t s = ib ? l2_bytes / 4 / ib : 0;
+    uint64_t s = ib ? l2_bytes / 2 / ib : 0;
     return s ? s : 1;
 }
 

@@ -31,7 +31,7 @@ extern "C" {
  * cpu-l2-shuffle-twin), as a pb_param_spec initialiser. */
 #define PB_L2S_PARAMS                                                                                              \
     {"bucket_cap", PB_PARAM_INT, 0, 0, (1LL << 32) - 1, NULL,                                                     \
-     "items a slot of the L2 ring holds (0: a quarter of the L2 in items); a bucket larger than this takes the "  \
+     "items a slot of the L2 ring holds (0: half the L2 in items); a bucket larger than this takes the "        \
      "overflow path (split into the output and finished in place), same output: small values force it, for tests"}
 
 /* Segments [seg_lo, seg_hi) of a level, positions [start, end). */
@@ -41,9 +41,12 @@ typedef struct pb_l2s_group {
     int overflow; /* one segment larger than a slot */
 } pb_l2s_group;
 
-/* Items a slot holds: bucket_cap if positive, else a quarter of l2_bytes
- * (the device's L2) in items of ib bytes, at least 1: the rest of the L2
- * takes the streams of the split's reads and the finish's writes. */
+/* Items a slot holds: bucket_cap if positive, else half of l2_bytes (the
+ * device's L2) in items of ib bytes, at least 1: the other half takes the
+ * streams of the split's reads and the finish's writes. Half, not less:
+ * the first split makes at most 256 buckets, so at 2^29 u64 a bucket is
+ * 16 MiB, and a slot of a quarter of a 50 MiB L2 would make every bucket
+ * an overflow. */
 uint64_t pb_l2s_slot_items(long long bucket_cap, uint64_t l2_bytes, unsigned ib);
 
 /* Cuts the nseg segments [ss[i], se[i]) (consecutive: se[i] == ss[i + 1])
