@@ -107,6 +107,7 @@ struct work {
     void *ring;
     uint32_t *h_ss, *h_se, *h_ts;
     pb_l2s_group *groups;
+    size_t ngroups, noverflow; /* the last run's, for PB_GRS_PHASES */
 };
 
 int mark(work *w, pb_err *err)
@@ -126,9 +127,14 @@ int print_phases(work *w, pb_err *err)
     for (int i = 1; i < w->nev; i++) {
         float ms = 0;
         PB_CUDA_TRY(cudaEventElapsedTime(&ms, w->ev[i - 1], w->ev[i]), err);
-        const char *what = i == w->nev - 1 ? "segments" : (i == 1 && w->pl.kb) ? "first sort" : "level";
-        fprintf(stderr, " %s %.3f ms%s", what, ms, i == w->nev - 1 ? "\n" : ",");
+        const char *what = i == w->nev - 1 ? (w->l2 ? "last level by groups" : "segments")
+                           : (i == 1 && w->pl.kb) ? "first sort" : "level";
+        fprintf(stderr, " %s %.3f ms%s", what, ms, i == w->nev - 1 ? "" : ",");
     }
+    if (w->l2)
+        fprintf(stderr, " (%zu groups, %zu overflows, slot %llu items)", w->ngroups, w->noverflow,
+                (unsigned long long)w->slot);
+    fputc('\n', stderr);
     return 0;
 }
 
@@ -307,6 +313,8 @@ int l2_last_level(work *w, uint32_t level, uint64_t nseg, const T *cur, T *out, 
     PB_CUDA_TRY(cudaMemcpy(w->h_se, w->se, nseg * 4, cudaMemcpyDeviceToHost), err);
     PB_CUDA_TRY(cudaMemcpy(w->h_ts, w->tstart, (nseg + 1) * 4, cudaMemcpyDeviceToHost), err);
     const size_t ng = pb_l2s_plan_groups(w->h_ss, w->h_se, (size_t)nseg, w->slot, w->groups);
+    w->ngroups = ng, w->noverflow = 0;
+    for (size_t gi = 0; gi < ng; gi++) w->noverflow += w->groups[gi].overflow != 0;
     const uint64_t slot_alloc = w->slot < w->total ? w->slot : w->total;
     for (size_t gi = 0; gi < ng; gi++) {
         const pb_l2s_group &g = w->groups[gi];
