@@ -13,8 +13,8 @@ out=$("$src/scripts/l2-shuffle-gpu-check.sh" "$tmp/none" "$tmp/o1" 2>&1)
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q 'no build directory' <<<"$out" ||
     { echo "FAIL: no build: exit $rc: $out"; bad=1; }
-if "$build/tests/pb_tests" gpu_l2s_twin >/dev/null 2>&1; then
-    echo "skipped: a GPU runs gpu_l2s_twin here (the script's GPU path is the lead's check)"
+if "$build/permbench" list 2>/dev/null | grep -qE '^gpu-l2-shuffle +shuffle +gpu +yes'; then
+    echo "skipped: gpu-l2-shuffle runs here (the script's GPU path is scripts/l2-shuffle-gpu-check.sh itself)"
     exit 77
 fi
 out=$(COMPUTE_SANITIZER=/bin/false "$src/scripts/l2-shuffle-gpu-check.sh" "$build" "$tmp/o2" 2>&1)

@@ -86,6 +86,6 @@ PB_SHUFFLE_MODULE(grs_twin, "cpu-rao-sandelius-twin", pb_shuffle_cpu_outofplace_
 
 PB_SHUFFLE_MODULE(l2s_twin, "cpu-l2-shuffle-twin", pb_shuffle_cpu_outofplace_hooks, l2s_sample_perms,
     .summary = "the GPU Rao-Sandelius shuffle in gpu-l2-shuffle's order, in sequential C: the last level a "
-               "group of buckets at a time through a ring of L2-sized slots (the model gpu-l2-shuffle equals; "
+               "group of buckets at a time through an L2-sized slot (the model gpu-l2-shuffle equals; "
                "output that of cpu-rao-sandelius-twin; exactly uniform)",
     PB_PARAMS(l2s_params), .max_n = PB_L2S_MAX_ITEMS, .run = l2s_run);
