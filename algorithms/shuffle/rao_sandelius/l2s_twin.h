@@ -1,12 +1,15 @@
 /* The GPU Rao-Sandelius shuffle in the L2 order (docs/l2-shuffle.md), as a
- * C model of what gpu-l2-shuffle does: the first split into a buffer A of
- * n items, whole-array levels while the plan has more than one
- * (pb_grs_plan_levels), then the last level a group of segments at a time
- * (l2s_plan.h): each group split into a slot of a ring (at position minus
- * the group's start), its parts copied out and finished there, as the
- * GPU's segment kernel reads a part from the slot and writes it once to
- * the output; an overflow group (one segment larger than a slot) split
- * into the output at its own positions and finished in place.
+ * C model of what gpu-l2-shuffle does, in its buffers: the first split
+ * into the output, whole-array levels while the plan has more than one
+ * (pb_grs_plan_levels), alternating between the output and A (the
+ * module's scratch of n items), then the last level a group of segments
+ * at a time (l2s_plan.h): each group split into a slot of the ring (at
+ * position minus the group's start), its parts read from there and
+ * finished into the output, as the GPU's segment kernel does; an overflow
+ * group (one segment larger than a slot) split at its own positions into
+ * whichever of the output and A is not the level's input, and finished
+ * from there (in place when that is the output). A part's splits use A's
+ * region of the part as their scratch, as the kernel's global path does.
  *
  * Every split and every Fisher-Yates is grs_twin.h's, with the same draws,
  * so the output equals pb_grs_twin_shuffle's bit for bit whatever the slot
