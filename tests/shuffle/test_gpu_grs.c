@@ -10,8 +10,10 @@
  * permutation, then a gather); and their sample permutations, in batches,
  * equal the model's. gpu-l2-shuffle also under shapes whose `bucket_cap`
  * forces the overflow path (every bucket, or some, larger than a slot;
- * with the global-memory path too). SKIP without a device. */
+ * with the global-memory path too), and its rows' path ("groups" exactly
+ * where the plan has a level, else "passes"). SKIP without a device. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "algorithms/shuffle/rao_sandelius/grs_twin.h"
 #include "config/params.h"
@@ -106,6 +108,13 @@ static int twin_check(const char *name)
                 pb_shuffle_fill(in, n, bytes);
                 pb_grs_shape sh = model_shape(s, n);
                 rc = m->prepare(&pt, &state, &err);
+                /* gpu-l2-shuffle's path: groups exactly where the plan has a level */
+                if (!rc && nshapes_of(m) > NGRS) {
+                    const char *want = pb_grs_plan_levels(&sh, n, (uint64_t)shapes[s][1]) ? "groups" : "passes";
+                    const char *got = m->path ? m->path(state) : NULL;
+                    if (!got || strcmp(got, want) != 0)
+                        rc = pb_err_set(&err, "path %s, the plan's is %s", got ? got : "(none)", want);
+                }
                 for (uint64_t sample = 0; sample < 2 && !rc; sample++) {
                     rc = m->refresh(state, &err);
                     if (!rc) rc = m->run(state, 3 + sample, &err);

@@ -406,6 +406,15 @@ int prepare_as(bool l2, const pb_point *pt, void **out_state, pb_err *err)
 int prepare(const pb_point *pt, void **out_state, pb_err *err) { return prepare_as(false, pt, out_state, err); }
 int l2_prepare(const pb_point *pt, void **out_state, pb_err *err) { return prepare_as(true, pt, out_state, err); }
 
+/* gpu-l2-shuffle's path at a point: "groups" when a level runs by groups
+ * through the slot, "passes" when the plan has no level (n at most the
+ * target's bucket size: gpu-rao-sandelius's order). */
+const char *l2_path(void *st)
+{
+    const state *s = (const state *)st;
+    return s && s->w.l2 ? "groups" : "passes";
+}
+
 int run(void *st, uint64_t sample, pb_err *err)
 {
     state *s = (state *)st;
@@ -515,4 +524,4 @@ PB_SHUFFLE_MODULE(gpu_l2_shuffle, "gpu-l2-shuffle", pb_shuffle_gpu_via_hooks, l2
                "finish a group of buckets at a time through an L2-sized slot (two DRAM passes, not three); exactly "
                "uniform, equal to cpu-l2-shuffle-twin and cpu-rao-sandelius-twin",
     PB_PARAMS(l2_params), .max_n = (UINT64_C(1) << 32) - 1, .footprint = l2_footprint, .prepare = l2_prepare,
-    .run = run, .release = release);
+    .run = run, .release = release, .path = l2_path);
