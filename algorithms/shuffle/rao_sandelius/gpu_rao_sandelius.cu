@@ -519,9 +519,13 @@ PB_SHUFFLE_MODULE(gpu_rao_sandelius, "gpu-rao-sandelius", pb_shuffle_gpu_via_hoo
     PB_PARAMS(params), .max_n = (UINT64_C(1) << 32) - 1, .footprint = footprint, .prepare = prepare,
     .run = run, .release = release);
 
-PB_SHUFFLE_MODULE(gpu_l2_shuffle, "gpu-l2-shuffle", pb_shuffle_gpu_via_hooks, l2_sample_perms,
+/* Written out rather than by PB_SHUFFLE_MODULE, which puts .ext last:
+ * C++ takes designated initializers in declaration order, and .path comes
+ * after .ext. */
+static const pb_shuffle_hooks gpu_l2_shuffle_ext = {.sample_perms = l2_sample_perms, .links = NULL};
+PB_MODULE_DEF(gpu_l2_shuffle, "gpu-l2-shuffle", pb_shuffle_gpu_via_hooks,
     .summary = "GPU Rao-Sandelius in the L2 order: the first split over the array, then the last level and the "
                "finish a group of buckets at a time through an L2-sized slot (two DRAM passes, not three); exactly "
                "uniform, equal to cpu-l2-shuffle-twin and cpu-rao-sandelius-twin",
     PB_PARAMS(l2_params), .max_n = (UINT64_C(1) << 32) - 1, .footprint = l2_footprint, .prepare = l2_prepare,
-    .run = run, .release = release, .path = l2_path);
+    .run = run, .release = release, .ext = &gpu_l2_shuffle_ext, .path = l2_path);
