@@ -44,15 +44,15 @@ static int need_gpu(const char *name, const pb_module **m)
  * 32-part splits (a pass at 3000017, then warp splits of ~366 items).
  * gpu-l2-shuffle's own (bucket_cap set; the first five take its default
  * slot, half the L2): the defaults with slots of 1000 items (at
- * 3000017 every bucket, ~11700 items, an overflow), and with `cap` = 64
- * too (overflows finished in place through the global path); 8-part
+ * 3000017 every bucket, ~11700 items, an overflow), and with `cap` = 16
+ * too (overflows' parts, ~46 items, finished through the global path); 8-part
  * splits from small buckets in slots of 37 items (groups of a few
  * buckets, some overflows); halving splits in slots of 50 (every segment
  * of the last level an overflow from 2^12 items) and, at 2^16 +- 1, of
  * 8300 (a group a segment of ~8192, those above 8300 overflows). */
 static const long long shapes[][6] = {
     {-1, 8192, 8, 64, 0, 0},   {2, 4096, 1, 1, 0, 0},     {-1, 8, 3, 4, 0, 0},       {-1, 8192, 8, 64, 64, 0},
-    {-1, 4096, 5, 32, 0, 0},   {-1, 8192, 8, 64, 0, 1000}, {-1, 8192, 8, 64, 64, 1000}, {-1, 8, 3, 4, 0, 37},
+    {-1, 4096, 5, 32, 0, 0},   {-1, 8192, 8, 64, 0, 1000}, {-1, 8192, 8, 64, 16, 1000}, {-1, 8, 3, 4, 0, 37},
     {2, 256, 1, 1, 0, 50},     {2, 4096, 1, 1, 0, 8300},
 };
 enum { NSHAPES = sizeof shapes / sizeof shapes[0], NGRS = 5 };
