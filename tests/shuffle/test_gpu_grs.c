@@ -36,24 +36,29 @@ static int need_gpu(const char *name, const pb_module **m)
     return PB_TEST_SKIP;
 }
 
-/* key_bits (-1 auto), target, level_bits, small, cap, bucket_cap: the
- * defaults (a level pass over the whole array from 2^21 items); a 2-bit
- * first sort then halving splits down to single items (passes of one
- * bit); small segments with 8-part splits (up to four passes); the
- * defaults with `cap` = 64 (most segments take the global-memory path);
- * 32-part splits (a pass at 3000017, then warp splits of ~366 items).
- * gpu-l2-shuffle's own (bucket_cap set; the first five take its default
- * slot, half the L2): the defaults with slots of 1000 items (at
- * 3000017 every bucket, ~11700 items, an overflow), and with `cap` = 16
- * too (overflows' parts, ~46 items, finished through the global path); 8-part
- * splits from small buckets in slots of 37 items (groups of a few
- * buckets, some overflows); halving splits in slots of 50 (every segment
- * of the last level an overflow from 2^12 items) and, at 2^16 +- 1, of
- * 8300 (a group a segment of ~8192, those above 8300 overflows). */
-static const long long shapes[][6] = {
-    {-1, 8192, 8, 64, 0, 0},   {2, 4096, 1, 1, 0, 0},     {-1, 8, 3, 4, 0, 0},       {-1, 8192, 8, 64, 64, 0},
-    {-1, 4096, 5, 32, 0, 0},   {-1, 8192, 8, 64, 0, 1000}, {-1, 8192, 8, 64, 16, 1000}, {-1, 8, 3, 4, 0, 37},
-    {2, 256, 1, 1, 0, 50},     {2, 4096, 1, 1, 0, 8300},
+/* key_bits (-1 auto), target, level_bits, small, cap, bucket_cap,
+ * streams: the defaults (a level pass over the whole array from 2^21
+ * items); a 2-bit first sort then halving splits down to single items
+ * (passes of one bit); small segments with 8-part splits (up to four
+ * passes); the defaults with `cap` = 64 (most segments take the
+ * global-memory path); 32-part splits (a pass at 3000017, then warp
+ * splits of ~366 items). gpu-l2-shuffle's own (bucket_cap set; the first
+ * five take its default slot, half the L2): the defaults with slots of
+ * 1000 items (at 3000017 every bucket, ~11700 items, an overflow), and
+ * with `cap` = 16 too (overflows' parts, ~46 items, finished through the
+ * global path); 8-part splits from small buckets in slots of 37 items
+ * (groups of a few buckets, some overflows); halving splits in slots of
+ * 50 (every segment of the last level an overflow from 2^12 items) and,
+ * at 2^16 +- 1, of 8300 (a group a segment of ~8192, those above 8300
+ * overflows); and on two streams (alternate groups overlapping, a slot
+ * each): the defaults (two groups at 3000017 u64), the slots of 37
+ * (thousands of groups) and the overflows through the global path. */
+static const long long shapes[][7] = {
+    {-1, 8192, 8, 64, 0, 0, 1},     {2, 4096, 1, 1, 0, 0, 1},        {-1, 8, 3, 4, 0, 0, 1},
+    {-1, 8192, 8, 64, 64, 0, 1},    {-1, 4096, 5, 32, 0, 0, 1},      {-1, 8192, 8, 64, 0, 1000, 1},
+    {-1, 8192, 8, 64, 16, 1000, 1}, {-1, 8, 3, 4, 0, 37, 1},         {2, 256, 1, 1, 0, 50, 1},
+    {2, 4096, 1, 1, 0, 8300, 1},    {-1, 8192, 8, 64, 0, 0, 2},      {-1, 8, 3, 4, 0, 37, 2},
+    {-1, 8192, 8, 64, 16, 1000, 2},
 };
 enum { NSHAPES = sizeof shapes / sizeof shapes[0], NGRS = 5 };
 
@@ -62,9 +67,9 @@ static int nshapes_of(const pb_module *m) { return pb_module_param_index(m, "buc
 
 static void set_shape(const pb_module *m, pb_params *p, int s)
 {
-    static const char *const names[] = {"key_bits", "target", "level_bits", "small", "cap", "bucket_cap"};
+    static const char *const names[] = {"key_bits", "target", "level_bits", "small", "cap", "bucket_cap", "streams"};
     pb_params_defaults(m, p);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         int i = pb_module_param_index(m, names[k]);
         if (i >= 0) p->v[i] = shapes[s][k];
     }
@@ -95,7 +100,7 @@ static int twin_check(const char *name)
                 uint64_t n = sizes[k];
                 /* Records (24 bytes) under the defaults, the global path
                  * and the forced overflow. */
-                if (bytes == 24 && s != 0 && s != 3 && s != 5) continue;
+                if (bytes == 24 && s != 0 && s != 3 && s != 5 && s != 11) continue;
                 /* The deep shapes (single items at the bottom) up to 2^16 + 1. */
                 if ((s == 1 || s == 8 || s == 9) && n > 65537) continue;
                 pb_params params;

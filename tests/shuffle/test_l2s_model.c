@@ -184,9 +184,10 @@ TEST_IMPL(l2s_plan_groups)
         if (slot >= 20) ASSERT_EQ_U64(ng, 1);
     }
     ASSERT_EQ_U64(pb_l2s_plan_groups(ss, se, 0, 5, g), 0);
-    ASSERT_EQ_U64(pb_l2s_slot_items(1000, UINT64_C(50) << 20, 8), 1000);
-    ASSERT_EQ_U64(pb_l2s_slot_items(0, UINT64_C(64) << 20, 8), UINT64_C(4) << 20);
-    ASSERT_EQ_U64(pb_l2s_slot_items(0, 0, 8), 1);
+    ASSERT_EQ_U64(pb_l2s_slot_items(1000, UINT64_C(50) << 20, 1, 8), 1000);
+    ASSERT_EQ_U64(pb_l2s_slot_items(0, UINT64_C(64) << 20, 1, 8), UINT64_C(4) << 20);
+    ASSERT_EQ_U64(pb_l2s_slot_items(0, UINT64_C(48) << 20, 2, 8), UINT64_C(2) << 20);
+    ASSERT_EQ_U64(pb_l2s_slot_items(0, 0, 1, 8), 1);
     return 0;
 }
 

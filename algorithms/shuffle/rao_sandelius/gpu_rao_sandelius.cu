@@ -57,7 +57,7 @@
 
 namespace {
 
-enum { P_KEY_BITS, P_TARGET, P_LEVEL_BITS, P_SMALL, P_CAP, P_BUCKET_CAP };
+enum { P_KEY_BITS, P_TARGET, P_LEVEL_BITS, P_SMALL, P_CAP, P_BUCKET_CAP, P_STREAMS };
 
 /* The kernels: grs_kernel_args.cuh, grs_passes.cuh (stage 1) and
  * grs_segment.cuh (stage 2). */
@@ -108,6 +108,12 @@ struct work {
     uint32_t *h_ss, *h_se, *h_ts;
     pb_l2s_group *groups;
     size_t ngroups, noverflow; /* the last run's, for PB_GRS_PHASES */
+    /* streams = 2: group g on side[g & 1] with slot g & 1, so that one
+     * group's move overlaps the other's finish; joined to the default
+     * stream by events (ready before, done[] after). */
+    int nstreams;
+    cudaStream_t side[2];
+    cudaEvent_t ready, done[2];
 };
 
 int mark(work *w, pb_err *err)
@@ -146,6 +152,11 @@ void work_free(work *w)
                  w->ls0, w->le0, w->ls1, w->le1, w->scratch, w->temp, w->ring};
     for (void *q : p) cudaFree(q);
     free(w->h_ss), free(w->h_se), free(w->h_ts), free(w->groups);
+    for (int i = 0; i < 2; i++) {
+        if (w->side[i]) cudaStreamDestroy(w->side[i]);
+        if (w->done[i]) cudaEventDestroy(w->done[i]);
+    }
+    if (w->ready) cudaEventDestroy(w->ready);
     memset(w, 0, sizeof *w);
 }
 
@@ -227,10 +238,18 @@ int work_alloc(work *w, const pb_params *p, uint64_t n, uint64_t count, unsigned
         int dev = 0, l2b = 0;
         PB_CUDA_TRY(cudaGetDevice(&dev), err);
         PB_CUDA_TRY(cudaDeviceGetAttribute(&l2b, cudaDevAttrL2CacheSize, dev), err);
-        w->slot = pb_l2s_slot_items(p->v[P_BUCKET_CAP], (uint64_t)l2b, ib);
+        w->nstreams = (int)p->v[P_STREAMS];
+        w->slot = pb_l2s_slot_items(p->v[P_BUCKET_CAP], (uint64_t)l2b, (unsigned)w->nstreams, ib);
         const uint64_t slot_alloc = w->slot < w->total ? w->slot : w->total;
         const size_t lsegs = (size_t)(count << (w->pl.kb + (w->pl.levels - 1) * w->g.lb));
-        PB_CUDA_TRY(cudaMalloc(&w->ring, (size_t)(PB_L2S_RING * slot_alloc * ib)), err);
+        PB_CUDA_TRY(cudaMalloc(&w->ring, (size_t)(w->nstreams * slot_alloc * ib)), err);
+        if (w->nstreams == 2) {
+            PB_CUDA_TRY(cudaEventCreateWithFlags(&w->ready, cudaEventDisableTiming), err);
+            for (int i = 0; i < 2; i++) {
+                PB_CUDA_TRY(cudaStreamCreateWithFlags(&w->side[i], cudaStreamNonBlocking), err);
+                PB_CUDA_TRY(cudaEventCreateWithFlags(&w->done[i], cudaEventDisableTiming), err);
+            }
+        }
         w->h_ss = (uint32_t *)malloc(lsegs * 4);
         w->h_se = (uint32_t *)malloc(lsegs * 4);
         w->h_ts = (uint32_t *)malloc((lsegs + 1) * 4);
@@ -316,22 +335,36 @@ int l2_last_level(work *w, uint32_t level, uint64_t nseg, const T *cur, T *out, 
     w->ngroups = ng, w->noverflow = 0;
     for (size_t gi = 0; gi < ng; gi++) w->noverflow += w->groups[gi].overflow != 0;
     const uint64_t slot_alloc = w->slot < w->total ? w->slot : w->total;
+    const bool two = w->nstreams == 2;
+    if (two) { /* the side streams start after the counts */
+        PB_CUDA_TRY(cudaEventRecord(w->ready, 0), err);
+        for (int i = 0; i < 2; i++) PB_CUDA_TRY(cudaStreamWaitEvent(w->side[i], w->ready, 0), err);
+    }
     for (size_t gi = 0; gi < ng; gi++) {
         const pb_l2s_group &g = w->groups[gi];
-        T *dst = g.overflow ? (cur == A ? out : A) : (T *)w->ring + (gi % PB_L2S_RING) * slot_alloc;
+        /* Group gi's slot and stream: gi & 1 of two, so that a slot is
+         * reused only after the group before it on the same stream. */
+        const int si = two ? (int)(gi & 1) : 0;
+        const cudaStream_t st = two ? w->side[si] : 0;
+        T *dst = g.overflow ? (cur == A ? out : A) : (T *)w->ring + si * slot_alloc;
         const uint32_t base = g.overflow ? 0 : g.start;
         const uint32_t t0 = w->h_ts[g.seg_lo], t1 = w->h_ts[g.seg_hi];
         if (t1 > t0) {
             a.tile0 = t0;
             a.dst_base = base;
-            pass_move<T><<<t1 - t0, PT>>>(a, w->ss, w->se, w->tstart, w->H, cur, dst);
+            pass_move<T><<<t1 - t0, PT, 0, st>>>(a, w->ss, w->se, w->tstart, w->H, cur, dst);
             PB_CUDA_LAUNCHED(err);
         }
         const uint64_t p0 = (uint64_t)g.seg_lo << w->g.lb, np = (uint64_t)(g.seg_hi - g.seg_lo) << w->g.lb;
-        shuffle_segments<T><<<(unsigned)np, BT, w->smem>>>(dst, base, out, A, w->ns + p0, w->ne + p0, w->g, level + 1,
-                                                            w->ls0, w->le0, w->ls1, w->le1);
+        shuffle_segments<T><<<(unsigned)np, BT, w->smem, st>>>(dst, base, out, A, w->ns + p0, w->ne + p0, w->g,
+                                                                level + 1, w->ls0, w->le0, w->ls1, w->le1);
         PB_CUDA_LAUNCHED(err);
     }
+    if (two) /* and the default stream goes on after both */
+        for (int i = 0; i < 2; i++) {
+            PB_CUDA_TRY(cudaEventRecord(w->done[i], w->side[i]), err);
+            PB_CUDA_TRY(cudaStreamWaitEvent(0, w->done[i], 0), err);
+        }
     swap_segments(w);
     return 0;
 }
@@ -504,11 +537,15 @@ const pb_param_spec params[] = {
     GRS_CAP_PARAM,
 };
 
-/* gpu-l2-shuffle's: the same, and its slot's size (l2s_plan.h). */
+/* gpu-l2-shuffle's: the same, its slot's size (l2s_plan.h) and its
+ * streams. */
 const pb_param_spec l2_params[] = {
     PB_GRS_SHAPE_PARAMS(8),
     GRS_CAP_PARAM,
     PB_L2S_PARAMS,
+    {"streams", PB_PARAM_INT, 1, 1, 2, NULL,
+     "1: the groups one after another through one slot; 2: alternate groups on two streams with a slot each, "
+     "one group's move overlapping the other's finish (slots of a third of the L2); same output"},
 };
 
 } // namespace

@@ -35,7 +35,7 @@ static int l2s_one(const pb_params *p, const void *in, void *out, uint64_t n, un
                    uint64_t sample, pb_err *err)
 {
     pb_grs_shape s = pb_grs_shape_of(p->v, n);
-    uint64_t slot = pb_l2s_slot_items(p->v[P_BUCKET_CAP], PB_L2S_MODEL_L2_BYTES, ib);
+    uint64_t slot = pb_l2s_slot_items(p->v[P_BUCKET_CAP], PB_L2S_MODEL_L2_BYTES, PB_L2S_RING, ib);
     return pb_l2s_twin_shuffle(in, out, n, ib, &s, (uint64_t)p->v[P_TARGET], slot, seed, sample, NULL, NULL, err);
 }
 

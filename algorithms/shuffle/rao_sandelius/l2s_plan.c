@@ -1,9 +1,9 @@
 #include "algorithms/shuffle/rao_sandelius/l2s_plan.h"
 
-uint64_t pb_l2s_slot_items(long long bucket_cap, uint64_t l2_bytes, unsigned ib)
+uint64_t pb_l2s_slot_items(long long bucket_cap, uint64_t l2_bytes, unsigned slots, unsigned ib)
 {
     if (bucket_cap > 0) return (uint64_t)bucket_cap;
-    uint64_t s = ib ? l2_bytes / 2 / ib : 0;
+    uint64_t s = ib ? l2_bytes / (slots + 1) / ib : 0;
     return s ? s : 1;
 }
 

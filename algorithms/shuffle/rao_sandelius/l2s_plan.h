@@ -31,8 +31,9 @@ extern "C" {
  * cpu-l2-shuffle-twin), as a pb_param_spec initialiser. */
 #define PB_L2S_PARAMS                                                                                              \
     {"bucket_cap", PB_PARAM_INT, 0, 0, (1LL << 32) - 1, NULL,                                                     \
-     "items a slot of the L2 ring holds (0: half the L2 in items); a bucket larger than this takes the "        \
-     "overflow path (split into the output and finished in place), same output: small values force it, for tests"}
+     "items a slot of the L2 ring holds (0: half the L2, a third with two streams, in items); a bucket larger "   \
+     "than this takes the overflow path (split into the output and finished in place), same output: small "      \
+     "values force it, for tests"}
 
 /* Segments [seg_lo, seg_hi) of a level, positions [start, end). */
 typedef struct pb_l2s_group {
@@ -41,13 +42,14 @@ typedef struct pb_l2s_group {
     int overflow; /* one segment larger than a slot */
 } pb_l2s_group;
 
-/* Items a slot holds: bucket_cap if positive, else half of l2_bytes (the
- * device's L2) in items of ib bytes, at least 1: the other half takes the
- * streams of the split's reads and the finish's writes. Half, not less:
- * the first split makes at most 256 buckets, so at 2^29 u64 a bucket is
- * 16 MiB, and a slot of a quarter of a 50 MiB L2 would make every bucket
- * an overflow. */
-uint64_t pb_l2s_slot_items(long long bucket_cap, uint64_t l2_bytes, unsigned ib);
+/* Items a slot holds when `slots` of them are live at once: bucket_cap if
+ * positive, else l2_bytes (the device's L2) / (slots + 1) in items of ib
+ * bytes, at least 1: one share more than the slots takes the streams of
+ * the split's reads and the finish's writes. One slot gets half the L2,
+ * not less: the first split makes at most 256 buckets, so at 2^29 u64 a
+ * bucket is 16 MiB, and a quarter of a 50 MiB L2 would make every bucket
+ * an overflow; two get a third each (16.7 MiB, still a bucket). */
+uint64_t pb_l2s_slot_items(long long bucket_cap, uint64_t l2_bytes, unsigned slots, unsigned ib);
 
 /* Cuts the nseg segments [ss[i], se[i]) (consecutive: se[i] == ss[i + 1])
  * into groups of consecutive segments holding at most `slot` items, in
