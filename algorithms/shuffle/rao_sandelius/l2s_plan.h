@@ -2,9 +2,10 @@
  * segments a level splits, cut in order into groups whose items fit one
  * slot of an L2-resident ring, so that a group's split output is still in
  * L2 when the kernel that finishes its parts reads it. A segment larger
- * than a slot is a group of its own, an overflow: split into the output at
- * its own positions and finished there. Shared by the C model of the order
- * (l2s_twin.h) and gpu-l2-shuffle, so both cut the same groups. */
+ * than a slot is a group of its own, an overflow: split at its own
+ * positions into a buffer of the whole array and finished from there.
+ * Shared by the C model of the order (l2s_twin.h) and gpu-l2-shuffle, so
+ * both cut the same groups. */
 #ifndef PB_L2S_PLAN_H
 #define PB_L2S_PLAN_H
 
@@ -15,16 +16,16 @@
 extern "C" {
 #endif
 
-/* Slots of the ring. One: the GPU's launches run one after the other on
- * the stream, so the next group's split overwrites the slot's lines while
- * they are still dirty in L2, and they are never written back to DRAM
- * (with two, a slot's lines would wait dirty through a whole group of
- * other traffic). Two would let a persistent kernel split one group while
- * it finishes the one before. */
+/* Slots of the ring on one stream. One: the GPU's launches run one after
+ * the other on the stream, so the next group's split overwrites the
+ * slot's lines while they are still dirty in L2, and they are never
+ * written back to DRAM (with two, a slot's lines would wait dirty through
+ * a whole group of other traffic). gpu-l2-shuffle's streams = 2 takes two,
+ * a stream each, for overlap instead. */
 #define PB_L2S_RING 1
 
-/* The L2 a model without a device plans for (an H100's or H200's 50 MiB
- * as the runtime reports it): the output does not depend on it. */
+/* The L2 a model without a device plans for (50 MiB, an H100's): the
+ * output does not depend on it. */
 #define PB_L2S_MODEL_L2_BYTES (UINT64_C(50) << 20)
 
 /* The parameter of the L2 order that both modules take (gpu-l2-shuffle,
