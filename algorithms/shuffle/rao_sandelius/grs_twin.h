@@ -181,7 +181,7 @@ unsigned pb_grs_plan_levels(const pb_grs_shape *shape, uint64_t n, uint64_t targ
 typedef struct pb_grs_work {
     uint32_t *label;
     char *scratch, *tmp;
-    uint64_t *sub; /* 2^8 + 1 */
+    uint64_t *sub; /* a split's part ends: 2^PB_GRS_MAX_LEVEL_BITS */
     void *stack;
     size_t cap;
     unsigned ib;
