@@ -61,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/gpu.h"
 #include "core/gpu_launch.cuh"
 #include "families/topk/gpu_topk_state.cuh"
 #include "families/topk/topk_family.h"
@@ -376,12 +377,24 @@ uint64_t footprint(const pb_point *) { return 0; }
 
 /* What this build can do: the CCCL it was compiled with has DeviceTopK, or
  * the reason it has none (CMake's, PB_CUB_TOPK_WHY). */
-bool available(const pb_params *, char *why, size_t whylen)
+bool available(const pb_params *params, char *why, size_t whylen)
 {
 #ifdef PB_HAVE_CUB_TOPK
-    (void)why;
-    (void)whylen;
-    return true;
+    /* A batch, or ties = lowest-index, goes to DeviceBatchedTopK, which
+     * serves rows past its one-block baseline's reach and deterministic
+     * ties with its cluster backend alone: on code older than compute
+     * capability 9.0 (a Turing or Ampere GPU, or a build that reaches a
+     * newer one through compute_80 PTX) it answers cudaErrorNotSupported
+     * when the query runs, so the module says so before a point does. */
+    bool batch = params && params->v[PB_TOPK_P_ROWS] > 1;
+    bool lowest = params && params->v[PB_TOPK_P_TIES] == PB_TOPK_TIES_LOWEST;
+    char r[200];
+    if ((!batch && !lowest) ||
+        pb_gpu_code_at_least((const void *)raw_kernel<uint32_t, uint32_t>, 90, r, sizeof r))
+        return true;
+    snprintf(why, whylen, "%s (CUB's DeviceBatchedTopK, its cluster backend) %s",
+             batch ? "a batch" : "ties = lowest-index", r);
+    return false;
 #else
     snprintf(why, whylen, "%s", PB_CUB_TOPK_WHY);
     return false;

@@ -19,6 +19,7 @@
  * order key, descending, the first sort's order kept among equal keys (one
  * row: radix sorts, stable; a batch: the stable segmented sorts). */
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "core/gpu_launch.cuh"
@@ -57,12 +58,24 @@ __global__ void rank_keys64(const uint64_t *vals, const uint32_t *pos, uint64_t 
         keys[i] = pb_topk_okey64_of(vals[pos[i]], dtype, largest);
 }
 
+/* Batches of more rows than this rank with CUB's segmented radix sort (a
+ * block a segment): DeviceSegmentedSort partitions more segments than its
+ * policy's threshold (300 in CCCL 3) with a copy of their group sizes to
+ * the host and a stream synchronisation, which a query captured in a CUDA
+ * graph may not hold (gpu-radik's is: "operation not permitted when
+ * stream is capturing"). Both sorts are stable. */
+#define PB_TOPK_RANK_SEGSORT_MAX 256
+
 cudaError_t rank_sort(const pb_gpu_topk *g, pb_gpu_topk_ranker *k, void *temp, size_t &bytes, cudaStream_t s)
 {
     uint64_t n = g->prob.out_total, rows = g->prob.rows;
     if (rows == 1)
         return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, k->keys, k->keys_sorted, k->pos, k->pos_sorted,
                                                          n, 0, 64, s);
+    if (rows > PB_TOPK_RANK_SEGSORT_MAX)
+        return cub::DeviceSegmentedRadixSort::SortPairsDescending(
+            temp, bytes, k->keys, k->keys_sorted, k->pos, k->pos_sorted, (int64_t)n, (int64_t)rows,
+            g->d_out_off, g->d_out_off + 1, 0, 64, s);
     return cub::DeviceSegmentedSort::SortPairsDescending(temp, bytes, k->keys, k->keys_sorted, k->pos, k->pos_sorted,
                                                          (int64_t)n, (int64_t)rows, g->d_out_off, g->d_out_off + 1, s);
 }
@@ -75,6 +88,10 @@ cudaError_t rank_sort_idx(const pb_gpu_topk *g, pb_gpu_topk_ranker *k, void *tem
     if (rows == 1)
         return cub::DeviceRadixSort::SortPairs(temp, bytes, g->d_idx, k->idx_sorted, k->pos,
                                                k->pos_sorted, n, 0, 32, s);
+    if (rows > PB_TOPK_RANK_SEGSORT_MAX)
+        return cub::DeviceSegmentedRadixSort::SortPairs(temp, bytes, g->d_idx, k->idx_sorted, k->pos,
+                                                        k->pos_sorted, (int64_t)n, (int64_t)rows,
+                                                        g->d_out_off, g->d_out_off + 1, 0, 32, s);
     return cub::DeviceSegmentedSort::StableSortPairs(temp, bytes, g->d_idx, k->idx_sorted, k->pos,
                                                      k->pos_sorted, (int64_t)n, (int64_t)rows,
                                                      g->d_out_off, g->d_out_off + 1, s);
@@ -89,6 +106,10 @@ cudaError_t rank_sort_key64(const pb_gpu_topk *g, pb_gpu_topk_ranker *k, void *t
     if (rows == 1)
         return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, k->keys, k->keys_sorted,
                                                          k->pos_sorted, k->pos_final, n, 0, 64, s);
+    if (rows > PB_TOPK_RANK_SEGSORT_MAX)
+        return cub::DeviceSegmentedRadixSort::SortPairsDescending(
+            temp, bytes, k->keys, k->keys_sorted, k->pos_sorted, k->pos_final, (int64_t)n,
+            (int64_t)rows, g->d_out_off, g->d_out_off + 1, 0, 64, s);
     return cub::DeviceSegmentedSort::StableSortPairsDescending(
         temp, bytes, k->keys, k->keys_sorted, k->pos_sorted, k->pos_final, (int64_t)n,
         (int64_t)rows, g->d_out_off, g->d_out_off + 1, s);

@@ -65,6 +65,8 @@ TEST_IMPL(gpu_cub_topk)
     enum { NS = sizeof sizes / sizeof sizes[0] };
     tk_tally t = {0, 0};
     bool go = true;
+    long skipped = 0;
+    char why[256] = "";
     double t0 = gtk_now_s();
     for (int ci = 0; ci < NC && go; ci++)
         for (int si = 0; si < NS && go; si++)
@@ -86,11 +88,22 @@ TEST_IMPL(gpu_cub_topk)
                         uint32_t h = gtk_coords(0xc7, ci, dt, ki, si * NSH + sh);
                         if (n > 4096 && gtk_hash(h) % 4 != 0) continue;
                         tk_point q = {n, k, *s, (int)(gtk_hash(h ^ 0x9e37u) % NDISTS), (int)(h & 1), dt};
+                        /* Below compute capability 9.0 code the module
+                         * refuses batches and lowest-index (its
+                         * `available`): those points are skipped. */
+                        pb_params pp;
+                        pb_err e2 = {{0}};
+                        if (gtk_set_params(m, &cases[ci], &q, &pp, &e2) == 0 &&
+                            !pb_module_available_with(m, &pp, why, sizeof why)) {
+                            skipped++;
+                            continue;
+                        }
                         go = gtk_tally(&t, m, &cases[ci], &q);
                     }
                 }
     printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
-    return t.failures != 0 || t.runs < 1000;
+    if (skipped) printf("%ld points skipped: %s\n", skipped, why);
+    return t.failures != 0 || t.runs + skipped < 1000 || t.runs < 100;
 }
 
 TEST_IMPL(gpu_cub_topk_refusal)

@@ -52,7 +52,9 @@
  *  - gpu_topk_cluster: radik's cluster path (cluster = on, and the
  *    defaults on batches, which take it) on fp16 and bf16 keys, both tie
  *    policies (lowest-index: the index sets against the twin's) and
- *    sorted = yes, at awkward n and k (see the test).
+ *    sorted = yes, at awkward n and k (see the test);
+ *    gpu_topk_cluster_word: the same for 32- and 64-bit keys
+ *    (radik_cluster_w.cuh), k up to 4096, batches of 1024 rows.
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
  *    65537 batch, which radik filters at k = 32 and 1000) for
  *    compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */

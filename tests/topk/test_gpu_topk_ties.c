@@ -404,9 +404,50 @@ TEST_IMPL(gpu_topk_refine)
 #endif
 }
 
+/* How a cluster sweep sets a point's shape and dtype from its hash h. */
+typedef void (*cluster_pick)(uint64_t n, uint32_t h, tk_point *q);
+
+/* fp16 / bf16: single rows aligned or not and batches; long rows in
+ * fewer shapes. */
+static void pick16(uint64_t n, uint32_t h, tk_point *q)
+{
+    int sh = n <= 65537 ? (int)(h >> 4 & 3) : n < (1u << 22) ? (int)((h >> 4) % 3) : (int)(h >> 4 & 1);
+    q->shape = gtk_shapes[sh];
+    q->dtype = (h >> 9 & 1) ? PB_TOPK_BF16 : PB_TOPK_F16;
+}
+
+/* Word keys: fp32 half the points, u32, i32, fp64, u64 an eighth each;
+ * 1024 ragged misaligned rows a quarter of the points up to n = 1025; no
+ * 16-row batch of the longest rows (the host twin's time). */
+static void pickw(uint64_t n, uint32_t h, tk_point *q)
+{
+    static const int dts[] = {PB_TOPK_F32, PB_TOPK_F32, PB_TOPK_U32, PB_TOPK_I32,
+                              PB_TOPK_F64, PB_TOPK_U64, PB_TOPK_F32, PB_TOPK_F32};
+    static const tk_shape many = {1024, 1, 1};
+    int sh = (int)(h >> 4 & 3);
+    q->shape = gtk_shapes[n > 131072 && sh == 3 ? 2 : sh];
+    if (n <= 1025 && (h >> 12 & 3) == 0) q->shape = many;
+    q->dtype = dts[h >> 9 & 7];
+}
+
 #ifdef PB_HAVE_CUDA
 
-/* radik's cluster path (radik_cluster.cuh) at one point: cluster = on
+/* Where radik refuses cluster = on (its `available`: a device, or this
+ * binary's code for it, older than compute capability 9.0; the refusal is
+ * gpu_radik_cluster_arch's test), the cluster tests SKIP, saying why. */
+static int cluster_refused(const pb_module *m)
+{
+    pb_params p;
+    pb_err err = {{0}};
+    char why[256] = "";
+    pb_params_defaults(m, &p);
+    if (pb_params_set(m, &p, "cluster", "on", &err) != 0) return 0;
+    if (pb_module_available_with(m, &p, why, sizeof why)) return 0;
+    printf("skipped: gpu-radik: %s\n", why);
+    return PB_TEST_SKIP;
+}
+
+/* radik's cluster path (radik_cluster.cuh, radik_cluster_w.cuh) at one point: cluster = on
  * with ties = lowest-index (the index sets against the host twin's, as
  * gpu_topk_ties_part* do) and with ties = any, and radik's defaults and
  * sorted = yes, which take the path on batches (cluster = auto). Returns
@@ -436,7 +477,73 @@ static int cluster_point(const pb_module *m, const tk_point *q)
     return failures;
 }
 
+/* A cluster sweep: every size, distribution and k of the tie list (and
+ * 4096 with k4096 from n = 4096), three k by hash past 8193 (and, with
+ * thin, a quarter of the distributions by hash past 2^17), the direction
+ * by hash; cluster_point at each. */
+static tk_tally cluster_sweep(const pb_module *m, uint32_t salt, const uint64_t *sizes, int ns,
+                              bool k4096, bool thin, cluster_pick pick)
+{
+    tk_tally t = {0, 0};
+    for (int si = 0; si < ns && t.failures < MAX_FAILURES; si++)
+        for (int dist = 0; dist < NDISTS && t.failures < MAX_FAILURES; dist++) {
+            uint64_t n = sizes[si], ks[11];
+            if (thin && n > 131072 && gtk_hash((uint32_t)(dist * 31 + si)) % 4 != 0) continue;
+            int nk = tie_k_list(n, ks);
+            if (k4096 && n >= 4096) ks[nk++] = 4096;
+            for (int ki = 0; ki < nk && t.failures < MAX_FAILURES; ki++) {
+                uint32_t h = gtk_coords(salt, 0, dist, ki, si);
+                if (n > 8193 && h % (uint32_t)nk >= 3) continue;
+                tk_point q = {n, ks[ki], gtk_shapes[0], dist, (int)(h >> 8 & 1), PB_TOPK_F32};
+                pick(n, h, &q);
+                t.failures += cluster_point(m, &q);
+                t.runs += 8;
+            }
+        }
+    return t;
+}
+
 #endif
+
+/* cluster = on refuses what a grid cannot hold: 65536 rows. Returns
+ * failures. */
+static int rows_refused(const pb_module *m)
+{
+    pb_params p;
+    pb_err err = {{0}};
+    tk_case on = {"gpu-radik", "cluster", "on"};
+    tk_point q = {1, 1, {65536, 0, 0}, PB_TOPK_UNIFORM, 1, PB_TOPK_F32};
+    gtk_set_params(m, &on, &q, &p, &err);
+    pb_point pt = {q.n, 4, gtk_seed(&q), &p, 0};
+    void *st = NULL;
+    int bad = m->prepare(&pt, &st, &err) == 0 || !strstr(err.msg, "65535 rows");
+    if (bad) fprintf(stderr, "gpu-radik cluster = on with 65536 rows: not refused (%s)\n", err.msg);
+    if (st) m->release(st);
+    return bad;
+}
+
+/* A cluster test: SKIP without a GPU or where radik refuses cluster =
+ * on; the sweep (word: 4096 among the k and a quarter of the
+ * distributions past 2^17), then `after`'s checks. */
+static int cluster_test(uint32_t salt, const uint64_t *sizes, int ns, bool word, cluster_pick pick,
+                        int (*after)(const pb_module *))
+{
+    int rc = gtk_need_gpu();
+    if (rc) return rc;
+#ifndef PB_HAVE_CUDA
+    (void)salt, (void)sizes, (void)ns, (void)word, (void)pick, (void)after;
+    return 1; /* a device without the GPU modules built cannot happen */
+#else
+    const pb_module *m = radik_with("cluster");
+    if (!m) return 1;
+    if ((rc = cluster_refused(m)) != 0) return rc;
+    double t0 = gtk_now_s();
+    tk_tally t = cluster_sweep(m, salt, sizes, ns, word, word, pick);
+    if (after) t.failures += after(m);
+    printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
+    return t.failures != 0;
+#endif
+}
 
 /* radik's cluster path: fp16 and bf16, every distribution, both
  * directions, n in {1, 2, 3, 7, 8, 9 (a pack of eight keys and its
@@ -450,50 +557,28 @@ static int cluster_point(const pb_module *m, const tk_point *q)
  * overshoot (its fallback). */
 TEST_IMPL(gpu_topk_cluster)
 {
-    int rc = gtk_need_gpu();
-    if (rc) return rc;
-#ifndef PB_HAVE_CUDA
-    return 1; /* a device without the GPU modules built cannot happen */
-#else
-    const pb_module *m = radik_with("cluster");
-    if (!m) return 1;
     static const uint64_t sizes[] = {1,    2,    3,     7,     8,          9,          1023,
                                      1025, 8191, 8193, 65537, 131073, (1u << 20) + 1, 1u << 22};
-    enum { NS = sizeof sizes / sizeof sizes[0] };
-    tk_tally t = {0, 0};
-    double t0 = gtk_now_s();
-    for (int si = 0; si < NS && t.failures < MAX_FAILURES; si++)
-        for (int dist = 0; dist < NDISTS && t.failures < MAX_FAILURES; dist++) {
-            uint64_t n = sizes[si], ks[10];
-            int nk = tie_k_list(n, ks);
-            for (int ki = 0; ki < nk && t.failures < MAX_FAILURES; ki++) {
-                uint32_t h = gtk_coords(0xc1, 0, dist, ki, si);
-                if (n > 8193 && h % (uint32_t)nk >= 3) continue;
-                int sh = n <= 65537 ? (int)(h >> 4 & 3)
-                         : n < (1u << 22) ? (int)((h >> 4) % 3)
-                                          : (int)(h >> 4 & 1);
-                tk_point q = {n, ks[ki], gtk_shapes[sh], dist, (int)(h >> 8 & 1),
-                              (h >> 9 & 1) ? PB_TOPK_BF16 : PB_TOPK_F16};
-                t.failures += cluster_point(m, &q);
-                t.runs += 8;
-            }
-        }
-    /* cluster = on refuses what it does not serve: 32-bit keys. */
-    pb_params p;
-    pb_err err = {{0}};
-    tk_case on = {"gpu-radik", "cluster", "on"};
-    tk_point q = {1000, 10, gtk_shapes[0], PB_TOPK_UNIFORM, 1, PB_TOPK_F32};
-    gtk_set_params(m, &on, &q, &p, &err);
-    pb_point pt = {q.n, 4, gtk_seed(&q), &p, 0};
-    void *st = NULL;
-    if (m->prepare(&pt, &st, &err) == 0 || !strstr(err.msg, "fp16 and bf16")) {
-        fprintf(stderr, "gpu-radik cluster = on on fp32 keys: not refused (%s)\n", err.msg);
-        t.failures++;
-    }
-    if (st) m->release(st);
-    printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
-    return t.failures != 0;
-#endif
+    return cluster_test(0xc1, sizes, sizeof sizes / sizeof sizes[0], false, pick16, NULL);
+}
+
+/* radik's cluster path for word keys (radik_cluster_w.cuh): fp32, u32,
+ * i32, fp64 and u64 by hash, every distribution (four by hash from 2^17
+ * keys), both directions, n in {1, 2, 3, 4, 5 (a pack of four 32-bit keys
+ * and its neighbours), 1023, 1025, 8191, 8192 (a block's room, kept whole
+ * in one read), 8193, 32000, 32769 (two blocks a row), 65537, 131073,
+ * 151936, 2^20 + 1 (eight blocks)}, k from the tie list and 4096 (three
+ * of them by hash past 8193), single rows aligned or not and batches (5
+ * ragged misaligned rows, 16 misaligned rows, and up to n = 1025 1024
+ * ragged misaligned rows). Each point: cluster_point (cluster = on with
+ * both tie policies, the defaults, sorted = yes; filter off: the rounds
+ * on reads; overshoot: the sample's fallback). Then the 65536-row
+ * refusal. */
+TEST_IMPL(gpu_topk_cluster_word)
+{
+    static const uint64_t sizes[] = {1,     2,     3,     4,     5,      1023,   1025,          8191,
+                                     8192,  8193,  32000, 32769, 65537,  131073, 151936, (1u << 20) + 1};
+    return cluster_test(0xc2, sizes, sizeof sizes / sizeof sizes[0], true, pickw, rows_refused);
 }
 
 /* radik takes every dtype (fp64 and u64 on its 64-bit kernels since they

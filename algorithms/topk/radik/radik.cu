@@ -80,12 +80,13 @@ const pb_param_spec params[] = {
      "sample (the 2048-key sample's threshold screens the extra keys), so it keeps about an "
      "eighth as many candidates (not in the paper; no: the 2048-key sample's)"},
     {"cluster", PB_PARAM_ENUM, CLUSTER_AUTO, 0, 0, "off|on|auto",
-     "fp16 / bf16 rows selected by one kernel, one thread-block cluster a row, its blocks "
-     "sharing histograms in distributed shared memory (radik_cluster.cuh; not "
-     "in the paper; `filter` reads it once from a sample's threshold); auto: rows of at most "
-     "2^20 keys (2^22 in batches of four or more), 2^25 in all, k at most 1/64 of a row, with "
-     "the other switches at their defaults (their ablations time the multi-pass query); on: "
-     "every 16-bit query"},
+     "rows selected by one kernel, one thread-block cluster a row, its blocks sharing histograms "
+     "in distributed shared memory (not in the paper; radik_cluster.cuh for fp16 / bf16, "
+     "radik_cluster_w.cuh for 32- and 64-bit keys; `filter` reads a row once from a sample's "
+     "threshold); auto, with the other switches at their defaults (their ablations time the "
+     "multi-pass query): 16-bit rows of at most 2^20 keys (2^22 in batches of four or more), "
+     "2^25 in all, k at most 1/64 of a row; wider keys in batches of two or more rows of at most "
+     "2^20 keys, k at most 4096; on: every query (sm_90 and later)"},
 };
 
 struct radik {
@@ -277,20 +278,31 @@ int setup_presample(const pb_gpu_topk *g, radik *r, pb_err *err)
     return 0;
 }
 
-/* The cluster kernel for a problem's 16-bit dtype and direction. */
-pb_radik_cluster_fn cluster_kernel(const pb_topk_problem &p)
+/* The cluster kernel for a problem's dtype and direction, at key width K. */
+template <class K> pb_radik_cluster_fn_t<K> cluster_kernel(const pb_topk_problem &p);
+template <> pb_radik_cluster_fn_t<uint32_t> cluster_kernel<uint32_t>(const pb_topk_problem &p)
 {
     return pb_radik_cluster_kernel(p.dtype, p.largest != 0);
+}
+template <> pb_radik_cluster_fn_t<uint64_t> cluster_kernel<uint64_t>(const pb_topk_problem &p)
+{
+    return pb_radik_cluster_kernel64(p.dtype, p.largest != 0);
+}
+/* The one of the problem's width, as an address (attributes, occupancy). */
+const void *cluster_kernel_any(const pb_topk_problem &p)
+{
+    return pb_topk_dtype_is64(p.dtype) ? (const void *)cluster_kernel<uint64_t>(p)
+                                       : (const void *)cluster_kernel<uint32_t>(p);
 }
 
 /* The cluster kernel's launch: grid (blocks a row, rows), one cluster a
  * row. */
-cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttribute *at)
+cudaLaunchConfig_t cluster_config(const radik *r, int dtype, uint32_t rows, cudaLaunchAttribute *at)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(r->cl_blocks, rows);
     cfg.blockDim = dim3(PB_RADIK_CL_BLOCK);
-    cfg.dynamicSmemBytes = PB_RADIK_CL_DYN_SMEM;
+    cfg.dynamicSmemBytes = pb_radik_cluster_smem(dtype);
     cfg.stream = r->stream;
     at->id = cudaLaunchAttributeClusterDimension;
     at->val.clusterDim.x = r->cl_blocks;
@@ -301,33 +313,45 @@ cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttri
     return cfg;
 }
 
-/* Whether the query takes the cluster path (radik_cluster.cuh), and with
- * how many blocks a row: one a PB_RADIK_CL_PART keys of the longest row, a
- * power of two up to PB_RADIK_CL_MAXC. `auto` takes it where it measured
- * faster (docs/topk-radik.md, docs/measured.md: at every shape measured
- * but a single row of 2^22): short 16-bit rows with a k the
+/* Whether `cluster = auto` takes the cluster path where it measured
+ * faster (docs/topk-radik.md, docs/measured.md), with the other switches
+ * at their defaults, so that each switch's ablation still times the query
+ * it belongs to. 16-bit keys (radik_cluster.cuh): short rows with a k the
  * cluster's filter serves (k at most 1/64 of the longest row; a larger k
- * writes so many keys that the multi-pass query is faster), and only with
- * the other switches at their defaults, so that each switch's ablation
- * still times the query it belongs to. `filter` reaches the cluster path
- * too (off: its three reads; overshoot: its fallback). */
+ * writes so many keys that the multi-pass query is faster); every shape
+ * measured but a single row of 2^22. */
+bool auto16(const pb_topk_problem &p)
+{
+    return p.max_len <= PB_RADIK_CL_MAXLEN && (p.rows >= 4 || p.max_len <= PB_RADIK_CL_ONE_MAX) &&
+           p.total <= (UINT64_C(1) << 25) && p.k * 64 <= p.max_len;
+}
+
+/* Word keys (radik_cluster_w.cuh): batches of rows up to 2^20 keys, k at
+ * most 4096, where it measured 1.12-1.36x faster than the multi-pass
+ * query at every shape measured on an H200 (docs/topk-radik.md; the
+ * topk-llm grid is to measure the rest). */
+bool auto_word(const pb_topk_problem &p)
+{
+    return p.rows >= PB_RADIK_CLW_MIN_ROWS && p.max_len <= PB_RADIK_CLW_MAXLEN && p.k <= 4096;
+}
+
+/* Whether the query takes the cluster path, and with how many blocks a
+ * row: one a PB_RADIK_CL_PART keys of the longest row (PB_RADIK_CLW_PART
+ * for word keys), a power of two up to PB_RADIK_CL_MAXC (PB_RADIK_CLW_MAXC
+ * for word keys, fewer where the batch fills the GPU). `filter` reaches
+ * the cluster path too (off: no sample; overshoot: its fallback). */
 int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
 {
     const pb_topk_problem &p = g->prob;
     int mode = (int)g->params.v[P_CLUSTER];
     bool is16 = pb_topk_dtype_is16(p.dtype);
-    if (mode == CLUSTER_ON && !is16)
-        return pb_err_set(err, "gpu-radik: cluster = on serves fp16 and bf16 keys only");
     if (mode == CLUSTER_ON && p.rows > 65535)
         return pb_err_set(err, "gpu-radik: cluster = on takes at most 65535 rows (got %llu)",
                           (unsigned long long)p.rows);
     if (mode == CLUSTER_AUTO) {
         bool defaults = true;
         for (int i = P_HIER; i <= P_REFINE; i++) defaults &= g->params.v[i] == params[i].def;
-        if (!is16 || !defaults || p.rows > 65535 || p.max_len > PB_RADIK_CL_MAXLEN ||
-            (p.rows < 4 && p.max_len > PB_RADIK_CL_ONE_MAX) || p.total > (UINT64_C(1) << 25) ||
-            p.k * 64 > p.max_len)
-            return 0;
+        if (!defaults || p.rows > 65535 || !(is16 ? auto16(p) : auto_word(p))) return 0;
     } else if (mode == CLUSTER_OFF)
         return 0;
     /* Clusters need sm_90 code on an sm_90 device: below, auto takes the
@@ -338,16 +362,38 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, pb_err *err)
         if (mode == CLUSTER_ON) return pb_err_set(err, "gpu-radik: cluster = on %s", why);
         return 0;
     }
+    const uint64_t part = is16 ? PB_RADIK_CL_PART : PB_RADIK_CLW_PART;
+    const unsigned maxc = is16 ? PB_RADIK_CL_MAXC : PB_RADIK_CLW_MAXC;
     unsigned c = 1;
-    while (c < PB_RADIK_CL_MAXC && (uint64_t)c * PB_RADIK_CL_PART < p.max_len) c *= 2;
-    r->cl_blocks = c;
-    PB_CUDA_TRY(cudaFuncSetAttribute(cluster_kernel(p), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)PB_RADIK_CL_DYN_SMEM),
+    while (c < maxc && (uint64_t)c * part < p.max_len) c *= 2;
+    const void *kern = cluster_kernel_any(p);
+    if (!is16) {
+        /* Word keys: no more blocks a row than the batch needs to fill
+         * the GPU once (two blocks an SM): a block's sample, rounds and
+         * barriers cost the same whatever its part, so fewer, longer
+         * parts cost less once every SM is busy. */
+        int dev = 0, sms = 0;
+        PB_CUDA_TRY(cudaGetDevice(&dev), err);
+        PB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err);
+        while (c > 1 && p.rows * (c / 2) >= 2 * (uint64_t)sms) c /= 2;
+        /* Past the portable eight, clusters of sixteen where the GPU
+         * holds them (Hopper does). */
+        if (c > PB_RADIK_CL_MAXC)
+            PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+                        err);
+    }
+    PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)pb_radik_cluster_smem(p.dtype)),
                 err);
     cudaLaunchAttribute at;
-    cudaLaunchConfig_t cfg = cluster_config(r, 1, &at);
     int clusters = 0;
-    PB_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel(p), &cfg), err);
+    for (;;) {
+        r->cl_blocks = c;
+        cudaLaunchConfig_t cfg = cluster_config(r, p.dtype, 1, &at);
+        PB_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg), err);
+        if (clusters > 0 || c <= PB_RADIK_CL_MAXC) break;
+        c /= 2;
+    }
     if (clusters < 1) {
         if (mode == CLUSTER_ON)
             return pb_err_set(err, "gpu-radik: cluster = on: this GPU holds no cluster of %u blocks "
@@ -604,17 +650,17 @@ template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err
     /* The sample depends on the problem's seed only: every repeat of a
      * query does the same work. */
     uint32_t salt = (uint32_t)(g->pt.seed ^ (g->pt.seed >> 32));
+    /* The cluster path is the whole query (ties chosen in it). */
+    if (r->cluster) {
+        cudaLaunchAttribute at;
+        cudaLaunchConfig_t cfg = cluster_config(r, g->prob.dtype, a.nrows, &at);
+        PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel<K>(g->prob), a, (uint64_t)g->prob.k,
+                                       salt, r->filter),
+                    err);
+        PB_CUDA_LAUNCHED(err);
+        return g->prob.sorted ? pb_gpu_topk_rank(g, r->stream, err) : 0;
+    }
     if constexpr (sizeof(K) == 4) {
-        /* The cluster path is the whole query (ties chosen in it). */
-        if (r->cluster) {
-            cudaLaunchAttribute at;
-            cudaLaunchConfig_t cfg = cluster_config(r, a.nrows, &at);
-            PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel(g->prob), a, (uint64_t)g->prob.k,
-                                           salt, r->filter),
-                        err);
-            PB_CUDA_LAUNCHED(err);
-            return g->prob.sorted ? pb_gpu_topk_rank(g, r->stream, err) : 0;
-        }
         if (r->nslots && filt) {
             dim3 grid(PB_RADIK_REFINE_SAMPLE / PB_RADIK_PRESAMPLE_PART, r->nslots);
             pb_radik_presample<K><<<grid, PB_RADIK_BLOCK, 0, r->stream>>>(a, r->rrows, salt);

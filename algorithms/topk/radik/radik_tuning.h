@@ -154,4 +154,22 @@
 #define PB_RADIK_CL_MAXLEN (1u << 22)
 #define PB_RADIK_CL_ONE_MAX (1u << 20)
 
+/* The cluster path for word keys (radik_cluster_w.cuh): a block a
+ * PB_RADIK_CLW_PART keys of the longest row (a power of two, at most
+ * PB_RADIK_CL_MAXC), a quarter of the 16-bit kernel's, so that a batch of
+ * 64 vocabulary rows (2^17 keys) fills the GPU with two blocks an SM.
+ * The candidates a block keeps (an order key and an index each: 64 KiB of
+ * dynamic shared memory for 32-bit keys, 48 KiB for 64-bit ones). */
+#define PB_RADIK_CLW_PART (1u << 15)
+/* ... up to sixteen blocks a row where the GPU holds such clusters
+ * (non-portable; radik.cu falls back to eight), so that 16 rows of 2^20
+ * keys give an H200's 132 SMs two blocks each. */
+#define PB_RADIK_CLW_MAXC 16
+#define PB_RADIK_CLW_CAP(K) (sizeof(K) == 4 ? 8192u : 4096u)
+#define PB_RADIK_CLW_DYN_SMEM(K) ((size_t)PB_RADIK_CLW_CAP(K) * (sizeof(K) + 4))
+/* `cluster = auto` takes it for batches of at least this many rows of at
+ * most PB_RADIK_CLW_MAXLEN keys (radik.cu). */
+#define PB_RADIK_CLW_MIN_ROWS 2
+#define PB_RADIK_CLW_MAXLEN (1u << 20)
+
 #endif
