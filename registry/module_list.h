@@ -15,6 +15,7 @@ PB_MODULE(gsl_shuffle)
 PB_MODULE(bijective_twin)
 PB_MODULE(grs_twin) /* the GPU Rao-Sandelius model */
 PB_MODULE(rao_sandelius)
+PB_MODULE(l2s_twin) /* gpu-l2-shuffle's order of the GPU Rao-Sandelius model */
 PB_MODULE(merge_shuffle)
 PB_MODULE(cpu_dart_throwing)
 PB_MODULE(tbb_bijective)
@@ -51,6 +52,7 @@ PB_MODULE(sort_shuffle)
 PB_MODULE(thrust_shuffle)
 PB_MODULE(gpu_pov_shuffle) /* approximately uniform; twin: cpu-pov-shuffle */
 PB_MODULE(gpu_rao_sandelius) /* exactly uniform, coalesced passes; twin: cpu-rao-sandelius-twin */
+PB_MODULE(gpu_l2_shuffle) /* gpu-rao-sandelius in the L2 order; twin: cpu-l2-shuffle-twin */
 PB_MODULE(dist_shuffle) /* over G GPUs through NCCL */
 PB_MODULE(dist_exchange) /* its all-to-all alone: the ceiling */
 

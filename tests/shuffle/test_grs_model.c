@@ -19,8 +19,7 @@
 
 #include "algorithms/shuffle/rao_sandelius/grs_twin.h"
 #include "families/shuffle/shuffle_items.h"
-#include "stats/lehmer.h"
-#include "tests/support/chi_square.h"
+#include "tests/shuffle/grs_helpers.h"
 #include "tests/test.h"
 
 static const pb_grs_shape shapes[] = {
@@ -69,65 +68,32 @@ TEST_IMPL(grs_model_valid)
 
 TEST_IMPL(grs_model_known_answer)
 {
-    /* 12 items, 4 buckets, 1-bit splits, Fisher-Yates at 2: the output of
-     * grs_twin.h since its labels became bytes, sixteen a Philox block
-     * (seed 2026, sample 5; the word-a-label model gave 7, 3, 10, 11, 8, 5,
-     * 0, 6, 1, 4, 9, 2). */
-    static const uint32_t want[12] = {9, 2, 4, 3, 0, 7, 5, 6, 10, 1, 8, 11};
+    /* grs_known_answer: the model's output of a small shuffle */
     uint32_t in[12], out[12];
     for (uint32_t i = 0; i < 12; i++) in[i] = i;
     pb_grs_shape sh = {2, 1, 2};
     pb_err err;
     ASSERT(pb_grs_twin_shuffle(in, out, 12, 4, &sh, 2026, 5, NULL, NULL, &err) == 0);
-    ASSERT(memcmp(out, want, sizeof want) == 0);
+    ASSERT(memcmp(out, grs_known_answer, sizeof out) == 0);
     return 0;
+}
+
+static int model_perm(const void *ctx, const uint32_t *in, uint32_t *out, unsigned n, uint64_t sample)
+{
+    pb_err err;
+    return pb_grs_twin_shuffle(in, out, n, 4, ctx, 99, sample, NULL, NULL, &err);
 }
 
 TEST_IMPL(grs_model_uniform)
 {
     static const pb_grs_shape ushapes[] = {{0, 1, 1}, {1, 1, 2}, {2, 2, 1}, {1, 2, 4}};
-    for (size_t a = 0; a < 2; a++)
-        for (size_t s = 0; s < sizeof ushapes / sizeof ushapes[0]; s++) {
-            unsigned n = a ? 5 : 4, cells = a ? 120 : 24, draws = cells * 250;
-            unsigned *count = calloc(cells, sizeof *count);
-            uint32_t in[5], out[5];
-            ASSERT(count);
-            for (uint32_t i = 0; i < n; i++) in[i] = i;
-            for (unsigned d = 0; d < draws; d++) {
-                pb_err err;
-                ASSERT(pb_grs_twin_shuffle(in, out, n, 4, &ushapes[s], 99, d, NULL, NULL, &err) ==
-                       0);
-                count[pb_lehmer_rank(out, n)]++;
-            }
-            char what[96];
-            snprintf(what, sizeof what, "%u items, key bits %u, level bits %u, small %u", n,
-                     ushapes[s].key_bits, ushapes[s].level_bits, ushapes[s].small);
-            ASSERT(pb_test_chi_square(what, count, cells, draws) == 0);
-            free(count);
-        }
-    return 0;
-}
-
-typedef struct grs_words {
-    uint64_t *w; /* tag << 62 | w1 << 36 | p */
-    size_t n, cap;
-} grs_words;
-
-static void grs_note(void *ctx, uint32_t tag, uint32_t w1, uint64_t p)
-{
-    grs_words *g = ctx;
-    if (g->n == g->cap) {
-        g->cap = g->cap ? 2 * g->cap : 1024;
-        g->w = realloc(g->w, g->cap * sizeof *g->w);
-        if (!g->w) abort();
+    for (size_t s = 0; s < sizeof ushapes / sizeof ushapes[0]; s++) {
+        char what[96];
+        snprintf(what, sizeof what, "key bits %u, level bits %u, small %u", ushapes[s].key_bits,
+                 ushapes[s].level_bits, ushapes[s].small);
+        ASSERT(grs_orders_uniform(what, model_perm, &ushapes[s]) == 0);
     }
-    g->w[g->n++] = (uint64_t)tag << 62 | (uint64_t)w1 << 36 | p;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    return 0;
 }
 
 TEST_IMPL(grs_model_no_word_twice)
@@ -138,18 +104,13 @@ TEST_IMPL(grs_model_no_word_twice)
     ASSERT(in && out);
     pb_shuffle_fill(in, n, 4);
     grs_words g = {NULL, 0, 0};
-    pb_grs_trace tr = {grs_note, &g};
+    pb_grs_trace tr = grs_words_trace(&g);
     pb_grs_stats st;
     pb_err err;
     ASSERT(pb_grs_twin_shuffle(in, out, n, 4, &sh, 11, 1, &tr, &st, &err) == 0);
     ASSERT(st.deepest >= 2);
-    qsort(g.w, g.n, sizeof *g.w, cmp_u64);
-    size_t keys = 0, levels = 0, fy = 0;
-    for (size_t i = 0; i < g.n; i++) {
-        if (i) ASSERT(g.w[i] != g.w[i - 1]);
-        uint32_t tag = (uint32_t)(g.w[i] >> 62);
-        keys += tag == PB_GRS_TAG_KEY, levels += tag == PB_GRS_TAG_LEVEL, fy += tag == PB_GRS_TAG_FY;
-    }
+    size_t keys, levels, fy;
+    ASSERT(grs_words_tally(&g, &keys, &levels, &fy) == 0);
     /* One key word an item; Fisher-Yates draws m - 1 words for each of its
      * segments, so n - (segments) in all; the rest are level words, at
      * least one full pass (every item is in a split segment at level 0). */

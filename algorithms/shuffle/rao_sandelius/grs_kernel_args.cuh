@@ -34,11 +34,16 @@ struct grs_args {
 };
 
 /* One multisplit pass: labels of `bits` from stream (w1, tag); segments of
- * at most `small` items (0: none, the first sort) pass through whole. */
+ * at most `small` items (0: none, the first sort) pass through whole.
+ * Block b moves tile tile0 + b, and position P of the output goes to
+ * dst[P - dst_base]: the L2 order (gpu-l2-shuffle) moves one group of
+ * segments a launch into a slot holding the group from its start; both
+ * 0 for a pass over the whole array. */
 struct pass_args {
     philox4x32_key_t k;
     uint64_t first, n;
     uint32_t w1, tag, bits, small, nseg;
+    uint32_t tile0, dst_base;
 };
 
 __device__ __forceinline__ uint32_t word_of(const philox4x32_ctr_t &r, uint32_t w)

@@ -36,7 +36,7 @@ __device__ bool find_tile(const pass_args &a, const uint32_t *ss, const uint32_t
                           tile_at *ta)
 {
     __shared__ uint32_t found;
-    const uint32_t t = blockIdx.x;
+    const uint32_t t = blockIdx.x + a.tile0;
     if (threadIdx.x == 0) {
         uint32_t r = NONE;
         if (t < tstart[a.nseg]) {
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(PT, 3)
     __syncthreads();
     for (uint32_t r = threadIdx.x; r < ta.m; r += PT) {
         uint32_t L = slab[r];
-        dst[goff[L] + r - lstart[L]] = item[r];
+        dst[goff[L] + r - lstart[L] - a.dst_base] = item[r];
     }
 }
 

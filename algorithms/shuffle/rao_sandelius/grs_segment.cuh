@@ -284,16 +284,19 @@ __device__ bool fast_segment(const T *in, T *arr, uint32_t m, uint64_t S, uint32
     return true;
 }
 
-/* One block a segment [starts[b], ends[b]) of src, shuffled into the same
- * positions of data; its splits start at depth `depth0`. A segment of at
+/* One block a segment [starts[b], ends[b]) of src (position P at
+ * src[P - src_base]: 0, or a group's start when src is a slot of the L2
+ * order's ring), shuffled into the same positions of data; its splits
+ * start at depth `depth0`. A segment of at
  * most `cap` items takes fast_segment; a larger one, or one whose split
  * made a part to split again, the general path: every level in global
  * memory (the segment copied to data first, scratch as the second buffer,
  * the segments still to split in lists), the same output. */
 template <typename T>
 __global__ void __launch_bounds__(BT, 2)
-    shuffle_segments(const T *src, T *data, T *scratch, const uint32_t *starts, const uint32_t *ends, grs_args g,
-                     uint32_t depth0, uint32_t *ls0, uint32_t *le0, uint32_t *ls1, uint32_t *le1)
+    shuffle_segments(const T *src, uint32_t src_base, T *data, T *scratch, const uint32_t *starts,
+                     const uint32_t *ends, grs_args g, uint32_t depth0, uint32_t *ls0, uint32_t *le0, uint32_t *ls1,
+                     uint32_t *le1)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ fast_shared fs;
@@ -302,7 +305,7 @@ __global__ void __launch_bounds__(BT, 2)
     const uint32_t m = ends[blockIdx.x] - (uint32_t)start;
     if (m == 0) return;
     const uint64_t j = start / g.n, S = start - j * g.n, sample = g.first + j;
-    const T *in = src + start;
+    const T *in = src + (start - src_base);
     T *arr = data + start;
     if (m <= g.cap && depth0 < PB_GRS_MAX_LEVELS && fast_segment(in, arr, m, S, depth0, g, sample, smem, fs)) return;
     __syncthreads();

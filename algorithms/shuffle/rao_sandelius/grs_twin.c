@@ -11,14 +11,50 @@ unsigned pb_grs_key_bits_for(uint64_t n, uint64_t target)
     return b;
 }
 
+unsigned pb_grs_plan_levels(const pb_grs_shape *sh, uint64_t n, uint64_t target)
+{
+    const uint64_t stop = target > sh->small ? target : sh->small;
+    unsigned levels = 0;
+    while (sh->key_bits + levels * sh->level_bits < 40 &&
+           (n >> (sh->key_bits + levels * sh->level_bits)) > stop)
+        levels++;
+    return levels;
+}
+
 static void trace_word(const pb_grs_trace *t, uint32_t tag, uint32_t w1, uint64_t p)
 {
     if (t && t->word) t->word(t->ctx, tag, w1, p);
 }
 
-/* Fisher-Yates of the m items at position s of a (indices s .. s+m-1),
- * from the last slot down: step t swaps slot m-1-t with a draw in
- * [0, m-t) taken at position s + t. */
+typedef struct grs_seg {
+    uint64_t s, e;
+    uint32_t level;
+} grs_seg;
+
+int pb_grs_work_init(pb_grs_work *w, uint64_t n, unsigned ib, pb_err *err)
+{
+    memset(w, 0, sizeof *w);
+    w->ib = ib;
+    w->label = malloc((n ? n : 1) * sizeof *w->label);
+    w->scratch = malloc((n ? n : 1) * (size_t)ib);
+    w->tmp = malloc(ib);
+    w->sub = malloc(((size_t)1 << PB_GRS_MAX_LEVEL_BITS) * sizeof *w->sub);
+    w->cap = 64;
+    w->stack = malloc(w->cap * sizeof(grs_seg));
+    if (w->label && w->scratch && w->tmp && w->sub && w->stack) return 0;
+    pb_grs_work_free(w);
+    return pb_err_set(err, "gpu rao-sandelius model: out of memory for %llu items", (unsigned long long)n);
+}
+
+void pb_grs_work_free(pb_grs_work *w)
+{
+    free(w->label), free(w->scratch), free(w->tmp), free(w->sub), free(w->stack);
+    memset(w, 0, sizeof *w);
+}
+
+/* Fisher-Yates of the m items at a (positions s .. s+m-1), from the last
+ * slot down: step t swaps slot m-1-t with a draw in [0, m-t) taken at
+ * position s + t. */
 static void fisher_yates(char *a, uint64_t s, uint64_t m, unsigned ib, philox4x32_key_t k,
                          uint64_t sample, const pb_grs_trace *tr, char *tmp)
 {
@@ -29,17 +65,77 @@ static void fisher_yates(char *a, uint64_t s, uint64_t m, unsigned ib, philox4x3
         trace_word(tr, PB_GRS_TAG_FY, 0, s + t);
         uint32_t r = pb_grs_fy_pick(k, s + t, (uint32_t)(j + 1), sample);
         if (r != j) {
-            memcpy(tmp, a + (s + j) * ib, ib);
-            memcpy(a + (s + j) * ib, a + (s + r) * ib, ib);
-            memcpy(a + (s + r) * ib, tmp, ib);
+            memcpy(tmp, a + j * ib, ib);
+            memcpy(a + j * ib, a + r * ib, ib);
+            memcpy(a + r * ib, tmp, ib);
         }
     }
 }
 
-typedef struct grs_seg {
-    uint64_t s, e;
-    uint32_t level;
-} grs_seg;
+void pb_grs_twin_split(const void *src, void *dst, uint64_t s, uint64_t m, unsigned bits, uint32_t tag,
+                       uint32_t w1, philox4x32_key_t k, uint64_t sample, const pb_grs_trace *tr,
+                       pb_grs_work *w, uint64_t *ends)
+{
+    const unsigned ib = w->ib;
+    const size_t nl = (size_t)1 << bits;
+    memset(ends, 0, nl * sizeof *ends);
+    for (uint64_t i = 0; i < m; i++) {
+        if (bits) trace_word(tr, tag, w1, s + i);
+        w->label[i] = bits ? pb_grs_label(k, s + i, w1, sample, tag, bits) : 0;
+        ends[w->label[i]]++;
+    }
+    /* ends[q] becomes the start of part q, then (as items go) its end */
+    for (size_t q = 0, run = 0; q < nl; q++) {
+        uint64_t c = ends[q];
+        ends[q] = run;
+        run += c;
+    }
+    for (uint64_t i = 0; i < m; i++)
+        memcpy((char *)dst + ends[w->label[i]]++ * ib, (const char *)src + i * ib, ib);
+}
+
+int pb_grs_twin_finish(void *a, uint64_t s0, uint64_t m0, uint32_t level0, const pb_grs_shape *sh,
+                       philox4x32_key_t k, uint64_t sample, const pb_grs_trace *tr, pb_grs_stats *st,
+                       pb_grs_work *w, pb_err *err)
+{
+    char *o = a;
+    const unsigned ib = w->ib;
+    const size_t lb = (size_t)1 << sh->level_bits;
+    grs_seg *stack = w->stack;
+    size_t top = 0;
+    /* Positions relative to a: the segment's are 0 .. m0 - 1, its draws at
+     * s0 + those. */
+    if (m0) stack[top++] = (grs_seg){0, m0, level0};
+    while (top) {
+        grs_seg g = stack[--top];
+        uint64_t m = g.e - g.s;
+        if (m <= sh->small || g.level >= PB_GRS_MAX_LEVELS) {
+            st->fisher_yates++;
+            fisher_yates(o + g.s * ib, s0 + g.s, m, ib, k, sample, tr, w->tmp);
+            continue;
+        }
+        /* A stable split by the level's labels, drawn at positions. */
+        st->splits++;
+        if (g.level > st->deepest) st->deepest = g.level;
+        pb_grs_twin_split(o + g.s * ib, w->scratch, s0 + g.s, m, sh->level_bits, PB_GRS_TAG_LEVEL, g.level, k,
+                          sample, tr, w, w->sub);
+        memcpy(o + g.s * ib, w->scratch, m * ib);
+        /* w->sub[q] is now the end of part q within the segment. Pushed in
+         * reverse so that parts are finished in order (any order gives the
+         * same output: parts are disjoint). */
+        if (top + lb > w->cap) {
+            size_t ncap = (top + lb) * 2;
+            grs_seg *ns = realloc(stack, ncap * sizeof *ns);
+            if (!ns) return pb_err_set(err, "gpu rao-sandelius model: out of memory");
+            w->stack = stack = ns, w->cap = ncap;
+        }
+        for (size_t q = lb; q-- > 0;) {
+            uint64_t ps = g.s + (q ? w->sub[q - 1] : 0), pe = g.s + w->sub[q];
+            if (pe > ps) stack[top++] = (grs_seg){ps, pe, g.level + 1};
+        }
+    }
+    return 0;
+}
 
 int pb_grs_twin_shuffle(const void *in, void *out, uint64_t n, unsigned ib,
                          const pb_grs_shape *sh, uint64_t seed, uint64_t sample,
@@ -60,83 +156,20 @@ int pb_grs_twin_shuffle(const void *in, void *out, uint64_t n, unsigned ib,
     memset(st, 0, sizeof *st);
     if (!ib) return pb_err_set(err, "gpu rao-sandelius model: 0-byte items");
     philox4x32_key_t k = pb_grs_key(seed);
-    size_t nb = (size_t)1 << sh->key_bits, lb = (size_t)1 << sh->level_bits;
-    uint64_t *start = calloc(nb + 1, sizeof *start);
-    uint64_t *sub = calloc(lb + 1, sizeof *sub);
-    uint32_t *label = malloc((n ? n : 1) * sizeof *label);
-    char *scratch = malloc((n ? n : 1) * (size_t)ib), *tmp = malloc(ib);
-    /* The stack of segments to split: at most (lb - 1) a level past the
-     * first bucket's, pushed as found. */
-    size_t cap = 64, top = 0;
-    grs_seg *stack = malloc(cap * sizeof *stack);
-    int rc = 0;
-    if (!start || !sub || !label || !scratch || !tmp || !stack) {
-        rc = pb_err_set(err, "gpu rao-sandelius model: out of memory for %llu items",
-                        (unsigned long long)n);
-        goto done;
-    }
-    /* 1. The first labels, and a stable counting sort by them into out. */
-    for (uint64_t i = 0; i < n; i++) {
-        if (sh->key_bits) trace_word(tr, PB_GRS_TAG_KEY, 0, i);
-        label[i] = pb_grs_item_key(k, i, sample, sh->key_bits);
-        start[label[i] + 1]++;
-    }
-    for (size_t b = 0; b < nb; b++) {
-        if (start[b + 1]) {
-            st->buckets++;
-            if (start[b + 1] > st->largest) st->largest = start[b + 1];
-        }
-        start[b + 1] += start[b];
-    }
-    char *o = out;
-    for (uint64_t i = 0; i < n; i++)
-        memcpy(o + start[label[i]]++ * ib, (const char *)in + i * ib, ib);
-    /* start[b] is now the end of bucket b: bucket b is [start[b-1], start[b]). */
+    pb_grs_work w;
+    uint64_t ends[(size_t)1 << PB_GRS_MAX_KEY_BITS];
+    if (pb_grs_work_init(&w, n, ib, err)) return -1;
+    /* 1. The first labels, and a stable split by them into out. */
+    pb_grs_twin_split(in, out, 0, n, sh->key_bits, PB_GRS_TAG_KEY, 0, k, sample, tr, &w, ends);
     /* 2. Each bucket shuffled exactly, depth first. */
-    for (size_t b = 0; b < nb; b++) {
-        uint64_t s = b ? start[b - 1] : 0, e = start[b];
-        if (e == s) continue;
-        stack[top++] = (grs_seg){s, e, 0};
-        while (top) {
-            grs_seg g = stack[--top];
-            uint64_t m = g.e - g.s;
-            if (m <= sh->small || g.level >= PB_GRS_MAX_LEVELS) {
-                st->fisher_yates++;
-                fisher_yates(o, g.s, m, ib, k, sample, tr, tmp);
-                continue;
-            }
-            /* A stable split by the level's labels, drawn at positions. */
-            st->splits++;
-            if (g.level > st->deepest) st->deepest = g.level;
-            memset(sub, 0, (lb + 1) * sizeof *sub);
-            for (uint64_t p = g.s; p < g.e; p++) {
-                trace_word(tr, PB_GRS_TAG_LEVEL, g.level, p);
-                label[p] = pb_grs_level_label(k, p, g.level, sample, sh->level_bits);
-                sub[label[p] + 1]++;
-            }
-            for (size_t q = 0; q < lb; q++) sub[q + 1] += sub[q];
-            for (uint64_t p = g.s; p < g.e; p++)
-                memcpy(scratch + (g.s + sub[label[p]]++) * ib, o + p * ib, ib);
-            memcpy(o + g.s * ib, scratch + g.s * ib, m * ib);
-            /* sub[q] is now the end of part q within the segment. Pushed
-             * in reverse so that parts are finished in order (any order
-             * gives the same output: parts are disjoint). */
-            if (top + lb > cap) {
-                size_t ncap = (top + lb) * 2;
-                grs_seg *ns = realloc(stack, ncap * sizeof *ns);
-                if (!ns) {
-                    rc = pb_err_set(err, "gpu rao-sandelius model: out of memory");
-                    goto done;
-                }
-                stack = ns, cap = ncap;
-            }
-            for (size_t q = lb; q-- > 0;) {
-                uint64_t ps = g.s + (q ? sub[q - 1] : 0), pe = g.s + sub[q];
-                if (pe > ps) stack[top++] = (grs_seg){ps, pe, g.level + 1};
-            }
-        }
+    int rc = 0;
+    for (size_t b = 0, nb = (size_t)1 << sh->key_bits; !rc && b < nb; b++) {
+        uint64_t s = b ? ends[b - 1] : 0, m = ends[b] - s;
+        if (!m) continue;
+        st->buckets++;
+        if (m > st->largest) st->largest = m;
+        rc = pb_grs_twin_finish((char *)out + s * ib, s, m, 0, sh, k, sample, tr, st, &w, err);
     }
-done:
-    free(start), free(sub), free(label), free(scratch), free(tmp), free(stack);
+    pb_grs_work_free(&w);
     return rc;
 }

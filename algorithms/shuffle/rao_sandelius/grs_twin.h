@@ -168,6 +168,45 @@ int pb_grs_twin_shuffle(const void *in, void *out, uint64_t n, unsigned item_byt
                          const pb_grs_shape *shape, uint64_t seed, uint64_t sample,
                          const pb_grs_trace *trace, pb_grs_stats *stats, pb_err *err);
 
+/* The model's pieces, which pb_grs_twin_shuffle runs in its order and the
+ * L2 order's model (l2s_twin.h) in another: the same splits and the same
+ * Fisher-Yates, so the same output whatever the order. */
+
+/* Levels the GPU modules split over the whole array before finishing
+ * segments one a block: while a segment holds more than max(target,
+ * small) items on average (and the splits' bits stay below 40). */
+unsigned pb_grs_plan_levels(const pb_grs_shape *shape, uint64_t n, uint64_t target);
+
+/* Working memory for segments of up to n items of ib bytes. */
+typedef struct pb_grs_work {
+    uint32_t *label;
+    char *scratch, *tmp;
+    uint64_t *sub; /* a split's part ends: 2^PB_GRS_MAX_LEVEL_BITS */
+    void *stack;
+    size_t cap;
+    unsigned ib;
+} pb_grs_work;
+
+int pb_grs_work_init(pb_grs_work *w, uint64_t n, unsigned ib, pb_err *err);
+void pb_grs_work_free(pb_grs_work *w);
+
+/* A stable split of the m items of src (positions s .. s + m - 1 of the
+ * permutation) into dst by the labels of `bits` (0: none, dst = src) that
+ * the positions draw from stream (tag, w1); the first sort is tag KEY, w1
+ * 0, s 0 (items by index). ends[q]: the end of part q, relative to s, for
+ * q < 2^bits. */
+void pb_grs_twin_split(const void *src, void *dst, uint64_t s, uint64_t m, unsigned bits, uint32_t tag,
+                       uint32_t w1, philox4x32_key_t k, uint64_t sample, const pb_grs_trace *trace,
+                       pb_grs_work *w, uint64_t *ends);
+
+/* The segment of the m items at a (positions s .. s + m - 1) at depth
+ * `level`, shuffled exactly in place, as the model does each bucket:
+ * Fisher-Yates when small, else a split and its parts one level deeper.
+ * 0, or -1 with err set (no memory). */
+int pb_grs_twin_finish(void *a, uint64_t s, uint64_t m, uint32_t level, const pb_grs_shape *shape,
+                       philox4x32_key_t k, uint64_t sample, const pb_grs_trace *trace, pb_grs_stats *stats,
+                       pb_grs_work *w, pb_err *err);
+
 #ifdef __cplusplus
 }
 #endif
