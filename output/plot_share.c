@@ -159,7 +159,7 @@ int pb_plot_share_data(json_t *root, const char *dir, char *shapes, size_t shape
         }
         json_t *pct = json_object_get(r, "pct_of_copy");
         pt[npt++] = (point){l, s, json_number_value(json_object_get(r, "median_ms")),
-                            json_is_number(pct) ? 2 * json_number_value(pct) : NAN};
+                            json_is_number(pct) ? json_number_value(pct) : NAN};
     }
     char path[1200];
     snprintf(path, sizeof path, "%s/share-one-read.csv", dir);

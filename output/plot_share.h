@@ -4,16 +4,17 @@
  * the item width, where not) — the median time of every module and axis
  * value, and its share of one read at the copy's rate:
  *
- *   share = (bytes the row must read) / time / (copy GB/s / 2)
- *         = 2 x pct_of_copy
+ *   share = (bytes the row must read) / time / (copy GB/s)
+ *         = pct_of_copy
  *
- * A copy of S bytes moves 2 S (S read, S written) in its time, so one read
- * of S at the copy's rate takes that same time: half the bytes a copy
- * moves per unit time. The copy is the one the row's pct_of_copy is
- * against: the same device's, in the same run, at as many items as the
- * row works on (a batch's rows x n). 100% is a row that reads its input as
- * fast as the copy reads its own. Rows of the copies themselves, and rows
- * not ok, are left out. */
+ * A copy of S bytes moves 2 S (S read, S written) in its time T, and its
+ * GB/s counts both; one read of S at that rate takes T / 2, which is what
+ * a kernel that only reads its input could approach. The copy is the one
+ * the row's pct_of_copy is against: the same device's, in the same run, at
+ * as many items as the row works on (a batch's rows x n). 100% is a row
+ * that takes T / 2, half the copy of its input; the issues' "share of one
+ * read" (radik's 2^29 fp32 query at 88%) is this figure. Rows of the
+ * copies themselves, and rows not ok, are left out. */
 #ifndef PB_PLOT_SHARE_H
 #define PB_PLOT_SHARE_H
 

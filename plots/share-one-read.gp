@@ -1,9 +1,10 @@
 # Per shape (rows x n x dtype, on x in the order rows, n, bytes read), the
 # median time (top) and the share of one read at the copy's rate (bottom) of
 # every module and axis value (one line each): the bytes the row reads over
-# its time, over half the copy's GB/s (a copy moves its bytes twice, read
-# and written; output/plot_share.h). The grey line is 100%: the input read
-# as fast as the copy reads its own. permbench writes the points to
+# its time, over the copy's GB/s (a copy's GB/s counts its bytes twice,
+# read and written, so one read of the input at that rate takes half the
+# copy's time; output/plot_share.h). The grey line is 100%: the input read
+# in half the time the copy of it takes. permbench writes the points to
 # share-one-read.csv beside results.csv (a block a line) and sets: datafile
 # (results.csv, beside it), series (the lines), axis_values (the shapes),
 # title, subtitle, and the terminal/output.
