@@ -13,6 +13,12 @@
  *             determinism::gpu_to_gpu with tie_break::prefer_smaller_index
  *             (served only on compute capability 9.0 and later: elsewhere
  *             CUB answers cudaErrorNotSupported and set-up says so);
+ *   uniform   (`uniform-short` at most 2^12) a batch whose rows have one
+ *             length and one stride (not ragged; misaligned rows keep one
+ *             stride): DeviceBatchedTopK given what CUB's own benchmark
+ *             gives it, the keys of segment r a strided step from the
+ *             first, the results likewise, the size one host value under
+ *             the bound, so that the kernel reads no per-row arrays;
  *   row-loop  a batch with a longer row, ties = any: DeviceTopK once a row
  *             from the host, what a caller of the single-row API does.
  * Refused, with one line: ties = lowest-index on a row longer than 2^21
@@ -95,8 +101,9 @@ const pb_param_spec params[] = {
 constexpr int64_t BATCH_MAX_LEN = int64_t{1} << 21;
 constexpr int64_t BATCH_SHORT_LEN = int64_t{1} << 12;
 
-enum ct_path { CT_ONE_ROW, CT_BATCHED_SHORT, CT_BATCHED, CT_ROW_LOOP };
-const char *const path_names[] = {"one-row", "batched-short", "batched", "row-loop"};
+enum ct_path { CT_ONE_ROW, CT_BATCHED_SHORT, CT_BATCHED, CT_ROW_LOOP, CT_UNIFORM_SHORT, CT_UNIFORM };
+const char *const path_names[] = {"one-row", "batched-short", "batched", "row-loop", "uniform-short",
+                                  "uniform"};
 
 /* A raw value's order key, in the width K CUB selects on. */
 template <typename K, typename T> struct okey_fn {
@@ -177,6 +184,39 @@ cudaError_t batched(void *temp, size_t &bytes, const pb_gpu_topk *g, const ct *c
     return cub::DeviceBatchedTopK::MaxPairs(temp, bytes, kin, kout, vin, c->d_vout, sizes, k, rows, env);
 }
 
+/* A batch of rows of one length at one stride, their results at one
+ * stride too: the form CUB's own benchmark gives DeviceBatchedTopK (every
+ * segment's keys a strided step from the first, sizes one host value
+ * under the compile-time bound), with no per-row arrays for the kernel to
+ * read. */
+template <typename K, typename T, int64_t MAXLEN>
+cudaError_t uniform(void *temp, size_t &bytes, const pb_gpu_topk *g, const ct *c)
+{
+    const pb_topk_problem *p = &g->prob;
+    const int64_t n = (int64_t)pb_topk_row_len(p, 0);
+    const int64_t stride = p->rows > 1 ? (int64_t)(p->begin[1] - p->begin[0]) : n;
+    const int64_t k_row = (int64_t)(p->out_off[1] - p->out_off[0]);
+    okey_fn<K, T> fn{(int)p->dtype, p->largest ? 1 : 0};
+    key_it<K, T> first(reinterpret_cast<const T *>(g->d_data) + p->begin[0], fn);
+    auto kin = cuda::make_strided_iterator(cuda::make_counting_iterator(first), stride);
+    auto kout = cuda::make_strided_iterator(cuda::make_counting_iterator(static_cast<K *>(c->okey_out)), k_row);
+    auto vout = cuda::make_strided_iterator(cuda::make_counting_iterator(g->d_idx), k_row);
+    auto sizes = cuda::args::immediate{n, cuda::args::bounds<int64_t{1}, MAXLEN>()};
+    auto k = cuda::args::immediate{k_row < 1 ? int64_t{1} : k_row, cuda::args::bounds<int64_t{1}, MAXLEN>()};
+    auto rows = cuda::args::immediate{(int64_t)p->rows};
+    auto vin = cuda::constant_iterator<cuda::counting_iterator<uint32_t>>(cuda::counting_iterator<uint32_t>(0));
+    if (p->ties == PB_TOPK_TIES_LOWEST) {
+        auto env = cuda::std::execution::env{cuda::execution::require(
+            cuda::execution::determinism::gpu_to_gpu, cuda::execution::tie_break::prefer_smaller_index,
+            cuda::execution::output_ordering::unsorted)};
+        return cub::DeviceBatchedTopK::MaxPairs(temp, bytes, kin, kout, vin, vout, sizes, k, rows, env);
+    }
+    auto env = cuda::std::execution::env{cuda::execution::require(
+        cuda::execution::determinism::not_guaranteed, cuda::execution::tie_break::unspecified,
+        cuda::execution::output_ordering::unsorted)};
+    return cub::DeviceBatchedTopK::MaxPairs(temp, bytes, kin, kout, vin, vout, sizes, k, rows, env);
+}
+
 /* The per-row arrays the batch API reads on the device. */
 template <typename K, typename T> int batch_arrays(const pb_gpu_topk *g, ct *c, pb_err *err)
 {
@@ -229,6 +269,10 @@ template <typename K, typename T> cudaError_t query(void *temp, const pb_gpu_top
         e = batched<K, T, BATCH_SHORT_LEN>(temp, bytes, g, c);
     } else if (c->path == CT_BATCHED) {
         e = batched<K, T, BATCH_MAX_LEN>(temp, bytes, g, c);
+    } else if (c->path == CT_UNIFORM_SHORT) {
+        e = uniform<K, T, BATCH_SHORT_LEN>(temp, bytes, g, c);
+    } else if (c->path == CT_UNIFORM) {
+        e = uniform<K, T, BATCH_MAX_LEN>(temp, bytes, g, c);
 #endif
     } else {
         size_t most = 0;
@@ -262,6 +306,21 @@ __global__ void raw_kernel(const K *__restrict__ okey, W *__restrict__ vals, uin
      : pb_topk_dtype_is16(dtype) ? F<uint16_t, uint16_t>(__VA_ARGS__)                              \
                                  : F<uint32_t, uint32_t>(__VA_ARGS__))
 
+/* Whether the batch is uniform: every row of one length (at least 1), the
+ * rows at one stride, the results at one stride. */
+bool uniform_batch(const pb_topk_problem *p)
+{
+    if (p->rows < 2 || p->ragged) return false;
+    const uint64_t n = pb_topk_row_len(p, 0), stride = p->begin[1] - p->begin[0];
+    const uint64_t k_row = p->out_off[1] - p->out_off[0];
+    if (n == 0) return false;
+    for (uint64_t r = 0; r < p->rows; r++)
+        if (pb_topk_row_len(p, r) != n || p->begin[r] != p->begin[0] + r * stride ||
+            p->out_off[r] != r * k_row)
+            return false;
+    return true;
+}
+
 int setup(pb_gpu_topk *g, const void *, pb_err *err)
 {
     ct *c = (ct *)calloc(1, sizeof *c);
@@ -275,6 +334,8 @@ int setup(pb_gpu_topk *g, const void *, pb_err *err)
     bool short_rows = PB_CUB_BATCHED && (int64_t)p->max_len <= BATCH_MAX_LEN;
     if (p->rows == 1 && p->ties == PB_TOPK_TIES_ANY)
         c->path = CT_ONE_ROW;
+    else if (short_rows && uniform_batch(p))
+        c->path = (int64_t)p->max_len <= BATCH_SHORT_LEN ? CT_UNIFORM_SHORT : CT_UNIFORM;
     else if (short_rows)
         c->path = (int64_t)p->max_len <= BATCH_SHORT_LEN ? CT_BATCHED_SHORT : CT_BATCHED;
     else if (p->ties == PB_TOPK_TIES_ANY)
