@@ -203,6 +203,21 @@ topk_current | shuffle_current)
     plot "$work/merged" $figs
     n=$(grep -c . "$work/run/results.csv")
     compare "$work/run" "$work/merged" "$((n - 1)) rows compared"
+    # A run over several seeds: its results.csv has the seed columns,
+    # which the merge keeps (empty on the peers' rows).
+    "$pb" run "$src/tests/data/peers-$family.ini" -D sweep.seeds=2 --out "$work/run2" --quiet >/dev/null 2>&1 ||
+        fail "permbench run of tests/data/peers-$family.ini over two seeds"
+    p merge "$work/run2" "$work/peers" "$work/merged2" --allow-synthetic
+    expect_rc 0 merge of a run over two seeds
+    "$py" - "$work/run2/results.csv" "$work/merged2/results.csv" <<'PY' || fail "the merged results.csv of a seeded run"
+import csv, sys
+base, merged = (list(csv.reader(open(f))) for f in sys.argv[1:])
+assert base[0][-4:] == ["seeds", "seed_min_ms", "seed_max_ms", "seed_spread_pct"], base[0]
+assert merged[0] == base[0], merged[0]
+assert merged[1:len(base)] == base[1:], "the run's rows changed"
+peers = merged[len(base):]
+assert peers and all(len(r) == len(base[0]) and r[-4:] == ["", "", "", ""] for r in peers), peers[:2]
+PY
     ;;
 config_like_same)
     # A config and a committed run of it give the same peer rows.

@@ -25,6 +25,9 @@ CSV_COLUMNS = [
 # which merge still takes.
 CSV_COLUMNS_OLD = CSV_COLUMNS[:CSV_COLUMNS.index("status") + 1]
 CSV_COLUMNS_LINKS = CSV_COLUMNS[:CSV_COLUMNS.index("link_gbps") + 1]
+# A run over several seeds (`seeds` in [sweep]) appends these
+# (bench/results_csv.c, pb_csv_seed_columns).
+CSV_SEED_COLUMNS = ["seeds", "seed_min_ms", "seed_max_ms", "seed_spread_pct"]
 
 
 class Bad(Exception):

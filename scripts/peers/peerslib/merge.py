@@ -4,7 +4,7 @@ rows beside a permbench run's, and peer series under our series' labels."""
 import os
 import sys
 
-from peerslib.common import Bad, CSV_COLUMNS, CSV_COLUMNS_LINKS, CSV_COLUMNS_OLD, EXIT_OK, Skip
+from peerslib.common import Bad, CSV_COLUMNS, CSV_COLUMNS_LINKS, CSV_COLUMNS_OLD, CSV_SEED_COLUMNS, EXIT_OK, Skip
 from peerslib.sizes import size_name
 from peerslib.sweep import load_results
 from peerslib.names import canonical
@@ -85,7 +85,8 @@ def cmd_merge(args):
     except OSError as e:
         raise Bad("PERMBENCH_DIR: %s: %s" % (bcsv, e.strerror or e))
     bhead = blines[0].split(",")
-    if bhead not in (CSV_COLUMNS, CSV_COLUMNS_LINKS, CSV_COLUMNS_OLD):
+    seeded = bhead == CSV_COLUMNS + CSV_SEED_COLUMNS
+    if bhead not in (CSV_COLUMNS, CSV_COLUMNS_LINKS, CSV_COLUMNS_OLD) and not seeded:
         raise Bad("PERMBENCH_DIR: %s: its header is not results.csv's columns of this permbench" % bcsv)
     claim_out(args.out_dir)
 
@@ -132,11 +133,14 @@ def cmd_merge(args):
     merged["summary"] = s
     os.makedirs(args.out_dir, exist_ok=True)
     # An older base's lines get empty cells in the columns appended since.
-    pad = "," * (len(CSV_COLUMNS) - len(bhead))
+    # A base over several seeds keeps its seed columns; the peers, timed
+    # once, leave theirs empty.
+    columns, ppad = (CSV_COLUMNS + CSV_SEED_COLUMNS, "," * len(CSV_SEED_COLUMNS)) if seeded else (CSV_COLUMNS, "")
+    pad = "," * (len(columns) - len(bhead))
     blines = [line + pad for line in blines[1:] if line]
     write_atomic(os.path.join(args.out_dir, "results.json"), dump_json(merged))
-    write_atomic(os.path.join(args.out_dir, "results.csv"), ",".join(CSV_COLUMNS) + "\n" +
-                 "".join(line + "\n" for line in blines + [csv_line(r) for r in prows]))
+    write_atomic(os.path.join(args.out_dir, "results.csv"), ",".join(columns) + "\n" +
+                 "".join(line + "\n" for line in blines + [csv_line(r) + ppad for r in prows]))
     print("merged: %s (%d permbench rows, %d peer rows)" % (args.out_dir, len(base["results"]), len(prows)))
     return EXIT_OK
 
