@@ -19,18 +19,8 @@
 # build is missing. Expected on an H200: a few minutes.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=$(cd "${1:-$root/build-gpu}" 2>/dev/null && pwd) || {
-    echo "l2-shuffle-gpu-check: no build directory ${1:-$root/build-gpu}" >&2
-    exit 2
-}
-out=${2:-l2-shuffle-check}
-sanitizer=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
-if [ ! -x "$build/permbench" ] || [ ! -x "$build/tests/pb_tests" ]; then
-    echo "l2-shuffle-gpu-check: no permbench or tests/pb_tests in $build: build it first" >&2
-    exit 2
-fi
-mkdir -p "$out" || exit 2
-out=$(cd "$out" && pwd)
+. "$root/scripts/lib/gpu-check.sh"
+gpu_check_dirs l2-shuffle-gpu-check "${1:-$root/build-gpu}" "${2:-l2-shuffle-check}"
 status=0
 
 (cd "$build" && ctest -R '^(l2s_|grs_model_|gpu_l2s_|gpu_grs_)' -j 2 --output-on-failure) >"$out/ctest.log" 2>&1 ||

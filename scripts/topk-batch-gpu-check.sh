@@ -32,18 +32,8 @@ for a in "$@"; do
     esac
 done
 [ ${#args[@]} -le 2 ] || { echo "topk-batch-gpu-check: at most BUILD_DIR and OUT_DIR" >&2; exit 2; }
-build=$(cd "${args[0]:-$root/build-gpu}" 2>/dev/null && pwd) || {
-    echo "topk-batch-gpu-check: no build directory ${args[0]:-$root/build-gpu}" >&2
-    exit 2
-}
-out=${args[1]:-topk-batch-check}
-sanitizer=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
-if [ ! -x "$build/permbench" ] || [ ! -x "$build/tests/pb_tests" ]; then
-    echo "topk-batch-gpu-check: no permbench or tests/pb_tests in $build: build it first" >&2
-    exit 2
-fi
-mkdir -p "$out" || exit 2
-out=$(cd "$out" && pwd)
+. "$root/scripts/lib/gpu-check.sh"
+gpu_check_dirs topk-batch-gpu-check "${args[0]:-$root/build-gpu}" "${args[1]:-topk-batch-check}"
 status=0
 
 (cd "$build" && ctest -R '^gpu_topk_(cluster|cluster_word|small)$' -j 3 --output-on-failure) \
