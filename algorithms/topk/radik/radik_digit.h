@@ -132,6 +132,28 @@ PB_RADIK_HD uint32_t pb_radik_filter_rank(uint32_t s, uint32_t take, uint32_t le
     return j < (double)s ? (uint32_t)j : s;
 }
 
+/* A 32-bit mix for the sample's positions (radik_sample.cuh), host and
+ * device alike so that a host replay of the sample
+ * (tests/topk/radik_sample_replay.c) reads the keys the kernel reads. */
+PB_RADIK_HD uint32_t pb_radik_hash(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+/* The position in its row (of len keys) of sample key s: hashed, so that
+ * the sample does not depend on the row's order. The small sample's keys
+ * are s < PB_RADIK_SAMPLE, `refine`'s extra ones the next. salt: the
+ * query's seed folded to 32 bits (radik.cu). */
+PB_RADIK_HD uint32_t pb_radik_sample_pos(uint32_t s, uint32_t row, uint32_t salt, uint32_t len)
+{
+    return pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
+}
+
 /* Whether a row of len keys with `take` results may filter, before its
  * sample says whether the threshold is selective: a long row, and (unless
  * any_k) a take whose threshold rank could be selective at all. */

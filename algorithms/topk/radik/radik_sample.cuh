@@ -7,24 +7,7 @@
 
 #include "algorithms/topk/radik/radik_load.cuh"
 
-__device__ __forceinline__ uint32_t pb_radik_hash(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
-}
-
-/* The position in its row (of len keys) of sample key s: hashed, so that
- * the sample does not depend on the row's order. The small sample's keys
- * are s < PB_RADIK_SAMPLE, `refine`'s extra ones the next. */
-__device__ __forceinline__ uint32_t pb_radik_sample_pos(uint32_t s, uint32_t row, uint32_t salt,
-                                                        uint32_t len)
-{
-    return pb_radik_hash(s ^ (row * 0x85ebca6bU) ^ salt) % len;
-}
+/* The positions: pb_radik_hash and pb_radik_sample_pos (radik_digit.h). */
 
 /* Raw values of sample keys s0 + j * stride (j < N) of row `row` (from b,
  * len keys): random reads, issued together, with no key conversion or
