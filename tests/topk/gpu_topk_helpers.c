@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "algorithms/topk/radik/radik_digit.h"
 #include "core/gpu.h"
 #include "families/topk/topk_problem.h"
 #include "registry/registry.h"
@@ -110,17 +111,10 @@ int gtk_dtype_of(const tk_case *c, uint32_t bits)
     return w == 0 ? PB_TOPK_F64 : w == 1 ? PB_TOPK_U64 : PB_TOPK_F32;
 }
 
-/* A fixed scramble of a point's coordinates (lowbias32), for the tiers that
- * pick some dimensions instead of running the full product. */
-uint32_t gtk_hash(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
+/* A fixed scramble of a point's coordinates, for the tiers that pick some
+ * dimensions instead of running the full product: lowbias32, the mix
+ * radik's sample positions use (radik_digit.h). */
+uint32_t gtk_hash(uint32_t x) { return pb_radik_hash(x); }
 
 uint32_t gtk_coords(uint32_t salt, int ci, int dist, int ki, int si)
 {
