@@ -12,9 +12,9 @@
  * a kernel that only reads its input could approach. The copy is the one
  * the row's pct_of_copy is against: the same device's, in the same run, at
  * as many items as the row works on (a batch's rows x n). 100% is a row
- * that takes T / 2, half the copy of its input; the issues' "share of one
- * read" (radik's 2^29 fp32 query at 88%) is this figure. Rows of the
- * copies themselves, and rows not ok, are left out. */
+ * that takes T / 2, half the copy of its input: the "share of one read"
+ * docs/topk-radik.md quotes. Rows of the copies themselves, and rows not
+ * ok, are left out. */
 #ifndef PB_PLOT_SHARE_H
 #define PB_PLOT_SHARE_H
 

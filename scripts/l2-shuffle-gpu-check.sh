@@ -16,7 +16,7 @@
 #
 # Writes OUT_DIR (default l2-shuffle-check/): ctest.log, memcheck.log, the
 # run's results. Exit status 0 when both pass, 1 otherwise, 2 when the
-# build is missing. Expected on an H200: a few minutes.
+# build is missing.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/lib/gpu-check.sh"

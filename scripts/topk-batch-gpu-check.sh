@@ -18,8 +18,7 @@
 # Writes OUT_DIR (default topk-batch-check/): tests.log, memcheck.log,
 # racecheck.log, targets-<n>/ and ncu-<shape>.{ncu-rep,csv}. Exit status 0
 # when every step run passed, 1 otherwise, 2 on bad arguments or a
-# missing build. Expected on an H200: about 4 minutes for 1-2, 1 more for
-# --perf, 1 more for --ncu.
+# missing build.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 perf=0 ncu=0 args=()

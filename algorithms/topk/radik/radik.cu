@@ -327,9 +327,8 @@ bool auto16(const pb_topk_problem &p)
 }
 
 /* Word keys (radik_cluster_w.cuh): batches of rows up to 2^20 keys, k at
- * most 4096, where it measured 1.12-1.36x faster than the multi-pass
- * query at every shape measured on an H200 (docs/topk-radik.md; the
- * topk-llm grid is to measure the rest). */
+ * most 4096, where it was faster than the multi-pass query at every shape
+ * measured (docs/topk-radik.md has the numbers). */
 bool auto_word(const pb_topk_problem &p)
 {
     return p.rows >= PB_RADIK_CLW_MIN_ROWS && p.max_len <= PB_RADIK_CLW_MAXLEN && p.k <= 4096;
