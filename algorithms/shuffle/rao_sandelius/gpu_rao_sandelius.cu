@@ -333,7 +333,8 @@ int l2_last_level(work *w, uint32_t level, uint64_t nseg, const T *cur, T *out, 
     PB_CUDA_TRY(cudaMemcpy(w->h_ts, w->tstart, (nseg + 1) * 4, cudaMemcpyDeviceToHost), err);
     const size_t ng = pb_l2s_plan_groups(w->h_ss, w->h_se, (size_t)nseg, w->slot, w->groups);
     w->ngroups = ng, w->noverflow = 0;
-    for (size_t gi = 0; gi < ng; gi++) w->noverflow += w->groups[gi].overflow != 0;
+    if (w->trace) /* for print_phases only: nothing more in a timed run */
+        for (size_t gi = 0; gi < ng; gi++) w->noverflow += w->groups[gi].overflow != 0;
     const uint64_t slot_alloc = w->slot < w->total ? w->slot : w->total;
     const bool two = w->nstreams == 2;
     if (two) { /* the side streams start after the counts */
@@ -480,11 +481,24 @@ uint64_t footprint(const pb_point *pt)
     return pb_gpu_shuffle_footprint(pt) + pt->n * (ib + 16) + (pt->n / TILE + 2) * 2048 + (64u << 20);
 }
 
-/* The L2 order's too, and its slot: at most half an L2 (or bucket_cap
- * items, at most n). */
+/* The L2 order's too, and its ring as work_alloc sizes it: `streams`
+ * slots of at most n items, each bucket_cap items or the device's L2
+ * shared out (pb_l2s_slot_items); an L2 the runtime does not report is
+ * taken as 256 MiB, more than any GPU's. */
 uint64_t l2_footprint(const pb_point *pt)
 {
-    return footprint(pt) + (64u << 20);
+    const bool rec = pt->item_bytes != 4 && pt->item_bytes != 8;
+    const unsigned ib = rec ? 4 : pt->item_bytes;
+    const unsigned streams = (unsigned)pt->params->v[P_STREAMS];
+    int dev = 0, l2b = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2b, cudaDevAttrL2CacheSize, dev) != cudaSuccess ||
+        l2b <= 0) {
+        (void)cudaGetLastError();
+        l2b = 256 << 20;
+    }
+    uint64_t slot = pb_l2s_slot_items(pt->params->v[P_BUCKET_CAP], (uint64_t)l2b, streams, ib);
+    if (slot > pt->n) slot = pt->n;
+    return footprint(pt) + streams * (slot ? slot : 1) * ib;
 }
 
 int sample_perms_as(bool l2, const pb_params *params, uint32_t n, uint64_t seed, uint64_t first, uint64_t count,
