@@ -37,7 +37,7 @@
 namespace {
 
 enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK, P_PREFETCH,
-       P_REFINE, P_CLUSTER };
+       P_REFINE, P_CLUSTER, P_L2_PREFETCH, P_TIE_LEVEL };
 
 enum { CLUSTER_OFF, CLUSTER_ON, CLUSTER_AUTO };
 
@@ -87,6 +87,17 @@ const pb_param_spec params[] = {
      "multi-pass query): 16-bit rows of at most 2^20 keys (2^22 in batches of four or more), "
      "2^25 in all, k at most 1/64 of a row; wider keys in batches of two or more rows of at most "
      "2^20 keys, k at most 4096; on: every query (sm_90 and later)"},
+    {"l2_prefetch", PB_PARAM_BOOL, 1, 0, 1, NULL,
+     "a block asks L2 for its row ahead of its reads, one bulk prefetch a step (not in the "
+     "paper; sm_90 and later, elsewhere nothing): the filter pass two partitions beyond the one "
+     "it loads ahead, the cluster kernels their first two batches at the start and then two "
+     "batches ahead (no: only the loads themselves)"},
+    {"tie_level", PB_PARAM_ENUM, PB_RADIK_TIE_LEVEL_OFF, 0, 0, "off|strict|up",
+     "a sampled threshold that two or more sample keys share, whose ties the sample puts past "
+     "twice k (ties = any; not in the paper): strict filters it strictly (the keys above it, "
+     "and k of those equal); up also moves it to the next sample key above it where at least "
+     "three sample keys lie above it (off: only the ties past 1/64 of the sample filter "
+     "strictly)"},
 };
 
 struct radik {
@@ -178,6 +189,8 @@ template <class K> pb_radik_args<K> args_of(const pb_gpu_topk *g, const radik *r
     a.tie_aware = (int)g->params.v[P_TIE_AWARE];
     a.quick = (int)g->params.v[P_QUICK];
     a.prefetch = (int)g->params.v[P_PREFETCH];
+    a.l2ahead = g->params.v[P_L2_PREFETCH] ? PB_RADIK_L2_AHEAD : 0;
+    a.tie_level = (int)g->params.v[P_TIE_LEVEL];
     a.rslot = r->nslots ? r->rslot : NULL;
     a.samp = NULL;
     if constexpr (sizeof(K) == 4) a.samp = r->nslots ? r->samp : NULL;

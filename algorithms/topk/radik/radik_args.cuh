@@ -71,6 +71,12 @@ enum pb_radik_scale { PB_RADIK_SCALE_OFF, PB_RADIK_SCALE_RANDOM, PB_RADIK_SCALE_
 /* overshoot: the threshold is the sample's largest key, used whatever it
  * keeps, so that most rows fall back (the tests' way to reach the fallback) */
 enum pb_radik_filter_mode { PB_RADIK_FILTER_OFF, PB_RADIK_FILTER_ON, PB_RADIK_FILTER_OVERSHOOT };
+/* radik's `tie_level` (pb_radik_refine): a refined threshold shared by
+ * sample keys whose ties would outnumber the take, with ties = any. strict:
+ * filtered strictly (the keys above it, and `take` of those equal); up:
+ * also moved to the next sample key above it, where enough sample keys lie
+ * above it. */
+enum pb_radik_tie_level { PB_RADIK_TIE_LEVEL_OFF, PB_RADIK_TIE_LEVEL_STRICT, PB_RADIK_TIE_LEVEL_UP };
 
 /* What a key width K brings: the row state, a candidate {key, index} and
  * a pack of four raw values. */
@@ -133,6 +139,8 @@ template <class K> struct pb_radik_args {
                       until a block sees `need` taken (off: the paper's query, every tie claims) */
     int quick;     /* radik's `quick`: the filter compares raw values first */
     int prefetch;  /* radik's `prefetch`: the filter loads a row's next partition ahead */
+    int l2ahead;   /* radik's `l2_prefetch`: steps a block asks L2 for ahead of its reads (0: none) */
+    int tie_level; /* radik's `tie_level` (pb_radik_tie_level): a tied sampled threshold's treatment */
     /* Rows that refine (radik's `refine`, decided on the host): their
      * samples, gathered ahead by pb_radik_presample (rslot[row]: its slot
      * in samp, of PB_RADIK_REFINE_SAMPLE order keys; -1: the row does not

@@ -132,6 +132,17 @@ PB_RADIK_HD uint32_t pb_radik_filter_rank(uint32_t s, uint32_t take, uint32_t le
     return j < (double)s ? (uint32_t)j : s;
 }
 
+/* Whether a sampled threshold that `tied` keys of a sample of s share is a
+ * level (radik's `tie_level`, radik_args.cuh): two or more sample keys, and
+ * about tied * len / s keys of the row, past twice the take. fp16 values
+ * of U[0, 1) have a level of 2^-11 of the row below 1.0: at 2^29, k = 32,
+ * the refined threshold is 1.0 or that level, and the level's 262 K keys
+ * were all written as candidates. */
+PB_RADIK_HD int pb_radik_level_tied(uint32_t tied, uint32_t s, uint32_t len, uint32_t take)
+{
+    return tied >= 2 && (uint64_t)tied * len > 2 * (uint64_t)take * s;
+}
+
 /* A 32-bit mix for the sample's positions (radik_sample.cuh), host and
  * device alike so that a host replay of the sample
  * (tests/topk/radik_sample_replay.c) reads the keys the kernel reads. */

@@ -131,6 +131,26 @@ __device__ __forceinline__ void pb_radik_filter_load(const pb_radik_args<K> &a,
     }
 }
 
+/* Asks L2 for partition p of filtering row c (pb_radik_l2_prefetch): the
+ * values pb_radik_filter_load reads for it, from the 16-byte boundary at or
+ * before the first to the one after the last, cut at the row's end. */
+template <int DT, class K>
+__device__ __forceinline__ void pb_radik_filter_l2(const pb_radik_args<K> &a,
+                                                   const pb_radik_ctx<K> &c, uint32_t p)
+{
+    constexpr bool H = pb_radik_dt16<DT>::value;
+    const uint32_t W = H ? 2 : (uint32_t)sizeof(K), FP = H ? PB_RADIK_FPART16 : PB_RADIK_FPART;
+    const char *base = H ? reinterpret_cast<const char *>(a.data16)
+                         : reinterpret_cast<const char *>(a.data);
+    const bool packed = H ? pb_radik_packed16(a, c.begin) : pb_radik_packed(a, c.begin);
+    const uint64_t head = packed ? (c.begin & (H ? 7 : 3)) : 0;
+    const uint64_t lo = c.begin - head + (uint64_t)p * FP;
+    const uint64_t hi = lo + FP < c.end ? lo + FP : c.end;
+    if (lo >= hi) return;
+    const uint64_t b0 = (lo * W) & ~(uint64_t)15, b1 = (hi * W + 15) & ~(uint64_t)15;
+    pb_radik_l2_prefetch(base + b0, (uint32_t)(b1 - b0));
+}
+
 /* Two 16-bit lanes of w against those of t: 0xffff in each lane where the
  * value may reach the threshold, as one packed compare (HSETP2) instead of
  * two key conversions. The compares are unordered, so a NaN value, or a

@@ -6,6 +6,27 @@
 
 #include "algorithms/topk/radik/radik_args.cuh"
 
+/* Asks L2 for bytes [p, p + n) ahead of their reads: one bulk prefetch
+ * on sm_90 and later (nothing held, nothing waited for; radik's
+ * `l2_prefetch`), nothing before. p and n are multiples of 16, and the
+ * bytes lie within what the caller's own loads read. */
+__device__ __forceinline__ void pb_radik_l2_prefetch(const void *p, uint32_t n)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (n) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(n) : "memory");
+#else
+    (void)p, (void)n;
+#endif
+}
+
+/* ... for 16-byte packs [p0, p1) of `packs`, cut at pack `end`. */
+__device__ __forceinline__ void pb_radik_l2_packs(const uint4 *packs, uint32_t p0, uint32_t p1,
+                                                  uint32_t end)
+{
+    if (p1 > end) p1 = end;
+    if (p0 < p1) pb_radik_l2_prefetch(packs + p0, 16u * (p1 - p0));
+}
+
 /* Raw value i of the batch (zero-extended for 16-bit types), streamed. */
 template <class K>
 __device__ __forceinline__ K pb_radik_at(const pb_radik_args<K> &a, bool is16, uint64_t i)

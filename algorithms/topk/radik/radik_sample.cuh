@@ -36,7 +36,7 @@ __device__ __forceinline__ void pb_radik_sample_load(const pb_radik_args<K> &a, 
 template <class K> struct pb_radik_refine_smem {
     K list[sizeof(K) == 4 ? PB_RADIK_REFINE_LIST : 1];
     uint32_t n;
-    K thr, est;
+    K thr, est, up;
 };
 
 /* radik's `refine` (see PB_RADIK_REFINE_ITEMS), every thread of the start
@@ -59,7 +59,8 @@ template <class K> struct pb_radik_refine_smem {
 template <class K>
 __device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
                                 const K *sorted, uint32_t kept, uint32_t take, uint32_t len,
-                                pb_radik_refine_smem<K> &sm, K *thr, K *est)
+                                int level, pb_radik_refine_smem<K> &sm, K *thr, K *est,
+                                uint32_t *strict)
 {
     K *list = sm.list;
     if (threadIdx.x == 0) sm.n = 0;
@@ -90,16 +91,34 @@ __device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
         if (pos == j) sm.thr = x;
         if (pos == r) sm.est = x;
     }
+    if (threadIdx.x == 0) sm.up = ~(K)0;
     __syncthreads();
     const K t2 = sm.thr;
-    int tied = 0;
+    int tied = 0, above = 0;
     for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
         uint32_t i = base + threadIdx.x;
         tied += __syncthreads_count(i < n && list[i] == t2);
+        above += __syncthreads_count(i < n && list[i] > t2);
+        if (i < n && list[i] > t2) atomicMin(&sm.up, list[i]);
     }
     if ((uint64_t)tied * PB_RADIK_TIE_STRICT > PB_RADIK_REFINE_SAMPLE) return;
     *thr = t2;
     if (r < n) *est = sm.est;
+    if (level == PB_RADIK_TIE_LEVEL_OFF || !pb_radik_level_tied((uint32_t)tied, PB_RADIK_REFINE_SAMPLE, len, take)) return;
+    *strict = PB_RADIK_STRICT_KEEP;
+    /* up: the next key above, kept by `above` sample keys where the
+     * threshold is kept by j + 1 of them, so on a rank bound three below
+     * j's (pb_radik_filter_rank: at mu = 0.001, a probability about 2e-10
+     * that the row then has fewer than take keys at or above it). */
+    if (level != PB_RADIK_TIE_LEVEL_UP || above < 3 || (uint32_t)above + 2 < j) return;
+    const K up = sm.up;
+    int tied_up = 0;
+    for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
+        uint32_t i = base + threadIdx.x;
+        tied_up += __syncthreads_count(i < n && list[i] == up);
+    }
+    *thr = up;
+    if (!pb_radik_level_tied((uint32_t)tied_up, PB_RADIK_REFINE_SAMPLE, len, take)) *strict = PB_RADIK_STRICT_OFF;
 }
 
 #endif

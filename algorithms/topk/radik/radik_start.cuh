@@ -141,8 +141,9 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK)
                 filt = filter == PB_RADIK_FILTER_OVERSHOOT || selective || strict;
                 if constexpr (CAN_REFINE)
                     if (refine && filt && !strict)
-                        pb_radik_refine(big, sorted, (uint32_t)kept, take, len, rsm, &thr,
-                                        &est);
+                        pb_radik_refine(big, sorted, (uint32_t)kept, take, len,
+                                        a.tie_aware && !a.lowest ? a.tie_level : 0, rsm, &thr,
+                                        &est, &strict);
             }
         }
     }

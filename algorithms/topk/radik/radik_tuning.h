@@ -130,6 +130,16 @@
  * memory stays below 48 KiB). */
 #define PB_RADIK_FBUF_BYTES PB_RADIK_POLICY(FBUF_BYTES)
 
+/* How far ahead of its reads a block asks L2 for the row (radik's
+ * `l2_prefetch`, sm_90 and later: one bulk prefetch a step, holding no
+ * registers): the filter pass keeps this many partitions requested beyond
+ * the one it has loaded into registers, the cluster kernels this many
+ * batches of PB_RADIK_CL_BATCH packs a thread. A block's own register
+ * loads keep about one step in flight, too little for a read to reach
+ * DRAM's rate; two more steps of every resident block stay well within
+ * L2. */
+#define PB_RADIK_L2_AHEAD 2
+
 /* ---- the cluster path (radik_cluster.cuh) ---- */
 
 /* Hopper's only: clusters exist from sm_90 (radik_cluster.cu). */
