@@ -404,6 +404,56 @@ TEST_IMPL(gpu_topk_refine)
 #endif
 }
 
+/* radik's `tie_level` (pb_radik_refine, radik_sample.cuh): a refined
+ * threshold that sample keys share as a level filters strictly (strict),
+ * and moves up to the next sample key above it (up, the default). It acts
+ * only on refining rows (2^25 keys or more) with ties = any, and
+ * `l2_prefetch` only in the filter pass such rows take: radik with each
+ * level and with l2_prefetch off, on rows of 2^25 + 3 (single rows aligned
+ * or not, and three ragged misaligned rows) of fp16 and bf16 U[0, 1)
+ * largest (their top levels: fp16's 1.0 holds 2^-12 of the row, the next
+ * value 2^-11, so the threshold is one or the other), and of few:256,
+ * int8, equal, normal and uniform keys of fp32, fp16 and bf16, k in {1,
+ * 32, 1000}, either direction. */
+TEST_IMPL(gpu_topk_tie_level)
+{
+    int rc = gtk_need_gpu();
+    if (rc) return rc;
+#ifndef PB_HAVE_CUDA
+    return 1; /* a device without the GPU modules built cannot happen */
+#else
+    static const tk_case lcases[] = {{"gpu-radik", NULL, NULL},
+                                     {"gpu-radik", "tie_level", "off"},
+                                     {"gpu-radik", "tie_level", "strict"},
+                                     {"gpu-radik", "l2_prefetch", "0"}};
+    const pb_module *m = radik_with("tie_level");
+    if (!m) return 1;
+    static const struct {
+        const char *dist;
+        int dtype, largest; /* -1: by the point's hash */
+    } pts[] = {{"uniform", PB_TOPK_F16, 1},  {"uniform", PB_TOPK_BF16, 1}, {"few:256", PB_TOPK_F32, -1},
+               {"int8", PB_TOPK_F16, -1},    {"equal", PB_TOPK_BF16, -1},  {"normal", PB_TOPK_F32, -1},
+               {"uniform", PB_TOPK_F32, -1}, {"few:256", PB_TOPK_F16, -1}, {"uniform", PB_TOPK_F16, 1}};
+    const uint64_t ks[] = {1, 32, 1000};
+    const tk_shape three = {3, 1, 1};
+    const int npts = (int)(sizeof pts / sizeof pts[0]), ncases = (int)(sizeof lcases / sizeof lcases[0]);
+    tk_tally t = {0, 0};
+    double t0 = gtk_now_s();
+    for (int i = 0; i < npts && t.failures < MAX_FAILURES; i++) {
+        uint32_t h = gtk_coords(0x71e, 0, i, 0, 0);
+        tk_point q = {(UINT64_C(1) << 25) + 3, ks[h % 3], i % 3 == 2 ? three : gtk_shapes[h >> 2 & 1],
+                      gtk_dist_named(pts[i].dist),
+                      pts[i].largest >= 0 ? pts[i].largest : (int)(h >> 3 & 1), pts[i].dtype};
+        for (int ci = 0; ci < ncases; ci++) {
+            t.failures += gtk_one(m, &lcases[ci], &q);
+            t.runs++;
+        }
+    }
+    printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
+    return t.failures != 0;
+#endif
+}
+
 /* How a cluster sweep sets a point's shape and dtype from its hash h. */
 typedef void (*cluster_pick)(uint64_t n, uint32_t h, tk_point *q);
 

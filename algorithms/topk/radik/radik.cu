@@ -88,15 +88,14 @@ const pb_param_spec params[] = {
      "2^25 in all, k at most 1/64 of a row; wider keys in batches of two or more rows of at most "
      "2^20 keys, k at most 4096; on: every query (sm_90 and later)"},
     {"l2_prefetch", PB_PARAM_BOOL, 1, 0, 1, NULL,
-     "a block asks L2 for its row ahead of its reads, one bulk prefetch a step (not in the "
-     "paper; sm_90 and later, elsewhere nothing): the filter pass two partitions beyond the one "
-     "it loads ahead, the cluster kernels their first two batches at the start and then two "
-     "batches ahead (no: only the loads themselves)"},
-    {"tie_level", PB_PARAM_ENUM, PB_RADIK_TIE_LEVEL_OFF, 0, 0, "off|strict|up",
-     "a sampled threshold that two or more sample keys share, whose ties the sample puts past "
-     "twice k (ties = any; not in the paper): strict filters it strictly (the keys above it, "
-     "and k of those equal); up also moves it to the next sample key above it where at least "
-     "three sample keys lie above it (off: only the ties past 1/64 of the sample filter "
+     "the filter pass asks L2 for a block's partitions two beyond the one it loads ahead, one "
+     "bulk prefetch each (not in the paper; sm_90 and later, elsewhere nothing; no: only the "
+     "loads themselves)"},
+    {"tie_level", PB_PARAM_ENUM, PB_RADIK_TIE_LEVEL_UP, 0, 0, "off|strict|up",
+     "a refined threshold (`refine`) that two or more sample keys share, whose ties the sample "
+     "puts past twice k (ties = any; not in the paper): strict filters it strictly (the keys "
+     "above it, and k of those equal); up also moves it to the next sample key above it where "
+     "enough sample keys lie above it (off: only ties past 1/64 of the sample filter "
      "strictly)"},
 };
 

@@ -85,14 +85,13 @@ __device__ __forceinline__ uint32_t pb_radik_cl_half(const uint4 &x, uint32_t e)
 struct pb_radik_cl_part {
     const uint4 *packs;
     uint32_t pa, pb, head, len;
-    bool l2; /* radik's `l2_prefetch` */
 };
 
 /* One read of the block's packs (pb_radik_cl_packs). */
 template <bool LAST, int NB, class F, class D>
 __device__ __forceinline__ void pb_radik_cl_read_until(const pb_radik_cl_part &w, F f, D done)
 {
-    pb_radik_cl_packs<LAST, NB>(w.packs, w.pa, w.pb, w.l2 && NB > 1, f, done);
+    pb_radik_cl_packs<LAST, NB>(w.packs, w.pa, w.pb, f, done);
 }
 /* The whole read. */
 template <bool LAST, int NB = PB_RADIK_CL_BATCH, class F>
@@ -591,8 +590,6 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     const uint32_t np = (w.head + w.len + 7) >> 3, per = (np + C - 1) / C;
     w.pa = b * per < np ? b * per : np;
     w.pb = w.pa + per < np ? w.pa + per : np;
-    w.l2 = a.l2ahead > 0;
-    pb_radik_cl_l2_start(w.packs, w.pa, w.pb, w.l2);
     /* The keys outside the row in this block's packs, counted as raw 0. */
     const int64_t k0 = (int64_t)8 * w.pa - w.head, k1 = (int64_t)8 * w.pb - w.head;
     const uint32_t nsub = 8 * (w.pb - w.pa) -

@@ -93,19 +93,12 @@ __device__ __forceinline__ void pb_radik_cl_reduce(pb_radik_cl_smem &s, int h, u
  * same number of times (in: the pack exists), in index order of the block
  * (sub-tile by sub-tile), so f may hold block-wide scans. The last read of
  * a row streams (LAST: evict first); the others leave it in L2 for the
- * next. It stops before a batch once done() (block-uniform) holds. With
- * l2 (radik's `l2_prefetch`) each batch asks L2 for the batch
- * PB_RADIK_L2_AHEAD after it (pb_radik_cl_l2_start asked for the first
- * ones). */
+ * next. It stops before a batch once done() (block-uniform) holds. */
 template <bool LAST, int NB, class F, class D>
 __device__ __forceinline__ void pb_radik_cl_packs(const uint4 *packs, uint32_t pa, uint32_t pb,
-                                                  bool l2, F f, D done)
+                                                  F f, D done)
 {
-    enum { STEP = PB_RADIK_CL_BLOCK * NB };
-    for (uint32_t base = pa; base < pb && !done(); base += STEP) {
-        if (l2 && threadIdx.x == 0)
-            pb_radik_l2_packs(packs, base + PB_RADIK_L2_AHEAD * STEP,
-                              base + (PB_RADIK_L2_AHEAD + 1) * STEP, pb);
+    for (uint32_t base = pa; base < pb && !done(); base += PB_RADIK_CL_BLOCK * NB) {
         uint4 x[NB];
 #pragma unroll
         for (int u = 0; u < NB; u++) {
@@ -118,17 +111,6 @@ __device__ __forceinline__ void pb_radik_cl_packs(const uint4 *packs, uint32_t p
             f(x[u], p, p < pb);
         }
     }
-}
-
-/* The first PB_RADIK_L2_AHEAD batches of a block's packs [pa, pb) asked
- * of L2 at the kernel's start (l2: radik's `l2_prefetch`), so that the row
- * streams in while the block clears its counters and draws its sample. */
-__device__ __forceinline__ void pb_radik_cl_l2_start(const uint4 *packs, uint32_t pa, uint32_t pb,
-                                                     bool l2)
-{
-    if (l2 && threadIdx.x == 0)
-        pb_radik_l2_packs(packs, pa, pa + PB_RADIK_L2_AHEAD * PB_RADIK_CL_BLOCK * PB_RADIK_CL_BATCH,
-                          pb);
 }
 
 /* One more in the lane counter at shared address `at` (a 32-bit shared

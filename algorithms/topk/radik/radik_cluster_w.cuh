@@ -96,7 +96,6 @@ template <class K> __device__ __forceinline__ bool pb_radik_clw_match(K o, K pre
 template <class K> struct pb_radik_clw_part {
     const uint4 *packs;
     uint32_t pa, pb, head, len;
-    bool l2; /* radik's `l2_prefetch` */
 };
 
 /* One read of the block's keys (pb_radik_cl_packs): f(okey, index, in)
@@ -107,7 +106,7 @@ template <int DT, int LG, bool LAST, int NB, class K, class F>
 __device__ __forceinline__ void pb_radik_clw_read(const pb_radik_clw_part<K> &w, F f)
 {
     enum { P = 16 / sizeof(K) };
-    pb_radik_cl_packs<LAST, NB>(w.packs, w.pa, w.pb, w.l2 && NB > 1, [&](const uint4 &x, uint32_t p, bool in) {
+    pb_radik_cl_packs<LAST, NB>(w.packs, w.pa, w.pb, [&](const uint4 &x, uint32_t p, bool in) {
 #pragma unroll
         for (int e = 0; e < P; e++) {
             uint32_t i = P * p + e - w.head;
@@ -153,11 +152,8 @@ __device__ __forceinline__ void pb_radik_clw_gather(pb_radik_clw_smem<K> &s,
                                                     const pb_radik_clw_cands<K> &c,
                                                     const pb_radik_clw_part<K> &w, K thr)
 {
-    enum { P = 16 / sizeof(K), NB = PB_RADIK_CL_BATCH, STEP = PB_RADIK_CL_BLOCK * NB };
-    for (uint32_t base = w.pa; base < w.pb; base += STEP) {
-        if (w.l2 && threadIdx.x == 0) /* as pb_radik_cl_packs */
-            pb_radik_l2_packs(w.packs, base + PB_RADIK_L2_AHEAD * STEP,
-                              base + (PB_RADIK_L2_AHEAD + 1) * STEP, w.pb);
+    enum { P = 16 / sizeof(K), NB = PB_RADIK_CL_BATCH };
+    for (uint32_t base = w.pa; base < w.pb; base += PB_RADIK_CL_BLOCK * NB) {
         uint4 x[NB];
 #pragma unroll
         for (int u = 0; u < NB; u++) {
@@ -434,8 +430,6 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     const uint32_t np = (w.head + w.len + P - 1) / P, per = (np + C - 1) / C;
     w.pa = b * per < np ? b * per : np;
     w.pb = w.pa + per < np ? w.pa + per : np;
-    w.l2 = a.l2ahead > 0;
-    pb_radik_cl_l2_start(w.packs, w.pa, w.pb, w.l2);
     __syncthreads();
 
     /* The candidates' feed to a round: every one of the nc kept. */

@@ -19,14 +19,6 @@ __device__ __forceinline__ void pb_radik_l2_prefetch(const void *p, uint32_t n)
 #endif
 }
 
-/* ... for 16-byte packs [p0, p1) of `packs`, cut at pack `end`. */
-__device__ __forceinline__ void pb_radik_l2_packs(const uint4 *packs, uint32_t p0, uint32_t p1,
-                                                  uint32_t end)
-{
-    if (p1 > end) p1 = end;
-    if (p0 < p1) pb_radik_l2_prefetch(packs + p0, 16u * (p1 - p0));
-}
-
 /* Raw value i of the batch (zero-extended for 16-bit types), streamed. */
 template <class K>
 __device__ __forceinline__ K pb_radik_at(const pb_radik_args<K> &a, bool is16, uint64_t i)

@@ -130,14 +130,14 @@
  * memory stays below 48 KiB). */
 #define PB_RADIK_FBUF_BYTES PB_RADIK_POLICY(FBUF_BYTES)
 
-/* How far ahead of its reads a block asks L2 for the row (radik's
- * `l2_prefetch`, sm_90 and later: one bulk prefetch a step, holding no
- * registers): the filter pass keeps this many partitions requested beyond
- * the one it has loaded into registers, the cluster kernels this many
- * batches of PB_RADIK_CL_BATCH packs a thread. A block's own register
- * loads keep about one step in flight, too little for a read to reach
- * DRAM's rate; two more steps of every resident block stay well within
- * L2. */
+/* How far ahead of its reads a filter block asks L2 for the row (radik's
+ * `l2_prefetch`, sm_90 and later: one bulk prefetch a partition, holding
+ * no registers): this many partitions beyond the one it has loaded into
+ * registers. Its register loads alone keep about one partition a block in
+ * flight, too little for the read to reach DRAM's rate; two more of every
+ * resident block stay well within L2. The cluster kernels ask for nothing
+ * ahead: the same prefetches there, at their start and two batches ahead,
+ * measured slower at every target batch shape (docs/topk-radik.md). */
 #define PB_RADIK_L2_AHEAD 2
 
 /* ---- the cluster path (radik_cluster.cuh) ---- */
