@@ -88,9 +88,9 @@ const pb_param_spec params[] = {
      "2^25 in all, k at most 1/64 of a row; wider keys in batches of two or more rows of at most "
      "2^20 keys, k at most 4096; on: every query (sm_90 and later)"},
     {"l2_prefetch", PB_PARAM_BOOL, 1, 0, 1, NULL,
-     "the filter pass asks L2 for a block's partitions two beyond the one it loads ahead, one "
-     "bulk prefetch each (not in the paper; sm_90 and later, elsewhere nothing; no: only the "
-     "loads themselves)"},
+     "the filter pass over fp16 / bf16 rows asks L2 for a block's partitions two beyond the one "
+     "it loads ahead, one bulk prefetch each (not in the paper; sm_90 and later, elsewhere "
+     "nothing; other dtypes never; no: only the loads themselves)"},
     {"tie_level", PB_PARAM_ENUM, PB_RADIK_TIE_LEVEL_UP, 0, 0, "off|strict|up",
      "a refined threshold (`refine`) that two or more sample keys share, whose ties the sample "
      "puts past twice k (ties = any; not in the paper): strict filters it strictly (the keys "
@@ -188,7 +188,8 @@ template <class K> pb_radik_args<K> args_of(const pb_gpu_topk *g, const radik *r
     a.tie_aware = (int)g->params.v[P_TIE_AWARE];
     a.quick = (int)g->params.v[P_QUICK];
     a.prefetch = (int)g->params.v[P_PREFETCH];
-    a.l2ahead = g->params.v[P_L2_PREFETCH] ? PB_RADIK_L2_AHEAD : 0;
+    /* 16-bit values only: fp32 rows measured slower with it (PB_RADIK_L2_AHEAD). */
+    a.l2ahead = g->params.v[P_L2_PREFETCH] && a.data16 ? PB_RADIK_L2_AHEAD : 0;
     a.tie_level = (int)g->params.v[P_TIE_LEVEL];
     a.rslot = r->nslots ? r->rslot : NULL;
     a.samp = NULL;

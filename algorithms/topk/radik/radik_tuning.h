@@ -130,14 +130,15 @@
  * memory stays below 48 KiB). */
 #define PB_RADIK_FBUF_BYTES PB_RADIK_POLICY(FBUF_BYTES)
 
-/* How far ahead of its reads a filter block asks L2 for the row (radik's
- * `l2_prefetch`, sm_90 and later: one bulk prefetch a partition, holding
- * no registers): this many partitions beyond the one it has loaded into
- * registers. Its register loads alone keep about one partition a block in
- * flight, too little for the read to reach DRAM's rate; two more of every
- * resident block stay well within L2. The cluster kernels ask for nothing
- * ahead: the same prefetches there, at their start and two batches ahead,
- * measured slower at every target batch shape (docs/topk-radik.md). */
+/* How far ahead of its reads a filter block asks L2 for a row of 16-bit
+ * values (radik's `l2_prefetch`, sm_90 and later: one bulk prefetch a
+ * partition, holding no registers): this many partitions beyond the one it
+ * has loaded into registers. Its register loads alone keep about one
+ * partition a block in flight, too little for the read to reach DRAM's
+ * rate; two more of every resident block stay well within L2. Rows of
+ * 32-bit keys measured slower with it, and the cluster kernels too (at
+ * their start and two batches ahead), at every target batch shape: they ask
+ * for nothing ahead (docs/topk-radik.md). */
 #define PB_RADIK_L2_AHEAD 2
 
 /* ---- the cluster path (radik_cluster.cuh) ---- */
