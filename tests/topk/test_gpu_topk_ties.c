@@ -413,8 +413,9 @@ TEST_IMPL(gpu_topk_refine)
  * or not, and three ragged misaligned rows) of fp16 and bf16 U[0, 1)
  * largest (their top levels: fp16's 1.0 holds 2^-12 of the row, the next
  * value 2^-11, so the threshold is one or the other), and of few:256,
- * int8, equal, normal and uniform keys of fp32, fp16 and bf16, k in {1,
- * 32, 1000}, either direction. */
+ * int8, equal, normal and uniform keys of fp32, fp16 and bf16 (fp32 rows
+ * take neither switch: they must answer alike), k in {1, 32, 1000},
+ * either direction. */
 TEST_IMPL(gpu_topk_tie_level)
 {
     int rc = gtk_need_gpu();

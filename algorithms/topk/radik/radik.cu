@@ -92,8 +92,9 @@ const pb_param_spec params[] = {
      "it loads ahead, one bulk prefetch each (not in the paper; sm_90 and later, elsewhere "
      "nothing; other dtypes never; no: only the loads themselves)"},
     {"tie_level", PB_PARAM_ENUM, PB_RADIK_TIE_LEVEL_UP, 0, 0, "off|strict|up",
-     "a refined threshold (`refine`) that two or more sample keys share, whose ties the sample "
-     "puts past twice k (ties = any; not in the paper): strict filters it strictly (the keys "
+     "a refined threshold (`refine`) of fp16 / bf16 values that two or more sample keys share, "
+     "whose ties the sample puts past twice k (ties = any; not in the paper; other dtypes "
+     "never): strict filters it strictly (the keys "
      "above it, and k of those equal); up also moves it to the next sample key above it where "
      "enough sample keys lie above it (off: only ties past 1/64 of the sample filter "
      "strictly)"},
@@ -188,9 +189,11 @@ template <class K> pb_radik_args<K> args_of(const pb_gpu_topk *g, const radik *r
     a.tie_aware = (int)g->params.v[P_TIE_AWARE];
     a.quick = (int)g->params.v[P_QUICK];
     a.prefetch = (int)g->params.v[P_PREFETCH];
-    /* 16-bit values only: fp32 rows measured slower with it (PB_RADIK_L2_AHEAD). */
+    /* 16-bit values only: the other kernels are built without it (PB_RADIK_L2_AHEAD). */
     a.l2ahead = g->params.v[P_L2_PREFETCH] && a.data16 ? PB_RADIK_L2_AHEAD : 0;
-    a.tie_level = (int)g->params.v[P_TIE_LEVEL];
+    /* 16-bit values only, as l2_prefetch: their levels are what it is for,
+     * and fp32 rows measured slower beside both. */
+    a.tie_level = a.data16 ? (int)g->params.v[P_TIE_LEVEL] : PB_RADIK_TIE_LEVEL_OFF;
     a.rslot = r->nslots ? r->rslot : NULL;
     a.samp = NULL;
     if constexpr (sizeof(K) == 4) a.samp = r->nslots ? r->samp : NULL;

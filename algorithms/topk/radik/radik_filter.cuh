@@ -56,21 +56,26 @@ __global__ void __launch_bounds__(PB_RADIK_BLOCK, pb_radik_filter_blocks<DT>::va
      * across the compares, votes and barriers. The block's partitions of a
      * row: [pa, pb) by `step` (the grid's width over one row, or 1 over a
      * block's range of the work prefix). */
-    /* radik's `l2_prefetch`: partitions p + 2 step .. p + (1 + l2ahead)
-     * step requested from L2 while p is processed and p + step loaded, one
-     * more an iteration (thread 0, a bulk prefetch each). */
+    /* radik's `l2_prefetch`, 16-bit values only (the other kernels are
+     * built without it, PB_RADIK_L2_AHEAD says why): partitions p + 2 step
+     * .. p + (1 + l2ahead) step requested from L2 while p is processed and
+     * p + step loaded, one more an iteration (thread 0, a bulk prefetch
+     * each). */
+    constexpr bool L2 = pb_radik_dt16<DT>::value;
     auto l2 = [&](const pb_radik_ctx<K> &c, uint32_t p, uint32_t pb) {
         if (threadIdx.x == 0 && p < pb) pb_radik_filter_l2<DT>(a, c, p);
     };
     auto segment = [&](const pb_radik_ctx<K> &c, uint32_t pa, uint32_t pb, uint32_t step) {
         K cur[PB_RADIK_FITEMS];
         pb_radik_filter_load<DT>(a, c, pa, cur);
-        for (int d = 2; d <= a.l2ahead; d++) l2(c, pa + d * step, pb);
+        if constexpr (L2)
+            for (int d = 2; d <= a.l2ahead; d++) l2(c, pa + d * step, pb);
         for (uint32_t p = pa; p < pb; p += step) {
             K next[PB_RADIK_FITEMS];
             bool more = p + step < pb;
             if (more) pb_radik_filter_load<DT>(a, c, p + step, next);
-            if (a.l2ahead) l2(c, p + (1 + a.l2ahead) * step, pb);
+            if constexpr (L2)
+                if (a.l2ahead) l2(c, p + (1 + a.l2ahead) * step, pb);
             pb_radik_filter_body<DT, LG>(a, c, p, cur, sm);
             if (more) {
 #pragma unroll

@@ -91,26 +91,37 @@ __device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
         if (pos == j) sm.thr = x;
         if (pos == r) sm.est = x;
     }
-    if (threadIdx.x == 0) sm.up = ~(K)0;
     __syncthreads();
     const K t2 = sm.thr;
-    int tied = 0, above = 0;
+    int tied = 0;
     for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
         uint32_t i = base + threadIdx.x;
         tied += __syncthreads_count(i < n && list[i] == t2);
-        above += __syncthreads_count(i < n && list[i] > t2);
-        if (i < n && list[i] > t2) atomicMin(&sm.up, list[i]);
     }
     if ((uint64_t)tied * PB_RADIK_TIE_STRICT > PB_RADIK_REFINE_SAMPLE) return;
     *thr = t2;
     if (r < n) *est = sm.est;
-    if (level == PB_RADIK_TIE_LEVEL_OFF || !pb_radik_level_tied((uint32_t)tied, PB_RADIK_REFINE_SAMPLE, len, take)) return;
+    /* Block-uniform from here. */
+    if (level == PB_RADIK_TIE_LEVEL_OFF ||
+        !pb_radik_level_tied((uint32_t)tied, PB_RADIK_REFINE_SAMPLE, len, take))
+        return;
     *strict = PB_RADIK_STRICT_KEEP;
-    /* up: the next key above, kept by `above` sample keys where the
-     * threshold is kept by j + 1 of them, so on a rank bound three below
-     * j's (pb_radik_filter_rank: at mu = 0.001, a probability about 2e-10
-     * that the row then has fewer than take keys at or above it). */
-    if (level != PB_RADIK_TIE_LEVEL_UP || above < 3 || (uint32_t)above + 2 < j) return;
+    if (level != PB_RADIK_TIE_LEVEL_UP) return;
+    /* up: the next listed key above t2 (the smallest), kept by `above`
+     * sample keys where t2 is kept by j + 1 of them, so used on a rank
+     * bound three below j's (pb_radik_filter_rank: at mu = 0.001, a
+     * probability about 2e-10 that the row then has fewer than take keys at
+     * or above it). */
+    if (threadIdx.x == 0) sm.up = ~(K)0;
+    __syncthreads();
+    int above = 0;
+    for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
+        uint32_t i = base + threadIdx.x;
+        above += __syncthreads_count(i < n && list[i] > t2);
+        if (i < n && list[i] > t2) atomicMin(&sm.up, list[i]);
+    }
+    __syncthreads();
+    if (above < 3 || (uint32_t)above + 2 < j) return;
     const K up = sm.up;
     int tied_up = 0;
     for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
@@ -118,7 +129,8 @@ __device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
         tied_up += __syncthreads_count(i < n && list[i] == up);
     }
     *thr = up;
-    if (!pb_radik_level_tied((uint32_t)tied_up, PB_RADIK_REFINE_SAMPLE, len, take)) *strict = PB_RADIK_STRICT_OFF;
+    if (!pb_radik_level_tied((uint32_t)tied_up, PB_RADIK_REFINE_SAMPLE, len, take))
+        *strict = PB_RADIK_STRICT_OFF;
 }
 
 #endif
