@@ -11,9 +11,13 @@
  * sample's threshold (rank pb_radik_filter_rank of PB_RADIK_SAMPLE keys),
  * whether it is selective or shared by many sample keys (a strict filter),
  * and, for a row of PB_RADIK_REFINE_MIN keys or more, the refined threshold
- * from PB_RADIK_REFINE_SAMPLE keys. It prints one line a seed: each
- * threshold and how many keys of the row are at or above it (counted over
- * the whole row: the candidates the filter pass would write). 32- and
+ * from PB_RADIK_REFINE_SAMPLE keys, and for fp16 / bf16 radik's default
+ * `tie_level` (up: a refined threshold that sample keys share as a level
+ * filters strictly, moved up to the next sample key above it where enough
+ * lie above it). It prints one line a seed: each threshold and how many
+ * keys of the row it keeps (counted over the whole row: the candidates
+ * the filter pass would write; a strict one keeps the keys above it and
+ * at most K of those equal). 32- and
  * 16-bit keys, largest, ties = any, one row; default tuning (sm_90's, which
  * sm_80's equals). Exits 1 if a threshold would keep fewer than K keys (the
  * filter's own fallback case, which the sample makes unlikely), 2 on bad
@@ -42,6 +46,32 @@ static uint64_t at_or_above(const pb_topk_problem *p, uint64_t n, uint32_t t)
     uint64_t c = 0;
     for (uint64_t i = 0; i < n; i++) c += pb_topk_problem_okey(p, (uint32_t)pb_topk_value_at(p, i)) >= t;
     return c;
+}
+
+/* pb_radik_refine's tie_level = up (radik_sample.cuh) on the listed keys
+ * list[0, m) (descending) whose key of rank j is t: prints the threshold
+ * it filters with and what that keeps, if the level rule acts. Returns 1 if
+ * it would keep fewer than take keys, else 0. */
+static int tie_level_up(const pb_topk_problem *p, uint64_t n, const uint32_t *list, uint32_t m,
+                        uint32_t j, uint32_t t, uint32_t tied, uint32_t take)
+{
+    enum { BIG = PB_RADIK_REFINE_SAMPLE };
+    const uint32_t len = (uint32_t)n;
+    if (!pb_radik_level_tied(tied, BIG, len, take)) return 0;
+    uint32_t above = 0;
+    while (above < m && list[above] > t) above++;
+    uint32_t thr = t;
+    int strict = 1;
+    if (above >= 3 && above + 2 >= j) {
+        thr = list[above - 1]; /* the smallest listed key above t */
+        uint32_t tied_up = 0;
+        for (uint32_t i = 0; i < m; i++) tied_up += list[i] == thr;
+        strict = pb_radik_level_tied(tied_up, BIG, len, take);
+    }
+    const uint64_t ge = at_or_above(p, n, thr), gt = thr == UINT32_MAX ? 0 : at_or_above(p, n, thr + 1);
+    const uint64_t eq = ge - gt, kept = strict ? gt + (eq < take ? eq : take) : ge;
+    printf("; tie level (up): threshold %08x%s keeps %" PRIu64, thr, strict ? " strictly" : "", kept);
+    return ge < take;
 }
 
 static int replay(const pb_module *m, uint64_t n, uint64_t k, const char *dtype, const char *dist,
@@ -111,6 +141,8 @@ static int replay(const pb_module *m, uint64_t n, uint64_t k, const char *dtype,
                 printf("; refined %u: threshold %08x (rank %u, %u listed, %u equal) keeps %" PRIu64, BIG, t2, j2,
                        m2, tied2, keep2);
                 if (keep2 < take) status = 1;
+                if (pb_topk_dtype_is16(p.dtype) && tie_level_up(&p, n, list, m2, j2, t2, tied2, take))
+                    status = 1;
             }
         }
     }
