@@ -191,8 +191,8 @@ template <class K> pb_radik_args<K> args_of(const pb_gpu_topk *g, const radik *r
     a.prefetch = (int)g->params.v[P_PREFETCH];
     /* 16-bit values only: the other kernels are built without it (PB_RADIK_L2_AHEAD). */
     a.l2ahead = g->params.v[P_L2_PREFETCH] && a.data16 ? PB_RADIK_L2_AHEAD : 0;
-    /* 16-bit values only, as l2_prefetch: their levels are what it is for,
-     * and fp32 rows measured slower beside both. */
+    /* 16-bit values only: their few values are the levels it is for (wider
+     * keys keep the query they had, as with l2_prefetch). */
     a.tie_level = a.data16 ? (int)g->params.v[P_TIE_LEVEL] : PB_RADIK_TIE_LEVEL_OFF;
     a.rslot = r->nslots ? r->rslot : NULL;
     a.samp = NULL;
