@@ -1,5 +1,7 @@
 /* configs/paper/topk-llm.ini, the LLM sampling grid: its points counted
- * from the plan (nothing measured), its seeds, its copy and its figure.
+ * from the plan (nothing measured), its seeds, its copy and its figure;
+ * and configs/paper/topk-llm-peers.ini, its radik points with CUB's top-k
+ * at each of them.
  * The grid is read twice: with its GPU modules swapped for CPU ones
  * (omp-topk takes the same rows, dtype, dist and k; cpu-copy is the CPU's
  * copy), so any build checks its shape; and as written where this build
@@ -21,7 +23,7 @@
 
 typedef struct tally {
     const pb_config *cfg;
-    long points[3]; /* radik, sort-and-choose, copy (by series prefix) */
+    long points[3]; /* radik, sort-and-choose or CUB (the peer), copy (by series prefix) */
     double keys;    /* rows x n over every point and seed */
 } tally;
 
@@ -29,7 +31,9 @@ static void count(const pb_instance *in, uint64_t n, unsigned item_bytes, void *
 {
     (void)item_bytes;
     tally *t = user;
-    int kind = strncmp(in->series, "radik-", 6) == 0 ? 0 : strncmp(in->series, "sac-", 4) == 0 ? 1 : 2;
+    int kind = strncmp(in->series, "radik-", 6) == 0                                         ? 0
+               : strncmp(in->series, "sac-", 4) == 0 || strncmp(in->series, "cub-", 4) == 0 ? 1
+                                                                                            : 2;
     t->points[kind]++;
     double rows = 1;
     int ri = pb_module_param_index(in->mod, "rows");
@@ -98,6 +102,61 @@ static int check(const char *text, const char *what)
     ASSERT(t.keys * 4e-9 < 240);
     pb_config_free(&cfg);
     return 0;
+}
+
+/* topk-llm-peers.ini: topk-llm.ini's 220 radik points, gpu-cub-topk at the
+ * same 220 (the same rows, dtype, dist and k, section by section), the
+ * same copy points, seeds and figure; the host's draws within the 5
+ * minutes its header says. */
+static int check_peers(const char *text, const char *what)
+{
+    pb_config cfg;
+    pb_err err;
+    if (pb_config_load_text(what, "topk-llm-peers", text, &cfg, &err)) {
+        fprintf(stderr, "%s: %s\n", what, err.msg);
+        return 1;
+    }
+    pb_config_add_ceilings(&cfg);
+    tally t = {&cfg, {0, 0, 0}, 0};
+    long points = pb_run_points(&cfg, count, &t);
+    fprintf(stderr, "%s: %ld points (gpu-radik %ld, gpu-cub-topk %ld, copy %ld), %.3g keys drawn over the seeds\n",
+            what, points, t.points[0], t.points[1], t.points[2], t.keys);
+    ASSERT(t.points[0] == (30 + 12 + 2) * 5 && t.points[1] == t.points[0]);
+    ASSERT(t.points[2] == 5 + 4 * 5 - 3 && points == 2 * 220 + 22);
+    ASSERT(cfg.seeds == 5 && cfg.inst.n == 2 * 44 + 1);
+    for (size_t i = 0; i < cfg.inst.n; i++) { /* cub-X/k=K is radik-X/k=K's twin */
+        const pb_instance *c = &cfg.inst.v[i];
+        if (strncmp(c->label, "cub-", 4) != 0) continue;
+        char name[PB_LABEL_MAX + 8];
+        snprintf(name, sizeof name, "radik-%s", c->label + 4);
+        long r = pb_instances_find(&cfg.inst, name);
+        ASSERT(r >= 0);
+        const pb_instance *ri = &cfg.inst.v[r];
+        ASSERT(ri->mod == c->mod); /* both cpu-topk here: the same parameters */
+        for (size_t p = 0; p < c->mod->nparams; p++) ASSERT(c->params.v[p] == ri->params.v[p]);
+    }
+    long copy = pb_instances_find(&cfg.inst, "gpu-copy");
+    ASSERT(copy >= 0 && pb_config_seeds(&cfg, &cfg.inst.v[copy]) == 1);
+    ASSERT(cfg.nplots == 1 && strcmp(cfg.plots[0], "share-one-read") == 0);
+    ASSERT(t.keys * 4e-9 < 330);
+    pb_config_free(&cfg);
+    return 0;
+}
+
+TEST_IMPL(topk_llm_peers_config)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/paper/topk-llm-peers.ini", PB_SOURCE_DIR);
+    char *text = slurp(path);
+    ASSERT(text);
+    char *a = replace(text, "module = gpu-radik\n", "module = cpu-topk\n");
+    char *b = a ? replace(a, "module = gpu-cub-topk\n", "module = cpu-topk\n") : NULL;
+    char *cpu = b ? replace(b, "[gpu-copy]\n", "[gpu-copy]\nmodule = cpu-copy\n") : NULL;
+    ASSERT(cpu);
+    int rc = check_peers(cpu, "topk-llm-peers.ini, CPU modules");
+    free(a), free(b), free(cpu);
+    free(text);
+    return rc;
 }
 
 TEST_IMPL(topk_llm_config)
