@@ -55,7 +55,10 @@ template <class K> struct pb_radik_refine_smem {
  * sample (a strict filter's case; the small sample did not see it). A key
  * of the list is ranked by counting the keys above it, and the equal ones
  * listed before it: a unique position, so one thread writes each. big:
- * this thread's extra keys, order keys. */
+ * this thread's extra keys, order keys. level: the row's tie_level
+ * (pb_radik_tie_level, OFF where it does not apply): where the new
+ * threshold is a level (pb_radik_level_tied), *strict becomes
+ * PB_RADIK_STRICT_KEEP, and with UP the threshold may move up a key. */
 template <class K>
 __device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
                                 const K *sorted, uint32_t kept, uint32_t take, uint32_t len,
