@@ -93,8 +93,8 @@ const pb_param_spec params[] = {
      "nothing; other dtypes never; no: only the loads themselves)"},
     {"tie_level", PB_PARAM_ENUM, PB_RADIK_TIE_LEVEL_UP, 0, 0, "off|strict|up",
      "a refined threshold (`refine`) of fp16 / bf16 values that two or more sample keys share, "
-     "whose ties the sample puts past twice k (ties = any; not in the paper; other dtypes "
-     "never): strict filters it strictly (the keys "
+     "whose ties the sample puts past twice k (ties = any and tie_aware; not in the paper; "
+     "other dtypes never): strict filters it strictly (the keys "
      "above it, and k of those equal); up also moves it to the next sample key above it where "
      "enough sample keys lie above it (off: only ties past 1/64 of the sample filter "
      "strictly)"},
