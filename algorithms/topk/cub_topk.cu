@@ -159,6 +159,27 @@ cudaError_t one_row(void *temp, size_t &bytes, const pb_gpu_topk *g, const ct *c
 }
 
 #if PB_CUB_BATCHED
+/* DeviceBatchedTopK::MaxPairs on segments' keys and results however given
+ * (per-row arrays or strided iterators), each value its index in the row,
+ * under the requirement of the tie policy: lowest-index the deterministic
+ * smaller-index tie break, any the one that guarantees nothing. */
+template <class KIn, class KOut, class VOut, class Sizes, class Kk, class Rows>
+cudaError_t batched_max_pairs(void *temp, size_t &bytes, bool lowest, KIn kin, KOut kout, VOut vout,
+                              Sizes sizes, Kk k, Rows rows)
+{
+    auto vin = cuda::constant_iterator<cuda::counting_iterator<uint32_t>>(cuda::counting_iterator<uint32_t>(0));
+    if (lowest) {
+        auto env = cuda::std::execution::env{cuda::execution::require(
+            cuda::execution::determinism::gpu_to_gpu, cuda::execution::tie_break::prefer_smaller_index,
+            cuda::execution::output_ordering::unsorted)};
+        return cub::DeviceBatchedTopK::MaxPairs(temp, bytes, kin, kout, vin, vout, sizes, k, rows, env);
+    }
+    auto env = cuda::std::execution::env{cuda::execution::require(
+        cuda::execution::determinism::not_guaranteed, cuda::execution::tie_break::unspecified,
+        cuda::execution::output_ordering::unsorted)};
+    return cub::DeviceBatchedTopK::MaxPairs(temp, bytes, kin, kout, vin, vout, sizes, k, rows, env);
+}
+
 /* k is given as min(k, longest row), the same selection, within the rows'
  * bound. */
 template <typename K, typename T, int64_t MAXLEN>
@@ -171,17 +192,8 @@ cudaError_t batched(void *temp, size_t &bytes, const pb_gpu_topk *g, const ct *c
     auto rows = cuda::args::immediate{(int64_t)p->rows};
     const key_it<K, T> *kin = static_cast<const key_it<K, T> *>(c->d_kin);
     K *const *kout = static_cast<K *const *>(c->d_kout);
-    auto vin = cuda::constant_iterator<cuda::counting_iterator<uint32_t>>(cuda::counting_iterator<uint32_t>(0));
-    if (p->ties == PB_TOPK_TIES_LOWEST) {
-        auto env = cuda::std::execution::env{cuda::execution::require(
-            cuda::execution::determinism::gpu_to_gpu, cuda::execution::tie_break::prefer_smaller_index,
-            cuda::execution::output_ordering::unsorted)};
-        return cub::DeviceBatchedTopK::MaxPairs(temp, bytes, kin, kout, vin, c->d_vout, sizes, k, rows, env);
-    }
-    auto env = cuda::std::execution::env{cuda::execution::require(
-        cuda::execution::determinism::not_guaranteed, cuda::execution::tie_break::unspecified,
-        cuda::execution::output_ordering::unsorted)};
-    return cub::DeviceBatchedTopK::MaxPairs(temp, bytes, kin, kout, vin, c->d_vout, sizes, k, rows, env);
+    return batched_max_pairs(temp, bytes, p->ties == PB_TOPK_TIES_LOWEST, kin, kout, c->d_vout, sizes, k,
+                             rows);
 }
 
 /* A batch of rows of one length at one stride, their results at one
@@ -204,17 +216,7 @@ cudaError_t uniform(void *temp, size_t &bytes, const pb_gpu_topk *g, const ct *c
     auto sizes = cuda::args::immediate{n, cuda::args::bounds<int64_t{1}, MAXLEN>()};
     auto k = cuda::args::immediate{k_row < 1 ? int64_t{1} : k_row, cuda::args::bounds<int64_t{1}, MAXLEN>()};
     auto rows = cuda::args::immediate{(int64_t)p->rows};
-    auto vin = cuda::constant_iterator<cuda::counting_iterator<uint32_t>>(cuda::counting_iterator<uint32_t>(0));
-    if (p->ties == PB_TOPK_TIES_LOWEST) {
-        auto env = cuda::std::execution::env{cuda::execution::require(
-            cuda::execution::determinism::gpu_to_gpu, cuda::execution::tie_break::prefer_smaller_index,
-            cuda::execution::output_ordering::unsorted)};
-        return cub::DeviceBatchedTopK::MaxPairs(temp, bytes, kin, kout, vin, vout, sizes, k, rows, env);
-    }
-    auto env = cuda::std::execution::env{cuda::execution::require(
-        cuda::execution::determinism::not_guaranteed, cuda::execution::tie_break::unspecified,
-        cuda::execution::output_ordering::unsorted)};
-    return cub::DeviceBatchedTopK::MaxPairs(temp, bytes, kin, kout, vin, vout, sizes, k, rows, env);
+    return batched_max_pairs(temp, bytes, p->ties == PB_TOPK_TIES_LOWEST, kin, kout, vout, sizes, k, rows);
 }
 
 /* The per-row arrays the batch API reads on the device. */

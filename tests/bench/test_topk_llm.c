@@ -71,19 +71,44 @@ static char *replace(const char *text, const char *from, const char *to)
     return out;
 }
 
+/* `text` with the config's GPU modules (gpu-radik, `peer`, gpu-copy)
+ * swapped for CPU ones that take the same parameters. */
+static char *cpu_text(const char *text, const char *peer)
+{
+    char from[64];
+    snprintf(from, sizeof from, "module = %s\n", peer);
+    char *a = replace(text, "module = gpu-radik\n", "module = cpu-topk\n");
+    char *b = a ? replace(a, from, "module = cpu-topk\n") : NULL;
+    char *cpu = b ? replace(b, "[gpu-copy]\n", "[gpu-copy]\nmodule = cpu-copy\n") : NULL;
+    free(a), free(b);
+    return cpu;
+}
+
+/* Loads config `text` (its ceilings added) and counts its plan into *t;
+ * returns the points, or -1 with one line. `peer` names the tally's
+ * second kind in the line. */
+static long load_count(const char *text, const char *what, const char *name, const char *peer,
+                       pb_config *cfg, tally *t)
+{
+    pb_err err;
+    if (pb_config_load_text(what, name, text, cfg, &err)) {
+        fprintf(stderr, "%s: %s\n", what, err.msg);
+        return -1;
+    }
+    pb_config_add_ceilings(cfg);
+    *t = (tally){cfg, {0, 0, 0}, 0};
+    long points = pb_run_points(cfg, count, t);
+    fprintf(stderr, "%s: %ld points (gpu-radik %ld, %s %ld, copy %ld), %.3g keys drawn over the seeds\n", what,
+            points, t->points[0], peer, t->points[1], t->points[2], t->keys);
+    return points;
+}
+
 static int check(const char *text, const char *what)
 {
     pb_config cfg;
-    pb_err err;
-    if (pb_config_load_text(what, "topk-llm", text, &cfg, &err)) {
-        fprintf(stderr, "%s: %s\n", what, err.msg);
-        return 1;
-    }
-    pb_config_add_ceilings(&cfg);
-    tally t = {&cfg, {0, 0, 0}, 0};
-    long points = pb_run_points(&cfg, count, &t);
-    fprintf(stderr, "%s: %ld points (gpu-radik %ld, gpu-sort-and-choose %ld, copy %ld), %.3g keys drawn over the seeds\n",
-            what, points, t.points[0], t.points[1], t.points[2], t.keys);
+    tally t;
+    long points = load_count(text, what, "topk-llm", "gpu-sort-and-choose", &cfg, &t);
+    if (points < 0) return 1;
     /* radik: 2 rows x 3 dtypes x 5 k + 2 x 3 x 2 + 1 x 2, at 5 sizes;
      * sort-and-choose: 2 x 3 x 2 + 3 x 1, at 5; the copy at the 5 sizes and
      * at the 20 batch totals of 16 .. 1024 rows, less the three that are
@@ -111,16 +136,9 @@ static int check(const char *text, const char *what)
 static int check_peers(const char *text, const char *what)
 {
     pb_config cfg;
-    pb_err err;
-    if (pb_config_load_text(what, "topk-llm-peers", text, &cfg, &err)) {
-        fprintf(stderr, "%s: %s\n", what, err.msg);
-        return 1;
-    }
-    pb_config_add_ceilings(&cfg);
-    tally t = {&cfg, {0, 0, 0}, 0};
-    long points = pb_run_points(&cfg, count, &t);
-    fprintf(stderr, "%s: %ld points (gpu-radik %ld, gpu-cub-topk %ld, copy %ld), %.3g keys drawn over the seeds\n",
-            what, points, t.points[0], t.points[1], t.points[2], t.keys);
+    tally t;
+    long points = load_count(text, what, "topk-llm-peers", "gpu-cub-topk", &cfg, &t);
+    if (points < 0) return 1;
     ASSERT(t.points[0] == (30 + 12 + 2) * 5 && t.points[1] == t.points[0]);
     ASSERT(t.points[2] == 5 + 4 * 5 - 3 && points == 2 * 220 + 22);
     ASSERT(cfg.seeds == 5 && cfg.inst.n == 2 * 44 + 1);
@@ -149,12 +167,10 @@ TEST_IMPL(topk_llm_peers_config)
     snprintf(path, sizeof path, "%s/configs/paper/topk-llm-peers.ini", PB_SOURCE_DIR);
     char *text = slurp(path);
     ASSERT(text);
-    char *a = replace(text, "module = gpu-radik\n", "module = cpu-topk\n");
-    char *b = a ? replace(a, "module = gpu-cub-topk\n", "module = cpu-topk\n") : NULL;
-    char *cpu = b ? replace(b, "[gpu-copy]\n", "[gpu-copy]\nmodule = cpu-copy\n") : NULL;
+    char *cpu = cpu_text(text, "gpu-cub-topk");
     ASSERT(cpu);
     int rc = check_peers(cpu, "topk-llm-peers.ini, CPU modules");
-    free(a), free(b), free(cpu);
+    free(cpu);
     free(text);
     return rc;
 }
@@ -165,12 +181,10 @@ TEST_IMPL(topk_llm_config)
     snprintf(path, sizeof path, "%s/configs/paper/topk-llm.ini", PB_SOURCE_DIR);
     char *text = slurp(path);
     ASSERT(text);
-    char *a = replace(text, "module = gpu-radik\n", "module = cpu-topk\n");
-    char *b = a ? replace(a, "module = gpu-sort-and-choose\n", "module = cpu-topk\n") : NULL;
-    char *cpu = b ? replace(b, "[gpu-copy]\n", "[gpu-copy]\nmodule = cpu-copy\n") : NULL;
+    char *cpu = cpu_text(text, "gpu-sort-and-choose");
     ASSERT(cpu);
     int rc = check(cpu, "topk-llm.ini, CPU modules");
-    free(a), free(b), free(cpu);
+    free(cpu);
     if (!rc && pb_module_find("gpu-radik") && pb_module_find("gpu-sort-and-choose"))
         rc = check(text, path);
     else if (!rc)

@@ -40,12 +40,20 @@ static int by_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Keys of the row at or above t (order keys). */
+/* Keys of the row at or above t (order keys), and (eq) equal to it. */
+static uint64_t at_or_above_eq(const pb_topk_problem *p, uint64_t n, uint32_t t, uint64_t *eq)
+{
+    uint64_t c = 0, e = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t o = pb_topk_problem_okey(p, (uint32_t)pb_topk_value_at(p, i));
+        c += o >= t, e += o == t;
+    }
+    if (eq) *eq = e;
+    return c;
+}
 static uint64_t at_or_above(const pb_topk_problem *p, uint64_t n, uint32_t t)
 {
-    uint64_t c = 0;
-    for (uint64_t i = 0; i < n; i++) c += pb_topk_problem_okey(p, (uint32_t)pb_topk_value_at(p, i)) >= t;
-    return c;
+    return at_or_above_eq(p, n, t, NULL);
 }
 
 /* pb_radik_refine's tie_level = up (radik_sample.cuh) on the listed keys
@@ -62,14 +70,15 @@ static int tie_level_up(const pb_topk_problem *p, uint64_t n, const uint32_t *li
     while (above < m && list[above] > t) above++;
     uint32_t thr = t;
     int strict = 1;
-    if (above >= 3 && above + 2 >= j) {
+    if (pb_radik_level_may_rise(above, j)) {
         thr = list[above - 1]; /* the smallest listed key above t */
         uint32_t tied_up = 0;
         for (uint32_t i = 0; i < m; i++) tied_up += list[i] == thr;
         strict = pb_radik_level_tied(tied_up, BIG, len, take);
     }
-    const uint64_t ge = at_or_above(p, n, thr), gt = thr == UINT32_MAX ? 0 : at_or_above(p, n, thr + 1);
-    const uint64_t eq = ge - gt, kept = strict ? gt + (eq < take ? eq : take) : ge;
+    uint64_t eq;
+    const uint64_t ge = at_or_above_eq(p, n, thr, &eq), gt = ge - eq;
+    const uint64_t kept = strict ? gt + (eq < take ? eq : take) : ge;
     printf("; tie level (up): threshold %08x%s keeps %" PRIu64, thr, strict ? " strictly" : "", kept);
     return ge < take;
 }

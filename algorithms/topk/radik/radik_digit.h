@@ -143,6 +143,17 @@ PB_RADIK_HD int pb_radik_level_tied(uint32_t tied, uint32_t s, uint32_t len, uin
     return tied >= 2 && (uint64_t)tied * len > 2 * (uint64_t)take * s;
 }
 
+/* Whether `tie_level = up` may move a level threshold of sample rank j up
+ * to the next sample key, which `above` sample keys reach where the
+ * threshold is reached by j + 1: on a rank bound three below j's, and at
+ * least three keys (pb_radik_filter_rank: at mu = 0.001, a probability
+ * about 2e-10 that the row then has fewer than take keys at or above it,
+ * whose cost is the fallback, never a wrong answer). */
+PB_RADIK_HD int pb_radik_level_may_rise(uint32_t above, uint32_t j)
+{
+    return above >= 3 && above + 2 >= j;
+}
+
 /* A 32-bit mix for the sample's positions (radik_sample.cuh), host and
  * device alike so that a host replay of the sample
  * (tests/topk/radik_sample_replay.c) reads the keys the kernel reads. */

@@ -110,11 +110,8 @@ __device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
         return;
     *strict = PB_RADIK_STRICT_KEEP;
     if (level != PB_RADIK_TIE_LEVEL_UP) return;
-    /* up: the next listed key above t2 (the smallest), kept by `above`
-     * sample keys where t2 is kept by j + 1 of them, so used on a rank
-     * bound three below j's (pb_radik_filter_rank: at mu = 0.001, a
-     * probability about 2e-10 that the row then has fewer than take keys at
-     * or above it). */
+    /* up: the next listed key above t2 (the smallest), where
+     * pb_radik_level_may_rise allows. */
     if (threadIdx.x == 0) sm.up = ~(K)0;
     __syncthreads();
     int above = 0;
@@ -124,7 +121,7 @@ __device__ void pb_radik_refine(const K (&big)[PB_RADIK_REFINE_ITEMS],
         if (i < n && list[i] > t2) atomicMin(&sm.up, list[i]);
     }
     __syncthreads();
-    if (above < 3 || (uint32_t)above + 2 < j) return;
+    if (!pb_radik_level_may_rise((uint32_t)above, j)) return;
     const K up = sm.up;
     int tied_up = 0;
     for (uint32_t base = 0; base < n; base += PB_RADIK_BLOCK) {
