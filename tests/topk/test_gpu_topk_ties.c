@@ -632,6 +632,51 @@ TEST_IMPL(gpu_topk_cluster_word)
     return cluster_test(0xc2, sizes, sizeof sizes / sizeof sizes[0], true, pickw, rows_refused);
 }
 
+/* radik's cluster path at every count of blocks a row `cluster_blocks`
+ * takes (1 to 16; set-up picks any of them, not only powers of two): n in
+ * {65537, 151936, 2^20 + 1}, so that each block has a part, and at 2^20 + 1
+ * a part that is not a whole number of packs; the dtype (fp32, bf16, u64,
+ * fp16), distribution, k (1, 50, 1000, 4096), shape and direction by hash.
+ * Each point: ties = lowest-index against the host twin and ties = any.
+ * SKIP where radik refuses cluster = on (before Hopper). */
+TEST_IMPL(gpu_topk_cluster_blocks)
+{
+    int rc = gtk_need_gpu();
+    if (rc) return rc;
+#ifndef PB_HAVE_CUDA
+    return 1;
+#else
+    const pb_module *m = radik_with("cluster");
+    if (!m) return 1;
+    if ((rc = cluster_refused(m)) != 0) return rc;
+    static const uint64_t sizes[] = {65537, 151936, (1u << 20) + 1};
+    static const uint64_t ks[] = {1, 50, 1000, 4096};
+    static const int dts[] = {PB_TOPK_F32, PB_TOPK_BF16, PB_TOPK_U64, PB_TOPK_F16};
+    double t0 = gtk_now_s();
+    tk_tally t = {0, 0};
+    for (int si = 0; si < 3 && t.failures < MAX_FAILURES; si++)
+        for (unsigned c = 1; c <= 16 && t.failures < MAX_FAILURES; c++) {
+            uint32_t h = gtk_hash(gtk_coords(0xcb, 0, (int)c, 0, si));
+            tk_point q = {sizes[si],      ks[h & 3],          gtk_shapes[h >> 2 & 3],
+                          (int)((h >> 4) % NDISTS), (int)(h >> 9 & 1), dts[h >> 10 & 3]};
+            char v[8];
+            snprintf(v, sizeof v, "%u", c);
+            const tk_case cc = {"gpu-radik", "cluster_blocks", v};
+            tk_twin tw;
+            int f = tk_twin_init(&tw, &q);
+            gtk_extra_name = "cluster", gtk_extra_value = "on";
+            if (!f) f += ties_run(m, &cc, &q, tw.outs, tw.tw, tw.got);
+            if (!f) f += gtk_one(m, &cc, &q);
+            gtk_extra_name = gtk_extra_value = NULL;
+            tk_twin_free(&tw);
+            t.failures += f;
+            t.runs += 2;
+        }
+    printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
+    return t.failures != 0;
+#endif
+}
+
 /* radik takes every dtype (fp64 and u64 on its 64-bit kernels since they
  * replaced the refusal that stood here): no availability check refuses
  * one, with or without a GPU (gpu_topk_wide runs them). SKIP in a build

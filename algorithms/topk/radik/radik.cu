@@ -37,7 +37,7 @@
 namespace {
 
 enum { P_HIER = PB_TOPK_NCOMMON, P_WBUF, P_RESCHED, P_PAD, P_SCALE, P_FILTER, P_TIE_AWARE, P_QUICK, P_PREFETCH,
-       P_REFINE, P_CLUSTER, P_L2_PREFETCH, P_TIE_LEVEL };
+       P_REFINE, P_CLUSTER, P_L2_PREFETCH, P_TIE_LEVEL, P_CLUSTER_BLOCKS };
 
 enum { CLUSTER_OFF, CLUSTER_ON, CLUSTER_AUTO };
 
@@ -85,8 +85,8 @@ const pb_param_spec params[] = {
      "radik_cluster_w.cuh for 32- and 64-bit keys; `filter` reads a row once from a sample's "
      "threshold); auto, with the other switches at their defaults (their ablations time the "
      "multi-pass query): 16-bit rows of at most 2^20 keys (2^22 in batches of four or more), "
-     "2^25 in all, k at most 1/64 of a row; wider keys in batches of two or more rows of at most "
-     "2^20 keys, k at most 4096; on: every query (sm_90 and later)"},
+     "2^25 in all, k at most 4096; wider keys in rows of at most 2^20 keys, k at most 4096; on: "
+     "every query (sm_90 and later)"},
     {"l2_prefetch", PB_PARAM_BOOL, 1, 0, 1, NULL,
      "the filter pass over fp16 / bf16 rows asks L2 for a block's partitions two beyond the one "
      "it loads ahead, one bulk prefetch each (not in the paper; sm_90 and later, elsewhere "
@@ -98,6 +98,9 @@ const pb_param_spec params[] = {
      "above it, and k of those equal); up also moves it to the next sample key above it where "
      "enough sample keys lie above it (off: only ties past 1/64 of the sample filter "
      "strictly)"},
+    {"cluster_blocks", PB_PARAM_INT, 0, 0, PB_RADIK_CL_MAXC, NULL,
+     "the cluster path's blocks a row (0: chosen at set-up from the clusters the GPU holds at "
+     "once and the rows' length; past 8 where the GPU holds such clusters)"},
 };
 
 struct radik {
@@ -332,30 +335,70 @@ cudaLaunchConfig_t cluster_config(const radik *r, int dtype, uint32_t rows, cuda
 /* Whether `cluster = auto` takes the cluster path where it measured
  * faster (docs/topk-radik.md, docs/measured.md), with the other switches
  * at their defaults, so that each switch's ablation still times the query
- * it belongs to. 16-bit keys (radik_cluster.cuh): short rows with a k the
- * cluster's filter serves (k at most 1/64 of the longest row; a larger k
- * writes so many keys that the multi-pass query is faster); every shape
- * measured but a single row of 2^22. */
+ * it belongs to. 16-bit keys (radik_cluster.cuh): rows of at most 2^20
+ * keys (2^22 in batches of four or more), 2^25 in all, k at most 4096;
+ * every shape measured but a single row of 2^22. A k past 1/64 of a row
+ * used to take the multi-pass query, until the cluster's blocks a row were
+ * chosen by the waves: then 256 rows of 32000 at k = 1024 took a quarter
+ * of the multi-pass query's time. */
 bool auto16(const pb_topk_problem &p)
 {
     return p.max_len <= PB_RADIK_CL_MAXLEN && (p.rows >= 4 || p.max_len <= PB_RADIK_CL_ONE_MAX) &&
-           p.total <= (UINT64_C(1) << 25) && p.k * 64 <= p.max_len;
+           p.total <= (UINT64_C(1) << 25) && p.k <= 4096;
 }
 
-/* Word keys (radik_cluster_w.cuh): batches of rows up to 2^20 keys, k at
- * most 4096, where it was faster than the multi-pass query at every shape
- * measured (docs/topk-radik.md has the numbers). */
+/* Word keys (radik_cluster_w.cuh): rows up to 2^20 keys, single ones too,
+ * k at most 4096, where it was faster than the multi-pass query at every
+ * shape measured (docs/topk-radik.md has the numbers). */
 bool auto_word(const pb_topk_problem &p)
 {
-    return p.rows >= PB_RADIK_CLW_MIN_ROWS && p.max_len <= PB_RADIK_CLW_MAXLEN && p.k <= 4096;
+    return p.max_len <= PB_RADIK_CLW_MAXLEN && p.k <= 4096;
+}
+
+/* The clusters of c blocks the GPU holds at once (0: none, or c past
+ * what the GPU allows). */
+int active_clusters(radik *r, int dtype, const void *kern, unsigned c, int *clusters, pb_err *err)
+{
+    cudaLaunchAttribute at;
+    r->cl_blocks = c;
+    cudaLaunchConfig_t cfg = cluster_config(r, dtype, 1, &at);
+    cudaError_t e = cudaOccupancyMaxActiveClusters(clusters, kern, &cfg);
+    if (e == cudaSuccess) return 0;
+    (void)cudaGetLastError(); /* a size the GPU refuses: not an error of the query */
+    if (c > 8) return *clusters = 0;
+    return pb_err_set(err, "gpu-radik: cudaOccupancyMaxActiveClusters: %s", cudaGetErrorString(e));
+}
+
+/* The blocks a row for `cluster_blocks = 0` (radik_tuning.h says why a
+ * cost): the c of 1 to PB_RADIK_CL_MAXC whose waves of clusters times a
+ * block's cost is least, the smaller c on a tie. A block's cost: its fixed
+ * work, its part of the row times the blocks that share its SM (a wave of
+ * more blocks than the GPU's sms puts two on some: those read at half the
+ * rate), and the cluster's size. 0 where no size fits. */
+int pick_blocks(const pb_topk_problem &p, radik *r, const void *kern, int sms, unsigned *best,
+                pb_err *err)
+{
+    const uint64_t bytes = p.max_len * (uint64_t)pb_topk_dtype_bytes(p.dtype);
+    double best_cost = 0;
+    *best = 0;
+    for (unsigned c = 1; c <= PB_RADIK_CL_MAXC; c++) {
+        int clusters = 0;
+        if (active_clusters(r, p.dtype, kern, c, &clusters, err)) return -1;
+        if (clusters < 1) continue;
+        const uint64_t waves = (p.rows + (uint64_t)clusters - 1) / (uint64_t)clusters;
+        const uint64_t wave = (p.rows < (uint64_t)clusters ? p.rows : (uint64_t)clusters) * c;
+        const uint64_t share = (wave + (uint64_t)sms - 1) / (uint64_t)sms;
+        const double cost = (double)waves * ((double)PB_RADIK_CL_FIXED_BYTES +
+                                             (double)share * (double)bytes / c +
+                                             (double)PB_RADIK_CL_BLOCK_BYTES * c);
+        if (*best == 0 || cost < best_cost) *best = c, best_cost = cost;
+    }
+    return 0;
 }
 
 /* Whether the query takes the cluster path, and with how many blocks a
- * row: one a PB_RADIK_CL_PART keys of the longest row (PB_RADIK_CLW_PART
- * for word keys), a power of two up to PB_RADIK_CL_MAXC (PB_RADIK_CLW_MAXC
- * for word keys, fewer where the batch fills the GPU: sms, the device's
- * SMs). `filter` reaches the cluster path too (off: no sample; overshoot:
- * its fallback). */
+ * row (`cluster_blocks`, or pick_blocks). `filter` reaches the cluster
+ * path too (off: no sample; overshoot: its fallback). */
 int setup_cluster(const pb_gpu_topk *g, radik *r, int sms, pb_err *err)
 {
     const pb_topk_problem &p = g->prob;
@@ -378,42 +421,29 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, int sms, pb_err *err)
         if (mode == CLUSTER_ON) return pb_err_set(err, "gpu-radik: cluster = on %s", why);
         return 0;
     }
-    const uint64_t part = is16 ? PB_RADIK_CL_PART : PB_RADIK_CLW_PART;
-    const unsigned maxc = is16 ? PB_RADIK_CL_MAXC : PB_RADIK_CLW_MAXC;
-    unsigned c = 1;
-    while (c < maxc && (uint64_t)c * part < p.max_len) c *= 2;
     const void *kern = cluster_kernel_any(p);
-    if (!is16) {
-        /* Word keys: no more blocks a row than the batch needs to fill
-         * the GPU once (two blocks an SM): a block's sample, rounds and
-         * barriers cost the same whatever its part, so fewer, longer
-         * parts cost less once every SM is busy. */
-        while (c > 1 && p.rows * (c / 2) >= 2 * (uint64_t)sms) c /= 2;
-        /* Past the portable eight, clusters of sixteen where the GPU
-         * holds them (Hopper does). */
-        if (c > PB_RADIK_CL_MAXC)
-            PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
-                        err);
-    }
+    /* Past the portable eight, clusters of up to sixteen where the GPU
+     * holds them (Hopper does). */
+    PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1), err);
     PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)pb_radik_cluster_smem(p.dtype)),
                 err);
-    cudaLaunchAttribute at;
+    unsigned c = (unsigned)g->params.v[P_CLUSTER_BLOCKS];
     int clusters = 0;
-    for (;;) {
-        r->cl_blocks = c;
-        cudaLaunchConfig_t cfg = cluster_config(r, p.dtype, 1, &at);
-        PB_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg), err);
-        if (clusters > 0 || c <= PB_RADIK_CL_MAXC) break;
-        c /= 2;
+    if (c) {
+        if (active_clusters(r, p.dtype, kern, c, &clusters, err)) return -1;
+    } else {
+        if (pick_blocks(p, r, kern, sms, &c, err)) return -1;
+        clusters = c ? 1 : 0;
     }
     if (clusters < 1) {
         if (mode == CLUSTER_ON)
             return pb_err_set(err, "gpu-radik: cluster = on: this GPU holds no cluster of %u blocks "
                                    "of %d threads",
-                              c, PB_RADIK_CL_BLOCK);
+                              c ? c : 1, PB_RADIK_CL_BLOCK);
         return 0;
     }
+    r->cl_blocks = c;
     r->cluster = true;
     return 0;
 }

@@ -330,7 +330,7 @@ __device__ __forceinline__ void pb_radik_cl_pivot_bin(pb_radik_cl_smem &s,
     uint32_t kb = 255 - threadIdx.x, r = raw ? pb_radik_cl_raw_hi<LG>(kb & 0xffu) : kb;
     uint3 v = make_uint3(0, 0, 0), incl;
     if (threadIdx.x < 256) {
-        for (uint32_t c = 0; c < C; c++) v.x += *cl.map_shared_rank(&s.hist[0][r], c);
+        v.x = pb_radik_cl_cluster_sum(cl, &s.hist[0][r], C, 0).x;
         v.y = s.hist[0][r];
     }
     pb_radik_cl_scan3(s.scan.s3).InclusiveScan(v, incl, pb_radik_cl_sum3());
@@ -357,13 +357,7 @@ __device__ __forceinline__ void pb_radik_cl_pivot_key(pb_radik_cl_smem &s,
     const uint32_t above = s.sel[PB_RADIK_CL_ABOVE], need = take - above;
     const uint32_t kl = 255 - threadIdx.x, r = raw ? pb_radik_cl_raw_lo<LG>(kl & 0xffu, hb) : kl;
     uint3 v = make_uint3(0, 0, 0), incl;
-    if (threadIdx.x < 256)
-        for (uint32_t c = 0; c < C; c++) {
-            uint32_t h = *cl.map_shared_rank(&s.hist[1][r], c);
-            v.x += h;
-            v.y += c < b ? h : 0;
-            v.z += c == b ? h : 0;
-        }
+    if (threadIdx.x < 256) v = pb_radik_cl_cluster_sum(cl, &s.hist[1][r], C, b);
     pb_radik_cl_scan3(s.scan.s3).InclusiveScan(v, incl, pb_radik_cl_sum3());
     if (threadIdx.x < 256 && incl.x >= need && incl.x - v.x < need) {
         uint32_t G = above + incl.x - v.x;
@@ -376,9 +370,7 @@ __device__ __forceinline__ void pb_radik_cl_pivot_key(pb_radik_cl_smem &s,
         s.sel[PB_RADIK_CL_OWN_GT] = s.gt1 + incl.z - v.z;
     }
     if (threadIdx.x == 256) {
-        uint32_t g = 0;
-        for (uint32_t c = 0; c < b; c++) g += *cl.map_shared_rank(&s.gt1, c);
-        s.sel[PB_RADIK_CL_GT_HIGH] = g;
+        s.sel[PB_RADIK_CL_GT_HIGH] = pb_radik_cl_cluster_sum(cl, &s.gt1, C, b).y;
     }
     __syncthreads();
 }
@@ -513,31 +505,34 @@ __device__ __forceinline__ void pb_radik_cl_gather(pb_radik_cl_smem &s, const pb
 }
 
 /* The sample's threshold: the order key of rank r (0: the largest) among
- * PB_RADIK_SAMPLE keys of the row at radik's sample positions, found by
- * every block alike (the same keys, no cluster barrier): two 8-bit digit
- * histograms in shared memory. *ties: the sample keys equal to it (at
- * least one). */
+ * PB_RADIK_SAMPLE keys of the row, found by every block alike (the same
+ * keys, no cluster barrier): two 8-bit digit histograms in the lane
+ * counters (at: this lane's counter of digit 0; a digit of logits' keys
+ * falls in a few bins, where atomics on one word serialise). *ties: the
+ * sample keys equal to it (at least one). The keys are whole packs of
+ * eight at random places in the row (radik's sample positions over the
+ * packs wholly in it), a pack a thread of the first 256, for the reason
+ * radik_cluster_w.cuh's sample gives: eight times fewer random reads. */
 template <int DT, int LG>
-__device__ __forceinline__ uint32_t pb_radik_cl_sample(pb_radik_cl_smem &s,
-                                                       const pb_radik_args<uint32_t> &a,
-                                                       uint64_t rb, uint32_t len, uint32_t row,
+__device__ __forceinline__ uint32_t pb_radik_cl_sample(pb_radik_cl_smem &s, uint32_t at,
+                                                       const pb_radik_cl_part &w, uint32_t row,
                                                        uint32_t salt, uint32_t r, uint32_t *ties)
 {
-    enum { N = PB_RADIK_SAMPLE / PB_RADIK_CL_BLOCK };
-    uint32_t key[N];
-    const uint16_t *d = a.data16 + rb;
+    enum { NP = PB_RADIK_SAMPLE / 8 };
+    const uint32_t first = w.head ? 1u : 0u, full = (w.head + w.len) / 8 - first;
+    const bool has = threadIdx.x < NP;
+    const uint4 x = has ? __ldg(w.packs + first + pb_radik_sample_pos(threadIdx.x, row, salt, full))
+                        : make_uint4(0, 0, 0, 0);
+    uint32_t key[8];
 #pragma unroll
-    for (int j = 0; j < N; j++)
-        key[j] = __ldg(d + pb_radik_sample_pos(threadIdx.x + j * PB_RADIK_CL_BLOCK, row, salt, len));
-#pragma unroll
-    for (int j = 0; j < N; j++) key[j] = pb_topk_okey_of(key[j], DT, LG);
+    for (int e = 0; e < 8; e++) key[e] = pb_topk_okey_of(pb_radik_cl_half(x, e), DT, LG);
     uint32_t hi = 0, lo = 0;
     for (int digit = 1; digit >= 0; digit--) {
-        if (threadIdx.x < 256) s.samp[threadIdx.x] = 0;
-        __syncthreads();
 #pragma unroll
-        for (int j = 0; j < N; j++)
-            if (digit == 1 || (key[j] >> 8) == hi) atomicAdd(&s.samp[digit ? key[j] >> 8 : key[j] & 255], 1u);
+        for (int e = 0; e < 8; e++)
+            if (has && (digit == 1 || (key[e] >> 8) == hi))
+                pb_radik_cl_inc(at + ((digit ? key[e] >> 8 : key[e] & 255) << 7));
+        pb_radik_cl_reduce_to(s, s.samp, 256, 0);
         __syncthreads();
         uint32_t bin = 255 - threadIdx.x, n = threadIdx.x < 256 ? s.samp[bin & 255] : 0, incl;
         pb_radik_cl_scan1(s.scan.s1).InclusiveSum(n, incl);
@@ -608,7 +603,7 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     uint32_t thr = 0, ties = 0;
     if (filter != PB_RADIK_FILTER_OFF && w.len >= PB_RADIK_FILTER_MIN && r < PB_RADIK_SAMPLE &&
         (uint64_t)(r + 1) * w.len <= room)
-        thr = pb_radik_cl_sample<DT, LG>(s, a, rb, w.len, row, salt, r, &ties);
+        thr = pb_radik_cl_sample<DT, LG>(s, at, w, row, salt, r, &ties);
     if (ties && (uint64_t)(r + ties) * w.len <= room) {
         const uint32_t thr2 = pb_topk_raw_of(thr, DT, LG) * 0x00010001u;
         pb_radik_cl_gather<DT, LG>(s, cand, w, thr2, false);

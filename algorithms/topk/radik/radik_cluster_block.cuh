@@ -128,6 +128,27 @@ __device__ __forceinline__ void pb_radik_cl_inc_if(bool p, uint32_t at)
                  : "memory");
 }
 
+/* One shared word (at the same offset in every block of the cluster)
+ * summed over the C blocks: x the cluster's, y the blocks' before block b,
+ * z block b's. Every block's word is loaded before any is added: a remote
+ * load takes hundreds of cycles, and a loop that added each as it came
+ * waited for them one at a time, C times in every round. */
+__device__ __forceinline__ uint3 pb_radik_cl_cluster_sum(const cooperative_groups::cluster_group &cl,
+                                                        uint32_t *word, uint32_t C, uint32_t b)
+{
+    uint32_t n[PB_RADIK_CL_MAXC];
+#pragma unroll
+    for (uint32_t c = 0; c < PB_RADIK_CL_MAXC; c++) n[c] = c < C ? *cl.map_shared_rank(word, c) : 0;
+    uint3 v = make_uint3(0, 0, 0);
+#pragma unroll
+    for (uint32_t c = 0; c < PB_RADIK_CL_MAXC; c++) {
+        v.x += n[c];
+        v.y += c < b ? n[c] : 0;
+        v.z += c == b ? n[c] : 0;
+    }
+    return v;
+}
+
 /* Slots for the keys of mask m from counter *ctr, a warp at a time (every
  * lane calls it): this lane's first slot. */
 __device__ __forceinline__ uint32_t pb_radik_cl_slots(uint32_t *ctr, uint32_t m)

@@ -193,13 +193,7 @@ __device__ __forceinline__ void pb_radik_clw_pivot(pb_radik_clw_smem<K> &s,
 {
     const uint32_t bin = 255 - threadIdx.x, need = take - s.piv.row_above;
     uint3 v = make_uint3(0, 0, 0), incl;
-    if (threadIdx.x < 256)
-        for (uint32_t c = 0; c < C; c++) {
-            uint32_t n = *cl.map_shared_rank(&s.c.hist[h][bin], c);
-            v.x += n;
-            v.y += c < b ? n : 0;
-            v.z += c == b ? n : 0;
-        }
+    if (threadIdx.x < 256) v = pb_radik_cl_cluster_sum(cl, &s.c.hist[h][bin], C, b);
     pb_radik_cl_scan3(s.c.scan.s3).InclusiveScan(v, incl, pb_radik_cl_sum3());
     __syncthreads(); /* every thread has read s.piv.row_above */
     if (threadIdx.x < 256 && incl.x >= need && incl.x - v.x < need) {
@@ -347,22 +341,35 @@ __device__ __forceinline__ void pb_radik_clw_write_read(pb_radik_clw_smem<K> &s,
 }
 
 /* The sample's threshold: the order key of rank r (0: the largest) among
- * PB_RADIK_SAMPLE keys of the row at radik's sample positions, found by
- * every block alike (the same keys, no cluster barrier), a digit at a
- * time in a block histogram (at: this lane's counter of digit 0). *ties:
- * the sample keys equal to it. */
+ * PB_RADIK_SAMPLE keys of the row, found by every block alike (the same
+ * keys, no cluster barrier), a digit at a time in a block histogram (at:
+ * this lane's counter of digit 0). *ties: the sample keys equal to it.
+ * The keys are whole 16-byte packs at random places in the row (a pack a
+ * thread, two for 64-bit keys; radik's sample positions over the packs
+ * wholly in the row): a batch's blocks all sample at once, and random
+ * reads of single keys, four times as many, each a DRAM sector of its
+ * own, took as long as the row's whole read. Neighbours drawn together
+ * make the sample less random where a row's neighbours are alike (a
+ * sorted row); that costs only a fallback to the reads, never an answer. */
 template <int DT, int LG, class K>
 __device__ __forceinline__ K pb_radik_clw_sample(pb_radik_clw_smem<K> &s, uint32_t at,
-                                                 const K *row_data, uint32_t len, uint32_t row,
+                                                 const pb_radik_clw_part<K> &w, uint32_t row,
                                                  uint32_t salt, uint32_t r, uint32_t *ties)
 {
-    enum { N = PB_RADIK_SAMPLE / PB_RADIK_CL_BLOCK, D = sizeof(K) };
+    enum { P = 16 / sizeof(K), NP = PB_RADIK_SAMPLE / P / PB_RADIK_CL_BLOCK, N = NP * P };
+    enum { D = sizeof(K) };
+    const uint32_t lo = w.head ? 1u : 0u, full = (w.head + w.len) / P - lo;
+    uint4 x[NP];
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+        x[j] = __ldg(w.packs + lo +
+                     pb_radik_sample_pos(threadIdx.x + j * PB_RADIK_CL_BLOCK, row, salt, full));
     K key[N];
 #pragma unroll
-    for (int j = 0; j < N; j++)
-        key[j] = __ldg(row_data + pb_radik_sample_pos(threadIdx.x + j * PB_RADIK_CL_BLOCK, row, salt, len));
+    for (int j = 0; j < NP; j++)
 #pragma unroll
-    for (int j = 0; j < N; j++) key[j] = pb_radik_okey_dt<DT, LG>(key[j]);
+        for (int e = 0; e < P; e++)
+            key[j * P + e] = pb_radik_okey_dt<DT, LG>(pb_radik_clw_key(x[j], (K *)0, e));
     K prefix = 0;
     uint32_t above = 0;
     for (int d = 0; d < D; d++) {
@@ -455,7 +462,7 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     if (filter != PB_RADIK_FILTER_OFF && w.len > cap && r < PB_RADIK_SAMPLE &&
         (uint64_t)(r + 1) * w.len <= room) {
         uint32_t ties = 0;
-        const K thr = pb_radik_clw_sample<DT, LG>(s, at, a.data + rb, w.len, row, salt, r, &ties);
+        const K thr = pb_radik_clw_sample<DT, LG>(s, at, w, row, salt, r, &ties);
         if ((uint64_t)(r + ties) * w.len <= room) {
             pb_radik_clw_gather<DT, LG>(s, cand, w, thr);
             cl.sync();

@@ -151,10 +151,22 @@
 #define PB_RADIK_CL_BLOCK 512
 /* Packs a thread loads before it uses them (64 KiB in flight a block). */
 #define PB_RADIK_CL_BATCH 8
-/* A row's blocks: one a PB_RADIK_CL_PART keys, a power of two, at most
- * PB_RADIK_CL_MAXC (the portable cluster size). */
-#define PB_RADIK_CL_PART (1u << 17)
-#define PB_RADIK_CL_MAXC 8
+/* A row's blocks (both kernels): at most PB_RADIK_CL_MAXC, past the
+ * portable eight where the GPU holds such clusters (Hopper holds sixteen),
+ * chosen at set-up by a cost (radik.cu, pick_blocks): the waves of clusters
+ * the batch takes (cudaOccupancyMaxActiveClusters: a GPC holds only whole
+ * clusters, so on an H200 62 clusters of four blocks fit, not 66) times a
+ * block's time: its fixed work (the sample, the rounds, the barriers: as
+ * long as reading PB_RADIK_CL_FIXED_BYTES), its part of the row (twice
+ * as long where a wave puts two blocks on an SM), and
+ * PB_RADIK_CL_BLOCK_BYTES for each block of the cluster (a round reads
+ * every block's histogram). Powers of two used to be the only sizes, and a
+ * batch one cluster past what fits waited a whole second wave. The
+ * constants fit a sweep of every count at the issue's batch shapes
+ * (docs/topk-radik.md). */
+#define PB_RADIK_CL_MAXC 16
+#define PB_RADIK_CL_FIXED_BYTES (1u << 17)
+#define PB_RADIK_CL_BLOCK_BYTES (1u << 14)
 /* The candidates a block keeps (an index and a raw value each: 6 bytes,
  * 48 KiB of dynamic shared memory), and the ties among them it ranks by
  * index (lowest-index). */
@@ -165,22 +177,12 @@
 #define PB_RADIK_CL_MAXLEN (1u << 22)
 #define PB_RADIK_CL_ONE_MAX (1u << 20)
 
-/* The cluster path for word keys (radik_cluster_w.cuh): a block a
- * PB_RADIK_CLW_PART keys of the longest row (a power of two, at most
- * PB_RADIK_CL_MAXC), a quarter of the 16-bit kernel's, so that a batch of
- * 64 vocabulary rows (2^17 keys) fills the GPU with two blocks an SM.
- * The candidates a block keeps (an order key and an index each: 64 KiB of
- * dynamic shared memory for 32-bit keys, 48 KiB for 64-bit ones). */
-#define PB_RADIK_CLW_PART (1u << 15)
-/* ... up to sixteen blocks a row where the GPU holds such clusters
- * (non-portable; radik.cu falls back to eight), so that 16 rows of 2^20
- * keys give an H200's 132 SMs two blocks each. */
-#define PB_RADIK_CLW_MAXC 16
+/* The cluster path for word keys (radik_cluster_w.cuh): the candidates a
+ * block keeps (an order key and an index each: 64 KiB of dynamic shared
+ * memory for 32-bit keys, 48 KiB for 64-bit ones). */
 #define PB_RADIK_CLW_CAP(K) (sizeof(K) == 4 ? 8192u : 4096u)
 #define PB_RADIK_CLW_DYN_SMEM(K) ((size_t)PB_RADIK_CLW_CAP(K) * (sizeof(K) + 4))
-/* `cluster = auto` takes it for batches of at least this many rows of at
- * most PB_RADIK_CLW_MAXLEN keys (radik.cu). */
-#define PB_RADIK_CLW_MIN_ROWS 2
+/* `cluster = auto` takes it for rows of at most this many keys (radik.cu). */
 #define PB_RADIK_CLW_MAXLEN (1u << 20)
 
 #endif
