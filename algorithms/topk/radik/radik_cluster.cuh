@@ -526,7 +526,12 @@ __device__ __forceinline__ uint32_t pb_radik_cl_sample(pb_radik_cl_smem &s, uint
     uint32_t key[8];
 #pragma unroll
     for (int e = 0; e < 8; e++) key[e] = pb_topk_okey_of(pb_radik_cl_half(x, e), DT, LG);
-    uint32_t hi = 0, lo = 0;
+    /* The sample keys above the digits found so far: a register of every
+     * thread, read after the barrier that follows their write. Read from
+     * shared memory in the round that writes them, as this once was, the
+     * load may be issued in either round, before that barrier: a read that
+     * races the write (racecheck reported one in this kernel). */
+    uint32_t hi = 0, lo = 0, above = 0;
     for (int digit = 1; digit >= 0; digit--) {
 #pragma unroll
         for (int e = 0; e < 8; e++)
@@ -536,13 +541,14 @@ __device__ __forceinline__ uint32_t pb_radik_cl_sample(pb_radik_cl_smem &s, uint
         __syncthreads();
         uint32_t bin = 255 - threadIdx.x, n = threadIdx.x < 256 ? s.samp[bin & 255] : 0, incl;
         pb_radik_cl_scan1(s.scan.s1).InclusiveSum(n, incl);
-        uint32_t want = digit ? r : r - s.sel[PB_RADIK_CL_ABOVE];
+        const uint32_t want = r - above;
         if (threadIdx.x < 256 && incl > want && incl - n <= want) {
             s.sel[PB_RADIK_CL_B] = bin;
-            if (digit) s.sel[PB_RADIK_CL_ABOVE] = incl - n;
+            s.sel[PB_RADIK_CL_ABOVE] = above + incl - n;
         }
         __syncthreads();
         (digit ? hi : lo) = s.sel[PB_RADIK_CL_B];
+        above = s.sel[PB_RADIK_CL_ABOVE];
         if (!digit) *ties = s.samp[lo];
         __syncthreads();
     }
