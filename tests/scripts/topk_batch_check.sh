@@ -2,7 +2,8 @@
 # scripts/topk-batch-gpu-check.sh: without a build, or with an unknown
 # option, it says so in one line (exit 2); on a build whose GPU tests skip
 # (no device here) it fails (exit 1), reporting the tests' line with the
-# skips counted and each sanitizer step's exit, and writes its logs.
+# skips counted and each sanitizer step's exit (both tools, both the
+# word-key and the 16-bit config), and writes its logs.
 #   topk_batch_check.sh SOURCE_DIR BUILD_DIR
 set -u
 src=$1 build=$2
@@ -25,7 +26,10 @@ out=$(COMPUTE_SANITIZER=/bin/false "$script" "$build" "$tmp/o2" 2>&1)
 rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: GPU tests skipped, yet exit $rc: $out"; bad=1; }
 grep -qE '^tests     : .*tests passed.*; [1-9][0-9]* skipped$' <<<"$out" || { echo "FAIL: tests line: $out"; bad=1; }
-grep -q '^memcheck  : exit 1' <<<"$out" || { echo "FAIL: memcheck line: $out"; bad=1; }
-grep -q '^racecheck : exit 1' <<<"$out" || { echo "FAIL: racecheck line: $out"; bad=1; }
+for cfg in topk-cluster-word-sanitizer topk-cluster-sanitizer; do
+    for tool in 'memcheck ' racecheck; do
+        grep -q "^$tool : $cfg exit 1" <<<"$out" || { echo "FAIL: $tool $cfg line: $out"; bad=1; }
+    done
+done
 [ -s "$tmp/o2/tests.log" ] || { echo "FAIL: no tests.log"; bad=1; }
 exit $bad
