@@ -22,6 +22,7 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include "algorithms/topk/radik/radik_blocks.h"
 #include "algorithms/topk/radik/radik_cluster_kernel.cuh"
 #include "algorithms/topk/radik/radik_filter.cuh"
 #include "algorithms/topk/radik/radik_pass.cuh"
@@ -369,51 +370,22 @@ int active_clusters(radik *r, int dtype, const void *kern, unsigned c, int *clus
     return pb_err_set(err, "gpu-radik: cudaOccupancyMaxActiveClusters: %s", cudaGetErrorString(e));
 }
 
-/* The blocks a row for `cluster_blocks = 0` (radik_tuning.h says why a
- * cost): the c of 1 (or the fewest whose room holds the filter's
- * candidates) to PB_RADIK_CL_MAXC whose waves of clusters times a block's
- * cost is least, the smaller c on a tie. A block's cost: its fixed
- * work, its part of the row times the blocks that share its SM (a wave of
- * more blocks than the GPU's sms puts two on some: those read at half the
- * rate), and the cluster's size. 0 where no size fits. */
+/* The blocks a row for `cluster_blocks = 0`: the GPU's count of clusters
+ * it holds at once for every size, and radik_blocks.h's choice from them. */
 int pick_blocks(const pb_topk_problem &p, radik *r, const void *kern, int sms, unsigned *best,
                 pb_err *err)
 {
-    const uint64_t bytes = p.max_len * (uint64_t)pb_topk_dtype_bytes(p.dtype);
-    /* The fewest blocks whose candidates' room holds what the sample's
-     * threshold keeps of the longest row (the kernels' own test: (r + 1)
-     * len at most PB_RADIK_SAMPLE cap c / 2). With fewer, a row the sample
-     * would filter in one read takes the reads instead, a read of the row
-     * a digit: 256 rows of 2^19 fp32 at k = 1024 took 1.8 times as long on
-     * the one block a row the cost alone picked as on two. */
     const bool is16 = pb_topk_dtype_is16(p.dtype);
-    const uint64_t cap = is16 ? PB_RADIK_CL_CAP
+    const uint32_t cap = is16 ? PB_RADIK_CL_CAP
                               : pb_topk_dtype_is64(p.dtype) ? PB_RADIK_CLW_CAP(uint64_t)
                                                             : PB_RADIK_CLW_CAP(uint32_t);
-    const uint64_t take = p.k < p.max_len ? p.k : p.max_len;
-    uint64_t cmin = 1;
-    if (r->filter == PB_RADIK_FILTER_ON && take < p.max_len &&
-        (is16 ? p.max_len >= PB_RADIK_FILTER_MIN : p.max_len > cap)) {
-        const uint64_t rank =
-            pb_radik_filter_rank(PB_RADIK_SAMPLE, (uint32_t)take, (uint32_t)p.max_len);
-        const uint64_t per = (uint64_t)PB_RADIK_SAMPLE * cap / 2;
-        cmin = ((rank + 1) * p.max_len + per - 1) / per;
-        if (cmin > PB_RADIK_CL_MAXC) cmin = 1; /* no count holds it: the reads whatever c */
-    }
-    double best_cost = 0;
-    *best = 0;
-    for (unsigned c = (unsigned)cmin; c <= PB_RADIK_CL_MAXC; c++) {
-        int clusters = 0;
-        if (active_clusters(r, p.dtype, kern, c, &clusters, err)) return -1;
-        if (clusters < 1) continue;
-        const uint64_t waves = (p.rows + (uint64_t)clusters - 1) / (uint64_t)clusters;
-        const uint64_t wave = (p.rows < (uint64_t)clusters ? p.rows : (uint64_t)clusters) * c;
-        const uint64_t share = (wave + (uint64_t)sms - 1) / (uint64_t)sms;
-        const double cost = (double)waves * ((double)PB_RADIK_CL_FIXED_BYTES +
-                                             (double)share * (double)bytes / c +
-                                             (double)PB_RADIK_CL_BLOCK_BYTES * c);
-        if (*best == 0 || cost < best_cost) *best = c, best_cost = cost;
-    }
+    const unsigned cmin =
+        pb_radik_blocks_min(p.max_len, p.k, cap, r->filter == PB_RADIK_FILTER_ON, is16);
+    int clusters[PB_RADIK_CL_MAXC + 1] = {0};
+    for (unsigned c = cmin; c <= PB_RADIK_CL_MAXC; c++)
+        if (active_clusters(r, p.dtype, kern, c, &clusters[c], err)) return -1;
+    *best = pb_radik_blocks_pick(clusters, sms, p.rows,
+                                 p.max_len * (uint64_t)pb_topk_dtype_bytes(p.dtype), cmin);
     return 0;
 }
 
