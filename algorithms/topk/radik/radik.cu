@@ -101,7 +101,8 @@ const pb_param_spec params[] = {
      "strictly)"},
     {"cluster_blocks", PB_PARAM_INT, 0, 0, PB_RADIK_CL_MAXC, NULL,
      "the cluster path's blocks a row (0: chosen at set-up from the clusters the GPU holds at "
-     "once and the rows' length; past 8 where the GPU holds such clusters)"},
+     "once, the rows' length and the room the filter's candidates need; past 8 where the GPU "
+     "holds such clusters)"},
 };
 
 struct radik {
@@ -416,8 +417,10 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, int sms, pb_err *err)
     }
     const void *kern = cluster_kernel_any(p);
     /* Past the portable eight, clusters of up to sixteen where the GPU
-     * holds them (Hopper does). */
-    PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1), err);
+     * holds them (Hopper does; elsewhere the counts past eight fit none:
+     * active_clusters). */
+    if (cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+        (void)cudaGetLastError();
     PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)pb_radik_cluster_smem(p.dtype)),
                 err);

@@ -153,7 +153,7 @@
 #define PB_RADIK_CL_BATCH 8
 /* A row's blocks (both kernels): at most PB_RADIK_CL_MAXC, past the
  * portable eight where the GPU holds such clusters (Hopper holds sixteen),
- * chosen at set-up by a cost (radik.cu, pick_blocks): the waves of clusters
+ * chosen at set-up by a cost (radik_blocks.h): the waves of clusters
  * the batch takes (cudaOccupancyMaxActiveClusters: a GPC holds only whole
  * clusters, so on an H200 62 clusters of four blocks fit, not 66) times a
  * block's time: its fixed work (the sample, the rounds, the barriers: as
