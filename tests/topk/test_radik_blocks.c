@@ -1,15 +1,14 @@
 /* radik's choice of blocks a row for the cluster path (radik_blocks.h),
- * known answers on an H200's cluster counts, so that a change of its cost
- * or constants that moves a measured shape off its measured best count
- * fails in CI, not first on a GPU.
+ * known answers on a measured GPU's cluster counts, so that a change of its
+ * cost or constants that moves a measured shape off its best count fails
+ * in CI, not first on a GPU.
  *
  * The counts: how many clusters of c blocks (two 512-thread blocks an SM)
- * an H200 (132 SMs) holds at once. Where a phase trace saw them (the
- * results in results/reference/nvidia-h200/topk-batch-cluster/): 62 of
- * four (not 66: a GPC holds whole clusters only), 14 of sixteen, at least
- * 16 of twelve, 64 of three, 256 of one; elsewhere 264 / c. The answers:
- * the count of the sweep there (`blocks-calibration/`) that e34100a's
- * pick took and measured (the five target shapes), or the fewest that hold
+ * a GPU of 132 SMs held at once where a phase trace saw them
+ * (docs/topk-radik.md, "Where a block's time went"): 62 of four (not 66: a
+ * GPC holds whole clusters only), 14 of sixteen, at least 16 of twelve, 64
+ * of three, 256 of one; elsewhere 264 / c. The answers: the best count of
+ * the sweep of every count at the target shapes, or the fewest that hold
  * the filter's candidates. */
 #include <stdint.h>
 
@@ -39,7 +38,7 @@ TEST_IMPL(radik_blocks_pick)
     ASSERT(pb_radik_blocks_pick(h, 132, 256, 4u << 19, 1) == 1);
     ASSERT(pb_radik_blocks_pick(h, 132, 16, 4u << 20, 1) == 8);
     /* Many rows: one block a row, four waves of 264, beat two a row in
-     * eight waves (1024 x 2^17 fp32: 0.289 against 0.363 ms). */
+     * eight waves (1024 x 2^17 fp32, measured). */
     ASSERT(pb_radik_blocks_pick(h, 132, 1024, 4u << 17, 1) == 1);
     /* A single long row spreads over many blocks. */
     ASSERT(pb_radik_blocks_pick(h, 132, 1, 4u << 20, 1) == 16);

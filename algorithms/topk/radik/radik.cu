@@ -341,8 +341,8 @@ cudaLaunchConfig_t cluster_config(const radik *r, int dtype, uint32_t rows, cuda
  * keys (2^22 in batches of four or more), 2^25 in all, k at most 4096;
  * every shape measured but a single row of 2^22. A k past 1/64 of a row
  * used to take the multi-pass query, until the cluster's blocks a row were
- * chosen by the waves: then 256 rows of 32000 at k = 1024 took a quarter
- * of the multi-pass query's time. */
+ * chosen by the waves: then the path was faster at such rows too
+ * (docs/topk-radik.md). */
 bool auto16(const pb_topk_problem &p)
 {
     return p.max_len <= PB_RADIK_CL_MAXLEN && (p.rows >= 4 || p.max_len <= PB_RADIK_CL_ONE_MAX) &&

@@ -2,8 +2,8 @@
  * radik.cu asks the GPU how many clusters of each size it holds at once
  * (cudaOccupancyMaxActiveClusters); the choice from those counts is here,
  * pure host C, so that a known-answer test (tests/topk/test_radik_blocks.c)
- * holds it in CI to the counts a sweep measured best on an H200. Why a
- * cost, and its constants: radik_tuning.h. */
+ * holds it in CI to the counts a sweep measured best (docs/topk-radik.md).
+ * Why a cost, and its constants: radik_tuning.h. */
 #ifndef PB_RADIK_BLOCKS_H
 #define PB_RADIK_BLOCKS_H
 
@@ -18,10 +18,9 @@
  * would filter (filter_on, and a row the kernel samples: 16-bit rows of
  * PB_RADIK_FILTER_MIN keys or more, word-key rows longer than cap). With
  * fewer, a row the sample would filter in one read takes the reads
- * instead, a read of the row a digit: 256 rows of 2^19 fp32 at k = 1024
- * took 1.8 times as long on the one block a row the cost alone picked as
- * on two. 1 where no count up to PB_RADIK_CL_MAXC holds it (the reads
- * whatever the count). */
+ * instead, a read of the row a digit, which costs more than the waves the
+ * extra blocks may add. 1 where no count up to PB_RADIK_CL_MAXC holds it
+ * (the reads whatever the count). */
 static inline unsigned pb_radik_blocks_min(uint64_t len, uint64_t k, uint32_t cap, int filter_on,
                                            int is16)
 {

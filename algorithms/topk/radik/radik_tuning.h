@@ -155,14 +155,14 @@
  * portable eight where the GPU holds such clusters (Hopper holds sixteen),
  * chosen at set-up by a cost (radik_blocks.h): the waves of clusters
  * the batch takes (cudaOccupancyMaxActiveClusters: a GPC holds only whole
- * clusters, so on an H200 62 clusters of four blocks fit, not 66) times a
+ * clusters, so fewer fit than the SMs' count of blocks says) times a
  * block's time: its fixed work (the sample, the rounds, the barriers: as
  * long as reading PB_RADIK_CL_FIXED_BYTES), its part of the row (twice
  * as long where a wave puts two blocks on an SM), and
  * PB_RADIK_CL_BLOCK_BYTES for each block of the cluster (a round reads
  * every block's histogram). Powers of two used to be the only sizes, and a
  * batch one cluster past what fits waited a whole second wave. The
- * constants fit a sweep of every count at the issue's batch shapes
+ * constants fit a sweep of every count at the target batch shapes
  * (docs/topk-radik.md). */
 #define PB_RADIK_CL_MAXC 16
 #define PB_RADIK_CL_FIXED_BYTES (1u << 17)
