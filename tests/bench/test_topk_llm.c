@@ -161,30 +161,38 @@ static int check_peers(const char *text, const char *what)
     return 0;
 }
 
+/* configs/paper/NAME read (*text, the caller's to free; path: where) and
+ * checked by chk with its GPU modules swapped for CPU ones (cpu_text,
+ * with peer's section too). */
+static int check_cpu_form(const char *name, const char *peer,
+                          int (*chk)(const char *, const char *), char *path, size_t len,
+                          char **text)
+{
+    snprintf(path, len, "%s/configs/paper/%s", PB_SOURCE_DIR, name);
+    *text = slurp(path);
+    ASSERT(*text);
+    char *cpu = cpu_text(*text, peer);
+    ASSERT(cpu);
+    char what[256];
+    snprintf(what, sizeof what, "%s, CPU modules", name);
+    int rc = chk(cpu, what);
+    free(cpu);
+    return rc;
+}
+
 TEST_IMPL(topk_llm_peers_config)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/configs/paper/topk-llm-peers.ini", PB_SOURCE_DIR);
-    char *text = slurp(path);
-    ASSERT(text);
-    char *cpu = cpu_text(text, "gpu-cub-topk");
-    ASSERT(cpu);
-    int rc = check_peers(cpu, "topk-llm-peers.ini, CPU modules");
-    free(cpu);
+    char path[1024], *text = NULL;
+    int rc = check_cpu_form("topk-llm-peers.ini", "gpu-cub-topk", check_peers, path, sizeof path,
+                            &text);
     free(text);
     return rc;
 }
 
 TEST_IMPL(topk_llm_config)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/configs/paper/topk-llm.ini", PB_SOURCE_DIR);
-    char *text = slurp(path);
-    ASSERT(text);
-    char *cpu = cpu_text(text, "gpu-sort-and-choose");
-    ASSERT(cpu);
-    int rc = check(cpu, "topk-llm.ini, CPU modules");
-    free(cpu);
+    char path[1024], *text = NULL;
+    int rc = check_cpu_form("topk-llm.ini", "gpu-sort-and-choose", check, path, sizeof path, &text);
     if (!rc && pb_module_find("gpu-radik") && pb_module_find("gpu-sort-and-choose"))
         rc = check(text, path);
     else if (!rc)

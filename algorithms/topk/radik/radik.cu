@@ -424,19 +424,22 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, int sms, pb_err *err)
     PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)pb_radik_cluster_smem(p.dtype)),
                 err);
-    unsigned c = (unsigned)g->params.v[P_CLUSTER_BLOCKS];
-    int clusters = 0;
-    if (c) {
-        if (active_clusters(r, p.dtype, kern, c, &clusters, err)) return -1;
-    } else {
-        if (pick_blocks(p, r, kern, sms, &c, err)) return -1;
-        clusters = c ? 1 : 0;
+    /* `cluster_blocks`, where the GPU holds such a cluster; else the pick
+     * (0 where no count fits). */
+    const unsigned want = (unsigned)g->params.v[P_CLUSTER_BLOCKS];
+    unsigned c = want;
+    if (want) {
+        int clusters = 0;
+        if (active_clusters(r, p.dtype, kern, want, &clusters, err)) return -1;
+        if (clusters < 1) c = 0;
+    } else if (pick_blocks(p, r, kern, sms, &c, err)) {
+        return -1;
     }
-    if (clusters < 1) {
+    if (!c) {
         if (mode == CLUSTER_ON)
             return pb_err_set(err, "gpu-radik: cluster = on: this GPU holds no cluster of %u blocks "
                                    "of %d threads",
-                              c ? c : 1, PB_RADIK_CL_BLOCK);
+                              want ? want : 1, PB_RADIK_CL_BLOCK);
         return 0;
     }
     r->cl_blocks = c;
