@@ -4,8 +4,8 @@
 # repository root, with a CUDA build in BUILD_DIR (default build-gpu):
 #
 #  1. the tests: gpu_topk_cluster_word (32- and 64-bit keys), gpu_topk_cluster
-#     (fp16 / bf16), gpu_topk_cluster_blocks (every count of blocks a row)
-#     and gpu_topk_small, against the host twin;
+#     (fp16 / bf16), gpu_topk_cluster_blocks (every count of blocks a row),
+#     gpu_topk_cluster_best (k = 1) and gpu_topk_small, against the host twin;
 #  2. compute-sanitizer memcheck and racecheck over permbench run of
 #     configs/profile/topk-cluster-word-sanitizer.ini and
 #     topk-cluster-sanitizer.ini (each flow of the word-key and the 16-bit
@@ -43,7 +43,7 @@ done
 gpu_check_dirs topk-batch-gpu-check "${args[0]:-$root/build-gpu}" "${args[1]:-topk-batch-check}"
 status=0
 
-(cd "$build" && ctest -R '^gpu_topk_(cluster|cluster_word|cluster_blocks|small)$' -j 3 --output-on-failure) \
+(cd "$build" && ctest -R '^gpu_topk_(cluster|cluster_word|cluster_blocks|cluster_best|small)$' -j 3 --output-on-failure) \
     >"$out/tests.log" 2>&1 || status=1
 skipped=$(grep -c '(Skipped)' "$out/tests.log")
 [ "$skipped" -eq 0 ] || status=1 # on a GPU node with sm_90 code nothing may skip

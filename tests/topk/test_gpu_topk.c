@@ -54,7 +54,9 @@
  *    policies (lowest-index: the index sets against the twin's) and
  *    sorted = yes, at awkward n and k (see the test);
  *    gpu_topk_cluster_word: the same for 32- and 64-bit keys
- *    (radik_cluster_w.cuh), k up to 4096, batches of 1024 rows.
+ *    (radik_cluster_w.cuh), k up to 4096, batches of 1024 rows;
+ *    gpu_topk_cluster_blocks: every count of blocks a row;
+ *    gpu_topk_cluster_best: k = 1 (the row's best key), every dtype.
  *  - gpu_topk_small: a few hundred quick runs (n 33, 1025, 4097 and one
  *    65537 batch, which radik filters at k = 32 and 1000) for
  *    compute-sanitizer; PB_TOPK_QUICK=1 trims it further. */

@@ -677,6 +677,55 @@ TEST_IMPL(gpu_topk_cluster_blocks)
 #endif
 }
 
+/* radik's cluster path at k = 1 (pb_radik_cl_best: one read, then the
+ * cluster's best key): fp32, u32, i32, fp64, u64, fp16 and bf16 by hash,
+ * every distribution (NaNs, infinities, all-equal rows, few levels), n in
+ * {1, 2, 3, 5, 9, 1025, 32000, 65537, 151936, 2^20 + 1}, the shape (up to
+ * n = 1025 a quarter of the points 1024 ragged misaligned rows), the
+ * direction and the blocks a row (1 to 16, or chosen) by hash. Each
+ * point: ties = lowest-index against the host twin (the best key's
+ * smallest index) and ties = any. SKIP where radik refuses cluster = on. */
+TEST_IMPL(gpu_topk_cluster_best)
+{
+    int rc = gtk_need_gpu();
+    if (rc) return rc;
+#ifndef PB_HAVE_CUDA
+    return 1;
+#else
+    const pb_module *m = radik_with("cluster");
+    if (!m) return 1;
+    if ((rc = cluster_refused(m)) != 0) return rc;
+    static const uint64_t sizes[] = {1, 2, 3, 5, 9, 1025, 32000, 65537, 151936, (1u << 20) + 1};
+    static const int dts[] = {PB_TOPK_F32, PB_TOPK_U32, PB_TOPK_I32, PB_TOPK_F64,
+                              PB_TOPK_U64, PB_TOPK_F16, PB_TOPK_BF16, PB_TOPK_F32};
+    static const tk_shape many = {1024, 1, 1};
+    const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+    double t0 = gtk_now_s();
+    tk_tally t = {0, 0};
+    for (int si = 0; si < ns && t.failures < MAX_FAILURES; si++)
+        for (int dist = 0; dist < NDISTS && t.failures < MAX_FAILURES; dist++) {
+            uint32_t h = gtk_hash(gtk_coords(0xb1, 0, dist, 0, si));
+            tk_point q = {sizes[si], 1, gtk_shapes[h >> 3 & 3], dist, (int)(h >> 5 & 1), dts[h & 7]};
+            if (sizes[si] <= 1025 && (h >> 12 & 3) == 0) q.shape = many;
+            const unsigned c = (h >> 6) % 17;
+            char v[8];
+            snprintf(v, sizeof v, "%u", c);
+            const tk_case cc = {"gpu-radik", "cluster_blocks", v};
+            tk_twin tw;
+            int f = tk_twin_init(&tw, &q);
+            gtk_extra_name = "cluster", gtk_extra_value = "on";
+            if (!f) f += ties_run(m, &cc, &q, tw.outs, tw.tw, tw.got);
+            if (!f) f += gtk_one(m, &cc, &q);
+            gtk_extra_name = gtk_extra_value = NULL;
+            tk_twin_free(&tw);
+            t.failures += f;
+            t.runs += 2;
+        }
+    printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
+    return t.failures != 0;
+#endif
+}
+
 /* radik takes every dtype (fp64 and u64 on its 64-bit kernels since they
  * replaced the refusal that stood here): no availability check refuses
  * one, with or without a GPU (gpu_topk_wide runs them). SKIP in a build
