@@ -386,7 +386,8 @@ int pick_blocks(const pb_topk_problem &p, radik *r, const void *kern, int sms, u
     for (unsigned c = cmin; c <= PB_RADIK_CL_MAXC; c++)
         if (active_clusters(r, p.dtype, kern, c, &clusters[c], err)) return -1;
     *best = pb_radik_blocks_pick(clusters, sms, p.rows,
-                                 p.max_len * (uint64_t)pb_topk_dtype_bytes(p.dtype), cmin);
+                                 p.max_len * (uint64_t)pb_topk_dtype_bytes(p.dtype), cmin,
+                                 pb_radik_blocks_per_block(p.k));
     return 0;
 }
 

@@ -32,16 +32,25 @@ static inline unsigned pb_radik_blocks_min(uint64_t len, uint64_t k, uint32_t ca
     return c > PB_RADIK_CL_MAXC ? 1u : (unsigned)c;
 }
 
+/* A block's cost for each block of its cluster: a round of the pivot's
+ * search reads every block's histogram (PB_RADIK_CL_BLOCK_BYTES); at k = 1
+ * there are no rounds, only block 0's read of each block's best
+ * (PB_RADIK_CL_BEST_BLOCK_BYTES), so more blocks a row pay. */
+static inline uint32_t pb_radik_blocks_per_block(uint64_t k)
+{
+    return k == 1 ? PB_RADIK_CL_BEST_BLOCK_BYTES : PB_RADIK_CL_BLOCK_BYTES;
+}
+
 /* The count of cmin to PB_RADIK_CL_MAXC whose waves of clusters times a
  * block's cost is least, the smaller on a tie: clusters[c] is how many
  * clusters of c blocks the GPU holds at once (0: none; clusters[0] is not
  * read), sms its SMs, rows the batch, row_bytes the longest row. A block's
  * cost: PB_RADIK_CL_FIXED_BYTES, its part of the row (twice where a wave
  * has more blocks than SMs: two blocks that share an SM each read at half
- * its rate), and PB_RADIK_CL_BLOCK_BYTES for each block of the cluster.
- * 0 where no count fits. */
+ * its rate), and block_bytes for each block of the cluster
+ * (pb_radik_blocks_per_block). 0 where no count fits. */
 static inline unsigned pb_radik_blocks_pick(const int *clusters, int sms, uint64_t rows,
-                                            uint64_t row_bytes, unsigned cmin)
+                                            uint64_t row_bytes, unsigned cmin, uint32_t block_bytes)
 {
     unsigned best = 0;
     double best_cost = 0;
@@ -53,7 +62,7 @@ static inline unsigned pb_radik_blocks_pick(const int *clusters, int sms, uint64
         const uint64_t share = (wave + (uint64_t)sms - 1) / (uint64_t)sms;
         const double cost = (double)waves * ((double)PB_RADIK_CL_FIXED_BYTES +
                                              (double)share * (double)row_bytes / c +
-                                             (double)PB_RADIK_CL_BLOCK_BYTES * c);
+                                             (double)block_bytes * c);
         if (best == 0 || cost < best_cost) best = c, best_cost = cost;
     }
     return best;

@@ -167,6 +167,9 @@
 #define PB_RADIK_CL_MAXC 16
 #define PB_RADIK_CL_FIXED_BYTES (1u << 17)
 #define PB_RADIK_CL_BLOCK_BYTES (1u << 14)
+/* ... and at k = 1, where a block's only cluster work is block 0's read
+ * of its best key (fitted to a sweep of every count at k = 1). */
+#define PB_RADIK_CL_BEST_BLOCK_BYTES (1u << 12)
 /* The candidates a block keeps (an index and a raw value each: 6 bytes,
  * 48 KiB of dynamic shared memory), and the ties among them it ranks by
  * index (lowest-index). */
