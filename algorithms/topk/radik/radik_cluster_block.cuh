@@ -208,18 +208,6 @@ __device__ __forceinline__ bool pb_radik_cl_best(const cooperative_groups::clust
     return reader && lane == 0;
 }
 
-/* One more in bin d of the 256-word histogram h for each lane with on,
- * called by every lane of the warp (its keys few: the sample's, a block's
- * candidates): the lanes of a bin add at once (match.any), one atomic a
- * distinct bin, so that no lane counters are summed and cleared a round. */
-__device__ __forceinline__ void pb_radik_cl_add_warp(uint32_t *h, uint32_t d, bool on)
-{
-    const uint32_t live = __ballot_sync(0xffffffffu, on);
-    if (!on) return;
-    const uint32_t peers = __match_any_sync(live, d);
-    if ((threadIdx.x & 31) == (uint32_t)(__ffs(peers) - 1)) atomicAdd(&h[d], (uint32_t)__popc(peers));
-}
-
 /* Slots for the keys of mask m from counter *ctr, a warp at a time (every
  * lane calls it): this lane's first slot. */
 __device__ __forceinline__ uint32_t pb_radik_cl_slots(uint32_t *ctr, uint32_t m)

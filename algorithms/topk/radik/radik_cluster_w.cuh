@@ -212,33 +212,19 @@ __device__ __forceinline__ void pb_radik_clw_pivot(pb_radik_clw_smem<K> &s,
 }
 
 /* Round j from keys f feeds: digit j of those whose higher digits are the
- * prefix's counted (at: this lane's counter of digit 0), summed into
- * hist[h], the cluster waits, the pivot digit found. FEW (the candidates):
- * every lane of the block calls inc the same number of times, and the
- * counts go straight to hist[h], a warp's equal digits at once; otherwise
- * (a read of the row) to the lane columns, summed after. */
-template <bool FEW, class K, class FEED>
+ * prefix's counted in the lane columns (at: this lane's counter of digit
+ * 0), summed into hist[h], the cluster waits, the pivot digit found. */
+template <class K, class FEED>
 __device__ __forceinline__ void pb_radik_clw_round(pb_radik_clw_smem<K> &s,
                                                    const cooperative_groups::cluster_group &cl,
                                                    uint32_t C, uint32_t b, uint32_t take, int j,
                                                    uint32_t at, FEED feed)
 {
     const K prefix = s.piv.prefix;
-    if constexpr (FEW) {
-        /* hist[j & 1] was last read by the cluster in round j - 2, before
-         * round j - 1's cluster barrier. */
-        uint32_t *h = s.c.hist[j & 1];
-        if (threadIdx.x < 256) h[threadIdx.x] = 0;
-        __syncthreads();
-        feed([&](K o, bool in) {
-            pb_radik_cl_add_warp(h, pb_radik_clw_digit(o, j), in && pb_radik_clw_match(o, prefix, j));
-        });
-    } else {
-        feed([&](K o, bool in) {
-            if (in && pb_radik_clw_match(o, prefix, j)) pb_radik_cl_inc(at + (pb_radik_clw_digit(o, j) << 7));
-        });
-        pb_radik_cl_reduce(s.c, j & 1, 256, 0);
-    }
+    feed([&](K o) {
+        if (pb_radik_clw_match(o, prefix, j)) pb_radik_cl_inc(at + (pb_radik_clw_digit(o, j) << 7));
+    });
+    pb_radik_cl_reduce(s.c, j & 1, 256, 0);
     cl.sync();
     pb_radik_clw_pivot(s, cl, C, b, take, j, j & 1);
 }
@@ -387,19 +373,17 @@ __device__ __forceinline__ K pb_radik_clw_sample(pb_radik_clw_smem<K> &s, uint32
 #pragma unroll
         for (int e = 0; e < P; e++)
             key[j * P + e] = pb_radik_okey_dt<DT, LG>(pb_radik_clw_key(x[j], (K *)0, e));
-    (void)at;
     K prefix = 0;
     uint32_t above = 0;
     for (int d = 0; d < D; d++) {
-        /* Four keys a thread: a warp's equal digits added at once (a digit
-         * of logits' keys falls in a few bins), with no lane counters to
-         * sum and clear. */
-        if (threadIdx.x < 256) s.c.samp[threadIdx.x] = 0;
-        __syncthreads();
+        /* Lane counters, not atomics on 256 words: a digit of logits'
+         * keys falls in a few bins, and a warp's atomics on one word
+         * serialise. */
 #pragma unroll
         for (int j = 0; j < N; j++)
-            pb_radik_cl_add_warp(s.c.samp, pb_radik_clw_digit(key[j], d),
-                                 pb_radik_clw_match(key[j], prefix, d));
+            if (pb_radik_clw_match(key[j], prefix, d))
+                pb_radik_cl_inc(at + (pb_radik_clw_digit(key[j], d) << 7));
+        pb_radik_cl_reduce_to(s.c, s.c.samp, 256, 0);
         __syncthreads();
         uint32_t bin = 255 - threadIdx.x, n = threadIdx.x < 256 ? s.c.samp[bin & 255] : 0, incl;
         pb_radik_cl_scan1(s.c.scan.s1).InclusiveSum(n, incl);
@@ -410,16 +394,8 @@ __device__ __forceinline__ K pb_radik_clw_sample(pb_radik_clw_smem<K> &s, uint32
         __syncthreads();
         prefix |= (K)s.c.sel[0] << (8 * (D - 1 - d));
         above = s.c.sel[1];
-        const uint32_t in_bin = s.c.samp[s.c.sel[0]];
+        if (d == D - 1) *ties = s.c.samp[s.c.sel[0]];
         __syncthreads();
-        /* A threshold need not be a sample key: once the bin of rank r
-         * holds few sample keys (from two digits on), the keys at or above
-         * its lowest key are about as few, and the rounds left are saved
-         * (every key of the bin is then a tie, for the room's test). */
-        if (d == D - 1 || (d >= 1 && in_bin <= PB_RADIK_CLW_SAMPLE_STOP)) {
-            *ties = in_bin;
-            break;
-        }
     }
     return prefix;
 }
@@ -484,13 +460,12 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     /* The candidates' feed to a round: every one of the nc kept. */
     uint32_t nc = 0;
     auto from_cands = [&](auto inc) {
-        for (uint32_t i0 = 0; i0 < nc; i0 += PB_RADIK_CL_BLOCK) {
-            const uint32_t i = i0 + threadIdx.x;
-            inc(i < nc ? cand.key[i] : (K)0, i < nc);
-        }
+        for (uint32_t i = threadIdx.x; i < nc; i += PB_RADIK_CL_BLOCK) inc(cand.key[i]);
     };
     auto from_row = [&](auto inc) {
-        pb_radik_clw_read<DT, LG, false, PB_RADIK_CL_BATCH>(w, [&](K o, uint32_t, bool in) { inc(o, in); });
+        pb_radik_clw_read<DT, LG, false, PB_RADIK_CL_BATCH>(w, [&](K o, uint32_t, bool in) {
+            if (in) inc(o);
+        });
     };
     int j = 0;          /* the next round */
     bool kept = false;  /* the rounds left run on candidates */
@@ -536,11 +511,11 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
             kept = true;
             break;
         }
-        pb_radik_clw_round<false>(s, cl, C, b, take, j, at, from_row);
+        pb_radik_clw_round(s, cl, C, b, take, j, at, from_row);
         j++;
     }
     if (kept)
-        for (; j < D; j++) pb_radik_clw_round<true>(s, cl, C, b, take, j, at, from_cands);
+        for (; j < D; j++) pb_radik_clw_round(s, cl, C, b, take, j, at, from_cands);
     /* This block reads no other's shared memory from here on; it waits for
      * the others' reads of its own before it exits. */
     __cluster_barrier_arrive();

@@ -184,9 +184,6 @@
  * block keeps (an order key and an index each: 64 KiB of dynamic shared
  * memory for 32-bit keys, 48 KiB for 64-bit ones). */
 #define PB_RADIK_CLW_CAP(K) (sizeof(K) == 4 ? 8192u : 4096u)
-/* The word-key sample stops its digit rounds, from the second on, once
- * the bin of the threshold's rank holds at most this many sample keys. */
-#define PB_RADIK_CLW_SAMPLE_STOP 4
 #define PB_RADIK_CLW_DYN_SMEM(K) ((size_t)PB_RADIK_CLW_CAP(K) * (sizeof(K) + 4))
 /* `cluster = auto` takes it for rows of at most this many keys (radik.cu). */
 #define PB_RADIK_CLW_MAXLEN (1u << 20)
