@@ -127,9 +127,11 @@ struct radik {
     uint32_t tparts;
     bool wbuf, resched, lowest;
     int scale, filter;
-    /* The cluster path (radik_cluster.cuh): taken, and its blocks a row. */
+    /* The cluster path (radik_cluster.cuh): taken, its blocks a row, and
+     * the dynamic shared memory its kernel asks for. */
     bool cluster;
     unsigned cl_blocks;
+    size_t cl_smem;
     /* The whole query as one CUDA graph: its ten small launches cost the
      * host more than the GPU takes for a short row, so run() launches the
      * graph once. */
@@ -299,31 +301,36 @@ int setup_presample(const pb_gpu_topk *g, radik *r, pb_err *err)
     return 0;
 }
 
-/* The cluster kernel for a problem's dtype and direction, at key width K. */
-template <class K> pb_radik_cluster_fn_t<K> cluster_kernel(const pb_topk_problem &p);
-template <> pb_radik_cluster_fn_t<uint32_t> cluster_kernel<uint32_t>(const pb_topk_problem &p)
+/* The cluster kernel for a problem's dtype and direction, at key width K;
+ * with best, the k = 1 kernel (radik_best.cuh) in its place. */
+template <class K> pb_radik_cluster_fn_t<K> cluster_kernel(const pb_topk_problem &p, bool best);
+template <>
+pb_radik_cluster_fn_t<uint32_t> cluster_kernel<uint32_t>(const pb_topk_problem &p, bool best)
 {
-    return pb_radik_cluster_kernel(p.dtype, p.largest != 0);
+    return best ? pb_radik_best_kernel(p.dtype, p.largest != 0)
+                : pb_radik_cluster_kernel(p.dtype, p.largest != 0);
 }
-template <> pb_radik_cluster_fn_t<uint64_t> cluster_kernel<uint64_t>(const pb_topk_problem &p)
+template <>
+pb_radik_cluster_fn_t<uint64_t> cluster_kernel<uint64_t>(const pb_topk_problem &p, bool best)
 {
-    return pb_radik_cluster_kernel64(p.dtype, p.largest != 0);
+    return best ? pb_radik_best_kernel64(p.dtype, p.largest != 0)
+                : pb_radik_cluster_kernel64(p.dtype, p.largest != 0);
 }
 /* The one of the problem's width, as an address (attributes, occupancy). */
-const void *cluster_kernel_any(const pb_topk_problem &p)
+const void *cluster_kernel_any(const pb_topk_problem &p, bool best)
 {
-    return pb_topk_dtype_is64(p.dtype) ? (const void *)cluster_kernel<uint64_t>(p)
-                                       : (const void *)cluster_kernel<uint32_t>(p);
+    return pb_topk_dtype_is64(p.dtype) ? (const void *)cluster_kernel<uint64_t>(p, best)
+                                       : (const void *)cluster_kernel<uint32_t>(p, best);
 }
 
 /* The cluster kernel's launch: grid (blocks a row, rows), one cluster a
  * row. */
-cudaLaunchConfig_t cluster_config(const radik *r, int dtype, uint32_t rows, cudaLaunchAttribute *at)
+cudaLaunchConfig_t cluster_config(const radik *r, uint32_t rows, cudaLaunchAttribute *at)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(r->cl_blocks, rows);
     cfg.blockDim = dim3(PB_RADIK_CL_BLOCK);
-    cfg.dynamicSmemBytes = pb_radik_cluster_smem(dtype);
+    cfg.dynamicSmemBytes = r->cl_smem;
     cfg.stream = r->stream;
     at->id = cudaLaunchAttributeClusterDimension;
     at->val.clusterDim.x = r->cl_blocks;
@@ -359,11 +366,11 @@ bool auto_word(const pb_topk_problem &p)
 
 /* The clusters of c blocks the GPU holds at once (0: none, or c past
  * what the GPU allows). */
-int active_clusters(radik *r, int dtype, const void *kern, unsigned c, int *clusters, pb_err *err)
+int active_clusters(radik *r, const void *kern, unsigned c, int *clusters, pb_err *err)
 {
     cudaLaunchAttribute at;
     r->cl_blocks = c;
-    cudaLaunchConfig_t cfg = cluster_config(r, dtype, 1, &at);
+    cudaLaunchConfig_t cfg = cluster_config(r, 1, &at);
     cudaError_t e = cudaOccupancyMaxActiveClusters(clusters, kern, &cfg);
     if (e == cudaSuccess) return 0;
     (void)cudaGetLastError(); /* a size the GPU refuses: not an error of the query */
@@ -384,7 +391,7 @@ int pick_blocks(const pb_topk_problem &p, radik *r, const void *kern, int sms, u
         pb_radik_blocks_min(p.max_len, p.k, cap, r->filter == PB_RADIK_FILTER_ON, is16);
     int clusters[PB_RADIK_CL_MAXC + 1] = {0};
     for (unsigned c = cmin; c <= PB_RADIK_CL_MAXC; c++)
-        if (active_clusters(r, p.dtype, kern, c, &clusters[c], err)) return -1;
+        if (active_clusters(r, kern, c, &clusters[c], err)) return -1;
     *best = pb_radik_blocks_pick(clusters, sms, p.rows,
                                  p.max_len * (uint64_t)pb_topk_dtype_bytes(p.dtype), cmin,
                                  pb_radik_blocks_per_block(p.k));
@@ -416,14 +423,24 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, int sms, pb_err *err)
         if (mode == CLUSTER_ON) return pb_err_set(err, "gpu-radik: cluster = on %s", why);
         return 0;
     }
-    const void *kern = cluster_kernel_any(p);
+    const void *kern = cluster_kernel_any(p, p.k == 1);
+    /* The k = 1 kernel asks for the cluster kernel's shared memory, its
+     * static and its dynamic: the GPU then holds as many of its clusters
+     * at once as of the cluster kernel's, the counts that the blocks-a-row
+     * cost at k = 1 (PB_RADIK_CL_BEST_BLOCK_BYTES) was fitted to. */
+    r->cl_smem = pb_radik_cluster_smem(p.dtype);
+    if (p.k == 1) {
+        cudaFuncAttributes fa;
+        PB_CUDA_TRY(cudaFuncGetAttributes(&fa, cluster_kernel_any(p, false)), err);
+        r->cl_smem += fa.sharedSizeBytes;
+    }
     /* Past the portable eight, clusters of up to sixteen where the GPU
      * holds them (Hopper does; elsewhere the counts past eight fit none:
      * active_clusters). */
     if (cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
         (void)cudaGetLastError();
     PB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)pb_radik_cluster_smem(p.dtype)),
+                                     (int)r->cl_smem),
                 err);
     /* `cluster_blocks`, where the GPU holds such a cluster; else the pick
      * (0 where no count fits). */
@@ -431,7 +448,7 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, int sms, pb_err *err)
     unsigned c = want;
     if (want) {
         int clusters = 0;
-        if (active_clusters(r, p.dtype, kern, want, &clusters, err)) return -1;
+        if (active_clusters(r, kern, want, &clusters, err)) return -1;
         if (clusters < 1) c = 0;
     } else if (pick_blocks(p, r, kern, sms, &c, err)) {
         return -1;
@@ -696,8 +713,9 @@ template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err
     /* The cluster path is the whole query (ties chosen in it). */
     if (r->cluster) {
         cudaLaunchAttribute at;
-        cudaLaunchConfig_t cfg = cluster_config(r, g->prob.dtype, a.nrows, &at);
-        PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel<K>(g->prob), a, (uint64_t)g->prob.k,
+        cudaLaunchConfig_t cfg = cluster_config(r, a.nrows, &at);
+        PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel<K>(g->prob, g->prob.k == 1), a,
+                                       (uint64_t)g->prob.k,
                                        salt, r->filter),
                     err);
         PB_CUDA_LAUNCHED(err);

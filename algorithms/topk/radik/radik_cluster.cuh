@@ -38,9 +38,6 @@
  * Reads 1 and 2 histogram raw bytes (no key conversion), which are a
  * bijection of the order key's bytes except where NaNs lie: a row with keys
  * in a byte that may hold one is read again with order keys.
- * k = 1 (a row's best key, greedy decoding's query) takes neither: one
- * read in which each thread keeps its best key, then the cluster's best
- * (pb_radik_cl_best).
  * In both flows each block learns where its keys above T start in the
  * row's output (the counts of the blocks before it) and its quota of ties
  * (the ties of the blocks before it first); keys above T take slots from a
@@ -586,36 +583,14 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     w.len = (uint32_t)(a.end[row] - rb); /* below 2^31: radik.cu */
     const uint32_t take = (uint32_t)(k < w.len ? k : w.len);
     if (take == 0) return; /* the whole cluster: the row is its own */
+    for (uint32_t i = threadIdx.x; i < 256 * 32; i += PB_RADIK_CL_BLOCK) s.lane[i] = 0;
+    if (threadIdx.x < 2) s.ctr[threadIdx.x] = 0;
+    if (threadIdx.x == 0) s.ncand = s.nties = 0;
     w.head = (uint32_t)(rb & 7);
     w.packs = reinterpret_cast<const uint4 *>(a.data16) + (rb >> 3);
     const uint32_t np = (w.head + w.len + 7) >> 3, per = (np + C - 1) / C;
     w.pa = b * per < np ? b * per : np;
     w.pb = w.pa + per < np ? w.pa + per : np;
-    if (take == 1) {
-        /* k = 1: one read (order keys two a word), then the cluster's best
-         * (pb_radik_cl_best); its raw value is the row's, as the other
-         * flows write it. */
-        uint32_t bo = 0, bi = ~0u;
-        pb_radik_cl_read<true>(w, [&](const uint4 &x, uint32_t p, bool in) {
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const uint32_t o2 = pb_topk_okey16x2(pb_radik_cl_word(x, j), DT, LG);
-                const uint32_t i = 8 * p + 2 * j - w.head;
-                if (in && i < w.len) pb_radik_cl_best_keep(o2 & 0xffffu, i, bo, bi);
-                if (in && i + 1 < w.len) pb_radik_cl_best_keep(o2 >> 16, i + 1, bo, bi);
-            }
-        });
-        if (pb_radik_cl_best(cl, C, *reinterpret_cast<pb_radik_cl_best_smem<uint32_t> *>(pb_radik_cl_dyn),
-                             bo, bi)) {
-            const uint64_t out = a.out_off[row];
-            a.vals[out] = a.data16[rb + bi];
-            a.idx[out] = bi;
-        }
-        return;
-    }
-    for (uint32_t i = threadIdx.x; i < 256 * 32; i += PB_RADIK_CL_BLOCK) s.lane[i] = 0;
-    if (threadIdx.x < 2) s.ctr[threadIdx.x] = 0;
-    if (threadIdx.x == 0) s.ncand = s.nties = 0;
     /* The keys outside the row in this block's packs, counted as raw 0. */
     const int64_t k0 = (int64_t)8 * w.pa - w.head, k1 = (int64_t)8 * w.pb - w.head;
     const uint32_t nsub = 8 * (w.pb - w.pa) -

@@ -149,65 +149,6 @@ __device__ __forceinline__ uint3 pb_radik_cl_cluster_sum(const cooperative_group
     return v;
 }
 
-/* k = 1: the row's best key, the largest order key and the smallest
- * index among its equals (the one answer under ties = lowest-index, and
- * an answer under any). Each thread keeps the best of the keys it reads
- * (pb_radik_cl_best_keep, from bo = 0, bi = ~0u: any key of the row beats
- * it); pb_radik_cl_best reduces them, a warp by shuffles, the block in
- * shared memory, the cluster by block 0 reading every block's. One read of
- * the row and three barriers: no sample, no rounds, no candidates, where
- * those cost a top-k query as much as its read. */
-template <class K> struct pb_radik_cl_best_smem {
-    K key[PB_RADIK_CL_BLOCK / 32 + 1]; /* a warp's best, then [last]: the block's */
-    uint32_t idx[PB_RADIK_CL_BLOCK / 32 + 1];
-};
-
-template <class K>
-__device__ __forceinline__ void pb_radik_cl_best_keep(K o, uint32_t i, K &bo, uint32_t &bi)
-{
-    if (o > bo || (o == bo && i < bi)) bo = o, bi = i;
-}
-
-template <class K> __device__ __forceinline__ void pb_radik_cl_best_warp(K &bo, uint32_t &bi)
-{
-#pragma unroll
-    for (int m = 16; m > 0; m >>= 1) {
-        const K o = __shfl_xor_sync(0xffffffffu, bo, m);
-        const uint32_t i = __shfl_xor_sync(0xffffffffu, bi, m);
-        pb_radik_cl_best_keep(o, i, bo, bi);
-    }
-}
-
-/* Called by every thread of every block of the cluster (C blocks, C <=
- * 32) with its best; true in block 0's thread 0, whose bo, bi are then
- * the row's. No block leaves before block 0 has read its best. */
-template <class K>
-__device__ __forceinline__ bool pb_radik_cl_best(const cooperative_groups::cluster_group &cl,
-                                                 uint32_t C, pb_radik_cl_best_smem<K> &s, K &bo,
-                                                 uint32_t &bi)
-{
-    enum { W = PB_RADIK_CL_BLOCK / 32 };
-    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    pb_radik_cl_best_warp(bo, bi);
-    if (lane == 0) s.key[warp] = bo, s.idx[warp] = bi;
-    __syncthreads();
-    if (warp == 0) {
-        bo = lane < W ? s.key[lane] : (K)0;
-        bi = lane < W ? s.idx[lane] : ~0u;
-        pb_radik_cl_best_warp(bo, bi);
-        if (lane == 0) s.key[W] = bo, s.idx[W] = bi;
-    }
-    cl.sync();
-    const bool reader = cl.block_rank() == 0 && warp == 0;
-    if (reader) {
-        bo = lane < C ? *cl.map_shared_rank(&s.key[W], lane) : (K)0;
-        bi = lane < C ? *cl.map_shared_rank(&s.idx[W], lane) : ~0u;
-        pb_radik_cl_best_warp(bo, bi);
-    }
-    cl.sync();
-    return reader && lane == 0;
-}
-
 /* Slots for the keys of mask m from counter *ctr, a warp at a time (every
  * lane calls it): this lane's first slot. */
 __device__ __forceinline__ uint32_t pb_radik_cl_slots(uint32_t *ctr, uint32_t m)

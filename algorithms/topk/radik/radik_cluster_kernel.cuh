@@ -22,6 +22,10 @@ typedef pb_radik_cluster_fn_t<uint32_t> pb_radik_cluster_fn;
  * (fp64, u64: radik_cluster_w.cuh). */
 pb_radik_cluster_fn pb_radik_cluster_kernel(int dtype, bool largest);
 pb_radik_cluster_fn_t<uint64_t> pb_radik_cluster_kernel64(int dtype, bool largest);
+/* The same at k = 1 (radik_best.cuh): the arguments are the cluster
+ * kernels', the launch theirs. */
+pb_radik_cluster_fn pb_radik_best_kernel(int dtype, bool largest);
+pb_radik_cluster_fn_t<uint64_t> pb_radik_best_kernel64(int dtype, bool largest);
 
 /* The dynamic shared memory of a dtype's kernel: its candidates. */
 size_t pb_radik_cluster_smem(int dtype);

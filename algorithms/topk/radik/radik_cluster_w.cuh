@@ -35,9 +35,6 @@
  *           then no block can run out): one read keeps them, and the
  *           rounds left run on them. A row of at most that many keys is
  *           kept at once: one read.
- * k = 1 (a row's best key, greedy decoding's query) skips all of that:
- * one read in which each thread keeps its best key, then the cluster's
- * best (pb_radik_cl_best).
  * Writing: from the candidates, keys above T take slots from a block
  * counter (a warp at a time), ties a quota; with ties = lowest-index a
  * block whose quota is part of its ties ranks them by index. Where the
@@ -429,32 +426,17 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     w.len = (uint32_t)(a.end[row] - rb); /* below 2^31: radik.cu */
     const uint32_t take = (uint32_t)(k < w.len ? k : w.len);
     if (take == 0) return; /* the whole cluster: the row is its own */
-    w.head = (uint32_t)(rb % P);
-    w.packs = reinterpret_cast<const uint4 *>(a.data + (rb - w.head));
-    const uint32_t np = (w.head + w.len + P - 1) / P, per = (np + C - 1) / C;
-    w.pa = b * per < np ? b * per : np;
-    w.pb = w.pa + per < np ? w.pa + per : np;
-    if (take == 1) {
-        /* k = 1: one read, then the cluster's best (pb_radik_cl_best). */
-        K bo = 0;
-        uint32_t bi = ~0u;
-        pb_radik_clw_read<DT, LG, true, PB_RADIK_CL_BATCH>(w, [&](K o, uint32_t i, bool in) {
-            if (in) pb_radik_cl_best_keep(o, i, bo, bi);
-        });
-        if (pb_radik_cl_best(cl, C, *reinterpret_cast<pb_radik_cl_best_smem<K> *>(pb_radik_clw_dyn),
-                             bo, bi)) {
-            const uint64_t out = a.out_off[row];
-            a.vals[out] = pb_radik_raw_dt<DT, LG>(bo);
-            a.idx[out] = bi;
-        }
-        return;
-    }
     for (uint32_t i = threadIdx.x; i < 256 * 32; i += PB_RADIK_CL_BLOCK) s.c.lane[i] = 0;
     if (threadIdx.x < 2) s.c.ctr[threadIdx.x] = 0;
     if (threadIdx.x == 0) {
         s.c.ncand = s.c.nties = 0;
         s.piv = pb_radik_clw_piv<K>{0, 0, 0, 0, 0, 0, 0};
     }
+    w.head = (uint32_t)(rb % P);
+    w.packs = reinterpret_cast<const uint4 *>(a.data + (rb - w.head));
+    const uint32_t np = (w.head + w.len + P - 1) / P, per = (np + C - 1) / C;
+    w.pa = b * per < np ? b * per : np;
+    w.pb = w.pa + per < np ? w.pa + per : np;
     __syncthreads();
 
     /* The candidates' feed to a round: every one of the nc kept. */
