@@ -554,6 +554,24 @@ static tk_tally cluster_sweep(const pb_module *m, uint32_t salt, const uint64_t 
     return t;
 }
 
+/* One point on the cluster path (cluster = on) with `cluster_blocks` = c
+ * (0: chosen): ties = lowest-index against the host twin, and ties = any.
+ * Returns failures. */
+static int blocks_point(const pb_module *m, const tk_point *q, unsigned c)
+{
+    char v[8];
+    snprintf(v, sizeof v, "%u", c);
+    const tk_case cc = {"gpu-radik", "cluster_blocks", v};
+    tk_twin tw;
+    int f = tk_twin_init(&tw, q);
+    gtk_extra_name = "cluster", gtk_extra_value = "on";
+    if (!f) f += ties_run(m, &cc, q, tw.outs, tw.tw, tw.got);
+    if (!f) f += gtk_one(m, &cc, q);
+    gtk_extra_name = gtk_extra_value = NULL;
+    tk_twin_free(&tw);
+    return f;
+}
+
 #endif
 
 /* cluster = on refuses what a grid cannot hold: 65536 rows. Returns
@@ -573,23 +591,70 @@ static int rows_refused(const pb_module *m)
     return bad;
 }
 
+#ifdef PB_HAVE_CUDA
+
+/* gpu_topk_cluster_blocks's points: every count 1 to 16 at each size. */
+static tk_tally blocks_sweep(const pb_module *m)
+{
+    static const uint64_t sizes[] = {65537, 151936, (1u << 20) + 1};
+    static const uint64_t ks[] = {1, 50, 1000, 4096};
+    static const int dts[] = {PB_TOPK_F32, PB_TOPK_BF16, PB_TOPK_U64, PB_TOPK_F16};
+    tk_tally t = {0, 0};
+    for (int si = 0; si < 3 && t.failures < MAX_FAILURES; si++)
+        for (unsigned c = 1; c <= 16 && t.failures < MAX_FAILURES; c++) {
+            uint32_t h = gtk_hash(gtk_coords(0xcb, 0, (int)c, 0, si));
+            tk_point q = {sizes[si],      ks[h & 3],          gtk_shapes[h >> 2 & 3],
+                          (int)((h >> 4) % NDISTS), (int)(h >> 9 & 1), dts[h >> 10 & 3]};
+            t.failures += blocks_point(m, &q, c);
+            t.runs += 2;
+        }
+    return t;
+}
+
+/* gpu_topk_cluster_best's points: every distribution at each size. */
+static tk_tally best_sweep(const pb_module *m)
+{
+    static const uint64_t sizes[] = {1, 2, 3, 5, 9, 1025, 32000, 65537, 151936, (1u << 20) + 1};
+    static const int dts[] = {PB_TOPK_F32, PB_TOPK_U32, PB_TOPK_I32, PB_TOPK_F64,
+                              PB_TOPK_U64, PB_TOPK_F16, PB_TOPK_BF16, PB_TOPK_F32};
+    static const tk_shape many = {1024, 1, 1};
+    const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+    tk_tally t = {0, 0};
+    for (int si = 0; si < ns && t.failures < MAX_FAILURES; si++)
+        for (int dist = 0; dist < NDISTS && t.failures < MAX_FAILURES; dist++) {
+            uint32_t h = gtk_hash(gtk_coords(0xb1, 0, dist, 0, si));
+            tk_point q = {sizes[si], 1, gtk_shapes[h >> 3 & 3], dist, (int)(h >> 5 & 1), dts[h & 7]};
+            if (sizes[si] <= 1025 && (h >> 12 & 3) == 0) q.shape = many;
+            t.failures += blocks_point(m, &q, (h >> 6) % 17);
+            t.runs += 2;
+        }
+    return t;
+}
+
+#endif
+
+/* Which sweep a cluster test runs: cluster_sweep's, or one of its own. */
+enum cluster_own { OWN_NONE, OWN_BLOCKS, OWN_BEST };
+
 /* A cluster test: SKIP without a GPU or where radik refuses cluster =
- * on; the sweep (word: 4096 among the k and a quarter of the
- * distributions past 2^17), then `after`'s checks. */
+ * on; the sweep (own, or cluster_sweep's: word, 4096 among the k and a
+ * quarter of the distributions past 2^17), then `after`'s checks. */
 static int cluster_test(uint32_t salt, const uint64_t *sizes, int ns, bool word, cluster_pick pick,
-                        int (*after)(const pb_module *))
+                        int (*after)(const pb_module *), enum cluster_own own)
 {
     int rc = gtk_need_gpu();
     if (rc) return rc;
 #ifndef PB_HAVE_CUDA
-    (void)salt, (void)sizes, (void)ns, (void)word, (void)pick, (void)after;
+    (void)salt, (void)sizes, (void)ns, (void)word, (void)pick, (void)after, (void)own;
     return 1; /* a device without the GPU modules built cannot happen */
 #else
     const pb_module *m = radik_with("cluster");
     if (!m) return 1;
     if ((rc = cluster_refused(m)) != 0) return rc;
     double t0 = gtk_now_s();
-    tk_tally t = cluster_sweep(m, salt, sizes, ns, word, word, pick);
+    tk_tally t = own == OWN_BLOCKS ? blocks_sweep(m)
+                 : own == OWN_BEST ? best_sweep(m)
+                                   : cluster_sweep(m, salt, sizes, ns, word, word, pick);
     if (after) t.failures += after(m);
     printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
     return t.failures != 0;
@@ -610,7 +675,7 @@ TEST_IMPL(gpu_topk_cluster)
 {
     static const uint64_t sizes[] = {1,    2,    3,     7,     8,          9,          1023,
                                      1025, 8191, 8193, 65537, 131073, (1u << 20) + 1, 1u << 22};
-    return cluster_test(0xc1, sizes, sizeof sizes / sizeof sizes[0], false, pick16, NULL);
+    return cluster_test(0xc1, sizes, sizeof sizes / sizeof sizes[0], false, pick16, NULL, OWN_NONE);
 }
 
 /* radik's cluster path for word keys (radik_cluster_w.cuh): fp32, u32,
@@ -629,7 +694,7 @@ TEST_IMPL(gpu_topk_cluster_word)
 {
     static const uint64_t sizes[] = {1,     2,     3,     4,     5,      1023,   1025,          8191,
                                      8192,  8193,  32000, 32769, 65537,  131073, 151936, (1u << 20) + 1};
-    return cluster_test(0xc2, sizes, sizeof sizes / sizeof sizes[0], true, pickw, rows_refused);
+    return cluster_test(0xc2, sizes, sizeof sizes / sizeof sizes[0], true, pickw, rows_refused, OWN_NONE);
 }
 
 /* radik's cluster path at every count of blocks a row `cluster_blocks`
@@ -641,40 +706,7 @@ TEST_IMPL(gpu_topk_cluster_word)
  * SKIP where radik refuses cluster = on (before Hopper). */
 TEST_IMPL(gpu_topk_cluster_blocks)
 {
-    int rc = gtk_need_gpu();
-    if (rc) return rc;
-#ifndef PB_HAVE_CUDA
-    return 1;
-#else
-    const pb_module *m = radik_with("cluster");
-    if (!m) return 1;
-    if ((rc = cluster_refused(m)) != 0) return rc;
-    static const uint64_t sizes[] = {65537, 151936, (1u << 20) + 1};
-    static const uint64_t ks[] = {1, 50, 1000, 4096};
-    static const int dts[] = {PB_TOPK_F32, PB_TOPK_BF16, PB_TOPK_U64, PB_TOPK_F16};
-    double t0 = gtk_now_s();
-    tk_tally t = {0, 0};
-    for (int si = 0; si < 3 && t.failures < MAX_FAILURES; si++)
-        for (unsigned c = 1; c <= 16 && t.failures < MAX_FAILURES; c++) {
-            uint32_t h = gtk_hash(gtk_coords(0xcb, 0, (int)c, 0, si));
-            tk_point q = {sizes[si],      ks[h & 3],          gtk_shapes[h >> 2 & 3],
-                          (int)((h >> 4) % NDISTS), (int)(h >> 9 & 1), dts[h >> 10 & 3]};
-            char v[8];
-            snprintf(v, sizeof v, "%u", c);
-            const tk_case cc = {"gpu-radik", "cluster_blocks", v};
-            tk_twin tw;
-            int f = tk_twin_init(&tw, &q);
-            gtk_extra_name = "cluster", gtk_extra_value = "on";
-            if (!f) f += ties_run(m, &cc, &q, tw.outs, tw.tw, tw.got);
-            if (!f) f += gtk_one(m, &cc, &q);
-            gtk_extra_name = gtk_extra_value = NULL;
-            tk_twin_free(&tw);
-            t.failures += f;
-            t.runs += 2;
-        }
-    printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
-    return t.failures != 0;
-#endif
+    return cluster_test(0, NULL, 0, false, NULL, NULL, OWN_BLOCKS);
 }
 
 /* radik's cluster path at k = 1 (pb_radik_cl_best: one read, then the
@@ -687,43 +719,7 @@ TEST_IMPL(gpu_topk_cluster_blocks)
  * smallest index) and ties = any. SKIP where radik refuses cluster = on. */
 TEST_IMPL(gpu_topk_cluster_best)
 {
-    int rc = gtk_need_gpu();
-    if (rc) return rc;
-#ifndef PB_HAVE_CUDA
-    return 1;
-#else
-    const pb_module *m = radik_with("cluster");
-    if (!m) return 1;
-    if ((rc = cluster_refused(m)) != 0) return rc;
-    static const uint64_t sizes[] = {1, 2, 3, 5, 9, 1025, 32000, 65537, 151936, (1u << 20) + 1};
-    static const int dts[] = {PB_TOPK_F32, PB_TOPK_U32, PB_TOPK_I32, PB_TOPK_F64,
-                              PB_TOPK_U64, PB_TOPK_F16, PB_TOPK_BF16, PB_TOPK_F32};
-    static const tk_shape many = {1024, 1, 1};
-    const int ns = (int)(sizeof sizes / sizeof sizes[0]);
-    double t0 = gtk_now_s();
-    tk_tally t = {0, 0};
-    for (int si = 0; si < ns && t.failures < MAX_FAILURES; si++)
-        for (int dist = 0; dist < NDISTS && t.failures < MAX_FAILURES; dist++) {
-            uint32_t h = gtk_hash(gtk_coords(0xb1, 0, dist, 0, si));
-            tk_point q = {sizes[si], 1, gtk_shapes[h >> 3 & 3], dist, (int)(h >> 5 & 1), dts[h & 7]};
-            if (sizes[si] <= 1025 && (h >> 12 & 3) == 0) q.shape = many;
-            const unsigned c = (h >> 6) % 17;
-            char v[8];
-            snprintf(v, sizeof v, "%u", c);
-            const tk_case cc = {"gpu-radik", "cluster_blocks", v};
-            tk_twin tw;
-            int f = tk_twin_init(&tw, &q);
-            gtk_extra_name = "cluster", gtk_extra_value = "on";
-            if (!f) f += ties_run(m, &cc, &q, tw.outs, tw.tw, tw.got);
-            if (!f) f += gtk_one(m, &cc, &q);
-            gtk_extra_name = gtk_extra_value = NULL;
-            tk_twin_free(&tw);
-            t.failures += f;
-            t.runs += 2;
-        }
-    printf("%ld module runs in %.1f s, %d failures\n", t.runs, gtk_now_s() - t0, t.failures);
-    return t.failures != 0;
-#endif
+    return cluster_test(0, NULL, 0, false, NULL, NULL, OWN_BEST);
 }
 
 /* radik takes every dtype (fp64 and u64 on its 64-bit kernels since they

@@ -1,8 +1,7 @@
 /* radik's cluster path (radik_cluster.cuh for 16-bit keys,
- * radik_cluster_w.cuh for 32- and 64-bit ones, radik_best.cuh at k = 1):
- * its kernels, and whether they run on this device. The only radik source
- * whose code needs sm_90. */
-#include "algorithms/topk/radik/radik_best.cuh"
+ * radik_cluster_w.cuh for 32- and 64-bit ones): its kernels, and whether
+ * they run on this device. With radik_best.cu (k = 1), the only radik
+ * sources whose code needs sm_90. */
 #include "algorithms/topk/radik/radik_cluster.cuh"
 #include "algorithms/topk/radik/radik_cluster_w.cuh"
 
@@ -13,11 +12,6 @@ namespace {
 template <class K, int DT> pb_radik_cluster_fn_t<K> word_kernel(bool largest)
 {
     return largest ? pb_radik_cluster_w<K, DT, 1> : pb_radik_cluster_w<K, DT, 0>;
-}
-
-template <class K, int DT> pb_radik_cluster_fn_t<K> best_kernel(bool largest)
-{
-    return largest ? pb_radik_best_w<K, DT, 1> : pb_radik_best_w<K, DT, 0>;
 }
 
 } // namespace
@@ -39,24 +33,6 @@ pb_radik_cluster_fn_t<uint64_t> pb_radik_cluster_kernel64(int dtype, bool larges
 {
     return dtype == PB_TOPK_U64 ? word_kernel<uint64_t, PB_TOPK_U64>(largest)
                                 : word_kernel<uint64_t, PB_TOPK_F64>(largest);
-}
-
-pb_radik_cluster_fn pb_radik_best_kernel(int dtype, bool largest)
-{
-    switch (dtype) {
-    case PB_TOPK_F16: return largest ? pb_radik_best16<PB_TOPK_F16, 1> : pb_radik_best16<PB_TOPK_F16, 0>;
-    case PB_TOPK_BF16:
-        return largest ? pb_radik_best16<PB_TOPK_BF16, 1> : pb_radik_best16<PB_TOPK_BF16, 0>;
-    case PB_TOPK_U32: return best_kernel<uint32_t, PB_TOPK_U32>(largest);
-    case PB_TOPK_I32: return best_kernel<uint32_t, PB_TOPK_I32>(largest);
-    default: return best_kernel<uint32_t, PB_TOPK_F32>(largest);
-    }
-}
-
-pb_radik_cluster_fn_t<uint64_t> pb_radik_best_kernel64(int dtype, bool largest)
-{
-    return dtype == PB_TOPK_U64 ? best_kernel<uint64_t, PB_TOPK_U64>(largest)
-                                : best_kernel<uint64_t, PB_TOPK_F64>(largest);
 }
 
 size_t pb_radik_cluster_smem(int dtype)

@@ -168,8 +168,9 @@ __device__ __forceinline__ uint4 pb_radik_cl_clear(uint4 x, uint32_t m)
 }
 
 /* The mask of an edge pack's keys in the row (out of line: two packs a
- * row at most). */
-__device__ __noinline__ uint32_t pb_radik_cl_edge_mask(uint32_t p, uint32_t head, uint32_t len)
+ * row at most). Both out-of-line helpers are static: radik_cluster.cu and
+ * radik_best.cu each include this file. */
+static __device__ __noinline__ uint32_t pb_radik_cl_edge_mask(uint32_t p, uint32_t head, uint32_t len)
 {
     pb_radik_cl_part w;
     w.head = head;
@@ -179,7 +180,7 @@ __device__ __noinline__ uint32_t pb_radik_cl_edge_mask(uint32_t p, uint32_t head
 
 /* An edge pack (one the row does not fill) with its keys outside the row
  * made raw 0: out of line, so that the unrolled reads stay small. */
-__device__ __noinline__ uint4 pb_radik_cl_edge(uint4 x, uint32_t p, uint32_t head, uint32_t len)
+static __device__ __noinline__ uint4 pb_radik_cl_edge(uint4 x, uint32_t p, uint32_t head, uint32_t len)
 {
     return pb_radik_cl_clear(x, pb_radik_cl_edge_mask(p, head, len));
 }
