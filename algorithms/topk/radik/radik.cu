@@ -127,8 +127,9 @@ struct radik {
     uint32_t tparts;
     bool wbuf, resched, lowest;
     int scale, filter;
-    /* The cluster path (radik_cluster.cuh): taken, its blocks a row, and
-     * the dynamic shared memory its kernel asks for. */
+    /* The cluster path (radik_cluster.cuh, radik_cluster_w.cuh; at k = 1
+     * radik_best.cuh): taken, its blocks a row, and the dynamic shared
+     * memory its kernel asks for. */
     bool cluster;
     unsigned cl_blocks;
     size_t cl_smem;
@@ -715,8 +716,7 @@ template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err
         cudaLaunchAttribute at;
         cudaLaunchConfig_t cfg = cluster_config(r, a.nrows, &at);
         PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel<K>(g->prob, g->prob.k == 1), a,
-                                       (uint64_t)g->prob.k,
-                                       salt, r->filter),
+                                       (uint64_t)g->prob.k, salt, r->filter),
                     err);
         PB_CUDA_LAUNCHED(err);
         return g->prob.sorted ? pb_gpu_topk_rank(g, r->stream, err) : 0;
