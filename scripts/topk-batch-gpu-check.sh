@@ -68,18 +68,24 @@ done
 if [ $perf -eq 1 ]; then
     for cfg in "$root"/configs/paper/topk-targets-n*.ini; do
         name=$(basename "$cfg" .ini)
-        "$build/permbench" run "$cfg" --out "$out/$name" >"$out/$name.log" 2>&1 || status=1
-        echo "perf      : $name exit $? ($out/$name.log)"
+        "$build/permbench" run "$cfg" --out "$out/$name" >"$out/$name.log" 2>&1
+        rc=$?
+        [ $rc -eq 0 ] || status=1
+        echo "perf      : $name exit $rc ($out/$name.log)"
     done
 fi
 
 if [ $grid -eq 1 ]; then
     "$build/permbench" run "$root/configs/paper/topk-llm-peers.ini" --out "$out/topk-llm-peers" \
-        >"$out/topk-llm-peers.log" 2>&1 || status=1
-    echo "grid      : topk-llm-peers exit $? ($out/topk-llm-peers.log)"
+        >"$out/topk-llm-peers.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    echo "grid      : topk-llm-peers exit $rc ($out/topk-llm-peers.log)"
     PERMBENCH=$build/permbench "$root/scripts/peers/run-peers.sh" "$out/peers" "$out/topk-llm-peers" \
-        >"$out/peers.log" 2>&1 || status=1
-    echo "peers     : run-peers.sh exit $? ($out/peers.log)"
+        >"$out/peers.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    echo "peers     : run-peers.sh exit $rc ($out/peers.log)"
 fi
 
 if [ $ncu -eq 1 ]; then

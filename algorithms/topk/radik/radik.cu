@@ -128,9 +128,9 @@ struct radik {
     bool wbuf, resched, lowest;
     int scale, filter;
     /* The cluster path (radik_cluster.cuh, radik_cluster_w.cuh; at k = 1
-     * radik_best.cuh): taken, its blocks a row, and the dynamic shared
-     * memory its kernel asks for. */
-    bool cluster;
+     * radik_best.cuh, `best`): taken, its blocks a row, and the dynamic
+     * shared memory its kernel asks for. */
+    bool cluster, best;
     unsigned cl_blocks;
     size_t cl_smem;
     /* The whole query as one CUDA graph: its ten small launches cost the
@@ -424,13 +424,14 @@ int setup_cluster(const pb_gpu_topk *g, radik *r, int sms, pb_err *err)
         if (mode == CLUSTER_ON) return pb_err_set(err, "gpu-radik: cluster = on %s", why);
         return 0;
     }
-    const void *kern = cluster_kernel_any(p, p.k == 1);
+    r->best = p.k == 1;
+    const void *kern = cluster_kernel_any(p, r->best);
     /* The k = 1 kernel asks for the cluster kernel's shared memory, its
      * static and its dynamic: the GPU then holds as many of its clusters
      * at once as of the cluster kernel's, the counts that the blocks-a-row
      * cost at k = 1 (PB_RADIK_CL_BEST_BLOCK_BYTES) was fitted to. */
     r->cl_smem = pb_radik_cluster_smem(p.dtype);
-    if (p.k == 1) {
+    if (r->best) {
         cudaFuncAttributes fa;
         PB_CUDA_TRY(cudaFuncGetAttributes(&fa, cluster_kernel_any(p, false)), err);
         r->cl_smem += fa.sharedSizeBytes;
@@ -715,7 +716,7 @@ template <class K> int enqueue(const pb_gpu_topk *g, const radik *r, pb_err *err
     if (r->cluster) {
         cudaLaunchAttribute at;
         cudaLaunchConfig_t cfg = cluster_config(r, a.nrows, &at);
-        PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel<K>(g->prob, g->prob.k == 1), a,
+        PB_CUDA_TRY(cudaLaunchKernelEx(&cfg, cluster_kernel<K>(g->prob, r->best), a,
                                        (uint64_t)g->prob.k, salt, r->filter),
                     err);
         PB_CUDA_LAUNCHED(err);

@@ -9,7 +9,7 @@ namespace {
 
 template <class K, int DT> pb_radik_cluster_fn_t<K> best_kernel(bool largest)
 {
-    return largest ? pb_radik_best_w<K, DT, 1> : pb_radik_best_w<K, DT, 0>;
+    return largest ? pb_radik_best<K, DT, 1> : pb_radik_best<K, DT, 0>;
 }
 
 } // namespace
@@ -17,9 +17,8 @@ template <class K, int DT> pb_radik_cluster_fn_t<K> best_kernel(bool largest)
 pb_radik_cluster_fn pb_radik_best_kernel(int dtype, bool largest)
 {
     switch (dtype) {
-    case PB_TOPK_F16: return largest ? pb_radik_best16<PB_TOPK_F16, 1> : pb_radik_best16<PB_TOPK_F16, 0>;
-    case PB_TOPK_BF16:
-        return largest ? pb_radik_best16<PB_TOPK_BF16, 1> : pb_radik_best16<PB_TOPK_BF16, 0>;
+    case PB_TOPK_F16: return best_kernel<uint32_t, PB_TOPK_F16>(largest);
+    case PB_TOPK_BF16: return best_kernel<uint32_t, PB_TOPK_BF16>(largest);
     case PB_TOPK_U32: return best_kernel<uint32_t, PB_TOPK_U32>(largest);
     case PB_TOPK_I32: return best_kernel<uint32_t, PB_TOPK_I32>(largest);
     default: return best_kernel<uint32_t, PB_TOPK_F32>(largest);

@@ -78,77 +78,61 @@ __device__ __forceinline__ bool pb_radik_cl_best(const cooperative_groups::clust
     return reader && lane == 0;
 }
 
+/* Each thread's best key of block b's part (of C) of the row of len keys
+ * from key rb. Word keys (fp32, u32, i32, fp64, u64) through their reads;
+ * fp16 and bf16 (K = uint32_t) order-keyed two a word (pb_topk_okey16x2). */
+template <int DT, int LG, class K>
+__device__ __forceinline__ void pb_radik_best_read(const pb_radik_args<K> &a, uint64_t rb,
+                                                   uint32_t len, uint32_t C, uint32_t b, K &bo,
+                                                   uint32_t &bi)
+{
+    if constexpr (pb_radik_dt16<DT>::value) {
+        const pb_radik_cl_part w = pb_radik_cl_part_of(a.data16, rb, len, C, b);
+        pb_radik_cl_read<true>(w, [&](const uint4 &x, uint32_t p, bool in) {
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const uint32_t o2 = pb_topk_okey16x2(pb_radik_cl_word(x, j), DT, LG);
+                const uint32_t i = 8 * p + 2 * j - w.head; /* wraps below the row: then >= len */
+                if (in && i < w.len) pb_radik_cl_best_keep(o2 & 0xffffu, i, bo, bi);
+                if (in && i + 1 < w.len) pb_radik_cl_best_keep(o2 >> 16, i + 1, bo, bi);
+            }
+        });
+    } else {
+        const pb_radik_clw_part<K> w = pb_radik_clw_part_of(a.data, rb, len, C, b);
+        pb_radik_clw_read<DT, LG, true, PB_RADIK_CL_BATCH>(w, [&](K o, uint32_t i, bool in) {
+            if (in) pb_radik_cl_best_keep(o, i, bo, bi);
+        });
+    }
+}
+
 #endif /* __CUDA_ARCH__ >= 900 */
 
-/* Word keys (fp32, u32, i32, fp64, u64): the value written from its order
- * key, as radik_cluster_w.cuh writes values. k, salt and filter are the
- * cluster kernels' arguments (radik.cu launches either): k is 1 here, and
- * there is no sample. */
+/* The kernel, for every dtype. The value written: for word keys from its
+ * order key, as radik_cluster_w.cuh writes values; for fp16 and bf16 the
+ * row's raw key, as radik_cluster.cuh writes them. k, salt and filter are
+ * the cluster kernels' arguments (radik.cu launches either): k is 1 here,
+ * and there is no sample. */
 template <class K, int DT, int LG>
 __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
-    pb_radik_best_w(pb_radik_args<K> a, uint64_t k, uint32_t salt, int filter)
+    pb_radik_best(pb_radik_args<K> a, uint64_t k, uint32_t salt, int filter)
 {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
     (void)salt, (void)filter;
-    enum { P = 16 / sizeof(K) };
     __shared__ pb_radik_cl_best_smem<K> s;
     cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
     const uint32_t C = cl.num_blocks(), b = cl.block_rank(), row = blockIdx.y;
     const uint64_t rb = a.begin[row];
-    pb_radik_clw_part<K> w;
-    w.len = (uint32_t)(a.end[row] - rb); /* below 2^31: radik.cu */
-    if (w.len == 0 || k == 0) return;    /* the whole cluster: the row is its own */
-    w.head = (uint32_t)(rb % P);
-    w.packs = reinterpret_cast<const uint4 *>(a.data + (rb - w.head));
-    const uint32_t np = (w.head + w.len + P - 1) / P, per = (np + C - 1) / C;
-    w.pa = b * per < np ? b * per : np;
-    w.pb = w.pa + per < np ? w.pa + per : np;
+    const uint32_t len = (uint32_t)(a.end[row] - rb); /* below 2^31: radik.cu */
+    if (len == 0 || k == 0) return;                   /* the whole cluster: the row is its own */
     K bo = 0;
     uint32_t bi = ~0u;
-    pb_radik_clw_read<DT, LG, true, PB_RADIK_CL_BATCH>(w, [&](K o, uint32_t i, bool in) {
-        if (in) pb_radik_cl_best_keep(o, i, bo, bi);
-    });
+    pb_radik_best_read<DT, LG>(a, rb, len, C, b, bo, bi);
     if (pb_radik_cl_best(cl, C, s, bo, bi)) {
         const uint64_t out = a.out_off[row];
-        a.vals[out] = pb_radik_raw_dt<DT, LG>(bo);
-        a.idx[out] = bi;
-    }
-#endif
-}
-
-/* fp16, bf16: order keys two a word (pb_topk_okey16x2); the value written
- * is the row's raw key, as radik_cluster.cuh writes values. */
-template <int DT, int LG>
-__global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
-    pb_radik_best16(pb_radik_args<uint32_t> a, uint64_t k, uint32_t salt, int filter)
-{
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-    (void)salt, (void)filter;
-    __shared__ pb_radik_cl_best_smem<uint32_t> s;
-    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
-    const uint32_t C = cl.num_blocks(), b = cl.block_rank(), row = blockIdx.y;
-    const uint64_t rb = a.begin[row];
-    pb_radik_cl_part w;
-    w.len = (uint32_t)(a.end[row] - rb); /* below 2^31: radik.cu */
-    if (w.len == 0 || k == 0) return;    /* the whole cluster: the row is its own */
-    w.head = (uint32_t)(rb & 7);
-    w.packs = reinterpret_cast<const uint4 *>(a.data16) + (rb >> 3);
-    const uint32_t np = (w.head + w.len + 7) >> 3, per = (np + C - 1) / C;
-    w.pa = b * per < np ? b * per : np;
-    w.pb = w.pa + per < np ? w.pa + per : np;
-    uint32_t bo = 0, bi = ~0u;
-    pb_radik_cl_read<true>(w, [&](const uint4 &x, uint32_t p, bool in) {
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            const uint32_t o2 = pb_topk_okey16x2(pb_radik_cl_word(x, j), DT, LG);
-            const uint32_t i = 8 * p + 2 * j - w.head; /* wraps below the row: then >= len */
-            if (in && i < w.len) pb_radik_cl_best_keep(o2 & 0xffffu, i, bo, bi);
-            if (in && i + 1 < w.len) pb_radik_cl_best_keep(o2 >> 16, i + 1, bo, bi);
-        }
-    });
-    if (pb_radik_cl_best(cl, C, s, bo, bi)) {
-        const uint64_t out = a.out_off[row];
-        a.vals[out] = a.data16[rb + bi];
+        if constexpr (pb_radik_dt16<DT>::value)
+            a.vals[out] = a.data16[rb + bi];
+        else
+            a.vals[out] = pb_radik_raw_dt<DT, LG>(bo);
         a.idx[out] = bi;
     }
 #endif

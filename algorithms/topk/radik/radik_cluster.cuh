@@ -87,6 +87,18 @@ struct pb_radik_cl_part {
     uint32_t pa, pb, head, len;
 };
 
+/* Block b's part (of C) of the row of len keys from key rb of data16. */
+__device__ __forceinline__ pb_radik_cl_part pb_radik_cl_part_of(const uint16_t *data16, uint64_t rb,
+                                                                uint32_t len, uint32_t C, uint32_t b)
+{
+    pb_radik_cl_part w;
+    w.len = len;
+    w.head = (uint32_t)(rb & 7);
+    w.packs = reinterpret_cast<const uint4 *>(data16) + (rb >> 3);
+    pb_radik_cl_split((w.head + w.len + 7) >> 3, C, b, &w.pa, &w.pb);
+    return w;
+}
+
 /* One read of the block's packs (pb_radik_cl_packs). */
 template <bool LAST, int NB, class F, class D>
 __device__ __forceinline__ void pb_radik_cl_read_until(const pb_radik_cl_part &w, F f, D done)
@@ -580,18 +592,13 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     const uint32_t C = cl.num_blocks(), b = cl.block_rank(), row = blockIdx.y;
     const uint32_t at = (uint32_t)__cvta_generic_to_shared(s.lane) + (threadIdx.x & 31) * 4;
     const uint64_t rb = a.begin[row];
-    pb_radik_cl_part w;
-    w.len = (uint32_t)(a.end[row] - rb); /* below 2^31: radik.cu */
-    const uint32_t take = (uint32_t)(k < w.len ? k : w.len);
+    const uint32_t len = (uint32_t)(a.end[row] - rb); /* below 2^31: radik.cu */
+    const uint32_t take = (uint32_t)(k < len ? k : len);
     if (take == 0) return; /* the whole cluster: the row is its own */
     for (uint32_t i = threadIdx.x; i < 256 * 32; i += PB_RADIK_CL_BLOCK) s.lane[i] = 0;
     if (threadIdx.x < 2) s.ctr[threadIdx.x] = 0;
     if (threadIdx.x == 0) s.ncand = s.nties = 0;
-    w.head = (uint32_t)(rb & 7);
-    w.packs = reinterpret_cast<const uint4 *>(a.data16) + (rb >> 3);
-    const uint32_t np = (w.head + w.len + 7) >> 3, per = (np + C - 1) / C;
-    w.pa = b * per < np ? b * per : np;
-    w.pb = w.pa + per < np ? w.pa + per : np;
+    const pb_radik_cl_part w = pb_radik_cl_part_of(a.data16, rb, len, C, b);
     /* The keys outside the row in this block's packs, counted as raw 0. */
     const int64_t k0 = (int64_t)8 * w.pa - w.head, k1 = (int64_t)8 * w.pb - w.head;
     const uint32_t nsub = 8 * (w.pb - w.pa) -

@@ -149,6 +149,17 @@ __device__ __forceinline__ uint3 pb_radik_cl_cluster_sum(const cooperative_group
     return v;
 }
 
+/* Block b's packs [*pa, *pb) of a row's np, split evenly over C blocks
+ * (a block past the row's end gets none): every kernel of the cluster path
+ * reads a row in the same parts. */
+__device__ __forceinline__ void pb_radik_cl_split(uint32_t np, uint32_t C, uint32_t b, uint32_t *pa,
+                                                  uint32_t *pb)
+{
+    const uint32_t per = (np + C - 1) / C;
+    *pa = b * per < np ? b * per : np;
+    *pb = *pa + per < np ? *pa + per : np;
+}
+
 /* Slots for the keys of mask m from counter *ctr, a warp at a time (every
  * lane calls it): this lane's first slot. */
 __device__ __forceinline__ uint32_t pb_radik_cl_slots(uint32_t *ctr, uint32_t m)

@@ -98,6 +98,21 @@ template <class K> struct pb_radik_clw_part {
     uint32_t pa, pb, head, len;
 };
 
+/* Block b's part (of C) of the row of len keys from key rb of data. */
+template <class K>
+__device__ __forceinline__ pb_radik_clw_part<K> pb_radik_clw_part_of(const K *data, uint64_t rb,
+                                                                     uint32_t len, uint32_t C,
+                                                                     uint32_t b)
+{
+    enum { P = 16 / sizeof(K) };
+    pb_radik_clw_part<K> w;
+    w.len = len;
+    w.head = (uint32_t)(rb % P);
+    w.packs = reinterpret_cast<const uint4 *>(data + (rb - w.head));
+    pb_radik_cl_split((w.head + w.len + P - 1) / P, C, b, &w.pa, &w.pb);
+    return w;
+}
+
 /* One read of the block's keys (pb_radik_cl_packs): f(okey, index, in)
  * for each key of its packs, called by every thread of the block the same
  * number of times (in: the key is in the row, so that f may hold
@@ -422,9 +437,8 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
     const uint32_t C = cl.num_blocks(), b = cl.block_rank(), row = blockIdx.y;
     const uint32_t at = (uint32_t)__cvta_generic_to_shared(s.c.lane) + (threadIdx.x & 31) * 4;
     const uint64_t rb = a.begin[row];
-    pb_radik_clw_part<K> w;
-    w.len = (uint32_t)(a.end[row] - rb); /* below 2^31: radik.cu */
-    const uint32_t take = (uint32_t)(k < w.len ? k : w.len);
+    const uint32_t len = (uint32_t)(a.end[row] - rb); /* below 2^31: radik.cu */
+    const uint32_t take = (uint32_t)(k < len ? k : len);
     if (take == 0) return; /* the whole cluster: the row is its own */
     for (uint32_t i = threadIdx.x; i < 256 * 32; i += PB_RADIK_CL_BLOCK) s.c.lane[i] = 0;
     if (threadIdx.x < 2) s.c.ctr[threadIdx.x] = 0;
@@ -432,11 +446,7 @@ __global__ void __launch_bounds__(PB_RADIK_CL_BLOCK, 2)
         s.c.ncand = s.c.nties = 0;
         s.piv = pb_radik_clw_piv<K>{0, 0, 0, 0, 0, 0, 0};
     }
-    w.head = (uint32_t)(rb % P);
-    w.packs = reinterpret_cast<const uint4 *>(a.data + (rb - w.head));
-    const uint32_t np = (w.head + w.len + P - 1) / P, per = (np + C - 1) / C;
-    w.pa = b * per < np ? b * per : np;
-    w.pb = w.pa + per < np ? w.pa + per : np;
+    const pb_radik_clw_part<K> w = pb_radik_clw_part_of(a.data, rb, len, C, b);
     __syncthreads();
 
     /* The candidates' feed to a round: every one of the nc kept. */
